@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * Mempool of fixed-size objects in DMA memory, with per-thread caches, and
+ * the packet pool built on it.
+ *
+ * Objects live in zones from a struct unic_mem; in PA mode no object crosses
+ * a hugepage boundary. Free objects sit in an MP/MC ring; each thread (by its
+ * unic_thread_index()) has a cache in front of the ring: gets and puts hit the
+ * cache, which refills from or flushes to the ring in blocks.
+ *
+ * Bulk get is all-or-nothing: either n objects or -ENOENT, counted in
+ * unic_pool_stats.get_fail. Put never fails.
+ *
+ * With -Dpool_debug=true every object carries a cookie before and after it
+ * and freed objects are poisoned: a double free is refused and counted
+ * (debug_double_free), and a write to a free object (use after free) or over
+ * an object's end is counted (debug_corrupt) and logged when the object is
+ * next taken or returned.
+ *
+ * A cache belongs to one thread; objects in a thread's cache count as
+ * available, not in use. Call unic_pool_cache_flush() from a thread that is
+ * done with a pool to return its cache to the ring.
+ */
+#ifndef UNIC_POOL_H
+#define UNIC_POOL_H
+
+#include <errno.h>
+#include <string.h>
+#include <unic/common.h>
+#include <unic/ring.h>
+#include <unic/thread.h>
+#include <unic/pkt.h>
+
+struct unic_mem;
+
+#define UNIC_POOL_NAMESIZE 32
+#define UNIC_POOL_CACHE_MAX 512
+
+struct unic_pool;
+
+/** Options for unic_pool_create(). Zero-initialise, then set. */
+struct unic_pool_config {
+	size_t sz;             /**< sizeof(struct unic_pool_config) */
+	const char *name;
+	struct unic_mem *mem;  /**< where objects live (required) */
+	uint32_t count;        /**< objects, >= 1 */
+	uint32_t obj_size;     /**< bytes per object, >= 1 */
+	uint32_t cache_size;   /**< per-thread cache, 0..512 and <= count / 1.5 */
+	int numa_node;         /**< -1 is taken as 0 */
+	/** Called once per object at creation, with its IOVA. */
+	void (*obj_init)(void *arg, struct unic_pool *pool, void *obj,
+			 uint64_t iova, uint32_t idx);
+	void *obj_init_arg;
+};
+
+/** Options for unic_pktpool_create(). */
+struct unic_pktpool_config {
+	size_t sz;             /**< sizeof(struct unic_pktpool_config) */
+	const char *name;
+	struct unic_mem *mem;
+	uint32_t count;
+	uint32_t cache_size;
+	int numa_node;
+	uint16_t headroom;     /**< 0: 128; else >= 128 */
+	uint16_t dataroom;     /**< 0: 2048 */
+};
+
+struct unic_pool_stats {
+	uint64_t get_fail;          /**< bulk gets refused: pool exhausted */
+	uint64_t debug_double_free; /**< pool_debug: puts of a free object */
+	uint64_t debug_corrupt;     /**< pool_debug: cookie or poison damaged */
+	uint64_t debug_foreign;     /**< pool_debug: put of an object of another pool */
+};
+
+struct unic_pool_cache {
+	uint32_t len;          /**< objects held */
+	uint32_t size;         /**< level kept after a flush */
+	uint32_t flush_thresh; /**< flush down to size above this */
+	uint32_t pad;
+	void *objs[UNIC_POOL_CACHE_MAX * 3];
+} UNIC_CACHE_ALIGNED;
+
+struct unic_pool {
+	char name[UNIC_POOL_NAMESIZE];
+	struct unic_ring *ring;          /**< free objects */
+	struct unic_pool_cache *caches;  /**< [UNIC_MAX_THREADS] */
+	uint32_t count;
+	uint32_t obj_size;
+	uint32_t elt_size;               /**< stride between objects */
+	uint32_t cache_size;
+	uint16_t pkt_headroom;           /**< packet pools */
+	uint16_t pkt_dataroom;
+	uint32_t is_pktpool;
+	uint64_t get_fail;               /**< atomic, slow path only */
+	/* Remaining fields are private to lib/pool. */
+	struct unic_mem *mem;
+	struct unic_pool_priv *priv;
+};
+
+/**
+ * Create a pool. @return the pool, or NULL with errno: EINVAL (the log says
+ * which field and the accepted range), ENOMEM (DMA or heap memory).
+ */
+struct unic_pool *unic_pool_create(const struct unic_pool_config *cfg);
+
+/**
+ * Create a packet pool: objects are struct unic_pkt + headroom + data room,
+ * each with its pool, buf_iova and buf_len set.
+ */
+struct unic_pool *unic_pktpool_create(const struct unic_pktpool_config *cfg);
+
+/**
+ * Free a pool; NULL is accepted. Objects still in use are reported (count)
+ * and their memory goes with the pool.
+ */
+void unic_pool_free(struct unic_pool *pool);
+
+/** Objects available: in the ring and in every thread's cache. */
+uint32_t unic_pool_avail_count(const struct unic_pool *pool);
+/** Objects taken and not returned (count - available). */
+uint32_t unic_pool_in_use_count(const struct unic_pool *pool);
+/** Objects held in per-thread caches, all threads. */
+uint32_t unic_pool_cache_count(const struct unic_pool *pool);
+/** Return this thread's cache to the ring. */
+void unic_pool_cache_flush(struct unic_pool *pool);
+
+void unic_pool_stats_get(const struct unic_pool *pool, struct unic_pool_stats *st);
+
+/** IOVA of an object (slow: looks up its segment). @return 0 or -ENOENT. */
+int unic_pool_obj_iova(const struct unic_pool *pool, const void *obj, uint64_t *iova);
+
+/** Whether this build checks cookies (-Dpool_debug=true). */
+bool unic_pool_debug_enabled(void);
+
+/* ---- fast path ------------------------------------------------------- */
+
+/* Slow paths and debug hooks, in pool.c. */
+int unic_pool_get_slow(struct unic_pool *pool, void **objs, uint32_t n);
+void unic_pool_put_slow(struct unic_pool *pool, void *const *objs, uint32_t n);
+int unic_pool_debug_get(struct unic_pool *pool, void **objs, uint32_t n);
+void unic_pool_debug_put(struct unic_pool *pool, void *const *objs, uint32_t n);
+
+/* Get through this thread's cache, or the ring directly. */
+static UNIC_ALWAYS_INLINE int
+pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
+{
+	uint32_t t = unic_thread_index();
+	struct unic_pool_cache *c;
+	uint32_t i, len;
+
+	if (UNIC_UNLIKELY(pool->cache_size == 0 || t >= UNIC_MAX_THREADS ||
+			  n > pool->cache_size))
+		return unic_pool_get_slow(pool, objs, n);
+
+	c = &pool->caches[t];
+	if (UNIC_UNLIKELY(c->len < n)) {
+		/* Refill to size + n so the next gets hit the cache too; settle
+		 * for just what is missing when the ring runs low. */
+		uint32_t want = c->size + n - c->len;
+
+		if (unic_ring_mc_dequeue_bulk(pool->ring, &c->objs[c->len], want) == 0) {
+			want = n - c->len;
+			if (unic_ring_mc_dequeue_bulk(pool->ring, &c->objs[c->len], want) == 0)
+				return unic_pool_get_slow(pool, objs, n); /* counts it */
+		}
+		c->len += want;
+	}
+	/* Hand out the most recently freed objects first: they are warm. */
+	len = c->len;
+	for (i = 0; i < n; i++)
+		objs[i] = c->objs[len - 1 - i];
+	c->len = len - n;
+	return 0;
+}
+
+static UNIC_ALWAYS_INLINE void
+pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
+{
+	uint32_t t = unic_thread_index();
+	struct unic_pool_cache *c;
+	uint32_t i;
+
+	if (UNIC_UNLIKELY(pool->cache_size == 0 || t >= UNIC_MAX_THREADS ||
+			  n > pool->cache_size)) {
+		unic_pool_put_slow(pool, objs, n);
+		return;
+	}
+	c = &pool->caches[t];
+	for (i = 0; i < n; i++)
+		c->objs[c->len + i] = objs[i];
+	c->len += n;
+	if (UNIC_UNLIKELY(c->len >= c->flush_thresh)) {
+		/* The ring holds every object of the pool, so this never fails. */
+		unic_ring_mp_enqueue_bulk(pool->ring, &c->objs[c->size],
+					  c->len - c->size);
+		c->len = c->size;
+	}
+}
+
+/**
+ * Take @p n objects, all or none.
+ * @return 0, or -ENOENT when fewer than n are available (counted).
+ */
+static inline int unic_pool_get_bulk(struct unic_pool *pool, void **objs, uint32_t n)
+{
+#if UNIC_POOL_DEBUG
+	return unic_pool_debug_get(pool, objs, n);
+#else
+	return pool_get_cached(pool, objs, n);
+#endif
+}
+
+/** Return @p n objects taken from this pool. */
+static inline void unic_pool_put_bulk(struct unic_pool *pool, void *const *objs, uint32_t n)
+{
+#if UNIC_POOL_DEBUG
+	unic_pool_debug_put(pool, objs, n);
+#else
+	pool_put_cached(pool, objs, n);
+#endif
+}
+
+static inline int unic_pool_get(struct unic_pool *pool, void **obj)
+{
+	return unic_pool_get_bulk(pool, obj, 1);
+}
+
+static inline void unic_pool_put(struct unic_pool *pool, void *obj)
+{
+	unic_pool_put_bulk(pool, &obj, 1);
+}
+
+/* ---- packets ---------------------------------------------------------- */
+
+/** One packet, reset (data at the headroom, length 0), or NULL. */
+static inline struct unic_pkt *unic_pkt_alloc(struct unic_pool *pool)
+{
+	void *o;
+
+	if (UNIC_UNLIKELY(unic_pool_get_bulk(pool, &o, 1) != 0))
+		return NULL;
+	unic_pkt_reset((struct unic_pkt *)o, pool->pkt_headroom);
+	return (struct unic_pkt *)o;
+}
+
+/** @p n reset packets, all or none. @return 0 or -ENOENT. */
+static inline int unic_pkt_alloc_bulk(struct unic_pool *pool, struct unic_pkt **pkts,
+				      uint32_t n)
+{
+	uint32_t i;
+
+	if (UNIC_UNLIKELY(unic_pool_get_bulk(pool, (void **)pkts, n) != 0))
+		return -ENOENT;
+	for (i = 0; i < n; i++)
+		unic_pkt_reset(pkts[i], pool->pkt_headroom);
+	return 0;
+}
+
+/** Free a packet and every segment chained to it; NULL is accepted. */
+static inline void unic_pkt_free(struct unic_pkt *p)
+{
+	while (p != NULL) {
+		struct unic_pkt *next = p->next;
+
+		unic_pool_put(p->pool, p);
+		p = next;
+	}
+}
+
+/**
+ * Free @p n packets. Runs of single-segment packets from one pool go back
+ * in one bulk put.
+ */
+static inline void unic_pkt_free_bulk(struct unic_pkt *const *pkts, uint32_t n)
+{
+	uint32_t i, start = 0;
+
+	for (i = 0; i < n; i++) {
+		struct unic_pkt *p = pkts[i];
+
+		if (UNIC_LIKELY(p->next == NULL && p->pool == pkts[start]->pool))
+			continue;
+		unic_pool_put_bulk(pkts[start]->pool, (void *const *)&pkts[start], i - start);
+		if (p->next != NULL) {
+			unic_pkt_free(p);
+			start = i + 1;
+		} else {
+			start = i;
+		}
+	}
+	if (start < n)
+		unic_pool_put_bulk(pkts[start]->pool, (void *const *)&pkts[start], n - start);
+}
+
+#endif /* UNIC_POOL_H */

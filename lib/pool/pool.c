@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Placeholder: implemented in a later commit. */
+#include <unic/pool.h>
