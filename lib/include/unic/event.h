@@ -13,6 +13,14 @@
  *
  * Posting (unic_port_event_post) is safe from any thread, fast-path threads
  * included: it takes a short internal lock and writes an eventfd.
+ *
+ * One dispatch runs at a time, and callbacks, handlers and timers run one
+ * after another with no internal lock held: from inside one, any function of
+ * this file may be called except unic_event_dispatch() (-EBUSY) and
+ * unic_event_thread_stop() from the control thread (-EDEADLK).
+ *
+ * The module is process-wide, like the kernel's notifier chains; it is set up
+ * on first use, and its fds stay open until the process exits.
  */
 #ifndef UNIC_EVENT_H
 #define UNIC_EVENT_H
@@ -28,6 +36,7 @@ enum unic_event_type {
 	UNIC_EVENT_COUNT
 };
 
+/** "link", "dev_request", "dev_gone"; "?" for anything else. */
 const char *unic_event_name(enum unic_event_type ev);
 
 typedef void (*unic_port_event_cb)(struct unic_port *port, enum unic_event_type ev, void *arg);
@@ -42,7 +51,14 @@ int unic_event_callback_register(struct unic_port *port, enum unic_event_type ev
 int unic_event_callback_unregister(struct unic_port *port, enum unic_event_type ev,
 				   unic_port_event_cb cb, void *arg);
 
-/** Queue an event for the callbacks (drivers and the bus). @return 0 or -ENOMEM. */
+/**
+ * Queue an event for the callbacks (drivers and the bus). The same event for
+ * the same port, already pending, is not queued twice (callbacks read the
+ * port's current state). The port is stored, not referenced: the poster
+ * guarantees it outlives the dispatch (the port core drops a freed port's
+ * events). @return 0, -EINVAL (port NULL, unknown ev), -ENOSPC (1024
+ * different events pending: the post is counted and dispatch logs it).
+ */
 int unic_port_event_post(struct unic_port *port, enum unic_event_type ev);
 
 /** Readable when events or timers are due. @return the fd, or -errno. */
@@ -50,27 +66,46 @@ int unic_event_fd(void);
 
 /**
  * Run the callbacks of every pending event and every due timer, in this
- * thread. Never blocks. @return how many ran, or -errno.
+ * thread, then the handlers of readable watched fds. Never blocks. Events
+ * posted meanwhile (by a callback, say) wait for the next call; the fd stays
+ * readable for them. @return how many callbacks, timers and handlers ran, or
+ * -EBUSY (the control thread runs, or a dispatch is under way: in another
+ * thread, or this is a callback).
  */
 int unic_event_dispatch(void);
 
-/** Start/stop the library's control thread that dispatches. @return 0 or -errno. */
+/**
+ * Start/stop the library's control thread that dispatches. Start: 0,
+ * -EALREADY (running), -EBUSY (a dispatch is under way), -EAGAIN. Stop wakes
+ * it, lets its dispatch finish, and joins it: 0, -EALREADY (not running),
+ * -EDEADLK (called from the control thread itself).
+ */
 int unic_event_thread_start(void);
 int unic_event_thread_stop(void);
 
 /* Device interrupts handled in the control context (link change vector, VFIO
  * device request eventfd, UIO INTx demux). */
 typedef void (*unic_fd_handler)(int fd, void *arg);
-/** Watch @p fd; @p fn(fd, arg) runs from dispatch when it is readable. */
+/**
+ * Watch @p fd; @p fn(fd, arg) runs from dispatch when it is readable (or has
+ * an error or hang-up). Level-triggered: the handler must consume what made
+ * it readable. @return 0, -EINVAL, -EEXIST (already watched), -ENOMEM, or
+ * epoll_ctl's -errno (-EPERM for a regular file).
+ */
 int unic_event_fd_add(int fd, unic_fd_handler fn, void *arg);
-/** Stop watching @p fd; waits if its handler is running in another thread. */
+/**
+ * Stop watching @p fd; waits if its handler is running in another thread.
+ * @return 0 or -ENOENT.
+ */
 int unic_event_fd_remove(int fd);
 
 /* Timers. */
 typedef void (*unic_timer_fn)(void *arg);
 /**
  * Run @p fn(arg) after @p delay_ns, then every @p period_ns (0: once).
- * @return a timer id > 0, or -errno.
+ * Periods missed because dispatch came late are skipped, not run in a burst.
+ * A one-shot timer's id is free again once it ran.
+ * @return a timer id > 0, or -EINVAL (fn NULL), -ENOMEM.
  */
 int unic_timer_add(uint64_t delay_ns, uint64_t period_ns, unic_timer_fn fn, void *arg);
 /** Cancel a timer; waits if it is running in another thread. @return 0 or -ENOENT. */
