@@ -22,7 +22,7 @@
 #define NULL_SIZE_MAX     9216  /* a jumbo frame; must also fit the rx pool's data room */
 #define NULL_SPEED_MBPS   10000
 #define NULL_DESC_MAX     4096
-#define NULL_DESC_DEFAULT 512
+#define NULL_DESC_DEFAULT 32  /* holds nothing: small, so the pool rule asks little */
 
 /*
  * Counters are written by the queue's one thread and read by the control
