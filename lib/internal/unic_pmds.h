@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Every driver's table entry, for lib/port/drivers.c. */
+#ifndef UNIC_PMDS_H
+#define UNIC_PMDS_H
+
+#include "unic_port_driver.h"
+
+extern const struct unic_driver unic_null_driver;
+extern const struct unic_driver unic_ring_driver;
+
+#endif /* UNIC_PMDS_H */

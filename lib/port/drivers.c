@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The one explicit table of drivers (STYLE rule 6: no constructors), and
+ * virtual device creation from a spec.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "port_private.h"
+#include "unic_pmds.h"
+
+const struct unic_driver *const unic_drivers[] = {
+	&unic_null_driver,
+	&unic_ring_driver,
+	NULL,
+};
+
+static void driver_names(char *buf, size_t len, bool vdev)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; unic_drivers[i] && off < len; i++)
+		if (!vdev || unic_drivers[i]->vdev_create)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+						unic_drivers[i]->name);
+}
+
+int unic_vdev_create(const char *spec, struct unic_port **out)
+{
+	char name[UNIC_PORT_NAMESIZE], drv[UNIC_PORT_NAMESIZE], known[128];
+	const char *comma, *args;
+	size_t len, dlen;
+
+	*out = NULL;
+	if (spec == NULL || *spec == '\0') {
+		UNIC_LOG(ERR, PORT, "--vdev: empty spec; expected NAME[,key=value...], e.g. ring0 or null0,size=64");
+		return -EINVAL;
+	}
+	comma = strchr(spec, ',');
+	len = comma ? (size_t)(comma - spec) : strlen(spec);
+	args = comma ? comma + 1 : "";
+	if (len == 0 || len >= sizeof(name)) {
+		UNIC_LOG(ERR, PORT, "--vdev '%s': the name must be 1..%d characters", spec,
+			 UNIC_PORT_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	for (size_t i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-') {
+			UNIC_LOG(ERR, PORT, "--vdev '%s': the name may hold letters, digits, '_' and '-' only",
+				 spec);
+			return -EINVAL;
+		}
+	}
+	/* The driver is the name without its trailing digits: ring0 -> ring. */
+	dlen = len;
+	while (dlen > 0 && isdigit((unsigned char)name[dlen - 1]))
+		dlen--;
+	memcpy(drv, name, dlen);
+	drv[dlen] = '\0';
+	for (unsigned i = 0; unic_drivers[i]; i++) {
+		const struct unic_driver *d = unic_drivers[i];
+
+		if (d->vdev_create && strcmp(d->name, drv) == 0) {
+			struct unic_port *p = unic_port_get_by_name(name);
+
+			if (p) {
+				unic_port_put(p);
+				UNIC_LOG(ERR, PORT, "--vdev '%s': a port named %s exists already", spec, name);
+				return -EEXIST;
+			}
+			return d->vdev_create(name, args, out);
+		}
+	}
+	driver_names(known, sizeof(known), true);
+	UNIC_LOG(ERR, PORT, "--vdev '%s': no virtual driver '%s' (the name is the driver plus a number); drivers: %s",
+		 spec, drv, known);
+	return -EINVAL;
+}

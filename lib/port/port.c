@@ -1,0 +1,756 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port objects: allocation, references, the registry, and the lifecycle
+ * (configure, queue setup, start, stop, close, detach).
+ *
+ * Locking: reg_lock guards the registry (ids and names); port->lock guards a
+ * port's state and every call into its driver. reg_lock is never taken while
+ * a port lock is held, except in detach, which takes them in the order
+ * port -> registry and holds no other port's lock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unic/pool.h>
+#include <unic/barrier.h>
+
+#include "port_private.h"
+#include "unic_event_internal.h"
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct unic_port *registry[UNIC_PORT_MAX];
+
+static const char *const state_names[] = {
+	[UNIC_PORT_ALLOCATED] = "allocated",
+	[UNIC_PORT_CONFIGURED] = "configured",
+	[UNIC_PORT_READY] = "queues set up (stopped)",
+	[UNIC_PORT_STARTED] = "started",
+	[UNIC_PORT_CLOSED] = "closed",
+	[UNIC_PORT_DETACHED] = "detached",
+};
+
+const char *unic_port_state_name(enum unic_port_state st)
+{
+	if ((unsigned)st >= UNIC_ARRAY_SIZE(state_names))
+		return "?";
+	return state_names[st];
+}
+
+const char *unic_rx_mode_name(enum unic_rx_mode mode)
+{
+	switch (mode) {
+	case UNIC_RX_MODE_POLL: return "poll";
+	case UNIC_RX_MODE_INTERRUPT: return "interrupt";
+	case UNIC_RX_MODE_HYBRID: return "hybrid";
+	}
+	return "?";
+}
+
+/* ---- fast-path stubs for ports that are not started ------------------- */
+
+static uint16_t stub_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+{
+	(void)q;
+	(void)pkts;
+	(void)n;
+	return 0;
+}
+
+static bool stub_pending(void *q)
+{
+	(void)q;
+	return false;
+}
+
+static int stub_down(void *q)
+{
+	(void)q;
+	return -ENETDOWN;
+}
+
+static int stub_notsup(void *q)
+{
+	(void)q;
+	return -ENOTSUP;
+}
+
+static int stub_reclaim_none(void *q)
+{
+	(void)q;
+	return 0;
+}
+
+static void fp_set_stopped(struct unic_port *port)
+{
+	port->fp.rx_burst = stub_burst;
+	port->fp.tx_burst = stub_burst;
+	port->fp.rx_pending = stub_pending;
+	port->fp.rx_intr_enable = stub_down;
+	port->fp.rx_intr_disable = stub_down;
+	port->fp.tx_reclaim = stub_down;
+}
+
+static void fp_set_started(struct unic_port *port)
+{
+	const struct unic_port_ops *ops = port->ops;
+
+	port->fp.rx_pending = ops->rx_pending ? ops->rx_pending : stub_pending;
+	port->fp.rx_intr_enable = ops->rx_intr_enable ? ops->rx_intr_enable : stub_notsup;
+	port->fp.rx_intr_disable = ops->rx_intr_disable ? ops->rx_intr_disable : stub_notsup;
+	port->fp.tx_reclaim = ops->tx_reclaim ? ops->tx_reclaim : stub_reclaim_none;
+	port->fp.tx_burst = ops->tx_burst;
+	/* rx last: a poller that sees the real rx_burst sees the rest too. */
+	unic_smp_wmb();
+	port->fp.rx_burst = ops->rx_burst;
+}
+
+/* ---- allocation and references ---------------------------------------- */
+
+/* Whatever else remembers the port is told it is going: the event module
+ * drops its queued events and callbacks (no port lock is held here). */
+static void port_free_hook(struct unic_port *port)
+{
+	unic_event_port_forget(port);
+}
+
+static bool name_fmt_ok(const char *fmt)
+{
+	const char *p = strchr(fmt, '%');
+
+	if (p == NULL)
+		return true;
+	return p[1] == 'd' && strchr(p + 2, '%') == NULL;
+}
+
+struct unic_port *unic_port_alloc(size_t priv_size, const char *name_fmt,
+				  void (*setup)(struct unic_port *port))
+{
+	struct unic_port *port;
+	size_t sz;
+
+	if (name_fmt == NULL || *name_fmt == '\0' || strlen(name_fmt) >= UNIC_PORT_NAMESIZE - 4 ||
+	    !name_fmt_ok(name_fmt)) {
+		UNIC_LOG(ERR, PORT, "port name '%s': expected a non-empty name under %d characters with at most one %%d",
+			 name_fmt ? name_fmt : "(null)", UNIC_PORT_NAMESIZE - 4);
+		errno = EINVAL;
+		return NULL;
+	}
+	sz = UNIC_ALIGN_CEIL(sizeof(*port) + priv_size, (size_t)UNIC_CACHE_LINE_SIZE);
+	port = aligned_alloc(UNIC_CACHE_LINE_SIZE, sz);
+	if (port == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(port, 0, sz);
+	pthread_mutex_init(&port->lock, NULL);
+	port->refcnt = 1;
+	port->state = UNIC_PORT_ALLOCATED;
+	port->numa_node = -1;
+	port->msglevel = UNIC_LOG_INFO;
+	port->priv_size = priv_size;
+	snprintf(port->name, sizeof(port->name), "%s", name_fmt);
+	fp_set_stopped(port);
+	if (setup)
+		setup(port);
+	return port;
+}
+
+struct unic_port *unic_port_get(struct unic_port *port)
+{
+	__atomic_fetch_add(&port->refcnt, 1, __ATOMIC_RELAXED);
+	return port;
+}
+
+void unic_port_put(struct unic_port *port)
+{
+	if (port == NULL)
+		return;
+	/* Release: our writes to the port happen before the free; acquire in
+	 * the last put pairs with every other put's release. */
+	if (__atomic_sub_fetch(&port->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (port->state != UNIC_PORT_CLOSED && port->state != UNIC_PORT_DETACHED &&
+	    port->state != UNIC_PORT_ALLOCATED && port->ops && port->ops->close)
+		UNIC_LOG(WARNING, PORT, "%s: last reference dropped while %s; it should be closed first",
+			 port->name, unic_port_state_name(port->state));
+	port_free_hook(port);
+	free(port->xstats_base);
+	pthread_mutex_destroy(&port->lock);
+	free(port);
+}
+
+/* ---- registry ----------------------------------------------------------- */
+
+static bool name_taken(const char *name)
+{
+	for (unsigned i = 0; i < UNIC_PORT_MAX; i++)
+		if (registry[i] && strcmp(registry[i]->name, name) == 0)
+			return true;
+	return false;
+}
+
+int unic_port_register(struct unic_port *port)
+{
+	char name[UNIC_PORT_NAMESIZE];
+	int id = -1, rc = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	for (unsigned i = 0; i < UNIC_PORT_MAX; i++) {
+		if (registry[i] == NULL) {
+			id = (int)i;
+			break;
+		}
+	}
+	if (id < 0) {
+		UNIC_LOG(ERR, PORT, "%s: cannot register: all %d port slots are in use (detach a port first)",
+			 port->name, UNIC_PORT_MAX);
+		rc = -ENOSPC;
+		goto out;
+	}
+	if (strstr(port->name, "%d") != NULL) {
+		int n;
+
+		for (n = 0; n < 100000; n++) {
+			snprintf(name, sizeof(name), port->name, n);
+			if (!name_taken(name))
+				break;
+		}
+		snprintf(port->name, sizeof(port->name), "%s", name);
+	} else if (name_taken(port->name)) {
+		UNIC_LOG(ERR, PORT, "port name '%s' is already in use; choose another", port->name);
+		rc = -EEXIST;
+		goto out;
+	}
+	port->id = (uint16_t)id;
+	port->registered = true;
+	registry[id] = unic_port_get(port);
+out:
+	pthread_mutex_unlock(&reg_lock);
+	return rc;
+}
+
+struct unic_port *unic_port_get_by_id(uint16_t id)
+{
+	struct unic_port *port = NULL;
+
+	if (id >= UNIC_PORT_MAX)
+		return NULL;
+	pthread_mutex_lock(&reg_lock);
+	if (registry[id])
+		port = unic_port_get(registry[id]);
+	pthread_mutex_unlock(&reg_lock);
+	return port;
+}
+
+struct unic_port *unic_port_get_by_name(const char *name)
+{
+	struct unic_port *port = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	for (unsigned i = 0; i < UNIC_PORT_MAX && name; i++) {
+		if (registry[i] && strcmp(registry[i]->name, name) == 0) {
+			port = unic_port_get(registry[i]);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return port;
+}
+
+unsigned unic_port_list(uint16_t *ids, unsigned max)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	for (unsigned i = 0; i < UNIC_PORT_MAX; i++)
+		if (registry[i] && n < max)
+			ids[n++] = (uint16_t)i;
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
+uint16_t unic_port_id(const struct unic_port *port)
+{
+	return port->id;
+}
+
+const char *unic_port_name(const struct unic_port *port)
+{
+	return port->name;
+}
+
+enum unic_port_state unic_port_state(const struct unic_port *port)
+{
+	return __atomic_load_n(&port->state, __ATOMIC_ACQUIRE);
+}
+
+/* ---- state checks -------------------------------------------------------- */
+
+int port_lock_alive(struct unic_port *port, const char *what)
+{
+	pthread_mutex_lock(&port->lock);
+	if (port->state == UNIC_PORT_CLOSED || port->state == UNIC_PORT_DETACHED) {
+		UNIC_LOG(DEBUG, PORT, "%s: %s: the port is %s", port->name, what,
+			 unic_port_state_name(port->state));
+		pthread_mutex_unlock(&port->lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void port_unlock(struct unic_port *port)
+{
+	pthread_mutex_unlock(&port->lock);
+}
+
+/* Refuse @p what unless the state is one of @p allowed (bit per state). */
+static int port_need_state(struct unic_port *port, unsigned allowed, const char *what,
+			   const char *needed)
+{
+	enum unic_port_state st = port->state;
+
+	if (allowed & (1u << st))
+		return 0;
+	if (st == UNIC_PORT_CLOSED || st == UNIC_PORT_DETACHED) {
+		UNIC_LOG(ERR, PORT, "%s: %s: the port is %s", port->name, what, unic_port_state_name(st));
+		return -ENODEV;
+	}
+	UNIC_LOG(ERR, PORT, "%s: %s needs the port %s; it is %s", port->name, what, needed,
+		 unic_port_state_name(st));
+	return st == UNIC_PORT_STARTED ? -EBUSY : -EINVAL;
+}
+
+#define ST(s) (1u << UNIC_PORT_##s)
+
+static void release_queues(struct unic_port *port)
+{
+	for (unsigned q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
+		if (port->rxq[q].q)
+			port->ops->rx_queue_release(port, (uint16_t)q, port->rxq[q].q);
+		if (port->txq[q].q)
+			port->ops->tx_queue_release(port, (uint16_t)q, port->txq[q].q);
+		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
+		memset(&port->txq[q], 0, sizeof(port->txq[q]));
+		port->fp.rxq[q] = NULL;
+		port->fp.txq[q] = NULL;
+	}
+}
+
+static bool all_queues_ready(const struct unic_port *port)
+{
+	for (unsigned q = 0; q < port->conf.nb_rxq; q++)
+		if (!port->rxq[q].q)
+			return false;
+	for (unsigned q = 0; q < port->conf.nb_txq; q++)
+		if (!port->txq[q].q)
+			return false;
+	return true;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+int unic_port_info_get(struct unic_port *port, struct unic_port_info *info)
+{
+	int rc = port_lock_alive(port, "info");
+
+	if (rc)
+		return rc;
+	memset(info, 0, sizeof(*info));
+	info->numa_node = port->numa_node;
+	port->ops->info_get(port, info);
+	port_unlock(port);
+	return 0;
+}
+
+static int check_offloads(struct unic_port *port, const char *dir, uint64_t want, uint64_t capa)
+{
+	char missing[256], have[256];
+
+	if ((want & ~capa) == 0)
+		return 0;
+	unic_offload_names(want & ~capa, missing, sizeof(missing));
+	unic_offload_names(capa, have, sizeof(have));
+	UNIC_LOG(ERR, PORT, "%s: %s offloads not supported by this port: %s (it supports: %s)",
+		 port->name, dir, missing, have[0] ? have : "none");
+	return -EINVAL;
+}
+
+static int check_conf(struct unic_port *port, struct unic_port_conf *c,
+		      const struct unic_port_info *info)
+{
+	int rc;
+
+	if (c->nb_rxq == 0 || c->nb_rxq > info->max_rxq || c->nb_txq == 0 || c->nb_txq > info->max_txq) {
+		UNIC_LOG(ERR, PORT, "%s: %u rx and %u tx queues asked; this port takes 1..%u rx and 1..%u tx",
+			 port->name, c->nb_rxq, c->nb_txq, info->max_rxq, info->max_txq);
+		return -EINVAL;
+	}
+	rc = check_offloads(port, "rx", c->rx_offloads, info->rx_offload_capa);
+	if (rc)
+		return rc;
+	rc = check_offloads(port, "tx", c->tx_offloads, info->tx_offload_capa);
+	if (rc)
+		return rc;
+	if (c->mtu == 0)
+		c->mtu = 1500;
+	if (c->mtu < info->min_mtu || c->mtu > info->max_mtu) {
+		UNIC_LOG(ERR, PORT, "%s: MTU %u; this port takes %u..%u", port->name, c->mtu,
+			 info->min_mtu, info->max_mtu);
+		return -EINVAL;
+	}
+	if (c->rss_hash_types & ~info->rss_hash_capa) {
+		UNIC_LOG(ERR, PORT, "%s: RSS hash types 0x%" PRIx64 " asked; this port hashes 0x%" PRIx64 " (see UNIC_RSS_* in port.h)",
+			 port->name, c->rss_hash_types, info->rss_hash_capa);
+		return -EINVAL;
+	}
+	if (c->rss_key_len > UNIC_RSS_KEY_MAX || (c->rss_key_len && c->rss_key_len != info->rss_key_size)) {
+		UNIC_LOG(ERR, PORT, "%s: RSS key of %u bytes; this port takes %u", port->name,
+			 c->rss_key_len, info->rss_key_size);
+		return -EINVAL;
+	}
+	if ((unsigned)c->rx_mode > UNIC_RX_MODE_HYBRID) {
+		UNIC_LOG(ERR, PORT, "%s: unknown rx mode %d (poll, interrupt or hybrid)", port->name, (int)c->rx_mode);
+		return -EINVAL;
+	}
+	if (c->rx_mode != UNIC_RX_MODE_POLL && !info->has_intr) {
+		/* Degrade, do not fail: the port still works by polling. */
+		UNIC_LOG(WARNING, PORT, "%s: %s mode asked but the %s driver has no rx interrupts; using poll mode",
+			 port->name, unic_rx_mode_name(c->rx_mode), info->driver);
+		c->rx_mode = UNIC_RX_MODE_POLL;
+	}
+	return 0;
+}
+
+int unic_port_configure(struct unic_port *port, const struct unic_port_conf *conf)
+{
+	struct unic_port_info info;
+	struct unic_port_conf c;
+	int rc;
+
+	if (conf == NULL || conf->sz < sizeof(*conf)) {
+		UNIC_LOG(ERR, PORT, "%s: configure: set .sz = sizeof(struct unic_port_conf)", port->name);
+		return -EINVAL;
+	}
+	c = *conf;
+	c.sz = sizeof(c);
+	pthread_mutex_lock(&port->lock);
+	rc = port_need_state(port, ST(ALLOCATED) | ST(CONFIGURED) | ST(READY), "configure",
+			     "allocated, configured or stopped");
+	if (rc)
+		goto out;
+	memset(&info, 0, sizeof(info));
+	info.numa_node = port->numa_node;
+	port->ops->info_get(port, &info);
+	rc = check_conf(port, &c, &info);
+	if (rc)
+		goto out;
+	release_queues(port);
+	rc = port->ops->configure(port, &c);
+	if (rc) {
+		UNIC_LOG(ERR, PORT, "%s: the %s driver refused the configuration: %s", port->name,
+			 info.driver, strerror(-rc));
+		port->state = UNIC_PORT_ALLOCATED;
+		goto out;
+	}
+	port->conf = c;
+	port->state = UNIC_PORT_CONFIGURED;
+out:
+	pthread_mutex_unlock(&port->lock);
+	return rc;
+}
+
+int unic_port_conf_get(struct unic_port *port, struct unic_port_conf *conf)
+{
+	int rc = port_lock_alive(port, "conf_get");
+
+	if (rc)
+		return rc;
+	if (port->state == UNIC_PORT_ALLOCATED)
+		rc = -EINVAL;
+	else
+		*conf = port->conf;
+	port_unlock(port);
+	return rc;
+}
+
+static int check_desc(struct unic_port *port, const char *dir, uint16_t *nb, uint16_t min,
+		      uint16_t max, uint16_t align, uint16_t def)
+{
+	if (*nb == 0)
+		*nb = def;
+	if (*nb < min || *nb > max || (align > 1 && *nb % align)) {
+		UNIC_LOG(ERR, PORT, "%s: %u %s descriptors; this port takes %u..%u in multiples of %u",
+			 port->name, *nb, dir, min, max, align ? align : 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Burst a poller takes at once, counted in the pool sizing rule. */
+#define PORT_POOL_BURST 32
+
+uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *pool,
+			uint16_t q, uint16_t nb_desc, char *why, size_t why_len)
+{
+	struct unic_port_info info;
+	uint64_t rx = 0, tx = 0, queues = 0;
+
+	memset(&info, 0, sizeof(info));
+	port->ops->info_get((struct unic_port *)(uintptr_t)port, &info);
+	for (unsigned i = 0; i < port->conf.nb_rxq; i++) {
+		if (i == q) {
+			rx += nb_desc;
+			queues++;
+		} else if (port->rxq[i].q && port->rxq[i].pool == pool) {
+			rx += port->rxq[i].nb_desc;
+			queues++;
+		}
+	}
+	/* Transmit rings may hold these packets until sent; a queue not set up
+	 * yet counts at the driver's default size. */
+	for (unsigned i = 0; i < port->conf.nb_txq; i++)
+		tx += port->txq[i].q ? port->txq[i].nb_desc : info.tx_desc_default;
+	uint64_t bursts = queues * PORT_POOL_BURST;
+	uint64_t caches = queues * (pool->cache_size ? pool->cache_flush_thresh : 0);
+
+	snprintf(why, why_len,
+		 "rx descriptors %" PRIu64 " + tx descriptors %" PRIu64 " + bursts %" PRIu64
+		 " (%u per rx queue) + per-thread caches %" PRIu64 " (up to %u per polling thread)",
+		 rx, tx, bursts, PORT_POOL_BURST, caches,
+		 pool->cache_size ? pool->cache_flush_thresh : 0);
+	return rx + tx + bursts + caches;
+}
+
+int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *conf)
+{
+	struct unic_port_info info;
+	struct unic_rxq_conf c;
+	char why[256];
+	uint64_t need;
+	void *qobj = NULL;
+	int rc;
+
+	if (conf == NULL || conf->sz < sizeof(*conf)) {
+		UNIC_LOG(ERR, PORT, "%s: rx queue setup: set .sz = sizeof(struct unic_rxq_conf)", port->name);
+		return -EINVAL;
+	}
+	c = *conf;
+	pthread_mutex_lock(&port->lock);
+	rc = port_need_state(port, ST(CONFIGURED) | ST(READY), "rx queue setup", "configured or stopped");
+	if (rc)
+		goto out;
+	if (q >= port->conf.nb_rxq) {
+		UNIC_LOG(ERR, PORT, "%s: rx queue %u does not exist: the port is configured with %u rx queues (0..%u)",
+			 port->name, q, port->conf.nb_rxq, port->conf.nb_rxq - 1);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (c.pool == NULL || !c.pool->is_pktpool) {
+		UNIC_LOG(ERR, PORT, "%s: rx queue %u needs a packet pool (unic_pktpool_create)", port->name, q);
+		rc = -EINVAL;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	info.numa_node = port->numa_node;
+	port->ops->info_get(port, &info);
+	rc = check_desc(port, "rx", &c.nb_desc, info.rx_desc_min, info.rx_desc_max,
+			info.rx_desc_align, info.rx_desc_default);
+	if (rc)
+		goto out;
+	if (c.numa_node < 0)
+		c.numa_node = port->numa_node < 0 ? 0 : port->numa_node;
+	/* A frame of MTU + Ethernet header, CRC and one VLAN tag must fit one
+	 * buffer unless the port chains buffers. */
+	if ((uint32_t)port->conf.mtu + 22 > c.pool->pkt_dataroom &&
+	    !(port->conf.rx_offloads & UNIC_RX_OFFLOAD_SCATTER)) {
+		UNIC_LOG(ERR, PORT, "%s: MTU %u needs %u-byte buffers but pool %s has %u; enable the scatter rx offload or use a larger data room",
+			 port->name, port->conf.mtu, port->conf.mtu + 22, c.pool->name, c.pool->pkt_dataroom);
+		rc = -EINVAL;
+		goto out;
+	}
+	need = port_pool_need(port, c.pool, q, c.nb_desc, why, sizeof(why));
+	if (need > c.pool->count) {
+		UNIC_LOG(ERR, PORT, "%s: pool %s has %u packets but the port's queues may hold %" PRIu64 ": %s; create the pool with at least %" PRIu64 " packets",
+			 port->name, c.pool->name, c.pool->count, need, why, need);
+		rc = -ENOBUFS;
+		goto out;
+	}
+	if (port->rxq[q].q) {
+		port->ops->rx_queue_release(port, q, port->rxq[q].q);
+		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
+		port->fp.rxq[q] = NULL;
+	}
+	rc = port->ops->rx_queue_setup(port, q, &c, &qobj);
+	if (rc) {
+		UNIC_LOG(ERR, PORT, "%s: rx queue %u setup failed: %s", port->name, q, strerror(-rc));
+		port->state = UNIC_PORT_CONFIGURED;
+		goto out;
+	}
+	port->rxq[q].q = qobj;
+	port->rxq[q].nb_desc = c.nb_desc;
+	port->rxq[q].pool = c.pool;
+	port->fp.rxq[q] = qobj;
+	port->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
+out:
+	pthread_mutex_unlock(&port->lock);
+	return rc;
+}
+
+int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_txq_conf *conf)
+{
+	struct unic_port_info info;
+	struct unic_txq_conf c;
+	void *qobj = NULL;
+	int rc;
+
+	if (conf == NULL || conf->sz < sizeof(*conf)) {
+		UNIC_LOG(ERR, PORT, "%s: tx queue setup: set .sz = sizeof(struct unic_txq_conf)", port->name);
+		return -EINVAL;
+	}
+	c = *conf;
+	pthread_mutex_lock(&port->lock);
+	rc = port_need_state(port, ST(CONFIGURED) | ST(READY), "tx queue setup", "configured or stopped");
+	if (rc)
+		goto out;
+	if (q >= port->conf.nb_txq) {
+		UNIC_LOG(ERR, PORT, "%s: tx queue %u does not exist: the port is configured with %u tx queues (0..%u)",
+			 port->name, q, port->conf.nb_txq, port->conf.nb_txq - 1);
+		rc = -EINVAL;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	info.numa_node = port->numa_node;
+	port->ops->info_get(port, &info);
+	rc = check_desc(port, "tx", &c.nb_desc, info.tx_desc_min, info.tx_desc_max,
+			info.tx_desc_align, info.tx_desc_default);
+	if (rc)
+		goto out;
+	if (c.numa_node < 0)
+		c.numa_node = port->numa_node < 0 ? 0 : port->numa_node;
+	if (port->txq[q].q) {
+		port->ops->tx_queue_release(port, q, port->txq[q].q);
+		memset(&port->txq[q], 0, sizeof(port->txq[q]));
+		port->fp.txq[q] = NULL;
+	}
+	rc = port->ops->tx_queue_setup(port, q, &c, &qobj);
+	if (rc) {
+		UNIC_LOG(ERR, PORT, "%s: tx queue %u setup failed: %s", port->name, q, strerror(-rc));
+		port->state = UNIC_PORT_CONFIGURED;
+		goto out;
+	}
+	port->txq[q].q = qobj;
+	port->txq[q].nb_desc = c.nb_desc;
+	port->fp.txq[q] = qobj;
+	port->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
+out:
+	pthread_mutex_unlock(&port->lock);
+	return rc;
+}
+
+int unic_port_start(struct unic_port *port)
+{
+	int rc;
+
+	pthread_mutex_lock(&port->lock);
+	if (port->state == UNIC_PORT_CONFIGURED) {
+		char missing[128] = "";
+		size_t off = 0;
+
+		for (unsigned q = 0; q < port->conf.nb_rxq; q++)
+			if (!port->rxq[q].q && off < sizeof(missing))
+				off += (size_t)snprintf(missing + off, sizeof(missing) - off, " rx%u", q);
+		for (unsigned q = 0; q < port->conf.nb_txq; q++)
+			if (!port->txq[q].q && off < sizeof(missing))
+				off += (size_t)snprintf(missing + off, sizeof(missing) - off, " tx%u", q);
+		UNIC_LOG(ERR, PORT, "%s: start needs every queue set up; missing:%s", port->name, missing);
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = port_need_state(port, ST(READY), "start", "configured with every queue set up (or stopped)");
+	if (rc)
+		goto out;
+	rc = port->ops->start(port);
+	if (rc) {
+		UNIC_LOG(ERR, PORT, "%s: start failed: %s", port->name, strerror(-rc));
+		goto out;
+	}
+	fp_set_started(port);
+	__atomic_store_n(&port->state, UNIC_PORT_STARTED, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&port->lock);
+	return rc;
+}
+
+static void port_stop_locked(struct unic_port *port)
+{
+	/* Stubs first: a burst call from now on touches no queue. A poller
+	 * already inside a burst must be stopped by its owner first (lib/napi
+	 * waits for a round boundary). */
+	fp_set_stopped(port);
+	unic_smp_mb();
+	port->ops->stop(port);
+	__atomic_store_n(&port->state, UNIC_PORT_READY, __ATOMIC_RELEASE);
+}
+
+int unic_port_stop(struct unic_port *port)
+{
+	int rc;
+
+	pthread_mutex_lock(&port->lock);
+	rc = port_need_state(port, ST(STARTED), "stop", "started");
+	if (rc == 0)
+		port_stop_locked(port);
+	pthread_mutex_unlock(&port->lock);
+	return rc;
+}
+
+static void port_close_locked(struct unic_port *port)
+{
+	release_queues(port);
+	port->ops->close(port);
+	__atomic_store_n(&port->state, UNIC_PORT_CLOSED, __ATOMIC_RELEASE);
+}
+
+int unic_port_close(struct unic_port *port)
+{
+	int rc;
+
+	pthread_mutex_lock(&port->lock);
+	rc = port_need_state(port, ST(ALLOCATED) | ST(CONFIGURED) | ST(READY), "close",
+			     "stopped (stop it first)");
+	if (rc == 0)
+		port_close_locked(port);
+	pthread_mutex_unlock(&port->lock);
+	return rc;
+}
+
+int unic_port_detach(struct unic_port *port)
+{
+	bool registered;
+
+	pthread_mutex_lock(&port->lock);
+	if (port->state == UNIC_PORT_DETACHED) {
+		pthread_mutex_unlock(&port->lock);
+		return -ENODEV;
+	}
+	if (port->state == UNIC_PORT_STARTED)
+		port_stop_locked(port);
+	if (port->state != UNIC_PORT_CLOSED)
+		port_close_locked(port);
+	__atomic_store_n(&port->state, UNIC_PORT_DETACHED, __ATOMIC_RELEASE);
+	registered = port->registered;
+	port->registered = false;
+	pthread_mutex_unlock(&port->lock);
+
+	if (registered) {
+		pthread_mutex_lock(&reg_lock);
+		if (registry[port->id] == port)
+			registry[port->id] = NULL;
+		pthread_mutex_unlock(&reg_lock);
+		unic_port_put(port); /* the registry's reference */
+	}
+	return 0;
+}

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control set (link, MAC, filters, MTU, coalescing, message level,
+ * register and EEPROM dumps) and statistics.
+ *
+ * Every optional op goes through PORT_OP, the one place that turns a NULL op
+ * into -ENOTSUP.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "port_private.h"
+
+/*
+ * Call optional op @p op with the port locked and alive; a NULL op is
+ * -ENOTSUP, logged at debug so a probing caller is not noisy.
+ */
+#define PORT_OP(port, op, ...)                                                   \
+	({                                                                        \
+		int rc_ = port_lock_alive((port), #op);                             \
+		if (rc_ == 0) {                                                   \
+			if ((port)->ops->op == NULL) {                              \
+				UNIC_LOG(DEBUG, PORT, "%s: %s is not supported by this driver", \
+					 (port)->name, #op);                            \
+				rc_ = -ENOTSUP;                                     \
+			} else {                                                  \
+				rc_ = (port)->ops->op((port), ##__VA_ARGS__);        \
+			}                                                         \
+			port_unlock(port);                                        \
+		}                                                                 \
+		rc_;                                                              \
+	})
+
+int unic_port_link_get(struct unic_port *port, struct unic_link *link)
+{
+	memset(link, 0, sizeof(*link));
+	return PORT_OP(port, link_get, link);
+}
+
+int unic_port_link_wait(struct unic_port *port, unsigned timeout_ms, struct unic_link *link)
+{
+	uint64_t waited_ms = 0;
+
+	for (;;) {
+		int rc = unic_port_link_get(port, link);
+
+		if (rc)
+			return rc;
+		if (link->up)
+			return 0;
+		if (waited_ms >= timeout_ms) {
+			UNIC_LOG(INFO, PORT, "%s: link still down after %u ms", port->name, timeout_ms);
+			return -ETIMEDOUT;
+		}
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		waited_ms += 10;
+	}
+}
+
+int unic_port_link_set(struct unic_port *port, bool up)
+{
+	return PORT_OP(port, link_set, up);
+}
+
+static bool mac_valid_unicast(const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	static const uint8_t zero[UNIC_ETHER_ADDR_LEN];
+
+	return !(mac[0] & 1) && memcmp(mac, zero, UNIC_ETHER_ADDR_LEN) != 0;
+}
+
+int unic_port_mac_get(struct unic_port *port, uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	int rc = port_lock_alive(port, "mac_get");
+
+	if (rc)
+		return rc;
+	memcpy(mac, port->mac, UNIC_ETHER_ADDR_LEN);
+	port_unlock(port);
+	return 0;
+}
+
+int unic_port_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	int rc;
+
+	if (!mac_valid_unicast(mac)) {
+		UNIC_LOG(ERR, PORT, "%s: %02x:%02x:%02x:%02x:%02x:%02x is not a unicast address",
+			 port->name, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+		return -EINVAL;
+	}
+	rc = PORT_OP(port, mac_set, mac);
+	if (rc == 0) {
+		pthread_mutex_lock(&port->lock);
+		memcpy(port->mac, mac, UNIC_ETHER_ADDR_LEN);
+		pthread_mutex_unlock(&port->lock);
+	}
+	return rc;
+}
+
+int unic_port_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	if (!mac_valid_unicast(mac)) {
+		UNIC_LOG(ERR, PORT, "%s: mac_add needs a unicast address", port->name);
+		return -EINVAL;
+	}
+	return PORT_OP(port, mac_add, mac);
+}
+
+int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	return PORT_OP(port, mac_remove, mac);
+}
+
+int unic_port_promisc_set(struct unic_port *port, bool on)
+{
+	return PORT_OP(port, promisc_set, on);
+}
+
+int unic_port_allmulti_set(struct unic_port *port, bool on)
+{
+	return PORT_OP(port, allmulti_set, on);
+}
+
+int unic_port_mtu_set(struct unic_port *port, uint16_t mtu)
+{
+	struct unic_port_info info;
+	int rc = port_lock_alive(port, "mtu_set");
+
+	if (rc)
+		return rc;
+	if (port->state == UNIC_PORT_STARTED) {
+		UNIC_LOG(ERR, PORT, "%s: changing the MTU needs the port stopped", port->name);
+		rc = -EBUSY;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	port->ops->info_get(port, &info);
+	if (mtu < info.min_mtu || mtu > info.max_mtu) {
+		UNIC_LOG(ERR, PORT, "%s: MTU %u; this port takes %u..%u", port->name, mtu,
+			 info.min_mtu, info.max_mtu);
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = port->ops->mtu_set ? port->ops->mtu_set(port, mtu) : 0;
+	if (rc == 0)
+		port->conf.mtu = mtu;
+out:
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_coalesce_get(struct unic_port *port, struct unic_coalesce *c)
+{
+	memset(c, 0, sizeof(*c));
+	return PORT_OP(port, coalesce_get, c);
+}
+
+int unic_port_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
+{
+	return PORT_OP(port, coalesce_set, c);
+}
+
+int unic_port_msglevel_set(struct unic_port *port, int level)
+{
+	if (level < UNIC_LOG_ERR || level > UNIC_LOG_DEBUG) {
+		UNIC_LOG(ERR, PORT, "%s: message level %d; expected %d (error) .. %d (debug)",
+			 port->name, level, UNIC_LOG_ERR, UNIC_LOG_DEBUG);
+		return -EINVAL;
+	}
+	__atomic_store_n(&port->msglevel, level, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int unic_port_msglevel_get(const struct unic_port *port)
+{
+	return __atomic_load_n(&port->msglevel, __ATOMIC_RELAXED);
+}
+
+int unic_port_regs_get(struct unic_port *port, struct unic_regs *regs)
+{
+	regs->count = 0;
+	return PORT_OP(port, regs_get, regs);
+}
+
+int unic_port_eeprom_get(struct unic_port *port, uint32_t offset, uint32_t len, uint8_t *buf)
+{
+	return PORT_OP(port, eeprom_get, offset, len, buf);
+}
+
+int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max)
+{
+	int rc = port_lock_alive(port, "intr_sources");
+
+	if (rc)
+		return rc;
+	if (port->ops->intr_sources == NULL) {
+		rc = -ENOTSUP;
+	} else if (port->state != UNIC_PORT_STARTED) {
+		UNIC_LOG(ERR, PORT, "%s: interrupt sources exist only while the port is started", port->name);
+		rc = -EINVAL;
+	} else {
+		rc = port->ops->intr_sources(port, src, max);
+	}
+	port_unlock(port);
+	return rc;
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+static void stats_sub(struct unic_port_stats *a, const struct unic_port_stats *b)
+{
+	uint64_t *x = (uint64_t *)a;
+	const uint64_t *y = (const uint64_t *)b;
+
+	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		x[i] -= y[i];
+}
+
+static int stats_raw(struct unic_port *port, struct unic_port_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return port->ops->stats_get(port, st);
+}
+
+int unic_port_stats_get(struct unic_port *port, struct unic_port_stats *st)
+{
+	int rc = port_lock_alive(port, "stats_get");
+
+	if (rc)
+		return rc;
+	rc = stats_raw(port, st);
+	if (rc == 0)
+		stats_sub(st, &port->stats_base);
+	port_unlock(port);
+	return rc;
+}
+
+static int xstats_raw_driver(struct unic_port *port, uint64_t **vals)
+{
+	int n;
+
+	*vals = NULL;
+	if (port->ops->xstats_get == NULL)
+		return 0;
+	n = port->ops->xstats_get(port, NULL, 0);
+	if (n <= 0)
+		return n;
+	*vals = calloc((size_t)n, sizeof(uint64_t));
+	if (*vals == NULL)
+		return -ENOMEM;
+	return port->ops->xstats_get(port, *vals, (unsigned)n);
+}
+
+int unic_port_stats_reset(struct unic_port *port)
+{
+	uint64_t *vals;
+	int rc = port_lock_alive(port, "stats_reset"), n;
+
+	if (rc)
+		return rc;
+	rc = stats_raw(port, &port->stats_base);
+	if (rc == 0) {
+		n = xstats_raw_driver(port, &vals);
+		if (n < 0) {
+			rc = n;
+		} else {
+			free(port->xstats_base);
+			port->xstats_base = vals;
+			port->nb_xstats_base = (unsigned)n;
+		}
+	}
+	port_unlock(port);
+	return rc;
+}
+
+/* The generic xstats, from the basic counters, with DPDK's names. */
+static const struct {
+	const char *name;
+	size_t off;
+} gen_xstats[] = {
+	{ "rx_good_packets", offsetof(struct unic_port_stats, ipackets) },
+	{ "tx_good_packets", offsetof(struct unic_port_stats, opackets) },
+	{ "rx_good_bytes", offsetof(struct unic_port_stats, ibytes) },
+	{ "tx_good_bytes", offsetof(struct unic_port_stats, obytes) },
+	{ "rx_missed_errors", offsetof(struct unic_port_stats, imissed) },
+	{ "rx_errors", offsetof(struct unic_port_stats, ierrors) },
+	{ "tx_errors", offsetof(struct unic_port_stats, oerrors) },
+	{ "rx_mbuf_allocation_errors", offsetof(struct unic_port_stats, rx_nombuf) },
+};
+
+static const struct {
+	const char *fmt;
+	size_t off;
+	bool rx;
+} q_xstats[] = {
+	{ "rx_q%u_packets", offsetof(struct unic_port_stats, q_ipackets), true },
+	{ "rx_q%u_bytes", offsetof(struct unic_port_stats, q_ibytes), true },
+	{ "rx_q%u_errors", offsetof(struct unic_port_stats, q_errors), true },
+	{ "tx_q%u_packets", offsetof(struct unic_port_stats, q_opackets), false },
+	{ "tx_q%u_bytes", offsetof(struct unic_port_stats, q_obytes), false },
+};
+
+int unic_port_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
+{
+	unsigned i = 0;
+	int rc = port_lock_alive(port, "xstats_names"), nd = 0;
+
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < UNIC_ARRAY_SIZE(gen_xstats); k++, i++)
+		if (i < max)
+			snprintf(names[i].name, sizeof(names[i].name), "%s", gen_xstats[k].name);
+	for (size_t k = 0; k < UNIC_ARRAY_SIZE(q_xstats); k++) {
+		unsigned nq = q_xstats[k].rx ? port->conf.nb_rxq : port->conf.nb_txq;
+
+		for (unsigned q = 0; q < nq; q++, i++)
+			if (i < max)
+				snprintf(names[i].name, sizeof(names[i].name), q_xstats[k].fmt, q);
+	}
+	if (port->ops->xstats_names) {
+		nd = port->ops->xstats_names(port, i < max ? names + i : NULL, i < max ? max - i : 0);
+		if (nd < 0) {
+			rc = nd;
+			goto out;
+		}
+	}
+	rc = (int)i + nd;
+out:
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
+{
+	struct unic_port_stats st;
+	uint64_t *dv = NULL;
+	unsigned i = 0;
+	int rc = port_lock_alive(port, "xstats_get"), nd;
+
+	if (rc)
+		return rc;
+	rc = stats_raw(port, &st);
+	if (rc)
+		goto out;
+	stats_sub(&st, &port->stats_base);
+	for (size_t k = 0; k < UNIC_ARRAY_SIZE(gen_xstats); k++, i++)
+		if (i < max)
+			values[i] = *(const uint64_t *)((const uint8_t *)&st + gen_xstats[k].off);
+	for (size_t k = 0; k < UNIC_ARRAY_SIZE(q_xstats); k++) {
+		unsigned nq = q_xstats[k].rx ? port->conf.nb_rxq : port->conf.nb_txq;
+		const uint64_t *arr = (const uint64_t *)((const uint8_t *)&st + q_xstats[k].off);
+
+		for (unsigned q = 0; q < nq; q++, i++)
+			if (i < max)
+				values[i] = q < UNIC_PORT_MAX_QUEUES ? arr[q] : 0;
+	}
+	nd = xstats_raw_driver(port, &dv);
+	if (nd < 0) {
+		rc = nd;
+		goto out;
+	}
+	for (int k = 0; k < nd; k++, i++) {
+		if (i >= max)
+			continue;
+		values[i] = dv[k];
+		if ((unsigned)k < port->nb_xstats_base)
+			values[i] -= port->xstats_base[k];
+	}
+	free(dv);
+	rc = (int)i;
+out:
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_xstat_by_name(struct unic_port *port, const char *name, uint64_t *value)
+{
+	struct unic_xstat_name *names;
+	uint64_t *vals;
+	int n, rc = -ENOENT;
+
+	n = unic_port_xstats_names(port, NULL, 0);
+	if (n < 0)
+		return n;
+	names = calloc((size_t)n + 1, sizeof(*names));
+	vals = calloc((size_t)n + 1, sizeof(*vals));
+	if (names == NULL || vals == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* Counts can change between calls only if the port was reconfigured;
+	 * take the smaller. */
+	int nn = unic_port_xstats_names(port, names, (unsigned)n);
+	int nv = unic_port_xstats_get(port, vals, (unsigned)n);
+
+	if (nn < 0 || nv < 0) {
+		rc = nn < 0 ? nn : nv;
+		goto out;
+	}
+	for (int i = 0; i < UNIC_MIN(UNIC_MIN(nn, nv), n); i++) {
+		if (strcmp(names[i].name, name) == 0) {
+			*value = vals[i];
+			rc = 0;
+			break;
+		}
+	}
+out:
+	free(names);
+	free(vals);
+	return rc;
+}
+
+int unic_intr_source_ack(const struct unic_intr_source *src)
+{
+	uint64_t buf = 0;
+	ssize_t n;
+
+	if (src->kind != UNIC_INTR_EVENTFD && src->kind != UNIC_INTR_UIO)
+		return -EINVAL;
+	/* Non-blocking fds: nothing pending reads as EAGAIN. */
+	n = read(src->fd, &buf, (size_t)src->kind);
+	if (n < 0)
+		return errno == EAGAIN ? -EAGAIN : -errno;
+	if (n != (ssize_t)src->kind)
+		return -EIO;
+	if (src->kind == UNIC_INTR_UIO) {
+		uint32_t one = 1;
+
+		/* uio_pci_generic masks INTx in the command register until
+		 * userspace writes 1 back. */
+		if (write(src->fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+			return -errno;
+	}
+	if (src->unmask)
+		return src->unmask(src->unmask_ctx);
+	return 0;
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The null port: receive hands out freshly allocated packets of a fixed size,
+ * transmit frees what it is given. Nothing is copied and nothing is stored,
+ * so a benchmark over it measures the framework alone: the burst calls, the
+ * pool and the application (docs/ports.md).
+ *
+ * Spec: "null0" or "null0,size=128". Up to UNIC_PORT_MAX_QUEUES queues each
+ * way; no interrupts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <unic/pool.h>
+#include <unic/barrier.h>
+
+#include "unic_port_driver.h"
+#include "unic_pmds.h"
+
+#define NULL_SIZE_DEFAULT 64
+#define NULL_SIZE_MAX     9216  /* a jumbo frame; must also fit the rx pool's data room */
+#define NULL_SPEED_MBPS   10000
+#define NULL_DESC_MAX     4096
+#define NULL_DESC_DEFAULT 32  /* holds nothing: small, so the pool rule asks little */
+
+/*
+ * Counters are written by the queue's one thread and read by the control
+ * path (stats), so they use relaxed atomic accesses: no tearing, no ordering
+ * needed.
+ */
+struct null_rxq {
+	struct unic_pool *pool;
+	uint32_t size;
+	uint16_t port_id;
+	uint16_t qid;
+	uint64_t ipackets;
+	uint64_t ibytes;
+	uint64_t nombuf;  /* packets a burst asked for and found no buffer for */
+} UNIC_CACHE_ALIGNED;
+
+struct null_txq {
+	uint64_t opackets;
+	uint64_t obytes;
+} UNIC_CACHE_ALIGNED;
+
+struct null_port {
+	uint32_t size;  /* bytes per received packet */
+	struct null_rxq rxq[UNIC_PORT_MAX_QUEUES];
+	struct null_txq txq[UNIC_PORT_MAX_QUEUES];
+};
+
+static struct null_port *null_priv(struct unic_port *port)
+{
+	return unic_port_priv(port);
+}
+
+static inline void null_count(uint64_t *ctr, uint64_t v)
+{
+	unic_store_relaxed(ctr, unic_load_relaxed(ctr) + v);
+}
+
+/* ---- fast path --------------------------------------------------------- */
+
+static uint16_t null_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+{
+	struct null_rxq *rxq = q;
+	uint16_t got = n, i;
+
+	if (UNIC_UNLIKELY(n == 0))
+		return 0;
+	if (UNIC_UNLIKELY(unic_pkt_alloc_bulk(rxq->pool, pkts, n) != 0)) {
+		/* Fewer than n left: hand out what there is, one by one, and
+		 * count the rest (e1000e's "better luck next round"). */
+		for (got = 0; got < n; got++) {
+			pkts[got] = unic_pkt_alloc(rxq->pool);
+			if (pkts[got] == NULL)
+				break;
+		}
+		null_count(&rxq->nombuf, (uint64_t)(n - got));
+	}
+	for (i = 0; i < got; i++) {
+		struct unic_pkt *p = pkts[i];
+
+		/* The data is left as the pool had it: nothing is copied. */
+		p->data_len = (uint16_t)rxq->size;
+		p->pkt_len = rxq->size;
+		p->port = rxq->port_id;
+		p->queue = rxq->qid;
+	}
+	null_count(&rxq->ipackets, got);
+	null_count(&rxq->ibytes, (uint64_t)got * rxq->size);
+	UNIC_LOG_DP(DEBUG, PMD, "null rx q%u: %u of %u", rxq->qid, got, n);
+	return got;
+}
+
+static uint16_t null_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+{
+	struct null_txq *txq = q;
+	uint64_t bytes = 0;
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		bytes += pkts[i]->pkt_len;
+	unic_pkt_free_bulk(pkts, n);
+	null_count(&txq->opackets, n);
+	null_count(&txq->obytes, bytes);
+	return n;
+}
+
+/* There is always a packet to receive (while the pool lasts). */
+static bool null_rx_pending(void *q)
+{
+	(void)q;
+	return true;
+}
+
+/* ---- control ------------------------------------------------------------ */
+
+static void null_info_get(struct unic_port *port, struct unic_port_info *info)
+{
+	(void)port;
+	snprintf(info->driver, sizeof(info->driver), "null");
+	snprintf(info->bus_addr, sizeof(info->bus_addr), "vdev");
+	info->numa_node = -1;
+	info->max_rxq = UNIC_PORT_MAX_QUEUES;
+	info->max_txq = UNIC_PORT_MAX_QUEUES;
+	/* There is no ring: any count is accepted and none is used. */
+	info->rx_desc_min = 1;
+	info->rx_desc_max = NULL_DESC_MAX;
+	info->rx_desc_align = 1;
+	info->rx_desc_default = NULL_DESC_DEFAULT;
+	info->tx_desc_min = 1;
+	info->tx_desc_max = NULL_DESC_MAX;
+	info->tx_desc_align = 1;
+	info->tx_desc_default = NULL_DESC_DEFAULT;
+	info->min_mtu = 68;
+	info->max_mtu = NULL_SIZE_MAX;
+	info->speed_capa_mbps = NULL_SPEED_MBPS;
+	info->has_intr = false;
+}
+
+static int null_configure(struct unic_port *port, const struct unic_port_conf *conf)
+{
+	(void)port;
+	(void)conf;
+	return 0;
+}
+
+static int null_rx_queue_setup(struct unic_port *port, uint16_t q,
+			       const struct unic_rxq_conf *conf, void **rxq_out)
+{
+	struct null_port *np = null_priv(port);
+	struct null_rxq *rxq = &np->rxq[q];
+	struct unic_pool *pool = conf->pool;
+
+	if (pool->pkt_dataroom < np->size) {
+		UNIC_PORT_LOG(port, ERR,
+			      "rx queue %u: pool '%s' has %u bytes of data room, but this port "
+			      "receives %u-byte packets (size=%u); use a pool with a larger "
+			      "dataroom or a smaller size=",
+			      q, pool->name, pool->pkt_dataroom, np->size, np->size);
+		return -EINVAL;
+	}
+	/* The counters are kept across queue setups: they count since the
+	 * port was created. */
+	rxq->pool = pool;
+	rxq->size = np->size;
+	rxq->port_id = unic_port_id(port);
+	rxq->qid = q;
+	*rxq_out = rxq;
+	return 0;
+}
+
+static void null_rx_queue_release(struct unic_port *port, uint16_t q, void *rxq)
+{
+	(void)port;
+	(void)q;
+	((struct null_rxq *)rxq)->pool = NULL;
+}
+
+static int null_tx_queue_setup(struct unic_port *port, uint16_t q,
+			       const struct unic_txq_conf *conf, void **txq_out)
+{
+	(void)conf;
+	*txq_out = &null_priv(port)->txq[q];
+	return 0;
+}
+
+static void null_tx_queue_release(struct unic_port *port, uint16_t q, void *txq)
+{
+	(void)port;
+	(void)q;
+	(void)txq;
+}
+
+static int null_start(struct unic_port *port)
+{
+	(void)port;
+	return 0;
+}
+
+static void null_stop(struct unic_port *port)
+{
+	(void)port;
+}
+
+static void null_close(struct unic_port *port)
+{
+	(void)port;
+}
+
+static int null_stats_get(struct unic_port *port, struct unic_port_stats *st)
+{
+	struct null_port *np = null_priv(port);
+	unsigned q;
+
+	for (q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
+		const struct null_rxq *rxq = &np->rxq[q];
+		const struct null_txq *txq = &np->txq[q];
+
+		st->q_ipackets[q] = unic_load_relaxed(&rxq->ipackets);
+		st->q_ibytes[q] = unic_load_relaxed(&rxq->ibytes);
+		st->q_opackets[q] = unic_load_relaxed(&txq->opackets);
+		st->q_obytes[q] = unic_load_relaxed(&txq->obytes);
+		st->ipackets += st->q_ipackets[q];
+		st->ibytes += st->q_ibytes[q];
+		st->opackets += st->q_opackets[q];
+		st->obytes += st->q_obytes[q];
+		st->rx_nombuf += unic_load_relaxed(&rxq->nombuf);
+	}
+	return 0;
+}
+
+static int null_link_get(struct unic_port *port, struct unic_link *link)
+{
+	(void)port;
+	link->up = true;
+	link->speed_mbps = NULL_SPEED_MBPS;
+	link->full_duplex = true;
+	link->autoneg = false;
+	return 0;
+}
+
+static const struct unic_port_ops null_ops = {
+	.info_get = null_info_get,
+	.configure = null_configure,
+	.rx_queue_setup = null_rx_queue_setup,
+	.rx_queue_release = null_rx_queue_release,
+	.tx_queue_setup = null_tx_queue_setup,
+	.tx_queue_release = null_tx_queue_release,
+	.start = null_start,
+	.stop = null_stop,
+	.close = null_close,
+	.stats_get = null_stats_get,
+	.rx_burst = null_rx_burst,
+	.tx_burst = null_tx_burst,
+	.rx_pending = null_rx_pending,
+	.link_get = null_link_get,
+};
+
+/* ---- creation ----------------------------------------------------------- */
+
+static void null_setup(struct unic_port *port)
+{
+	port->ops = &null_ops;
+	port->drv = &unic_null_driver;
+	port->numa_node = -1;
+}
+
+static int null_vdev_create(const char *name, const char *args, struct unic_port **out)
+{
+	static const char *const keys[] = { "size", NULL };
+	uint32_t size = NULL_SIZE_DEFAULT;
+	struct unic_port *port;
+	int rc;
+
+	if (args == NULL)
+		args = "";
+	rc = unic_kvargs_check("null", args, keys);
+	if (rc < 0)
+		return rc;
+	rc = unic_kvargs_u32("null", args, "size", 1, NULL_SIZE_MAX, &size);
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
+
+	port = unic_port_alloc(sizeof(struct null_port), name, null_setup);
+	if (port == NULL)
+		return -errno;
+	null_priv(port)->size = size;
+	rc = unic_port_register(port);
+	if (rc < 0) {
+		unic_port_put(port);
+		return rc;
+	}
+	/* Locally administered, unique among live ports: 02:00:00:00:00:<id>. */
+	pthread_mutex_lock(&port->lock);
+	memcpy(port->mac, (const uint8_t[]){ 0x02, 0, 0, 0, 0, (uint8_t)port->id },
+	       UNIC_ETHER_ADDR_LEN);
+	pthread_mutex_unlock(&port->lock);
+	*out = port;
+	return 0;
+}
+
+const struct unic_driver unic_null_driver = {
+	.name = "null",
+	.vdev_create = null_vdev_create,
+};
