@@ -1,0 +1,131 @@
+"""Boots one guest, watches it, stops it, and returns its results."""
+
+import os
+import secrets
+import subprocess
+import time
+
+from . import initramfs, qemu, results
+from .host import log
+
+BOOT_BUDGET = 60        # seconds from start to the guest's hello (TCG)
+POLL = 0.25
+
+
+def _read(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read().decode(errors='replace')
+    except FileNotFoundError:
+        return ''
+
+
+class Workdir:
+    """Where a boot's files go: <build>/vm/ (kernel cache, logs, initrds)."""
+
+    def __init__(self, build_root):
+        self.root = os.path.join(os.path.abspath(build_root), 'vm')
+        self.logs = os.path.join(self.root, 'logs')
+        self.cache = os.environ.get('UNIC_VM_CACHE') or os.path.join(self.root, 'cache')
+        os.makedirs(self.logs, exist_ok=True)
+        os.makedirs(self.cache, exist_ok=True)
+
+    def files(self, boot, run_id):
+        base = os.path.join(self.logs, '%s-%s' % (boot.name, run_id))
+        return base + '.console.log', base + '.results.log', base + '.initrd.gz'
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class Watch:
+    """Tracks when each check began (host time), to time it out."""
+
+    def __init__(self, boot, plan):
+        self.boot = boot
+        self.limits = {c.name: c.timeout for c in plan}
+        self.started = time.monotonic()
+        self.mark = self.started       # last time the guest made progress
+        self.last_key = None
+
+    def verdict(self, stream):
+        now = time.monotonic()
+        if now - self.started > self.boot.timeout:
+            return 'timed out: the whole boot took more than %d s' % self.boot.timeout
+        if stream.hello is None:
+            if now - self.started > BOOT_BUDGET:
+                return 'timed out: no hello from the guest within %d s' % BOOT_BUDGET
+            return None
+        # Progress is a new frame; the check that is open (if any) gets its
+        # own timeout plus slack for the guest to kill it and report.
+        key = (len(stream.checks), sum(c.status is not None for c in stream.checks.values()))
+        if key != self.last_key:
+            self.last_key, self.mark = key, now
+        open_checks = [c for c in stream.checks.values() if c.status is None]
+        limit = self.limits.get(open_checks[-1].name, 60) if open_checks else 30
+        if now - self.mark > limit + 15:
+            what = ('check ' + open_checks[-1].name) if open_checks else 'the guest between checks'
+            return 'timed out: %s made no progress for %d s' % (what, limit + 15)
+        return None
+
+
+def run_boot(boot, kernel, work, build_root, shell=False):
+    """Runs one boot; returns (results, notes for the report)."""
+    run_id = secrets.token_hex(4)
+    console, res_path, initrd = work.files(boot, run_id)
+    t0 = time.monotonic()
+    plan = initramfs.build(initrd, kernel, boot, run_id, build_root, shell)
+    t_initrd = time.monotonic() - t0
+    append = qemu.kernel_cmdline(boot.topology, run_id)
+    if shell:
+        cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
+                           'mon:stdio', 'file:' + res_path)
+        log('shell in %s (Ctrl-A X quits QEMU); results go to %s' % (boot.name, res_path))
+        log(' '.join(cmd))
+        subprocess.run(cmd)
+        return [], []
+    cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
+                       'file:' + console, 'file:' + res_path)
+    with open(console + '.cmd', 'w') as f:
+        f.write(' '.join("'%s'" % a if ' ' in a or a == '' else a for a in cmd) + '\n')
+    log('boot %s (run %s, initrd built in %.1f s); console log: %s' % (boot.name, run_id, t_initrd, console))
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=open(console + '.qemu-stderr', 'w'))
+    watch = Watch(boot, plan)
+    stopped = None
+    while True:
+        stream = results.parse_stream(_read(res_path), run_id)
+        if proc.poll() is not None:
+            break
+        if stream.done:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+            break
+        crash = results.console_crash(_read(console))
+        if crash:
+            stopped = 'guest kernel crashed: ' + crash
+            break
+        stopped = watch.verdict(stream)
+        if stopped:
+            break
+        time.sleep(POLL)
+    _stop(proc)
+    elapsed = time.monotonic() - watch.started
+    stream = results.parse_stream(_read(res_path), run_id)
+    if stopped is None and proc.returncode not in (0, None) and not stream.done:
+        stopped = 'QEMU exited with status %d: %s' % (
+            proc.returncode, _read(console + '.qemu-stderr').strip()[-500:])
+    out = results.evaluate(boot.name, plan, stream, _read(console), stopped)
+    timing = 'boot %s: %.1f s in all (hello after %s s guest uptime); console log: %s' % (
+        boot.name, elapsed, stream.boot_seconds, console)
+    log(timing)
+    return out, [timing]

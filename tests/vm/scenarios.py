@@ -1,0 +1,57 @@
+"""The scenarios of the unic QEMU rig, grouped by boot.
+
+A boot is one guest with one topology; its scenarios run in sequence, so add
+a scenario to an existing boot when its topology fits (each boot costs about
+15-20 s of TCG time).  Add a boot to tests/vm/meson.build too.
+See docs/testing.md.
+"""
+
+from rig.model import Boot, Check, Nic, Scenario, Topology, criterion
+
+# Topology a, access vfio: two e1000e on hub 0 (one on the root bus, one
+# behind its own root port with reset_method=bus) and a virtio-net on hub 1.
+HUB_VFIO = Topology(access='vfio', nics=(
+    Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('e1000e', 'hub0', 'root-port'),
+    Nic('virtio-net', 'hub1', 'root-port'),
+))
+
+# Topology a, access uio: no IOMMU; an e1000e bound to uio_pci_generic.
+HUB_UIO = Topology(access='uio', nics=(
+    Nic('e1000e', 'hub0', 'root-bus'),
+))
+
+# The rig's own self-tests boot the smallest guest there is.
+SELFTEST = Topology(access='uio', nics=(Nic('e1000e', 'hub0', 'root-bus'),))
+
+BOOTS = [
+    Boot('vfio-hub', HUB_VFIO, description='intel-iommu + VFIO type1, NICs on QEMU hubs',
+         scenarios=(
+             Scenario('smoke', (
+                 criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
+             )),
+         )),
+    Boot('uio-hub', HUB_UIO, description='no IOMMU, uio_pci_generic, NICs on QEMU hubs',
+         scenarios=(
+             Scenario('smoke', (
+                 criterion('uio', 'tests/vm/guest/test_uio_smoke'),
+             )),
+         )),
+    # Must fail (meson: should_fail): a guest check that fails is reported.
+    Boot('selftest-fail', SELFTEST, description='rig self-test: a failing guest check fails',
+         scenarios=(
+             Scenario('selftest', (
+                 criterion('criterion', 'tests/vm/guest/test_rig_selftest'),
+             )),
+         )),
+    # Must fail (meson: should_fail): a guest that hangs is stopped and reported.
+    # Timeout 0 turns off the guest-side timeout of the check, so only the
+    # host's watch (15 s without progress) can end it.
+    Boot('selftest-hang', SELFTEST, timeout=90,
+         description='rig self-test: a hung guest times out',
+         scenarios=(
+             Scenario('selftest', (
+                 Check('hang', 'echo hanging on purpose; sleep 100000', timeout=0),
+             )),
+         )),
+]
