@@ -16,6 +16,12 @@ HUB_VFIO = Topology(access='vfio', nics=(
     Nic('virtio-net', 'hub1', 'root-port'),
 ))
 
+# Topology a, access vfio, with a 48-bit IOMMU (QEMU's default is 39 bits,
+# which refuses IOVA = VA); one e1000e on the root bus.
+HUB_VFIO_AW48 = Topology(access='vfio', aw_bits=48, nics=(
+    Nic('e1000e', 'hub0', 'root-bus'),
+))
+
 # Topology a, access uio: no IOMMU; an e1000e bound to uio_pci_generic.
 HUB_UIO = Topology(access='uio', nics=(
     Nic('e1000e', 'hub0', 'root-bus'),
@@ -26,6 +32,12 @@ SELFTEST = Topology(access='uio', nics=(Nic('e1000e', 'hub0', 'root-bus'),))
 
 BOOTS = [
     Boot('vfio-hub', HUB_VFIO, description='intel-iommu + VFIO type1, NICs on QEMU hubs',
+         scenarios=(
+             Scenario('smoke', (
+                 criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
+             )),
+         )),
+    Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
          scenarios=(
              Scenario('smoke', (
                  criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
@@ -47,11 +59,20 @@ BOOTS = [
     # Must fail (meson: should_fail): a guest that hangs is stopped and reported.
     # Timeout 0 turns off the guest-side timeout of the check, so only the
     # host's watch (15 s without progress) can end it.
-    Boot('selftest-hang', SELFTEST, timeout=90,
+    Boot('selftest-hang', SELFTEST,
          description='rig self-test: a hung guest times out',
          scenarios=(
              Scenario('selftest', (
                  Check('hang', 'echo hanging on purpose; sleep 100000', timeout=0),
+             )),
+         )),
+    # Must fail (meson: should_fail): a guest kernel that panics is reported
+    # at once (QEMU runs with -no-reboot and the kernel with panic=-1).
+    Boot('selftest-panic', SELFTEST,
+         description='rig self-test: a guest kernel panic fails',
+         scenarios=(
+             Scenario('selftest', (
+                 Check('panic', 'echo 1 > /proc/sys/kernel/sysrq; echo c > /proc/sysrq-trigger'),
              )),
          )),
 ]

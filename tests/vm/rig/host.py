@@ -37,14 +37,17 @@ def _busybox_is_static():
         return b'/lib64/ld-linux' not in f.read(4096)
 
 
-def apt_get(*args, update_first=False):
-    """Runs apt-get non-interactively; on failure, updates the lists and retries."""
+def apt_get(*args):
+    """Runs apt-get non-interactively; on failure, updates the lists and retries.
+
+    Its output goes to stderr: stdout is the TAP stream meson reads.
+    """
     env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
     cmd = ['apt-get', '-q', '-y'] + list(args)
-    if not update_first and subprocess.run(cmd, env=env).returncode == 0:
+    if subprocess.run(cmd, env=env, stdout=sys.stderr).returncode == 0:
         return
-    subprocess.run(['apt-get', '-q', 'update'], env=env, check=True)
-    subprocess.run(cmd, env=env, check=True)
+    subprocess.run(['apt-get', '-q', 'update'], env=env, stdout=sys.stderr, check=True)
+    subprocess.run(cmd, env=env, stdout=sys.stderr, check=True)
 
 
 def ensure_packages():

@@ -13,6 +13,7 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import tempfile
 
 from .host import SetupError, log
@@ -41,7 +42,7 @@ def resolve():
         if os.geteuid() != 0:
             raise SetupError('apt-cache cannot resolve %s; run apt-get update' % META_PACKAGE)
         log('apt lists do not know %s; running apt-get update' % META_PACKAGE)
-        subprocess.run(['apt-get', '-q', 'update'], check=True)
+        subprocess.run(['apt-get', '-q', 'update'], stdout=sys.stderr, check=True)
         found = _resolve_once()
     if found is None:
         raise SetupError('apt-cache depends %s names no linux-image package' % META_PACKAGE)
@@ -145,12 +146,13 @@ def fetch(cache_dir):
     shutil.rmtree(entry, ignore_errors=True)
     os.makedirs(entry)
     with tempfile.TemporaryDirectory(dir=entry) as tmp:
-        # apt-get download writes into the current directory.  As root it
-        # warns that _apt cannot write there; the download still succeeds.
-        download = ['apt-get', '-q', 'download', '%s=%s' % (pkg, version)]
-        if subprocess.run(download, cwd=tmp, stdout=subprocess.DEVNULL).returncode != 0:
-            subprocess.run(['apt-get', '-q', 'update'], check=True)
-            subprocess.run(download, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+        # apt-get download writes into the current directory, which its
+        # sandbox user _apt cannot write to; download as root instead.
+        download = ['apt-get', '-q', '-o', 'APT::Sandbox::User=root', 'download',
+                    '%s=%s' % (pkg, version)]
+        if subprocess.run(download, cwd=tmp, stdout=sys.stderr).returncode != 0:
+            subprocess.run(['apt-get', '-q', 'update'], stdout=sys.stderr, check=True)
+            subprocess.run(download, cwd=tmp, stdout=sys.stderr, check=True)
         deb = [f for f in os.listdir(tmp) if f.endswith('.deb')][0]
         subprocess.run(['dpkg', '-x', os.path.join(tmp, deb), os.path.join(entry, 'root')],
                        check=True)

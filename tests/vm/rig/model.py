@@ -6,10 +6,13 @@ the guest boots once and runs them in sequence.
 """
 
 from dataclasses import dataclass, replace
-from typing import Tuple
+from typing import Optional, Tuple
 
 # PCI IDs as the guest sees them (modern-only virtio-net is 1af4:1041).
 PCI_IDS = {'e1000e': '8086:10d3', 'virtio-net': '1af4:1041'}
+
+# Seconds the host waits past a check's own timeout before it calls the guest hung.
+CHECK_SLACK = 15
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ class Check:
         shared library ldd lists for them are put into the initramfs.
     timeout: seconds; past it the guest kills the command and goes on (0:
         no guest-side timeout).  The host stops the guest if a check makes
-        no progress for its timeout plus 15 s.
+        no progress for its timeout plus CHECK_SLACK.
     """
     name: str
     command: str
@@ -108,12 +111,18 @@ class Boot:
 
     timeout: seconds for the whole boot on the host side (boot, setup and
     every check); a guest that is still running then is killed and fails.
+    None: a minute to boot plus every check's timeout and slack.
     """
     name: str
     topology: Topology
     scenarios: Tuple[Scenario, ...]
-    timeout: int = 240
+    timeout: Optional[int] = None
     description: str = ''
+
+    def host_timeout(self):
+        if self.timeout is not None:
+            return self.timeout
+        return 60 + sum(c.timeout + CHECK_SLACK for c in self.plan())
 
     def plan(self):
         """Every check of the boot in order: the setup, then the scenarios'."""

@@ -6,6 +6,7 @@ import subprocess
 import time
 
 from . import initramfs, qemu, results
+from .model import CHECK_SLACK
 from .host import log
 
 BOOT_BUDGET = 60        # seconds from start to the guest's hello (TCG)
@@ -46,19 +47,22 @@ def _stop(proc):
 
 
 class Watch:
-    """Tracks when each check began (host time), to time it out."""
+    """Decides when a guest must be stopped: past the boot's host timeout,
+    without a hello a minute after the start, or when no new frame came for
+    the open check's timeout plus slack (30 s plus slack between checks)."""
 
     def __init__(self, boot, plan):
         self.boot = boot
         self.limits = {c.name: c.timeout for c in plan}
+        self.timeout = boot.host_timeout()
         self.started = time.monotonic()
         self.mark = self.started       # last time the guest made progress
         self.last_key = None
 
     def verdict(self, stream):
         now = time.monotonic()
-        if now - self.started > self.boot.timeout:
-            return 'timed out: the whole boot took more than %d s' % self.boot.timeout
+        if now - self.started > self.timeout:
+            return 'timed out: the whole boot took more than %d s' % self.timeout
         if stream.hello is None:
             if now - self.started > BOOT_BUDGET:
                 return 'timed out: no hello from the guest within %d s' % BOOT_BUDGET
@@ -70,9 +74,9 @@ class Watch:
             self.last_key, self.mark = key, now
         open_checks = [c for c in stream.checks.values() if c.status is None]
         limit = self.limits.get(open_checks[-1].name, 60) if open_checks else 30
-        if now - self.mark > limit + 15:
+        if now - self.mark > limit + CHECK_SLACK:
             what = ('check ' + open_checks[-1].name) if open_checks else 'the guest between checks'
-            return 'timed out: %s made no progress for %d s' % (what, limit + 15)
+            return 'timed out: %s made no progress for %d s' % (what, limit + CHECK_SLACK)
         return None
 
 
@@ -128,4 +132,6 @@ def run_boot(boot, kernel, work, build_root, shell=False):
     timing = 'boot %s: %.1f s in all (hello after %s s guest uptime); console log: %s' % (
         boot.name, elapsed, stream.boot_seconds, console)
     log(timing)
+    if all(r.ok for r in out):
+        os.remove(initrd)      # kept only to reproduce a failure
     return out, [timing]
