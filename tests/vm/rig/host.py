@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 # What the rig needs on the host: a command (or file) and the package with it.
+# A dynamic /bin/busybox (Debian's `busybox`) will do as well: the initramfs
+# gets every library ldd lists for it.
 NEEDS = [
     ('qemu-system-x86_64', 'qemu-system-x86'),
     ('/bin/busybox', 'busybox-static'),
@@ -30,13 +32,6 @@ def _present(what):
     return shutil.which(what) is not None
 
 
-def _busybox_is_static():
-    # Debian's `busybox` (dynamic) and `busybox-static` both install
-    # /bin/busybox; only the static one runs in the guest as it is.
-    with open('/bin/busybox', 'rb') as f:
-        return b'/lib64/ld-linux' not in f.read(4096)
-
-
 def apt_get(*args):
     """Runs apt-get non-interactively; on failure, updates the lists and retries.
 
@@ -52,8 +47,6 @@ def apt_get(*args):
 
 def ensure_packages():
     missing = sorted({pkg for what, pkg in NEEDS if not _present(what)})
-    if not missing and not _busybox_is_static():
-        missing = ['busybox-static']
     if not missing:
         return
     if os.geteuid() != 0:

@@ -36,44 +36,55 @@ def _read(path):
         return f.read()
 
 
-def _add_file_and_link_target(w, path):
-    """Adds a library under the path ldd gave; a symlink becomes a copy."""
-    w.file(path, _read(os.path.realpath(path)), 0o755)
-
-
-def build(out_path, kernel, boot, run_id, build_root, shell=False):
+def _describe(kernel, boot, run_id, shell):
+    """The three files that tell the guest what this boot is and does."""
     topo = boot.topology
-    plan = boot.plan()
-    modules = kernel.load_order(topo.modules)
     config = {
         'UNIC_VM_RUN': run_id,
         'UNIC_VM_BOOT': boot.name,
         'UNIC_VM_SHELL': '1' if shell else '0',
-        'UNIC_VM_MODULES': ' '.join(modules),
+        'UNIC_VM_MODULES': ' '.join(kernel.load_order(topo.modules)),
         'UNIC_VM_DRIVERS': topo.driver,
         'UNIC_VM_ACCESS': topo.access,
         'UNIC_VM_AW_BITS': str(topo.aw_bits if topo.access == 'vfio' else 0),
     }
+    # nics: name model locator driver reset_method ("-": leave it)
     nics = []
     for i, (nic, loc) in enumerate(zip(topo.nics, qemu.nic_locators(topo))):
         reset = 'bus' if nic.placement == 'root-port' and nic.model == 'e1000e' else '-'
         nics.append('nic%d %s %s %s %s' % (i, nic.model, loc, topo.driver, reset))
-    plan_lines = []
-    for c in plan:
+    # plan: check, format, guest timeout, command; tab-separated
+    plan = []
+    for c in boot.plan():
         if '\t' in c.command or '\n' in c.command:
             raise ValueError('%s: a command is one line without tabs' % c.name)
-        plan_lines.append('%s\t%s\t%d\t%s' % (c.name, c.format, c.timeout, c.command))
+        plan.append('%s\t%s\t%d\t%s' % (c.name, c.format, c.timeout, c.command))
+    return {
+        'etc/unic-vm/config': ''.join("%s='%s'\n" % kv for kv in config.items()),
+        'etc/unic-vm/nics': '\n'.join(nics) + '\n',
+        'etc/unic-vm/plan': '\n'.join(plan) + '\n',
+    }
 
-    binaries = []
-    for c in plan:
+
+def _binaries(boot, build_root):
+    """The build-tree programs the boot's checks name, as host paths."""
+    out = []
+    for c in boot.plan():
         for b in c.binaries:
             path = os.path.join(build_root, b)
             if not os.path.exists(path):
                 raise SetupError('%s is not built; run: meson compile -C %s' % (path, build_root))
-            if path not in binaries:
-                binaries.append(path)
+            if path not in out:
+                out.append(path)
+    return out
+
+
+def build(out_path, kernel, boot, run_id, build_root, shell=False):
+    """Writes the boot's initramfs (gzip'ed cpio) to out_path."""
+    modules = kernel.load_order(boot.topology.modules)
+    binaries = _binaries(boot, build_root)
     libraries = []
-    for b in binaries:
+    for b in ['/bin/busybox'] + binaries:
         for lib in shared_libraries(b):
             if lib not in libraries:
                 libraries.append(lib)
@@ -84,6 +95,7 @@ def build(out_path, kernel, boot, run_id, build_root, shell=False):
             for d in ('dev', 'proc', 'sys', 'tmp', 'run', 'root', 'etc'):
                 w.directory(d)
             w.char_device('dev/console', 5, 1)
+            # /init is "#!/bin/busybox sh"; it installs the applet links.
             w.file('bin/busybox', _read('/bin/busybox'), 0o755)
             w.symlink('bin/sh', 'busybox')
             w.file('init', _read(os.path.join(GUEST_DIR, 'init')), 0o755)
@@ -93,11 +105,9 @@ def build(out_path, kernel, boot, run_id, build_root, shell=False):
             for b in binaries:
                 w.file('opt/unic/bin/' + os.path.basename(b), _read(b), 0o755)
             for lib in libraries:
-                _add_file_and_link_target(w, lib)
-            w.file('etc/unic-vm/config',
-                   ''.join("%s='%s'\n" % kv for kv in config.items()).encode())
-            w.file('etc/unic-vm/nics', ('\n'.join(nics) + '\n').encode())
-            w.file('etc/unic-vm/plan', ('\n'.join(plan_lines) + '\n').encode())
+                # Under the path ldd printed; a symlink there becomes a copy.
+                w.file(lib, _read(os.path.realpath(lib)), 0o755)
+            for path, text in _describe(kernel, boot, run_id, shell).items():
+                w.file(path, text.encode())
             w.close()
     os.replace(out_path + '.tmp', out_path)
-    return plan

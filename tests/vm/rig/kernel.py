@@ -88,11 +88,11 @@ class Kernel:
         Dependencies come from each module's own depends= field, so a module
         that a newer kernel merged or built in (vfio_virqfd) drops out by itself.
         """
-        order = []
+        order, done = [], set()
 
         def visit(name, chain):
             key = _norm(name)
-            if key in self._builtin or key in (_norm(o) for o in order):
+            if key in self._builtin or key in done:
                 return
             if key in chain:
                 raise SetupError('module dependency loop: ' + ' -> '.join(chain + [key]))
@@ -102,6 +102,7 @@ class Kernel:
                 if dep:
                     visit(dep, chain + [key])
             order.append(os.path.basename(self._files[key]).split('.ko')[0])
+            done.add(key)
 
         for w in wanted:
             visit(w, [])

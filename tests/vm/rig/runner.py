@@ -80,56 +80,71 @@ class Watch:
         return None
 
 
+def _shell(boot, kernel, initrd, append, res_path):
+    cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
+                       'mon:stdio', 'file:' + res_path)
+    log('shell in %s (exit powers off, Ctrl-A x quits QEMU); results go to %s'
+        % (boot.name, res_path))
+    log(' '.join(cmd))
+    subprocess.run(cmd)
+
+
+def _watch(proc, boot, run_id, console, res_path):
+    """Waits until the guest is done or must be stopped; returns why it was
+    stopped (None: it finished by itself)."""
+    watch = Watch(boot, boot.plan())
+    while proc.poll() is None:
+        stream = results.parse_stream(_read(res_path), run_id)
+        if stream.done:
+            try:
+                proc.wait(10)           # it powers off by itself
+            except subprocess.TimeoutExpired:
+                pass
+            return None
+        crash = results.console_crash(_read(console))
+        if crash:
+            return 'guest kernel crashed: ' + crash
+        stopped = watch.verdict(stream)
+        if stopped:
+            return stopped
+        time.sleep(POLL)
+    return None
+
+
 def run_boot(boot, kernel, work, build_root, shell=False):
     """Runs one boot; returns (results, notes for the report)."""
     run_id = secrets.token_hex(4)
     console, res_path, initrd = work.files(boot, run_id)
-    t0 = time.monotonic()
-    plan = initramfs.build(initrd, kernel, boot, run_id, build_root, shell)
-    t_initrd = time.monotonic() - t0
+    started = time.monotonic()
+    initramfs.build(initrd, kernel, boot, run_id, build_root, shell)
+    t_initrd = time.monotonic() - started
     append = qemu.kernel_cmdline(boot.topology, run_id)
     if shell:
-        cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
-                           'mon:stdio', 'file:' + res_path)
-        log('shell in %s (Ctrl-A X quits QEMU); results go to %s' % (boot.name, res_path))
-        log(' '.join(cmd))
-        subprocess.run(cmd)
+        _shell(boot, kernel, initrd, append, res_path)
         return [], []
+
     cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
                        'file:' + console, 'file:' + res_path)
     with open(console + '.cmd', 'w') as f:
         f.write(' '.join("'%s'" % a if ' ' in a or a == '' else a for a in cmd) + '\n')
-    log('boot %s (run %s, initrd built in %.1f s); console log: %s' % (boot.name, run_id, t_initrd, console))
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=open(console + '.qemu-stderr', 'w'))
-    watch = Watch(boot, plan)
-    stopped = None
-    while True:
-        stream = results.parse_stream(_read(res_path), run_id)
-        if proc.poll() is not None:
-            break
-        if stream.done:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
-            break
-        crash = results.console_crash(_read(console))
-        if crash:
-            stopped = 'guest kernel crashed: ' + crash
-            break
-        stopped = watch.verdict(stream)
-        if stopped:
-            break
-        time.sleep(POLL)
-    _stop(proc)
-    elapsed = time.monotonic() - watch.started
+    log('boot %s (run %s, initrd built in %.1f s); console log: %s'
+        % (boot.name, run_id, t_initrd, console))
+    with open(console + '.qemu-stderr', 'w') as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=err)
+        try:
+            stopped = _watch(proc, boot, run_id, console, res_path)
+        finally:
+            _stop(proc)
+    elapsed = time.monotonic() - started
+
     stream = results.parse_stream(_read(res_path), run_id)
-    if stopped is None and proc.returncode not in (0, None) and not stream.done:
+    if stopped is None and proc.returncode != 0 and not stream.done:
         stopped = 'QEMU exited with status %d: %s' % (
             proc.returncode, _read(console + '.qemu-stderr').strip()[-500:])
-    out = results.evaluate(boot.name, plan, stream, _read(console), stopped)
-    timing = 'boot %s: %.1f s in all (hello after %s s guest uptime); console log: %s' % (
+    out = results.evaluate(boot.name, plan=boot.plan(), stream=stream,
+                           console_text=_read(console), stopped_because=stopped)
+    timing = 'boot %s: %.1f s in all (hello at %s s of guest uptime); console log: %s' % (
         boot.name, elapsed, stream.boot_seconds, console)
     log(timing)
     if all(r.ok for r in out):
