@@ -22,9 +22,12 @@ HUB_VFIO_AW48 = Topology(access='vfio', aw_bits=48, nics=(
     Nic('e1000e', 'hub0', 'root-bus'),
 ))
 
-# Topology a, access uio: no IOMMU; an e1000e bound to uio_pci_generic.
-HUB_UIO = Topology(access='uio', nics=(
+# Access uio: no IOMMU; an e1000e bound to uio_pci_generic on a hub
+# (topology a), and an e1000e on a host tap (topology b) driven by the guest
+# kernel's own e1000e driver, which checks the tap path of the rig itself.
+UIO = Topology(access='uio', nics=(
     Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('e1000e', 'tap:unic0', 'root-bus', driver='e1000e'),
 ))
 
 # The rig's own self-tests boot the smallest guest there is.
@@ -43,10 +46,15 @@ BOOTS = [
                  criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
              )),
          )),
-    Boot('uio-hub', HUB_UIO, description='no IOMMU, uio_pci_generic, NICs on QEMU hubs',
+    Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
          scenarios=(
              Scenario('smoke', (
                  criterion('uio', 'tests/vm/guest/test_uio_smoke'),
+             )),
+             Scenario('tap', (
+                 Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'
+                       ' && vm-frames $IF 20', binaries=('tests/vm/guest/vm-frames',),
+                       frames=('unic0', 20)),
              )),
          )),
     # Must fail (meson: should_fail): a guest check that fails is reported.

@@ -44,15 +44,18 @@ def _describe(kernel, boot, run_id, shell):
         'UNIC_VM_BOOT': boot.name,
         'UNIC_VM_SHELL': '1' if shell else '0',
         'UNIC_VM_MODULES': ' '.join(kernel.load_order(topo.modules)),
-        'UNIC_VM_DRIVERS': topo.driver,
+        'UNIC_VM_DRIVERS': ' '.join(sorted({topo.driver_of(n) for n in topo.nics})),
         'UNIC_VM_ACCESS': topo.access,
         'UNIC_VM_AW_BITS': str(topo.aw_bits if topo.access == 'vfio' else 0),
     }
     # nics: name model locator driver reset_method ("-": leave it)
     nics = []
     for i, (nic, loc) in enumerate(zip(topo.nics, qemu.nic_locators(topo))):
-        reset = 'bus' if nic.placement == 'root-port' and nic.model == 'e1000e' else '-'
-        nics.append('nic%d %s %s %s %s' % (i, nic.model, loc, topo.driver, reset))
+        driver = topo.driver_of(nic)
+        reset = '-'
+        if nic.placement == 'root-port' and nic.model == 'e1000e' and driver == topo.driver:
+            reset = 'bus'
+        nics.append('nic%d %s %s %s %s' % (i, nic.model, loc, driver, reset))
     # plan: check, format, guest timeout, command; tab-separated
     plan = []
     for c in boot.plan():

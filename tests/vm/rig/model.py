@@ -22,24 +22,40 @@ class Nic:
     model: 'e1000e' or 'virtio-net' (always modern-only with
         iommu_platform=on, so its DMA goes through the emulated IOMMU).
     link: 'hubN' puts the port on QEMU hub N; NICs on one hub see each other's
-        frames, losslessly and synchronously.  (Topology b of issue 3, a tap in
-        a network namespace, will be 'tap:NAME'.)
+        frames, losslessly and synchronously (topology a).  'tap:NAME' wires
+        it to a host tap device NAME with vnet_hdr=on, in a network namespace
+        of its own that QEMU runs in (topology b); the host captures what the
+        tap receives.
     placement: 'root-bus' (on pcie.0) or 'root-port' (alone behind its own
         pcie-root-port).  An e1000e has no FLR: on the root bus nothing resets
         it between processes; behind a root port the guest sets its
         reset_method to 'bus', so vfio-pci resets it at every open.
+    driver: the guest driver to bind, if not the topology's (vfio-pci or
+        uio_pci_generic): e.g. the guest kernel's own 'e1000e', as a
+        reference or to test the rig itself.
     """
     model: str
     link: str
     placement: str = 'root-port'
+    driver: Optional[str] = None
 
     def __post_init__(self):
         if self.model not in PCI_IDS:
             raise ValueError('unknown NIC model %r (known: %s)' % (self.model, ', '.join(PCI_IDS)))
         if self.placement not in ('root-bus', 'root-port'):
             raise ValueError('placement must be root-bus or root-port, not %r' % self.placement)
-        if not self.link.startswith('hub') or not self.link[3:].isdigit():
-            raise ValueError('link must be hubN, not %r' % self.link)
+        if self.hub is None and not (self.tap and len(self.tap) < 16):
+            raise ValueError('link must be hubN or tap:NAME (at most 15 characters), not %r'
+                             % self.link)
+
+    @property
+    def hub(self):
+        ok = self.link.startswith('hub') and self.link[3:].isdigit()
+        return int(self.link[3:]) if ok else None
+
+    @property
+    def tap(self):
+        return self.link[4:] if self.link.startswith('tap:') else None
 
 
 @dataclass(frozen=True)
@@ -67,11 +83,24 @@ class Topology:
     def driver(self):
         return 'vfio-pci' if self.access == 'vfio' else 'uio_pci_generic'
 
+    def driver_of(self, nic):
+        return nic.driver or self.driver
+
+    @property
+    def taps(self):
+        return [n.tap for n in self.nics if n.tap]
+
     @property
     def modules(self):
+        """Modules the guest loads: the access mode's, then NIC drivers'."""
         if self.access == 'vfio':
-            return ['irqbypass', 'vfio', 'vfio_iommu_type1', 'vfio-pci']
-        return ['uio', 'uio_pci_generic']
+            mods = ['irqbypass', 'vfio', 'vfio_iommu_type1', 'vfio-pci']
+        else:
+            mods = ['uio', 'uio_pci_generic']
+        for nic in self.nics:
+            if nic.driver and nic.driver not in mods:
+                mods.append(nic.driver)
+        return mods
 
 
 @dataclass(frozen=True)
@@ -83,6 +112,8 @@ class Check:
         the result.
     binaries: build-tree paths of programs the command needs; they and every
         shared library ldd lists for them are put into the initramfs.
+    frames: (tap, count): the check sends count frames tagged with the run id
+        and its name (guest/vm_frames.c) that the host must capture on tap.
     timeout: seconds; past it the guest kills the command and goes on (0:
         no guest-side timeout).  The host stops the guest if a check makes
         no progress for its timeout plus CHECK_SLACK.
@@ -92,6 +123,7 @@ class Check:
     format: str = 'plain'
     binaries: Tuple[str, ...] = ()
     timeout: int = 60
+    frames: Optional[Tuple[str, int]] = None
 
 
 def criterion(name, binary, timeout=60):

@@ -3,9 +3,10 @@
 import os
 import secrets
 import subprocess
+import sys
 import time
 
-from . import initramfs, qemu, results
+from . import frames, initramfs, qemu, results
 from .model import CHECK_SLACK
 from .host import log
 
@@ -111,6 +112,56 @@ def _watch(proc, boot, run_id, console, res_path):
     return None
 
 
+class Peers:
+    """The host side of every tap of a boot: one capture process per tap,
+    started in QEMU's network namespace (topology b)."""
+
+    def __init__(self, boot, base):
+        self.taps = boot.topology.taps
+        self.pcaps = {tap: '%s.%s.pcap' % (base, tap) for tap in self.taps}
+        self.procs = []
+
+    def start(self, qemu_proc):
+        if not self.taps:
+            return None
+        ns = '/proc/%d/ns/net' % qemu_proc.pid
+        # unshare(1) execs QEMU after it made the namespace: wait for that.
+        end = time.monotonic() + 10
+        while os.readlink(ns) == os.readlink('/proc/self/ns/net'):
+            if qemu_proc.poll() is not None or time.monotonic() > end:
+                return 'QEMU did not start in a network namespace of its own'
+            time.sleep(0.02)
+        peer = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'peer.py')
+        for tap, pcap in self.pcaps.items():
+            p = subprocess.Popen(['nsenter', '--net=' + ns, sys.executable, peer, tap, pcap],
+                                 stdout=subprocess.PIPE, text=True)
+            self.procs.append(p)
+            if p.stdout.readline().strip() != 'ready':
+                return 'the capture on tap %s did not start' % tap
+        return None
+
+    def stop(self):
+        for p in self.procs:
+            _stop(p)
+
+    def results(self, boot, run_id):
+        """A result per check that expects frames on a tap."""
+        out = []
+        seen = {tap: frames.count_tagged(frames.read_pcap(pcap), run_id)
+                for tap, pcap in self.pcaps.items()}
+        for check in boot.plan():
+            if not check.frames:
+                continue
+            tap, want = check.frames
+            got, strays = seen.get(tap, ({}, 0))
+            n = got.get(check.name, 0)
+            out.append(results.Result(
+                n == want, '%s: %s: host captured its frames on %s' % (boot.name, check.name, tap),
+                ['%d of %d frames with run id and check name; %d other frames on %s (%s)'
+                 % (n, want, strays, tap, self.pcaps.get(tap))]))
+        return out
+
+
 def run_boot(boot, kernel, work, build_root, shell=False):
     """Runs one boot; returns (results, notes for the report)."""
     run_id = secrets.token_hex(4)
@@ -129,13 +180,15 @@ def run_boot(boot, kernel, work, build_root, shell=False):
         f.write(' '.join("'%s'" % a if ' ' in a or a == '' else a for a in cmd) + '\n')
     log('boot %s (run %s, initrd built in %.1f s); console log: %s'
         % (boot.name, run_id, t_initrd, console))
+    peers = Peers(boot, console[:-len('.console.log')])
     with open(console + '.qemu-stderr', 'w') as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err)
         try:
-            stopped = _watch(proc, boot, run_id, console, res_path)
+            stopped = peers.start(proc) or _watch(proc, boot, run_id, console, res_path)
         finally:
             _stop(proc)
+            peers.stop()
     elapsed = time.monotonic() - started
 
     stream = results.parse_stream(_read(res_path), run_id)
@@ -144,6 +197,7 @@ def run_boot(boot, kernel, work, build_root, shell=False):
             proc.returncode, _read(console + '.qemu-stderr').strip()[-500:])
     out = results.evaluate(boot.name, plan=boot.plan(), stream=stream,
                            console_text=_read(console), stopped_because=stopped)
+    out += peers.results(boot, run_id)
     timing = 'boot %s: %.1f s in all (hello at %s s of guest uptime); console log: %s' % (
         boot.name, elapsed, stream.boot_seconds, console)
     log(timing)

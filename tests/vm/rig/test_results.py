@@ -5,7 +5,7 @@ Run: cd tests/vm && python3 -m unittest rig.test_results
 
 import unittest
 
-from . import results
+from . import frames, results
 from .model import Check
 
 RUN = 'c0ffee01'
@@ -122,3 +122,22 @@ class Tap(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class Frames(unittest.TestCase):
+
+    @staticmethod
+    def frame(payload, ethertype=0x88b5):
+        return b'\xff' * 6 + b'\x52\x54\x00\x12\x34\x56' + ethertype.to_bytes(2, 'big') + \
+            payload.encode() + b'\0' * 40
+
+    def test_frames_count_per_check_and_strays_apart(self):
+        got, strays = frames.count_tagged([
+            self.frame('unic-vm %s tap/send 0' % RUN),
+            self.frame('unic-vm %s tap/send 1' % RUN),
+            self.frame('unic-vm %s tap/send 1' % RUN),        # a duplicate
+            self.frame('unic-vm deadbeef tap/send 2'),         # an older run's leftover
+            self.frame('unic-vm %s tap/send 3' % RUN, 0x86dd),  # not our EtherType
+        ], RUN)
+        self.assertEqual(got, {'tap/send': 2})
+        self.assertEqual(strays, 2)
