@@ -1,8 +1,9 @@
 """The scenarios of the unic QEMU rig, grouped by boot.
 
 A boot is one guest with one topology; its scenarios run in sequence, so add
-a scenario to an existing boot when its topology fits (each boot costs about
-15-20 s of TCG time).  Add a boot to tests/vm/meson.build too.
+a scenario to an existing boot when its topology fits (a boot costs about
+10 s of TCG time before its first check).  Add a boot to tests/vm/meson.build
+too.
 See docs/testing.md.
 """
 

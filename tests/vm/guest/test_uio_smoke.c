@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The UIO smoke test, run inside the QEMU rig's guest (boot uio-hub, no
+ * The UIO smoke test, run inside the QEMU rig's guest (boot uio, no
  * IOMMU): an e1000e bound to uio_pci_generic has a /dev/uioN, and its BAR0
  * reads through sysfs resource0 the way a UIO driver maps it.
  */

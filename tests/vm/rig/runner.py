@@ -87,7 +87,18 @@ def _shell(boot, kernel, initrd, append, res_path):
     log('shell in %s (exit powers off, Ctrl-A x quits QEMU); results go to %s'
         % (boot.name, res_path))
     log(' '.join(cmd))
-    subprocess.run(cmd)
+    peers = Peers(boot, res_path[:-len('.results.log')])
+    proc = subprocess.Popen(cmd)
+    try:
+        problem = peers.start(proc)
+        if problem:
+            log(problem)
+        for tap, pcap in peers.pcaps.items():
+            log('tap %s: frames the guest sends are captured in %s' % (tap, pcap))
+        proc.wait()
+    finally:
+        _stop(proc)
+        peers.stop()
 
 
 def _watch(proc, boot, run_id, console, res_path):
@@ -172,6 +183,7 @@ def run_boot(boot, kernel, work, build_root, shell=False):
     append = qemu.kernel_cmdline(boot.topology, run_id)
     if shell:
         _shell(boot, kernel, initrd, append, res_path)
+        os.remove(initrd)
         return [], []
 
     cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
