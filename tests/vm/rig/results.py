@@ -216,6 +216,13 @@ def _check_results(name, out):
     return results
 
 
+def setup_ok(boot_name, results):
+    """Whether the guest booted and every setup/ check passed."""
+    prefix = boot_name + ': '
+    return all(r.ok for r in results
+               if r.name in (prefix + 'boot',) or r.name.startswith(prefix + 'setup/'))
+
+
 def tap_lines(results, start=1):
     """TAP 13 result lines (no header, no plan), numbered from start."""
     lines = []

@@ -106,6 +106,15 @@ class ParseAndEvaluate(unittest.TestCase):
         self.assertEqual(failed(res), [])
         self.assertEqual([r.skip for r in res if r.skip], ['skipped by the guest'])
 
+    def test_a_failed_setup_is_not_ok_for_setup(self):
+        text = stream(HELLO, '@@unic-vm begin %s setup/bind plain' % RUN,
+                      '@@unic-vm end %s setup/bind 1 0.1' % RUN,
+                      *smoke(0, '1..1', 'ok - vfio::a'), DONE)
+        self.assertFalse(results.setup_ok('b', verdict(text)))
+        self.assertFalse(results.setup_ok('b', verdict('', stopped='timed out')))
+        good = stream(HELLO, *BIND_OK, *smoke(1, '1..1', 'not ok - vfio::a'), DONE)
+        self.assertTrue(results.setup_ok('b', verdict(good)))
+
     def test_no_done_frame_fails_even_if_every_check_passed(self):
         res = verdict(stream(HELLO, *BIND_OK, *smoke(0, '1..1', 'ok - vfio::a')),
                       stopped='QEMU exited with status 1')
