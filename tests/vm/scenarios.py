@@ -54,8 +54,10 @@ BOOTS = [
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'
-                       ' && vm-frames $IF 20', binaries=('tests/vm/guest/vm-frames',),
+                       ' && vm-frames send $IF 20', binaries=('tests/vm/guest/vm-frames',),
                        frames=('unic0', 20)),
+                 Check('host-sends', 'vm-frames recv $(unic-vm ifname nic1) 20'
+                       ' "unic-vm host-send unic0 20"', binaries=('tests/vm/guest/vm-frames',)),
              )),
          )),
     # Must fail (meson: should_fail): a guest check that fails is reported.

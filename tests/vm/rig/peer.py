@@ -5,10 +5,15 @@ Runs inside QEMU's network namespace (the runner starts it with nsenter):
     python3 peer.py IFNAME PCAP
 
 waits for QEMU to create the tap, sets it up, prints "ready" and writes
-every frame the tap receives to PCAP until SIGTERM.  Standard library only.
+every frame the tap receives to PCAP until SIGTERM.  A line "send RUN CHECK
+COUNT" on stdin makes it send COUNT broadcast frames tagged like the guest's
+(EtherType 0x88b5, payload "unic-vm RUN CHECK SEQ", see rig/frames.py).
+Standard library only.
 """
 
 import fcntl
+import os
+import select
 import signal
 import socket
 import struct
@@ -19,6 +24,8 @@ SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
 ETH_P_ALL = 0x0003
+ETHERTYPE = 0x88b5
+HOST_MAC = bytes.fromhex('020000000001')   # locally administered
 
 
 def wait_for(ifname, seconds):
@@ -40,6 +47,13 @@ def set_up(ifname):
         fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack('16sH14x', name, flags | IFF_UP))
 
 
+def send(sock, run_id, check, count):
+    for seq in range(count):
+        payload = ('unic-vm %s %s %d' % (run_id, check, seq)).encode()
+        frame = b'\xff' * 6 + HOST_MAC + ETHERTYPE.to_bytes(2, 'big') + payload
+        sock.send(frame.ljust(128, b'\0'))
+
+
 def main():
     ifname, pcap = sys.argv[1], sys.argv[2]
     stop = []
@@ -48,16 +62,28 @@ def main():
     set_up(ifname)
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
     sock.bind((ifname, 0))
-    sock.settimeout(0.2)
+    sock.setblocking(False)
     with open(pcap, 'wb') as out:
         # pcap: magic, version 2.4, GMT offset, accuracy, snaplen, Ethernet
         out.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
         print('ready', flush=True)
+        inputs, pending = [sock, 0], b''
         while not stop:
+            ready, _, _ = select.select(inputs, [], [], 0.2)
+            if 0 in ready:
+                data = os.read(0, 4096)
+                if not data:
+                    inputs.remove(0)        # the runner closed our stdin
+                pending += data
+                while b'\n' in pending:
+                    line, pending = pending.split(b'\n', 1)
+                    words = line.decode().split()
+                    if len(words) == 4 and words[0] == 'send':
+                        send(sock, words[1], words[2], int(words[3]))
+            if sock not in ready:
+                continue
             try:
                 frame, addr = sock.recvfrom(65535)
-            except socket.timeout:
-                continue
             except OSError:
                 break               # QEMU exited and took the tap with it
             if addr[2] == socket.PACKET_OUTGOING:

@@ -7,6 +7,8 @@ that means something is a frame or belongs to one:
     @@unic-vm begin RUN CHECK FORMAT       a check starts (FORMAT: tap|plain)
     | a line the check printed on stdout
     ! a line the check printed on stderr
+    @@unic-vm send RUN CHECK TAP COUNT     (inside a check) the check asks the
+                                           host to send COUNT tagged frames on TAP
     @@unic-vm end RUN CHECK STATUS SECONDS the check ended with that exit status
     @@unic-vm done RUN UPTIME              every check ran; the guest powers off
 
@@ -42,6 +44,7 @@ class Stream:
     checks: dict = field(default_factory=dict)
     strays: int = 0
     noise: List[str] = field(default_factory=list)
+    sends: List[tuple] = field(default_factory=list)   # (check, tap, count)
 
 
 def parse_stream(text, run_id):
@@ -64,6 +67,10 @@ def parse_stream(text, run_id):
                 current.status = _int(args[1])
                 current.seconds = _float(args[2])
                 current = None
+            elif kind == 'send' and len(args) == 3 and current and args[0] == current.name:
+                count = _int(args[2])
+                if count is not None and count > 0:
+                    s.sends.append((args[0], args[1], count))
             elif kind == 'done':
                 s.done = True
             else:

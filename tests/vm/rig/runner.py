@@ -101,12 +101,19 @@ def _shell(boot, kernel, initrd, append, res_path):
         peers.stop()
 
 
-def _watch(proc, boot, run_id, console, res_path):
-    """Waits until the guest is done or must be stopped; returns why it was
-    stopped (None: it finished by itself)."""
+def _watch(proc, boot, run_id, console, res_path, peers):
+    """Waits until the guest is done or must be stopped, and serves its
+    requests for frames on a tap; returns why it was stopped (None: it
+    finished by itself)."""
     watch = Watch(boot, boot.plan())
+    served = 0
     while proc.poll() is None:
         stream = results.parse_stream(_read(res_path), run_id)
+        for check, tap, count in stream.sends[served:]:
+            problem = peers.send(tap, run_id, check, count)
+            if problem:
+                return problem
+        served = len(stream.sends)
         if stream.done:
             try:
                 proc.wait(10)           # it powers off by itself
@@ -124,13 +131,14 @@ def _watch(proc, boot, run_id, console, res_path):
 
 
 class Peers:
-    """The host side of every tap of a boot: one capture process per tap,
-    started in QEMU's network namespace (topology b)."""
+    """The host side of every tap of a boot: one peer process per tap,
+    started in QEMU's network namespace (topology b), that captures what
+    the tap receives and sends frames when a guest check asks."""
 
     def __init__(self, boot, base):
         self.taps = boot.topology.taps
         self.pcaps = {tap: '%s.%s.pcap' % (base, tap) for tap in self.taps}
-        self.procs = []
+        self.procs = {}
 
     def start(self, qemu_proc):
         if not self.taps:
@@ -145,14 +153,23 @@ class Peers:
         peer = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'peer.py')
         for tap, pcap in self.pcaps.items():
             p = subprocess.Popen(['nsenter', '--net=' + ns, sys.executable, peer, tap, pcap],
-                                 stdout=subprocess.PIPE, text=True)
-            self.procs.append(p)
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            self.procs[tap] = p
             if p.stdout.readline().strip() != 'ready':
                 return 'the capture on tap %s did not start' % tap
         return None
 
+    def send(self, tap, run_id, check, count):
+        """Has the peer of tap send count frames tagged for run and check."""
+        p = self.procs.get(tap)
+        if p is None:
+            return 'check %s asked for frames on %s, which is no tap of this boot' % (check, tap)
+        p.stdin.write('send %s %s %d\n' % (run_id, check, count))
+        p.stdin.flush()
+        return None
+
     def stop(self):
-        for p in self.procs:
+        for p in self.procs.values():
             _stop(p)
 
     def results(self, boot, run_id):
@@ -197,7 +214,7 @@ def run_boot(boot, kernel, work, build_root, shell=False):
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err)
         try:
-            stopped = peers.start(proc) or _watch(proc, boot, run_id, console, res_path)
+            stopped = peers.start(proc) or _watch(proc, boot, run_id, console, res_path, peers)
         finally:
             _stop(proc)
             peers.stop()

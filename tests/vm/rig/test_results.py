@@ -99,6 +99,12 @@ class ParseAndEvaluate(unittest.TestCase):
                              '@@unic-vm end %s smoke/vfio 0 1.0' % RUN), DONE)
         self.assertEqual(failed(verdict(text)), ['b: smoke/vfio: vfio::a'])
 
+    def test_send_requests_count_only_inside_their_own_check(self):
+        text = stream(HELLO, '@@unic-vm send %s setup/bind unic0 5' % RUN, *BIND_OK[:2],
+                      '@@unic-vm send %s setup/bind unic0 20' % RUN,
+                      '@@unic-vm send %s smoke/vfio unic0 7' % RUN, BIND_OK[2])
+        self.assertEqual(results.parse_stream(text, RUN).sends, [('setup/bind', 'unic0', 20)])
+
     def test_skip_and_todo_do_not_fail(self):
         res = verdict(stream(HELLO, *BIND_OK,
                              *smoke(0, '1..2', 'ok - vfio::a # SKIP no IOMMU',
