@@ -9,13 +9,16 @@ import shutil
 import subprocess
 import sys
 
-# What the rig needs on the host: a command (or file) and the package with it.
-# A dynamic /bin/busybox (Debian's `busybox`) will do as well: the initramfs
-# gets every library ldd lists for it.
-NEEDS = [
-    ('qemu-system-x86_64', 'qemu-system-x86'),
-    ('/bin/busybox', 'busybox-static'),
-]
+# The Debian packages the rig needs on the host, one a line; tools/install-deps
+# (CI) reads the same file.
+PACKAGES_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             'packages')
+
+# A package counts as present when this command or file is there, whatever
+# package brought it: a dynamic /bin/busybox (Debian's `busybox`) will do,
+# since the initramfs gets every library ldd lists for it.  Other packages
+# are asked of dpkg.  (unshare, nsenter, ldd, dpkg and apt are essential.)
+PROVIDED_BY = {'busybox-static': '/bin/busybox', 'qemu-system-x86': 'qemu-system-x86_64'}
 
 
 class SetupError(Exception):
@@ -26,10 +29,13 @@ def log(msg):
     print('vm: ' + msg, file=sys.stderr, flush=True)
 
 
-def _present(what):
-    if what.startswith('/'):
-        return os.path.exists(what)
-    return shutil.which(what) is not None
+def _present(package):
+    what = PROVIDED_BY.get(package)
+    if what:
+        return os.path.exists(what) if what.startswith('/') else shutil.which(what) is not None
+    r = subprocess.run(['dpkg-query', '-W', '-f=${Status}', package],
+                       capture_output=True, text=True)
+    return r.stdout.endswith(' installed')
 
 
 def apt_get(*args):
@@ -46,7 +52,8 @@ def apt_get(*args):
 
 
 def ensure_packages():
-    missing = sorted({pkg for what, pkg in NEEDS if not _present(what)})
+    with open(PACKAGES_FILE) as f:
+        missing = [p for p in f.read().split() if not _present(p)]
     if not missing:
         return
     if os.geteuid() != 0:
