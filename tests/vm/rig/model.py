@@ -126,7 +126,7 @@ class Check:
     frames: Optional[Tuple[str, int]] = None
 
 
-def criterion(name, binary, timeout=60):
+def criterion(name, binary, timeout=120):
     """A check that runs a Criterion binary built in the project."""
     return Check(name, '%s --tap=- -j1' % binary.rsplit('/', 1)[-1], 'tap', (binary,), timeout)
 

@@ -108,6 +108,7 @@ class TapCase:
     ok: bool
     name: str
     directive: Optional[str] = None   # 'SKIP' or 'TODO'
+    reason: str = ''                  # what follows the directive
     diag: List[str] = field(default_factory=list)
 
 
@@ -131,7 +132,7 @@ def parse_tap(lines):
         if m:
             name = re.sub(r'\s*\(\d+(\.\d+)?s\)$', '', m.group(2))
             directive = m.group(3).upper() if m.group(3) else None
-            cases.append(TapCase(m.group(1) is None, name, directive))
+            cases.append(TapCase(m.group(1) is None, name, directive, (m.group(4) or '').strip()))
         elif cases and line.startswith((' ', '\t')):
             cases[-1].diag.append(line.strip())
     return planned, cases, bail
@@ -185,8 +186,7 @@ def evaluate(boot_name, plan, stream, console_text, stopped_because=None):
             continue
         results.extend(_check_results(name, out))
     if stream.strays:
-        results.append(Result(True, prefix + 'stray frames ignored',
-                              ['%d frames carried another run id' % stream.strays]))
+        results[0].diag.append('%d frames with another run id were ignored' % stream.strays)
     if crash and all(r.ok for r in results):
         results.append(Result(False, prefix + 'kernel did not crash', [crash]))
     if stream.hello and not stream.done and all(r.ok for r in results):
@@ -205,9 +205,9 @@ def _check_results(name, out):
     planned, cases, bail = parse_tap(out.out)
     results = []
     for c in cases:
-        skip = c.directive == 'SKIP' and 'skipped by the guest'
+        skip = (c.reason or 'skipped in the guest') if c.directive == 'SKIP' else None
         ok = c.ok or c.directive == 'TODO'
-        results.append(Result(ok, '%s: %s' % (name, c.name), c.diag, skip or None))
+        results.append(Result(ok, '%s: %s' % (name, c.name), c.diag, skip))
     problems = []
     if bail:
         problems.append('bail out: ' + bail)
@@ -217,9 +217,10 @@ def _check_results(name, out):
         problems.append('TAP planned %d results, got %d' % (planned, len(cases)))
     if out.status != 0 and all(r.ok for r in results):
         problems.append(status_diag)
-    if problems or not cases:
-        results.append(Result(False, name, problems + ['stderr: ' + x for x in _tail(out.err)]
-                              or ['no test case reported']))
+    if not cases:
+        problems.append('no test case reported')
+    if problems:
+        results.append(Result(False, name, problems + ['stderr: ' + x for x in _tail(out.err)]))
     return results
 
 
