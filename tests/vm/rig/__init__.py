@@ -1,0 +1,1 @@
+"""The host side of the unic QEMU rig (tests/vm): see docs/testing.md."""

@@ -1,0 +1,71 @@
+"""A Topology as a QEMU command line (QEMU 7.2, q35, TCG)."""
+
+FIRST_SLOT = 3   # pcie.0 slots 0 (host bridge) and 0x1f (ICH9) are taken
+
+
+def nic_locators(topology):
+    """Where the guest finds each NIC: "00:SS.0" on the root bus, or
+    "00:SS.0/" for the device behind the root port at that address."""
+    out = []
+    for i, nic in enumerate(topology.nics):
+        slot = FIRST_SLOT + i
+        out.append('00:%02x.0%s' % (slot, '/' if nic.placement == 'root-port' else ''))
+    return out
+
+
+def _nic_args(i, nic):
+    slot = FIRST_SLOT + i
+    netdev = 'net%d' % i
+    if nic.tap:
+        # Only tap passes a virtio-net header: real TSO and checksum offload.
+        args = ['-netdev', 'tap,id=%s,ifname=%s,script=no,downscript=no,vnet_hdr=on'
+                % (netdev, nic.tap)]
+    else:
+        args = ['-netdev', 'hubport,id=%s,hubid=%d' % (netdev, nic.hub)]
+    if nic.placement == 'root-port':
+        port = 'rp%d' % i
+        args += ['-device', 'pcie-root-port,id=%s,bus=pcie.0,addr=0x%x,chassis=%d'
+                 % (port, slot, slot)]
+        where = 'bus=%s,addr=0x0' % port
+    else:
+        where = 'bus=pcie.0,addr=0x%x' % slot
+    # romfile= leaves out the iPXE option ROM: nothing here boots from the network.
+    if nic.model == 'e1000e':
+        dev = 'e1000e,netdev=%s,%s,romfile=' % (netdev, where)
+    else:
+        dev = ('virtio-net-pci,netdev=%s,%s,romfile=,disable-legacy=on,iommu_platform=on'
+               % (netdev, where))
+    return args + ['-device', dev]
+
+
+def command(topology, kernel, initrd, append, console, results):
+    """The qemu-system-x86_64 argument list.
+
+    console and results are -serial arguments for ttyS0 (the kernel console)
+    and ttyS1 (the framed results), e.g. 'file:/path' or 'mon:stdio'.
+    """
+    vfio = topology.access == 'vfio'
+    # A tap lives in a network namespace of its own, created for QEMU.
+    netns = ['unshare', '--net', '--'] if topology.taps else []
+    machine = 'q35,kernel-irqchip=split' if vfio else 'q35'
+    args = netns + ['qemu-system-x86_64', '-M', machine, '-accel', 'tcg', '-cpu', 'max',
+            '-smp', str(topology.cpus), '-m', str(topology.memory_mb),
+            '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
+            '-kernel', kernel, '-initrd', initrd, '-append', append,
+            '-serial', console, '-serial', results]
+    if vfio:
+        # The IOMMU must come before the devices whose DMA it translates.
+        args += ['-device', 'intel-iommu,intremap=on,caching-mode=on,aw-bits=%d'
+                 % topology.aw_bits]
+    for i, nic in enumerate(topology.nics):
+        args += _nic_args(i, nic)
+    return args
+
+
+def kernel_cmdline(topology, run_id, shell=False):
+    words = ['console=ttyS0', 'panic=-1', 'unic.run=' + run_id]
+    if topology.access == 'vfio':
+        words.append('intel_iommu=on')
+    if shell:
+        words.append('unic.shell=1')
+    return ' '.join(words)

@@ -1,0 +1,89 @@
+"""The scenarios of the unic QEMU rig, grouped by boot.
+
+A boot is one guest with one topology; its scenarios run in sequence, so add
+a scenario to an existing boot when its topology fits (a boot costs about
+10 s of TCG time before its first check).  Add a boot to tests/vm/meson.build
+too.
+See docs/testing.md.
+"""
+
+from rig.model import Boot, Check, Nic, Scenario, Topology, criterion
+
+# Topology a, access vfio: two e1000e on hub 0 (one on the root bus, one
+# behind its own root port with reset_method=bus) and a virtio-net on hub 1.
+HUB_VFIO = Topology(access='vfio', nics=(
+    Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('e1000e', 'hub0', 'root-port'),
+    Nic('virtio-net', 'hub1', 'root-port'),
+))
+
+# Topology a, access vfio, with a 48-bit IOMMU (QEMU's default is 39 bits,
+# which refuses IOVA = VA); one e1000e on the root bus.
+HUB_VFIO_AW48 = Topology(access='vfio', aw_bits=48, nics=(
+    Nic('e1000e', 'hub0', 'root-bus'),
+))
+
+# Access uio: no IOMMU; an e1000e bound to uio_pci_generic on a hub
+# (topology a), and an e1000e on a host tap (topology b) driven by the guest
+# kernel's own e1000e driver, which checks the tap path of the rig itself.
+UIO = Topology(access='uio', nics=(
+    Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('e1000e', 'tap:unic0', 'root-bus', driver='e1000e'),
+))
+
+# The rig's own self-tests boot the smallest guest there is.
+SELFTEST = Topology(access='uio', nics=(Nic('e1000e', 'hub0', 'root-bus'),))
+
+BOOTS = [
+    Boot('vfio-hub', HUB_VFIO, description='intel-iommu + VFIO type1, NICs on QEMU hubs',
+         scenarios=(
+             Scenario('smoke', (
+                 criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
+             )),
+         )),
+    Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
+         scenarios=(
+             Scenario('smoke', (
+                 criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
+             )),
+         )),
+    Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
+         scenarios=(
+             Scenario('smoke', (
+                 criterion('uio', 'tests/vm/guest/test_uio_smoke'),
+             )),
+             Scenario('tap', (
+                 Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'
+                       ' && vm-frames send $IF 20', binaries=('tests/vm/guest/vm-frames',),
+                       frames=('unic0', 20)),
+                 Check('host-sends', 'vm-frames recv $(unic-vm ifname nic1) 20'
+                       ' "unic-vm host-send unic0 20"', binaries=('tests/vm/guest/vm-frames',)),
+             )),
+         )),
+    # Must fail (meson: should_fail): a guest check that fails is reported.
+    Boot('selftest-fail', SELFTEST, description='rig self-test: a failing guest check fails',
+         scenarios=(
+             Scenario('selftest', (
+                 criterion('criterion', 'tests/vm/guest/test_rig_selftest'),
+             )),
+         )),
+    # Must fail (meson: should_fail): a guest that hangs is stopped and reported.
+    # Timeout 0 turns off the guest-side timeout of the check, so only the
+    # host's watch (15 s without progress) can end it.
+    Boot('selftest-hang', SELFTEST,
+         description='rig self-test: a hung guest times out',
+         scenarios=(
+             Scenario('selftest', (
+                 Check('hang', 'echo hanging on purpose; sleep 100000', timeout=0),
+             )),
+         )),
+    # Must fail (meson: should_fail): a guest kernel that panics is reported
+    # at once (QEMU runs with -no-reboot and the kernel with panic=-1).
+    Boot('selftest-panic', SELFTEST,
+         description='rig self-test: a guest kernel panic fails',
+         scenarios=(
+             Scenario('selftest', (
+                 Check('panic', 'echo 1 > /proc/sys/kernel/sysrq; echo c > /proc/sysrq-trigger'),
+             )),
+         )),
+]
