@@ -25,6 +25,8 @@
 #include <unic/log.h>
 
 struct unic_port;
+struct unic_bus;
+struct unic_pci_device;
 
 struct unic_port_ops {
 	/* Required. */
@@ -152,9 +154,10 @@ struct unic_driver {
 	const char *name;
 	/* Virtual drivers: create a port from "name,key=value,...". */
 	int (*vdev_create)(const char *name, const char *args, struct unic_port **out);
-	/* PCI drivers: the ids they drive (zero-terminated); probe comes with the
-	 * bus layer. */
+	/* PCI drivers: the ids they drive (zero-terminated), and the probe the
+	 * bus calls with an opened device (lib/bus, unic_bus_probe). */
 	const struct unic_pci_id *pci_ids;
+	int (*pci_probe)(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out);
 };
 
 /** The explicit table of every driver, NULL-terminated. */

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The PCI bus layer: discovery from sysfs, and device access through VFIO
+ * (type1 IOMMU, or no-IOMMU on request) or UIO (uio_pci_generic).
+ *
+ * Discovery (unic_pci_scan) reads a sysfs tree whose root is a parameter, so
+ * tests point it at a fake tree. Access goes through a struct unic_bus: one
+ * per process (it owns the VFIO container, shared by every device) — but an
+ * explicit object, so a test can make two against two fake trees.
+ *
+ * DMA: the bus listens to its struct unic_mem (unic_mem_listen) and maps
+ * every segment into the VFIO container as it appears, and unmaps it when it
+ * is freed. It reads the IOMMU's usable IOVA ranges and address width and
+ * sets the memory's IOVA window accordingly (IOVA = VA where it fits).
+ *
+ * Errors a person can cause say what was expected, what was found and what to
+ * run next (the unic-devbind command, the ulimit).
+ */
+#ifndef UNIC_BUS_H
+#define UNIC_BUS_H
+
+#include <unic/common.h>
+
+struct unic_mem;
+struct unic_port;
+
+/* ---- addresses ----------------------------------------------------------- */
+
+struct unic_pci_addr {
+	uint32_t domain;
+	uint8_t bus;
+	uint8_t dev;
+	uint8_t func;
+};
+
+#define UNIC_PCI_BDF_LEN 16 /**< "dddd:bb:dd.f" and its NUL, with room */
+
+/**
+ * Parse "DDDD:BB:DD.F" or "BB:DD.F" (hex). @return 0 or -EINVAL.
+ */
+int unic_pci_addr_parse(const char *s, struct unic_pci_addr *addr);
+/** Format as "dddd:bb:dd.f". @return @p buf. */
+char *unic_pci_addr_fmt(const struct unic_pci_addr *addr, char *buf, size_t len);
+
+/* ---- discovery ----------------------------------------------------------- */
+
+#define UNIC_PCI_MAX_GROUP 32
+
+/** What sysfs (and libpci's name database) says about one device. */
+struct unic_pci_info {
+	struct unic_pci_addr addr;
+	char bdf[UNIC_PCI_BDF_LEN];
+	uint16_t vendor, device;
+	uint16_t subsys_vendor, subsys_device;
+	uint32_t class_code;          /**< 24 bits: class, subclass, prog-if */
+	char vendor_name[96];         /**< from libpci; "" if unknown */
+	char device_name[128];
+	int numa_node;                /**< as sysfs says: -1 when unknown */
+	int iommu_group;              /**< -1: none */
+	unsigned nb_group_members;    /**< devices in that group, this one included */
+	char group_members[UNIC_PCI_MAX_GROUP][UNIC_PCI_BDF_LEN];
+	char driver[32];              /**< bound kernel driver, "" if none */
+	bool is_net;                  /**< class 0x02 */
+	char ifname[32];              /**< kernel interface, "" if none */
+	bool if_up;
+	bool if_has_routes;
+};
+
+/**
+ * Scan every PCI device under @p sysfs_root (NULL or "" means the real
+ * /sys). @return 0 and an array (free with free()) in address order, or
+ * -errno (the log says which file could not be read).
+ */
+int unic_pci_scan(const char *sysfs_root, struct unic_pci_info **devs, unsigned *nb);
+
+/** Scan one device. @return 0, -ENOENT (no such device), -errno. */
+int unic_pci_scan_one(const char *sysfs_root, const char *bdf, struct unic_pci_info *info);
+
+/* ---- access ---------------------------------------------------------------- */
+
+struct unic_bus_config {
+	size_t sz;                 /**< sizeof(struct unic_bus_config) */
+	struct unic_mem *mem;      /**< DMA memory to map (required) */
+	const char *sysfs_root;    /**< NULL: /sys */
+	const char *dev_root;      /**< NULL: /dev (vfio/, uioN) */
+	bool allow_noiommu;        /**< VFIO no-IOMMU mode, only if asked */
+};
+
+struct unic_bus;
+struct unic_pci_device;
+
+/**
+ * Create the bus context. Opens nothing until the first device.
+ * @return the bus, or NULL with errno (EINVAL).
+ */
+struct unic_bus *unic_bus_create(const struct unic_bus_config *cfg);
+/** Close every device and the container; NULL is accepted. */
+void unic_bus_destroy(struct unic_bus *bus);
+
+enum unic_pci_access {
+	UNIC_PCI_ACCESS_VFIO = 1,     /**< VFIO, type1 IOMMU */
+	UNIC_PCI_ACCESS_VFIO_NOIOMMU, /**< VFIO no-IOMMU (unsafe; IOVA = PA) */
+	UNIC_PCI_ACCESS_UIO,          /**< uio_pci_generic (IOVA = PA) */
+};
+
+/**
+ * Open a device bound to vfio-pci or uio_pci_generic.
+ * @return 0 and the device, or: -ENODEV (no such device), -EPERM/-EACCES
+ *         (names the file and how to give access), -EBUSY (bound to a kernel
+ *         driver or to nothing: the message names the driver and the exact
+ *         unic-devbind command), -EINVAL (VFIO group not viable: the message
+ *         lists every member of the group with its driver).
+ */
+int unic_pci_open(struct unic_bus *bus, const char *bdf, struct unic_pci_device **out);
+/** Release a device (disable its interrupts, unmap its BARs). NULL is accepted. */
+void unic_pci_close(struct unic_pci_device *dev);
+
+const struct unic_pci_info *unic_pci_info(const struct unic_pci_device *dev);
+enum unic_pci_access unic_pci_access(const struct unic_pci_device *dev);
+
+/**
+ * Map BAR @p bar. @return 0 with *va and *len, -ENOTSUP when the region
+ * cannot be mmapped (use unic_pci_bar_read32/write32), -EINVAL (no such BAR).
+ */
+int unic_pci_bar_map(struct unic_pci_device *dev, unsigned bar, void **va, size_t *len);
+int unic_pci_bar_read32(struct unic_pci_device *dev, unsigned bar, uint64_t off, uint32_t *val);
+int unic_pci_bar_write32(struct unic_pci_device *dev, unsigned bar, uint64_t off, uint32_t val);
+
+/** Config space access. @return bytes moved, or -errno. */
+int unic_pci_cfg_read(struct unic_pci_device *dev, unsigned off, void *buf, unsigned len);
+int unic_pci_cfg_write(struct unic_pci_device *dev, unsigned off, const void *buf, unsigned len);
+
+/** Set or clear bus mastering in the command register. */
+int unic_pci_bus_master(struct unic_pci_device *dev, bool on);
+
+/**
+ * Reset the device: VFIO_DEVICE_RESET where offered, else a bus reset
+ * (VFIO_DEVICE_PCI_HOT_RESET) when the device is alone on its bus.
+ * @return 0, or -ENOTSUP (no reset available; the driver must reprogram
+ *         everything, which it does anyway).
+ */
+int unic_pci_reset(struct unic_pci_device *dev);
+
+enum unic_pci_irq {
+	UNIC_PCI_IRQ_INTX = 0,
+	UNIC_PCI_IRQ_MSI = 1,
+	UNIC_PCI_IRQ_MSIX = 2,
+};
+
+/** Vectors the device offers for @p type (0 if none). */
+int unic_pci_irq_count(struct unic_pci_device *dev, enum unic_pci_irq type);
+
+/**
+ * Enable @p nvec vectors of @p type, each signalling its own eventfd
+ * (non-blocking), returned in @p fds (UIO: INTx only, the /dev/uioX fd).
+ * @return 0, -EINVAL (more than the device offers), -errno.
+ */
+int unic_pci_irq_enable(struct unic_pci_device *dev, enum unic_pci_irq type,
+			unsigned nvec, int *fds);
+/** Disable the interrupts enabled above and close their eventfds. */
+int unic_pci_irq_disable(struct unic_pci_device *dev);
+/** INTx: unmask after handling (VFIO: IRQ unmask; UIO: clear INTx-disable). */
+int unic_pci_intx_unmask(struct unic_pci_device *dev);
+
+/**
+ * Called (from the library's event dispatch) when the kernel asks for the
+ * device back (VFIO request IRQ), or a driver saw it vanish (all-ones reads,
+ * unic_pci_gone()). The callback stops the owning port; the bus then releases
+ * the device.
+ */
+typedef void (*unic_pci_release_fn)(struct unic_pci_device *dev, void *arg);
+int unic_pci_on_release(struct unic_pci_device *dev, unic_pci_release_fn fn, void *arg);
+/** A driver reports that the device reads as all-ones. */
+void unic_pci_gone(struct unic_pci_device *dev);
+
+/**
+ * Probe: open every device (or only those in @p allow) that a driver in the
+ * driver table matches by vendor/device, and let the driver create its port.
+ * @return how many ports were created, or -errno. Devices that match but are
+ * not bound to vfio-pci/uio_pci_generic are reported with the unic-devbind
+ * command that binds them.
+ */
+int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow);
+
+#endif /* UNIC_BUS_H */
