@@ -13,6 +13,13 @@
 
 #include <unic/unic_config.h>
 
+/* Lets one test binary build the library with pool debugging on, whatever
+ * the build option says (tests/unit/meson.build). */
+#ifdef UNIC_POOL_DEBUG_FORCE
+#undef UNIC_POOL_DEBUG
+#define UNIC_POOL_DEBUG 1
+#endif
+
 #define UNIC_CACHE_LINE_SIZE 64
 #define UNIC_CACHE_ALIGNED __attribute__((aligned(UNIC_CACHE_LINE_SIZE)))
 

@@ -32,6 +32,8 @@
 #define UNIC_ENV_MAX_ALLOW 64
 #define UNIC_ENV_MAX_VDEV 64
 #define UNIC_ENV_MAX_CORES 256
+/** Room for a normalised PCI address "DDDD:BB:DD.F" and its NUL. */
+#define UNIC_ENV_BDF_LEN 13
 
 enum unic_env_iova {
 	UNIC_ENV_IOVA_AUTO = 0,
@@ -39,9 +41,13 @@ enum unic_env_iova {
 	UNIC_ENV_IOVA_PA,
 };
 
-/** Parsed common options. Strings point into argv. */
+/**
+ * Parsed common options. The PCI addresses are normalised copies
+ * ("0000:03:00.0", lower-case hex), so the struct can be copied; the other
+ * strings point into argv, which must outlive them.
+ */
 struct unic_env_options {
-	const char *allow[UNIC_ENV_MAX_ALLOW];
+	char allow[UNIC_ENV_MAX_ALLOW][UNIC_ENV_BDF_LEN];
 	unsigned nb_allow;
 	const char *vdev[UNIC_ENV_MAX_VDEV];
 	unsigned nb_vdev;
@@ -56,9 +62,15 @@ struct unic_env_options {
 /**
  * Take the common options out of argv. Recognised options (and their
  * values) are removed; the rest keep their order, argv[0] included, and a
- * bare "--" is removed and ends the scan. The log level is applied at once.
+ * bare "--" is removed and ends the scan. argv[new argc] is set to NULL (as
+ * for main's argv, the array must have argc + 1 entries). The log level is
+ * applied at once. A value given as the next argument must not start with
+ * '-' (it is reported as missing); use the "--opt=value" form for that.
+ * An option given twice keeps its last value, except -a and --vdev, which
+ * add up (a PCI address given twice is kept once, with a warning).
+ * @p opts is zeroed first. On error argv is left as it was.
  * @return the new argc (>= 1), or -EINVAL for a bad option (logged: option,
- *         value given, accepted forms).
+ *         value given, accepted forms) or NULL arguments.
  */
 int unic_env_parse(struct unic_env_options *opts, int argc, char **argv);
 
@@ -73,17 +85,30 @@ const char *unic_env_usage(void);
  */
 int unic_cpu_list_parse(const char *s, int *cores, unsigned max);
 
-/** Pin the calling thread to @p cpu. @return 0 or -errno (EINVAL: not online). */
+/**
+ * Pin the calling thread to @p cpu.
+ * @return 0 or -errno: EINVAL (negative, not online, or outside this
+ *         process's cpuset; the message lists the online CPUs), ENOMEM.
+ */
 int unic_thread_pin_self(int cpu);
 
 struct unic_env;
 
 /**
  * Set up what the options ask for: the memory context (hugepages, or
- * --no-huge), and pin the calling (main) thread to the first core given.
- * @return the environment, or NULL with errno set and a message logged.
+ * --no-huge; IOVA mode AUTO means VA for now), and pin the calling (main)
+ * thread to the first core given. Every core given must be online. The
+ * options are copied.
+ * @return the environment, or NULL with errno set and a message logged:
+ *         EINVAL (NULL, a core not online), or an errno of unic_mem_create().
  */
 struct unic_env *unic_env_create(const struct unic_env_options *opts);
+
+/**
+ * Wait for workers still running (a worker that never returns blocks this),
+ * destroy the memory context, and give the main thread back the CPU
+ * affinity it had before unic_env_create(). NULL is accepted.
+ */
 void unic_env_destroy(struct unic_env *env);
 
 struct unic_mem *unic_env_mem(struct unic_env *env);
@@ -94,8 +119,9 @@ unsigned unic_env_worker_count(const struct unic_env *env);
 
 /**
  * Start @p fn(arg) on worker @p idx (0-based, the (idx+1)-th core given), in
- * a thread pinned to that core.
- * @return 0, -EINVAL (no such worker), -EBUSY (still running), or -errno.
+ * a thread pinned to that core. Launch and wait are for the main thread.
+ * @return 0, -EINVAL (no such worker, or fn NULL), -EBUSY (launched and not
+ *         yet waited for), or -errno from pthread_create.
  */
 int unic_env_launch(struct unic_env *env, unsigned idx, int (*fn)(void *), void *arg);
 

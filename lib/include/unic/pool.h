@@ -12,11 +12,12 @@
  * Bulk get is all-or-nothing: either n objects or -ENOENT, counted in
  * unic_pool_stats.get_fail. Put never fails.
  *
- * With -Dpool_debug=true every object carries a cookie before and after it
- * and freed objects are poisoned: a double free is refused and counted
- * (debug_double_free), and a write to a free object (use after free) or over
- * an object's end is counted (debug_corrupt) and logged when the object is
- * next taken or returned.
+ * With -Dpool_debug=true every object carries a cookie before it (its state,
+ * free or in use, and its pool) and one after it, and a checksum of its
+ * contents is taken when it is freed: a double free or a put to the wrong pool
+ * is refused and counted (debug_double_free, debug_foreign); a write to a free
+ * object (use after free), or past an object's end, is counted
+ * (debug_corrupt) and logged when the object is next taken or returned.
  *
  * A cache belongs to one thread; objects in a thread's cache count as
  * available, not in use. Call unic_pool_cache_flush() from a thread that is
@@ -73,11 +74,11 @@ struct unic_pool_stats {
 	uint64_t debug_foreign;     /**< pool_debug: put of an object of another pool */
 };
 
+/* One thread's cache. Only len is written after creation, and only by the
+ * owning thread, so the page of an unused cache is never touched. */
 struct unic_pool_cache {
 	uint32_t len;          /**< objects held */
-	uint32_t size;         /**< level kept after a flush */
-	uint32_t flush_thresh; /**< flush down to size above this */
-	uint32_t pad;
+	uint32_t pad[15];
 	void *objs[UNIC_POOL_CACHE_MAX * 3];
 } UNIC_CACHE_ALIGNED;
 
@@ -88,7 +89,8 @@ struct unic_pool {
 	uint32_t count;
 	uint32_t obj_size;
 	uint32_t elt_size;               /**< stride between objects */
-	uint32_t cache_size;
+	uint32_t cache_size;             /**< level a cache keeps after a flush */
+	uint32_t cache_flush_thresh;     /**< flush down to cache_size above this */
 	uint16_t pkt_headroom;           /**< packet pools */
 	uint16_t pkt_dataroom;
 	uint32_t is_pktpool;
@@ -141,13 +143,26 @@ void unic_pool_put_slow(struct unic_pool *pool, void *const *objs, uint32_t n);
 int unic_pool_debug_get(struct unic_pool *pool, void **objs, uint32_t n);
 void unic_pool_debug_put(struct unic_pool *pool, void *const *objs, uint32_t n);
 
+/* memcpy vectorises long runs; a call costs too much for short ones. */
+static UNIC_ALWAYS_INLINE void pool_copy(void **dst, void *const *src, uint32_t n)
+{
+	uint32_t i;
+
+	if (n >= 8) {
+		memcpy(dst, src, n * sizeof(void *));
+		return;
+	}
+	for (i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
 /* Get through this thread's cache, or the ring directly. */
 static UNIC_ALWAYS_INLINE int
 pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 {
 	uint32_t t = unic_thread_index();
 	struct unic_pool_cache *c;
-	uint32_t i, len;
+	uint32_t len;
 
 	if (UNIC_UNLIKELY(pool->cache_size == 0 || t >= UNIC_MAX_THREADS ||
 			  n > pool->cache_size))
@@ -157,7 +172,7 @@ pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 	if (UNIC_UNLIKELY(c->len < n)) {
 		/* Refill to size + n so the next gets hit the cache too; settle
 		 * for just what is missing when the ring runs low. */
-		uint32_t want = c->size + n - c->len;
+		uint32_t want = pool->cache_size + n - c->len;
 
 		if (unic_ring_mc_dequeue_bulk(pool->ring, &c->objs[c->len], want) == 0) {
 			want = n - c->len;
@@ -166,11 +181,10 @@ pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 		}
 		c->len += want;
 	}
-	/* Hand out the most recently freed objects first: they are warm. */
-	len = c->len;
-	for (i = 0; i < n; i++)
-		objs[i] = c->objs[len - 1 - i];
-	c->len = len - n;
+	/* Hand out the most recently freed objects (the top n): they are warm. */
+	len = c->len - n;
+	pool_copy(objs, &c->objs[len], n);
+	c->len = len;
 	return 0;
 }
 
@@ -179,7 +193,6 @@ pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 {
 	uint32_t t = unic_thread_index();
 	struct unic_pool_cache *c;
-	uint32_t i;
 
 	if (UNIC_UNLIKELY(pool->cache_size == 0 || t >= UNIC_MAX_THREADS ||
 			  n > pool->cache_size)) {
@@ -187,14 +200,13 @@ pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 		return;
 	}
 	c = &pool->caches[t];
-	for (i = 0; i < n; i++)
-		c->objs[c->len + i] = objs[i];
+	pool_copy(&c->objs[c->len], objs, n);
 	c->len += n;
-	if (UNIC_UNLIKELY(c->len >= c->flush_thresh)) {
-		/* The ring holds every object of the pool, so this never fails. */
-		unic_ring_mp_enqueue_bulk(pool->ring, &c->objs[c->size],
-					  c->len - c->size);
-		c->len = c->size;
+	if (UNIC_UNLIKELY(c->len >= pool->cache_flush_thresh)) {
+		/* The ring can hold every object of the pool: this never fails. */
+		unic_ring_mp_enqueue_bulk(pool->ring, &c->objs[pool->cache_size],
+					  c->len - pool->cache_size);
+		c->len = pool->cache_size;
 	}
 }
 

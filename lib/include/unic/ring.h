@@ -38,6 +38,7 @@
 #define UNIC_RING_H
 
 #include <errno.h>
+#include <string.h>
 #include <unic/common.h>
 #include <unic/barrier.h>
 
@@ -108,8 +109,12 @@ ring_copy_in(struct unic_ring *r, uint32_t head, void *const *objs, uint32_t n)
 	uint32_t i;
 
 	if (UNIC_LIKELY(idx + n <= r->size)) {
-		for (i = 0; i < n; i++)
-			r->slots[idx + i] = objs[i];
+		/* memcpy vectorises long runs; a call is too dear for short ones. */
+		if (n >= 8)
+			memcpy(&r->slots[idx], objs, n * sizeof(void *));
+		else
+			for (i = 0; i < n; i++)
+				r->slots[idx + i] = objs[i];
 	} else {
 		uint32_t first = r->size - idx;
 		for (i = 0; i < first; i++)
@@ -126,8 +131,11 @@ ring_copy_out(const struct unic_ring *r, uint32_t head, void **objs, uint32_t n)
 	uint32_t i;
 
 	if (UNIC_LIKELY(idx + n <= r->size)) {
-		for (i = 0; i < n; i++)
-			objs[i] = r->slots[idx + i];
+		if (n >= 8)
+			memcpy(objs, &r->slots[idx], n * sizeof(void *));
+		else
+			for (i = 0; i < n; i++)
+				objs[i] = r->slots[idx + i];
 	} else {
 		uint32_t first = r->size - idx;
 		for (i = 0; i < first; i++)

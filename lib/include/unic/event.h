@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The library's control events: link changes, device requests (the bus asks
+ * for a device back: hot-unplug), device interrupts the drivers handle off the
+ * fast path, and timers.
+ *
+ * Everything is delivered through one file descriptor, unic_event_fd(): an
+ * application adds it to its own epoll/poll loop and calls
+ * unic_event_dispatch() when it is readable; callbacks then run in that
+ * thread. Or it calls unic_event_thread_start() and callbacks run in the
+ * library's control thread. Never both at once.
+ *
+ * Posting (unic_port_event_post) is safe from any thread, fast-path threads
+ * included: it takes a short internal lock and writes an eventfd.
+ */
+#ifndef UNIC_EVENT_H
+#define UNIC_EVENT_H
+
+#include <unic/common.h>
+
+struct unic_port;
+
+enum unic_event_type {
+	UNIC_EVENT_LINK = 0,     /**< link went up or down: read unic_port_link_get */
+	UNIC_EVENT_DEV_REQUEST,  /**< the bus wants the device back: stop and detach it */
+	UNIC_EVENT_DEV_GONE,     /**< the device vanished (reads of all-ones) */
+	UNIC_EVENT_COUNT
+};
+
+const char *unic_event_name(enum unic_event_type ev);
+
+typedef void (*unic_port_event_cb)(struct unic_port *port, enum unic_event_type ev, void *arg);
+
+/**
+ * Call @p cb(port, ev, arg) for each event @p ev on @p port (port NULL: every
+ * port). @return 0, -EINVAL, -ENOMEM, -EEXIST (same cb and arg twice).
+ */
+int unic_event_callback_register(struct unic_port *port, enum unic_event_type ev,
+				 unic_port_event_cb cb, void *arg);
+/** @return 0 or -ENOENT. Waits if the callback is running in another thread. */
+int unic_event_callback_unregister(struct unic_port *port, enum unic_event_type ev,
+				   unic_port_event_cb cb, void *arg);
+
+/** Queue an event for the callbacks (drivers and the bus). @return 0 or -ENOMEM. */
+int unic_port_event_post(struct unic_port *port, enum unic_event_type ev);
+
+/** Readable when events or timers are due. @return the fd, or -errno. */
+int unic_event_fd(void);
+
+/**
+ * Run the callbacks of every pending event and every due timer, in this
+ * thread. Never blocks. @return how many ran, or -errno.
+ */
+int unic_event_dispatch(void);
+
+/** Start/stop the library's control thread that dispatches. @return 0 or -errno. */
+int unic_event_thread_start(void);
+int unic_event_thread_stop(void);
+
+/* Device interrupts handled in the control context (link change vector, VFIO
+ * device request eventfd, UIO INTx demux). */
+typedef void (*unic_fd_handler)(int fd, void *arg);
+/** Watch @p fd; @p fn(fd, arg) runs from dispatch when it is readable. */
+int unic_event_fd_add(int fd, unic_fd_handler fn, void *arg);
+/** Stop watching @p fd; waits if its handler is running in another thread. */
+int unic_event_fd_remove(int fd);
+
+/* Timers. */
+typedef void (*unic_timer_fn)(void *arg);
+/**
+ * Run @p fn(arg) after @p delay_ns, then every @p period_ns (0: once).
+ * @return a timer id > 0, or -errno.
+ */
+int unic_timer_add(uint64_t delay_ns, uint64_t period_ns, unic_timer_fn fn, void *arg);
+/** Cancel a timer; waits if it is running in another thread. @return 0 or -ENOENT. */
+int unic_timer_cancel(int id);
+
+#endif /* UNIC_EVENT_H */

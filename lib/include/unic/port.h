@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The port layer (ethdev): what an application sees of a NIC or a virtual
+ * port.
+ *
+ * Lifecycle (each call refused with -EBUSY or -EINVAL, and a log line naming
+ * the state it needs, when made in the wrong state):
+ *
+ *   allocated --configure--> configured --rx/tx_queue_setup (all)--> ready
+ *   ready --start--> started --stop--> stopped (= ready: queues kept)
+ *   stopped --configure--> configured (queues released; set them up again)
+ *   any but started --close--> closed (queues released, ops never called again)
+ *
+ * Ports are refcounted. unic_port_get()/unic_port_put() keep a port's memory
+ * alive; a reader holding a reference (a stats thread, the CLI) may keep
+ * calling control functions after the port was closed or detached: they
+ * return -ENODEV and touch nothing freed. The port's memory (and its driver's
+ * private area, which lives in the same allocation) goes with the last
+ * reference.
+ *
+ * Fast path: unic_rx_burst()/unic_tx_burst() are inline calls through a
+ * per-port, cache-aligned table; no locks, no allocation, no logging above
+ * debug. On a port that is not started they return 0. One queue is used by
+ * one thread at a time.
+ *
+ * Threads: control functions (everything else) take the port's lock and may
+ * be called from any thread, but not from inside a burst call.
+ */
+#ifndef UNIC_PORT_H
+#define UNIC_PORT_H
+
+#include <unic/common.h>
+#include <unic/pkt.h>
+
+struct unic_pool;
+
+#define UNIC_PORT_NAMESIZE 32
+#define UNIC_PORT_MAX_QUEUES 16
+#define UNIC_PORT_MAX 64
+#define UNIC_PORT_MAX_XSTATS 256
+#define UNIC_XSTAT_NAMESIZE 64
+#define UNIC_ETHER_ADDR_LEN 6
+
+/* ---- offloads ----------------------------------------------------------- */
+
+/* Receive offloads. */
+#define UNIC_RX_OFFLOAD_VLAN_STRIP  (1ull << 0)
+#define UNIC_RX_OFFLOAD_VLAN_FILTER (1ull << 1)
+#define UNIC_RX_OFFLOAD_IPV4_CKSUM  (1ull << 2)
+#define UNIC_RX_OFFLOAD_UDP_CKSUM   (1ull << 3)
+#define UNIC_RX_OFFLOAD_TCP_CKSUM   (1ull << 4)
+#define UNIC_RX_OFFLOAD_RSS_HASH    (1ull << 5)
+#define UNIC_RX_OFFLOAD_SCATTER     (1ull << 6) /**< frames over one buffer, chained */
+/* Transmit offloads. */
+#define UNIC_TX_OFFLOAD_VLAN_INSERT (1ull << 16)
+#define UNIC_TX_OFFLOAD_IPV4_CKSUM  (1ull << 17)
+#define UNIC_TX_OFFLOAD_UDP_CKSUM   (1ull << 18)
+#define UNIC_TX_OFFLOAD_TCP_CKSUM   (1ull << 19)
+#define UNIC_TX_OFFLOAD_TCP_TSO     (1ull << 20)
+#define UNIC_TX_OFFLOAD_MULTI_SEGS  (1ull << 21)
+
+/** Name of one offload bit ("vlan_strip", "tcp_tso", ...), or NULL. */
+const char *unic_offload_name(uint64_t flag);
+
+/**
+ * Parse an offload name (as unic_offload_name gives) into its bit.
+ * @return 0 and sets @p flag, or -EINVAL (the log lists the known names).
+ */
+int unic_offload_from_name(const char *name, uint64_t *flag);
+
+/**
+ * Write the names of the bits in @p flags, comma-separated, into @p buf.
+ * @return the length written, as snprintf.
+ */
+int unic_offload_names(uint64_t flags, char *buf, size_t len);
+
+/* ---- configuration ---------------------------------------------------- */
+
+enum unic_rx_mode {
+	UNIC_RX_MODE_POLL = 0,  /**< busy-poll */
+	UNIC_RX_MODE_INTERRUPT, /**< sleep on the queue's interrupt after each batch */
+	UNIC_RX_MODE_HYBRID,    /**< poll under a budget, sleep when idle (lib/napi) */
+};
+
+const char *unic_rx_mode_name(enum unic_rx_mode mode);
+
+/* RSS hash types. */
+#define UNIC_RSS_IPV4     (1ull << 0)
+#define UNIC_RSS_IPV4_TCP (1ull << 1)
+#define UNIC_RSS_IPV4_UDP (1ull << 2)
+#define UNIC_RSS_IPV6     (1ull << 3)
+#define UNIC_RSS_IPV6_TCP (1ull << 4)
+#define UNIC_RSS_IPV6_UDP (1ull << 5)
+
+#define UNIC_RSS_KEY_MAX 40
+
+struct unic_port_conf {
+	size_t sz;                 /**< sizeof(struct unic_port_conf) */
+	uint16_t nb_rxq;           /**< 1..info.max_rxq */
+	uint16_t nb_txq;           /**< 1..info.max_txq */
+	uint64_t rx_offloads;      /**< UNIC_RX_OFFLOAD_* */
+	uint64_t tx_offloads;      /**< UNIC_TX_OFFLOAD_* */
+	enum unic_rx_mode rx_mode;
+	uint16_t mtu;              /**< 0: 1500 */
+	uint64_t rss_hash_types;   /**< UNIC_RSS_*; 0: no RSS */
+	uint8_t rss_key[UNIC_RSS_KEY_MAX];
+	uint8_t rss_key_len;       /**< 0: the driver's default key */
+	bool link_intr;            /**< report link changes through events */
+};
+
+struct unic_rxq_conf {
+	size_t sz;                 /**< sizeof(struct unic_rxq_conf) */
+	uint16_t nb_desc;          /**< 0: the driver's default */
+	int numa_node;             /**< -1: the port's node */
+	struct unic_pool *pool;    /**< packet pool to receive into (required) */
+};
+
+struct unic_txq_conf {
+	size_t sz;                 /**< sizeof(struct unic_txq_conf) */
+	uint16_t nb_desc;          /**< 0: the driver's default */
+	int numa_node;
+};
+
+/* ---- information ------------------------------------------------------- */
+
+struct unic_port_info {
+	char driver[32];           /**< "null", "ring", "e1000e" */
+	char bus_addr[32];         /**< PCI address, or "vdev" */
+	char fw_version[32];       /**< where known, else "" */
+	int numa_node;
+	uint16_t max_rxq, max_txq;
+	uint16_t rx_desc_min, rx_desc_max, rx_desc_align, rx_desc_default;
+	uint16_t tx_desc_min, tx_desc_max, tx_desc_align, tx_desc_default;
+	uint16_t min_mtu, max_mtu;
+	uint64_t rx_offload_capa, tx_offload_capa;
+	uint64_t rss_hash_capa;
+	uint16_t reta_size;
+	uint8_t rss_key_size;
+	uint32_t speed_capa_mbps;  /**< fastest link speed */
+	bool has_intr;             /**< rx interrupts (interrupt/hybrid modes) */
+};
+
+struct unic_link {
+	uint32_t speed_mbps;       /**< 0 when down or unknown */
+	bool full_duplex;
+	bool up;
+	bool autoneg;
+};
+
+struct unic_coalesce {
+	uint32_t rx_usecs;         /**< interrupt delay; 0: off */
+	uint32_t tx_usecs;
+};
+
+/**
+ * Basic statistics. Every counter is 64-bit and only grows, except after
+ * unic_port_stats_reset(). Per-queue figures for the first
+ * UNIC_PORT_MAX_QUEUES queues.
+ */
+struct unic_port_stats {
+	uint64_t ipackets, opackets, ibytes, obytes;
+	uint64_t imissed;    /**< dropped by the NIC: no descriptor (app too slow) */
+	uint64_t ierrors;    /**< bad frames (CRC, length, descriptor errors) */
+	uint64_t oerrors;    /**< transmit failures */
+	uint64_t rx_nombuf;  /**< refills that found the pool empty */
+	uint64_t q_ipackets[UNIC_PORT_MAX_QUEUES];
+	uint64_t q_ibytes[UNIC_PORT_MAX_QUEUES];
+	uint64_t q_opackets[UNIC_PORT_MAX_QUEUES];
+	uint64_t q_obytes[UNIC_PORT_MAX_QUEUES];
+	uint64_t q_errors[UNIC_PORT_MAX_QUEUES];
+};
+
+struct unic_xstat_name {
+	char name[UNIC_XSTAT_NAMESIZE];
+};
+
+/** One rx/tx register dump (ethtool -d). */
+struct unic_regs {
+	uint32_t version;       /**< driver's layout version */
+	uint32_t count;         /**< entries filled */
+	uint32_t *offset;       /**< caller's arrays, count_max entries each */
+	uint32_t *value;
+	uint32_t count_max;
+};
+
+/* ---- ports ------------------------------------------------------------ */
+
+struct unic_port;
+
+typedef uint16_t (*unic_rx_burst_fn)(void *rxq, struct unic_pkt **pkts, uint16_t n);
+typedef uint16_t (*unic_tx_burst_fn)(void *txq, struct unic_pkt **pkts, uint16_t n);
+typedef bool (*unic_rx_pending_fn)(void *rxq);
+typedef int (*unic_rxq_intr_fn)(void *rxq);
+typedef int (*unic_tx_reclaim_fn)(void *txq);
+
+/**
+ * The fast-path view of a port; first member of struct unic_port, alone on
+ * its cache lines. Written only by the control path while the port is not
+ * started.
+ */
+struct unic_port_fastpath {
+	unic_rx_burst_fn rx_burst;
+	unic_tx_burst_fn tx_burst;
+	unic_rx_pending_fn rx_pending;
+	unic_rxq_intr_fn rx_intr_enable;
+	unic_rxq_intr_fn rx_intr_disable;
+	unic_tx_reclaim_fn tx_reclaim;
+	void *rxq[UNIC_PORT_MAX_QUEUES];
+	void *txq[UNIC_PORT_MAX_QUEUES];
+} UNIC_CACHE_ALIGNED;
+
+/* Only the fast-path table is visible; the rest of the port is private. */
+struct unic_port_head {
+	struct unic_port_fastpath fp;
+};
+
+/**
+ * Receive up to @p n packets from queue @p q. @return how many (0..n).
+ * The caller owns them; each has port and queue set.
+ */
+static inline uint16_t unic_rx_burst(struct unic_port *port, uint16_t q,
+				     struct unic_pkt **pkts, uint16_t n)
+{
+	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
+
+	return fp->rx_burst(fp->rxq[q], pkts, n);
+}
+
+/**
+ * Send up to @p n packets on queue @p q. @return how many the port took;
+ * the caller still owns pkts[ret..n-1] (free or retry them).
+ */
+static inline uint16_t unic_tx_burst(struct unic_port *port, uint16_t q,
+				     struct unic_pkt **pkts, uint16_t n)
+{
+	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
+
+	return fp->tx_burst(fp->txq[q], pkts, n);
+}
+
+/** Cheap check: does rx queue @p q hold a received packet? */
+static inline bool unic_rx_pending(struct unic_port *port, uint16_t q)
+{
+	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
+
+	return fp->rx_pending(fp->rxq[q]);
+}
+
+/**
+ * Arm rx queue @p q's interrupt: from now on a packet arriving on the queue
+ * makes its interrupt source readable. Called by the queue's poller only;
+ * lock-free. The caller re-checks the ring afterwards (unic_rx_pending) to
+ * catch a packet that arrived just before arming.
+ * @return 0, or -ENOTSUP (the port has no rx interrupts), -EIO.
+ */
+static inline int unic_rx_intr_enable(struct unic_port *port, uint16_t q)
+{
+	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
+
+	return fp->rx_intr_enable(fp->rxq[q]);
+}
+
+/** Disarm rx queue @p q's interrupt (back to polling). */
+static inline int unic_rx_intr_disable(struct unic_port *port, uint16_t q)
+{
+	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
+
+	return fp->rx_intr_disable(fp->rxq[q]);
+}
+
+/**
+ * Reclaim what tx queue @p q has sent (free the buffers). Called by the
+ * queue's user, e.g. the napi engine before it sleeps.
+ * @return how many buffers were freed (>= 0), or -errno.
+ */
+static inline int unic_tx_reclaim(struct unic_port *port, uint16_t q)
+{
+	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
+
+	return fp->tx_reclaim(fp->txq[q]);
+}
+
+/* Lookup and references. */
+
+/** Take a reference. @return @p port. */
+struct unic_port *unic_port_get(struct unic_port *port);
+/** Drop a reference; the last one frees the port. NULL is accepted. */
+void unic_port_put(struct unic_port *port);
+/** The port with this id, with a reference taken, or NULL. */
+struct unic_port *unic_port_get_by_id(uint16_t id);
+/** The port with this name, with a reference taken, or NULL. */
+struct unic_port *unic_port_get_by_name(const char *name);
+/** Ids of the registered ports, in id order. @return how many (<= max). */
+unsigned unic_port_list(uint16_t *ids, unsigned max);
+
+uint16_t unic_port_id(const struct unic_port *port);
+const char *unic_port_name(const struct unic_port *port);
+
+/**
+ * Create a virtual port from a spec such as "ring0", "ring1,peer=ring0" or
+ * "null0,size=64" (docs/ports.md). The driver is the name without its
+ * trailing digits.
+ * @return 0 and a port (one reference, the caller's), or -EINVAL (bad spec,
+ *         unknown driver: the message lists the drivers), -EEXIST (name in
+ *         use), -ENOMEM.
+ */
+int unic_vdev_create(const char *spec, struct unic_port **out);
+
+/**
+ * Close (if needed) and unregister a port: it leaves the port list at once;
+ * calls through existing references return -ENODEV. Drops nothing: the
+ * caller still puts its own reference.
+ */
+int unic_port_detach(struct unic_port *port);
+
+/* Lifecycle. */
+int unic_port_info_get(struct unic_port *port, struct unic_port_info *info);
+int unic_port_configure(struct unic_port *port, const struct unic_port_conf *conf);
+int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *conf);
+int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_txq_conf *conf);
+int unic_port_start(struct unic_port *port);
+int unic_port_stop(struct unic_port *port);
+int unic_port_close(struct unic_port *port);
+
+enum unic_port_state {
+	UNIC_PORT_ALLOCATED,
+	UNIC_PORT_CONFIGURED,
+	UNIC_PORT_READY,     /**< every queue set up (also: stopped) */
+	UNIC_PORT_STARTED,
+	UNIC_PORT_CLOSED,
+	UNIC_PORT_DETACHED,
+};
+
+enum unic_port_state unic_port_state(const struct unic_port *port);
+const char *unic_port_state_name(enum unic_port_state st);
+/** The configuration in effect (after configure). @return 0 or -EINVAL. */
+int unic_port_conf_get(struct unic_port *port, struct unic_port_conf *conf);
+
+/* Control: the ethtool set. Ops a driver lacks return -ENOTSUP. */
+int unic_port_link_get(struct unic_port *port, struct unic_link *link);
+/** Wait until the link is up or @p timeout_ms passes (-ETIMEDOUT). */
+int unic_port_link_wait(struct unic_port *port, unsigned timeout_ms, struct unic_link *link);
+int unic_port_link_set(struct unic_port *port, bool up);
+int unic_port_mac_get(struct unic_port *port, uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int unic_port_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int unic_port_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int unic_port_promisc_set(struct unic_port *port, bool on);
+int unic_port_allmulti_set(struct unic_port *port, bool on);
+int unic_port_mtu_set(struct unic_port *port, uint16_t mtu);
+int unic_port_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
+int unic_port_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
+/** Message level for this port's driver logs (UNIC_LOG_ERR..DEBUG). */
+int unic_port_msglevel_set(struct unic_port *port, int level);
+int unic_port_msglevel_get(const struct unic_port *port);
+int unic_port_regs_get(struct unic_port *port, struct unic_regs *regs);
+int unic_port_eeprom_get(struct unic_port *port, uint32_t offset, uint32_t len, uint8_t *buf);
+
+/* Statistics. */
+int unic_port_stats_get(struct unic_port *port, struct unic_port_stats *st);
+/** Zero the figures unic_port_stats_get and xstats report (only on request). */
+int unic_port_stats_reset(struct unic_port *port);
+/** Names of the extended stats. @return the count (may exceed @p max), or -errno. */
+int unic_port_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max);
+/** Values, in the order of the names. @return the count, or -errno. */
+int unic_port_xstats_get(struct unic_port *port, uint64_t *values, unsigned max);
+/** One extended stat by name. @return 0, -ENOENT (no such name), or -errno. */
+int unic_port_xstat_by_name(struct unic_port *port, const char *name, uint64_t *value);
+
+/* Interrupts (for lib/napi and interrupt mode). */
+
+enum unic_intr_kind {
+	UNIC_INTR_EVENTFD = 8, /**< read 8 bytes (VFIO, ring doorbells) */
+	UNIC_INTR_UIO = 4,     /**< read 4 bytes; write 1 (4 bytes) to unmask */
+};
+
+/** One interrupt source: one fd, the rx queues it wakes. */
+struct unic_intr_source {
+	int fd;
+	enum unic_intr_kind kind;  /**< also the number of bytes to read */
+	uint32_t queue_mask;       /**< bit q: rx queue q is bound here */
+	uint16_t index;            /**< the driver's number for it */
+	/** Optional: unmask after the read (VFIO INTx); NULL if not needed. */
+	int (*unmask)(void *ctx);
+	void *unmask_ctx;
+};
+
+/**
+ * The port's rx interrupt sources (started port in interrupt or hybrid mode).
+ * With MSI-X each rx queue has its own; with INTx or one MSI vector all share
+ * one. @return the count, or -ENOTSUP (no interrupts), -EINVAL.
+ */
+int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+/**
+ * Drain a source after a wake (read its fd) and unmask it where the kind
+ * needs that (UIO). Lock-free; called by the poller that owns the source.
+ * @return 0, -EAGAIN (nothing was pending), or -errno.
+ */
+int unic_intr_source_ack(const struct unic_intr_source *src);
+
+#endif /* UNIC_PORT_H */

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port layer as drivers see it: struct unic_port, the ops table, the
+ * driver table entry, and the calls a driver makes to create a port.
+ *
+ * A driver:
+ *   - allocates its port with unic_port_alloc(sizeof(priv), "ring%d", setup):
+ *     the private area is in the same allocation (unic_port_priv()), and the
+ *     driver never frees it;
+ *   - fills the private area, its MAC (port->mac) and NUMA node, and calls
+ *     unic_port_register();
+ *   - provides one static const struct unic_port_ops with designated
+ *     initializers. Required ops are marked; an optional op left NULL makes
+ *     the core return -ENOTSUP, from one place (port.c: PORT_OP).
+ *   - gets its ops called with the port's lock held, in states the core has
+ *     already checked: a driver never re-checks the lifecycle.
+ */
+#ifndef UNIC_PORT_DRIVER_H
+#define UNIC_PORT_DRIVER_H
+
+#include <pthread.h>
+
+#include <unic/port.h>
+#include <unic/event.h>
+#include <unic/log.h>
+
+struct unic_port;
+
+struct unic_port_ops {
+	/* Required. */
+	void (*info_get)(struct unic_port *port, struct unic_port_info *info);
+	int (*configure)(struct unic_port *port, const struct unic_port_conf *conf);
+	/** Set up rx queue @p q; store the driver's queue object in *rxq. */
+	int (*rx_queue_setup)(struct unic_port *port, uint16_t q,
+			      const struct unic_rxq_conf *conf, void **rxq);
+	void (*rx_queue_release)(struct unic_port *port, uint16_t q, void *rxq);
+	int (*tx_queue_setup)(struct unic_port *port, uint16_t q,
+			      const struct unic_txq_conf *conf, void **txq);
+	void (*tx_queue_release)(struct unic_port *port, uint16_t q, void *txq);
+	int (*start)(struct unic_port *port);
+	void (*stop)(struct unic_port *port);
+	/** Release everything but the port memory; no op is called after. */
+	void (*close)(struct unic_port *port);
+	/** Counters since the port was created (the core handles reset). */
+	int (*stats_get)(struct unic_port *port, struct unic_port_stats *st);
+
+	/* Fast path, copied into port->fp at start (required: rx/tx burst). */
+	unic_rx_burst_fn rx_burst;
+	unic_tx_burst_fn tx_burst;
+	unic_rx_pending_fn rx_pending;
+	unic_rxq_intr_fn rx_intr_enable;    /* NULL: no rx interrupts */
+	unic_rxq_intr_fn rx_intr_disable;
+	unic_tx_reclaim_fn tx_reclaim;      /* NULL: nothing to reclaim (returns 0) */
+
+	/* Optional: NULL means -ENOTSUP. */
+	int (*link_get)(struct unic_port *port, struct unic_link *link);
+	int (*link_set)(struct unic_port *port, bool up);
+	int (*mac_set)(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+	int (*mac_add)(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+	int (*mac_remove)(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+	int (*promisc_set)(struct unic_port *port, bool on);
+	int (*allmulti_set)(struct unic_port *port, bool on);
+	int (*mtu_set)(struct unic_port *port, uint16_t mtu);
+	int (*coalesce_get)(struct unic_port *port, struct unic_coalesce *c);
+	int (*coalesce_set)(struct unic_port *port, const struct unic_coalesce *c);
+	int (*regs_get)(struct unic_port *port, struct unic_regs *regs);
+	int (*eeprom_get)(struct unic_port *port, uint32_t offset, uint32_t len, uint8_t *buf);
+	/** Names of the driver's own counters. @return count (may exceed max). */
+	int (*xstats_names)(struct unic_port *port, struct unic_xstat_name *names, unsigned max);
+	/** Raw values since creation, same order. @return count. */
+	int (*xstats_get)(struct unic_port *port, uint64_t *values, unsigned max);
+	int (*intr_sources)(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+};
+
+struct unic_port_queue_info {
+	void *q;                  /* the driver's queue object, NULL if not set up */
+	uint16_t nb_desc;
+	struct unic_pool *pool;   /* rx queues */
+};
+
+struct unic_port_cb;
+
+struct unic_port {
+	struct unic_port_fastpath fp;     /* first: unic_rx_burst reads it */
+
+	pthread_mutex_t lock;             /* control path */
+	uint32_t refcnt;                  /* atomic */
+	uint16_t id;
+	bool registered;
+	enum unic_port_state state;
+	char name[UNIC_PORT_NAMESIZE];
+	const struct unic_port_ops *ops;
+	const struct unic_driver *drv;
+	int numa_node;
+	int msglevel;
+	uint8_t mac[UNIC_ETHER_ADDR_LEN];
+	struct unic_port_conf conf;
+	struct unic_port_queue_info rxq[UNIC_PORT_MAX_QUEUES];
+	struct unic_port_queue_info txq[UNIC_PORT_MAX_QUEUES];
+	struct unic_port_stats stats_base;  /* subtracted: stats_reset */
+	uint64_t *xstats_base;              /* driver xstats at the last reset */
+	unsigned nb_xstats_base;
+	size_t priv_size;
+	uint8_t priv[] UNIC_CACHE_ALIGNED;  /* the driver's */
+};
+
+static inline void *unic_port_priv(struct unic_port *port)
+{
+	return port->priv;
+}
+
+/** The port whose private area is @p priv. */
+static inline struct unic_port *unic_port_from_priv(void *priv)
+{
+	return UNIC_CONTAINER_OF(priv, struct unic_port, priv);
+}
+
+/**
+ * Allocate a port with @p priv_size bytes of zeroed private area. The name
+ * may contain one "%d", replaced at unic_port_register() by the lowest number
+ * that makes it unique ("ring%d" -> "ring0", "ring1", ...). @p setup, if not
+ * NULL, is called on the new port (to set ops and defaults).
+ * @return the port with one reference, or NULL with errno (EINVAL: bad name,
+ *         ENOMEM).
+ */
+struct unic_port *unic_port_alloc(size_t priv_size, const char *name_fmt,
+				  void (*setup)(struct unic_port *port));
+
+/**
+ * Give the port its id and final name and list it. The registry takes its
+ * own reference. @return 0, -EEXIST (the name is taken), -ENOSPC (too many
+ * ports).
+ */
+int unic_port_register(struct unic_port *port);
+
+/* Driver logs that honour the port's message level. */
+#define UNIC_PORT_LOG(port, level, fmt, ...)                                   \
+	do {                                                                  \
+		if ((int)(UNIC_LOG_##level) <= (port)->msglevel)              \
+			unic_log(UNIC_LOG_##level, UNIC_LOGC_PMD, "%s: " fmt, \
+				 (port)->name, ##__VA_ARGS__);                 \
+	} while (0)
+
+/* ---- the driver table (lib/port/drivers.c) ---------------------------- */
+
+struct unic_pci_id {
+	uint16_t vendor;
+	uint16_t device;
+};
+
+struct unic_driver {
+	const char *name;
+	/* Virtual drivers: create a port from "name,key=value,...". */
+	int (*vdev_create)(const char *name, const char *args, struct unic_port **out);
+	/* PCI drivers: the ids they drive (zero-terminated); probe comes with the
+	 * bus layer. */
+	const struct unic_pci_id *pci_ids;
+};
+
+/** The explicit table of every driver, NULL-terminated. */
+extern const struct unic_driver *const unic_drivers[];
+
+/* Small helpers for driver argument parsing: "key=value,key=value". */
+
+/**
+ * Find @p key in @p args. @return the value's length and sets *val to its
+ * start, or -ENOENT.
+ */
+int unic_kvargs_get(const char *args, const char *key, const char **val);
+/** Check that every key in @p args is one of @p keys (NULL-terminated). */
+int unic_kvargs_check(const char *drv, const char *args, const char *const *keys);
+/** Parse an unsigned value of @p key in [min, max]. @return 0, -ENOENT, -EINVAL. */
+int unic_kvargs_u32(const char *drv, const char *args, const char *key,
+		    uint32_t min, uint32_t max, uint32_t *out);
+
+#endif /* UNIC_PORT_DRIVER_H */

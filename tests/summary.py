@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Sum meson test logs into one line: "summary: N passed, N failed".
+
+Each argument is a meson-logs/testlog.json. A TAP test counts its cases
+(ok / not ok lines); cases its plan announced but never reported count as
+failed (the binary died). A non-TAP test, or a TAP test that failed without
+reporting a failing case, counts as one. A test meson expected to fail
+(should_fail) that did fail counts as one pass. Exit status 1 if anything
+failed or nothing ran.
+"""
+import json
+import re
+import sys
+
+PLAN = re.compile(r"^1\.\.(\d+)")
+
+
+def count_tap(stdout):
+    passed = failed = 0
+    plan = None
+    for line in stdout.splitlines():
+        m = PLAN.match(line)
+        if m and plan is None:
+            plan = int(m.group(1))
+        elif line.startswith("not ok"):
+            failed += 1
+        elif line.startswith("ok"):
+            passed += 1
+    if plan is not None and passed + failed < plan:
+        failed += plan - passed - failed
+    return passed, failed, plan is not None or passed + failed > 0
+
+
+def main(paths):
+    total_pass = total_fail = 0
+    for path in paths:
+        try:
+            lines = open(path, encoding="utf-8").read().splitlines()
+        except OSError as e:
+            print(f"summary: cannot read {path}: {e}", file=sys.stderr)
+            total_fail += 1
+            continue
+        for line in lines:
+            if not line.strip():
+                continue
+            t = json.loads(line)
+            result = t.get("result", "ERROR")
+            if result == "SKIP":
+                continue
+            if result == "EXPECTEDFAIL":
+                total_pass += 1
+                continue
+            p, f, is_tap = count_tap(t.get("stdout") or "")
+            ok = result == "OK"
+            if not is_tap:
+                p, f = (1, 0) if ok else (0, 1)
+            elif not ok and f == 0:
+                f = 1
+                print(f"summary: {t.get('name')}: {result} without a failing case", file=sys.stderr)
+            total_pass += p
+            total_fail += f
+    print(f"summary: {total_pass} passed, {total_fail} failed")
+    return 1 if total_fail or total_pass == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic_env_create and the workers: these need a working unic_mem_create
+ * (with --no-huge, so no root and no hugepages). Listed in meson.build once
+ * lib/mem is merged.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <unic/env.h>
+#include <unic/log.h>
+
+static char logbuf[8192];
+static size_t loglen;
+
+static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
+		 const char *msg)
+{
+	int n;
+
+	(void)ctx;
+	(void)level;
+	n = snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s: %s\n",
+		     unic_log_comp_name(comp), msg);
+	if (n > 0)
+		loglen = UNIC_MIN(loglen + (size_t)n, sizeof(logbuf) - 1);
+}
+
+static void setup(void)
+{
+	unic_log_set_sink(sink, NULL);
+	logbuf[0] = '\0';
+	loglen = 0;
+}
+
+static void teardown(void)
+{
+	unic_log_set_sink(NULL, NULL);
+}
+
+TestSuite(env_mem, .init = setup, .fini = teardown);
+
+/* An environment from a command line; --no-huge is always added. */
+static struct unic_env *env_from(const char *lcores)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--no-huge", "-l", (char *)lcores, NULL };
+	struct unic_env *env;
+
+	cr_assert_eq(unic_env_parse(&o, lcores ? 4 : 2, v), 1, "%s", logbuf);
+	env = unic_env_create(&o);
+	cr_assert_not_null(env, "unic_env_create: %s\n%s", strerror(errno), logbuf);
+	return env;
+}
+
+static cpu_set_t affinity(void)
+{
+	cpu_set_t set;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	return set;
+}
+
+struct probe {
+	int cpu;
+	int ret;
+};
+
+static int report_cpu(void *arg)
+{
+	struct probe *p = arg;
+
+	p->cpu = sched_getcpu();
+	return p->ret;
+}
+
+Test(env_mem, create_with_no_huge_gives_a_va_memory_context)
+{
+	struct unic_env *env = env_from(NULL);
+
+	cr_assert_not_null(unic_env_mem(env));
+	cr_assert_eq(unic_mem_iova_mode(unic_env_mem(env)), UNIC_IOVA_VA);
+	cr_assert(unic_env_opts(env)->no_huge);
+	cr_assert_eq(unic_env_worker_count(env), 0);
+	cr_assert_eq(unic_env_launch(env, 0, report_cpu, NULL), -EINVAL,
+		     "no -l: no workers");
+	unic_env_destroy(env);
+}
+
+Test(env_mem, create_pins_the_main_thread_to_the_first_core)
+{
+	struct unic_env *env = env_from("0,1");
+	cpu_set_t set = affinity();
+
+	cr_assert_eq(CPU_COUNT(&set), 1);
+	cr_assert(CPU_ISSET(0, &set));
+	cr_assert_eq(unic_env_worker_count(env), 1);
+	unic_env_destroy(env);
+}
+
+Test(env_mem, destroy_gives_the_main_thread_its_affinity_back)
+{
+	cpu_set_t before = affinity(), after;
+	struct unic_env *env = env_from("1");
+
+	unic_env_destroy(env);
+	after = affinity();
+	cr_assert(CPU_EQUAL(&before, &after));
+}
+
+Test(env_mem, worker_runs_on_core_1_and_returns_fn_value)
+{
+	struct unic_env *env = env_from("0,1");
+	struct probe p = { .cpu = -1, .ret = 42 };
+
+	cr_assert_eq(unic_env_launch(env, 0, report_cpu, &p), 0, "%s", logbuf);
+	cr_assert_eq(unic_env_wait(env, 0), 42);
+	cr_assert_eq(p.cpu, 1);
+	unic_env_destroy(env);
+}
+
+Test(env_mem, worker_runs_on_core_0_and_returns_a_negative_value)
+{
+	struct unic_env *env = env_from("1,0");
+	struct probe p = { .cpu = -1, .ret = -ENOENT };
+
+	cr_assert_eq(unic_env_launch(env, 0, report_cpu, &p), 0, "%s", logbuf);
+	cr_assert_eq(unic_env_wait(env, 0), -ENOENT);
+	cr_assert_eq(p.cpu, 0);
+	/* Launched again once waited for. */
+	p.ret = 7;
+	cr_assert_eq(unic_env_launch(env, 0, report_cpu, &p), 0);
+	cr_assert_eq(unic_env_wait(env, 0), 7);
+	unic_env_destroy(env);
+}
+
+static int wait_for_flag(void *arg)
+{
+	atomic_int *flag = arg;
+
+	while (atomic_load_explicit(flag, memory_order_acquire) == 0)
+		usleep(1000);
+	return 5;
+}
+
+Test(env_mem, launch_while_running_is_busy)
+{
+	struct unic_env *env = env_from("0,1");
+	atomic_int flag = 0;
+
+	cr_assert_eq(unic_env_launch(env, 0, wait_for_flag, &flag), 0);
+	cr_assert_eq(unic_env_launch(env, 0, wait_for_flag, &flag), -EBUSY);
+	cr_assert(strstr(logbuf, "worker 0 (core 1) was launched and not waited for") != NULL,
+		  "%s", logbuf);
+	atomic_store_explicit(&flag, 1, memory_order_release);
+	cr_assert_eq(unic_env_wait(env, 0), 5);
+	unic_env_destroy(env);
+}
+
+Test(env_mem, unknown_worker_and_wait_without_launch_are_einval)
+{
+	struct unic_env *env = env_from("0,1");
+
+	cr_assert_eq(unic_env_launch(env, 1, report_cpu, NULL), -EINVAL);
+	cr_assert(strstr(logbuf, "no worker 1: there are 1") != NULL, "%s", logbuf);
+	cr_assert_eq(unic_env_launch(env, 0, NULL, NULL), -EINVAL);
+	cr_assert_eq(unic_env_wait(env, 0), -EINVAL);
+	cr_assert_eq(unic_env_wait(env, 1), -EINVAL);
+	unic_env_destroy(env);
+}
+
+static int slow_set(void *arg)
+{
+	atomic_int *done = arg;
+
+	usleep(50 * 1000);
+	atomic_store(done, 1);
+	return 0;
+}
+
+Test(env_mem, destroy_waits_for_running_workers)
+{
+	struct unic_env *env = env_from("0,1");
+	atomic_int done = 0;
+
+	cr_assert_eq(unic_env_launch(env, 0, slow_set, &done), 0);
+	unic_env_destroy(env);
+	cr_assert_eq(atomic_load(&done), 1);
+}
+
+Test(env_mem, options_are_copied_into_the_environment)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--no-huge", "-a", "03:00.0", NULL };
+	struct unic_env *env;
+
+	cr_assert_eq(unic_env_parse(&o, 4, v), 1);
+	env = unic_env_create(&o);
+	cr_assert_not_null(env, "%s", logbuf);
+	memset(&o, 0, sizeof(o));
+	cr_assert_eq(unic_env_opts(env)->nb_allow, 1);
+	cr_assert_str_eq(unic_env_opts(env)->allow[0], "0000:03:00.0");
+	unic_env_destroy(env);
+}
