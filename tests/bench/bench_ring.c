@@ -75,9 +75,17 @@ static void *producer(void *v)
 	while (!*t->go)
 		unic_pause();
 	uint64_t t0 = unic_rdtsc();
-	while (sent < t->total)
-		sent += t->sp_sc ? unic_ring_sp_enqueue_bulk(t->r, objs, t->burst)
-				 : unic_ring_mp_enqueue_bulk(t->r, objs, t->burst);
+	while (sent < t->total) {
+		uint32_t k = t->sp_sc ? unic_ring_sp_enqueue_bulk(t->r, objs, t->burst)
+				      : unic_ring_mp_enqueue_bulk(t->r, objs, t->burst);
+
+		/* Full: back off, as a poll loop would (and as DPDK's
+		 * ring_perf_autotest does), instead of hammering the
+		 * consumer's line. */
+		if (k == 0)
+			unic_pause();
+		sent += k;
+	}
 	t->cycles = unic_rdtsc() - t0;
 	return NULL;
 }
@@ -92,9 +100,14 @@ static void *consumer(void *v)
 	while (!*t->go)
 		unic_pause();
 	uint64_t t0 = unic_rdtsc();
-	while (got < t->total)
-		got += t->sp_sc ? unic_ring_sc_dequeue_bulk(t->r, objs, t->burst)
-				: unic_ring_mc_dequeue_bulk(t->r, objs, t->burst);
+	while (got < t->total) {
+		uint32_t k = t->sp_sc ? unic_ring_sc_dequeue_bulk(t->r, objs, t->burst)
+				      : unic_ring_mc_dequeue_bulk(t->r, objs, t->burst);
+
+		if (k == 0) /* empty: back off, as above */
+			unic_pause();
+		got += k;
+	}
 	t->cycles = unic_rdtsc() - t0;
 	return NULL;
 }
