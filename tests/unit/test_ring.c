@@ -81,7 +81,7 @@ Test(ring, bulk_is_all_or_nothing_and_burst_takes_what_fits)
 {
 	for (size_t f = 0; f < UNIC_ARRAY_SIZE(flag_sets); f++) {
 		struct unic_ring *r = unic_ring_create("b", 16, flag_sets[f]);
-		void *objs[16], *outp[17];
+		void *objs[32] = { 0 }, *outp[32];
 
 		for (int i = 0; i < 16; i++)
 			objs[i] = OBJ(i);
