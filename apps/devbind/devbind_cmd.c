@@ -434,14 +434,14 @@ static int bind_dev(struct devbind *b, const struct unic_pci_info *d)
 	bool kernel = !is_user_driver(drv);
 	int ret;
 
+	if (strcmp(drv, "vfio-pci") == 0)
+		warn_group(b, d);
 	if (strcmp(d->driver, drv) == 0) {
 		fprintf(b->env->out, "%s: already bound to %s\n", d->bdf, drv);
 		return DEVBIND_OK;
 	}
 	if (load_driver(b, drv) != 0)
 		return DEVBIND_FAILED;
-	if (strcmp(drv, "vfio-pci") == 0)
-		warn_group(b, d);
 	if (sys_write(b, drv, "/sys/bus/pci/devices/%s/driver_override", d->bdf) < 0 ||
 	    unbind_dev(b, d) < 0 ||
 	    sys_write(b, d->bdf, "/sys/bus/pci/drivers_probe") < 0)
