@@ -31,6 +31,19 @@ UIO = Topology(access='uio', nics=(
     Nic('e1000e', 'tap:unic0', 'root-bus', driver='e1000e'),
 ))
 
+# unic-devbind checks: shell one-liners (a plan line is one line).  bdf NICn
+# is the NIC's PCI address, drv BDF its bound driver ("none"), want BDF DRV
+# fails with both when they differ; set -x shows each step in the log.
+DEVBIND = ('apps/unic-devbind',)
+_SH = ('set -ex; bdf() { unic-vm nics | awk -v n=$1 \'$1 == n { print $2 }\'; }; '
+       'drv() { l=$(readlink /sys/bus/pci/devices/$1/driver) && basename $l || echo none; }; '
+       'want() { d=$(drv $1); [ "$d" = "$2" ] || { echo "$1: bound to $d, expected $2" >&2; exit 1; }; }; ')
+
+
+def devbind_check(name, command, timeout=60):
+    return Check(name, _SH + command, binaries=DEVBIND, timeout=timeout)
+
+
 # The rig's own self-tests boot the smallest guest there is.
 SELFTEST = Topology(access='uio', nics=(Nic('e1000e', 'hub0', 'root-bus'),))
 
@@ -39,6 +52,17 @@ BOOTS = [
          scenarios=(
              Scenario('smoke', (
                  criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
+             )),
+             # After the smoke test, so it leaves the NICs as setup/bind did.
+             Scenario('devbind', (
+                 devbind_check('status', 'unic-devbind --status | tee /tmp/status; '
+                               'grep -q "^Network devices bound to vfio-pci" /tmp/status; '
+                               'for n in nic0 nic1 nic2; do grep "^$(bdf $n) .* iommu_group=[0-9]* .*drv=vfio-pci" /tmp/status; done'),
+                 devbind_check('unbind', 'B="$(bdf nic0) $(bdf nic1) $(bdf nic2)"; unic-devbind --unbind $B; '
+                               'for b in $B; do want $b none; done'),
+                 devbind_check('bind-vfio', 'B="$(bdf nic0) $(bdf nic1) $(bdf nic2)"; '
+                               'unic-devbind --bind vfio-pci $B; for b in $B; do want $b vfio-pci; done; '
+                               'unic-devbind --status'),
              )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
@@ -58,6 +82,23 @@ BOOTS = [
                        frames=('unic0', 20)),
                  Check('host-sends', 'vm-frames recv $(unic-vm ifname nic1) 20'
                        ' "unic-vm host-send unic0 20"', binaries=('tests/vm/guest/vm-frames',)),
+             )),
+             # After the tap scenario, which needs nic1 on the kernel's e1000e.
+             Scenario('devbind', (
+                 devbind_check('bind-uio', 'B=$(bdf nic0); unic-devbind --unbind $B; want $B none; '
+                               'unic-devbind --bind uio_pci_generic $B; want $B uio_pci_generic; '
+                               'unic-devbind --status'),
+                 devbind_check('refuse-routed', 'B=$(bdf nic1); IF=$(unic-vm ifname nic1); '
+                               'ip link set $IF up; ip addr add 10.99.0.1/24 dev $IF; '
+                               'rc=0; unic-devbind --bind uio_pci_generic $B || rc=$?; '
+                               '[ $rc -eq 3 ]; want $B e1000e'),
+                 devbind_check('force-and-back', 'B=$(bdf nic1); '
+                               'unic-devbind --force --bind uio_pci_generic $B; want $B uio_pci_generic; '
+                               'unic-devbind --bind e1000e $B; want $B e1000e; '
+                               'grep -qx "(null)" /sys/bus/pci/devices/$B/driver_override'),
+                 # setup/hugepages reserved 64 pages; asking for 64 on node 0 keeps them.
+                 devbind_check('hugepages', 'unic-devbind --hugepages; unic-devbind --reserve 64 --node 0; '
+                               '[ $(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages) -eq 64 ]'),
              )),
          )),
     # Must fail (meson: should_fail): a guest check that fails is reported.

@@ -69,6 +69,10 @@ def _describe(kernel, boot, run_id, shell):
     }
 
 
+# The names database libpci reads (Debian package pci.ids).
+PCI_IDS = '/usr/share/misc/pci.ids'
+
+
 def _binaries(boot, build_root):
     """The build-tree programs the boot's checks name, as host paths."""
     out = []
@@ -110,6 +114,9 @@ def build(out_path, kernel, boot, run_id, build_root, shell=False):
             for lib in libraries:
                 # Under the path ldd printed; a symlink there becomes a copy.
                 w.file(lib, _read(os.path.realpath(lib)), 0o755)
+            # libpci names devices from pci.ids (unic-devbind --status).
+            if any('/libpci.so' in lib for lib in libraries) and os.path.exists(PCI_IDS):
+                w.file(PCI_IDS.lstrip('/'), _read(PCI_IDS))
             for path, text in _describe(kernel, boot, run_id, shell).items():
                 w.file(path, text.encode())
             w.close()
