@@ -45,6 +45,7 @@ struct fake_vfio {
 	int map_err;              /* MAP_DMA fails with it */
 	bool no_caps;             /* GET_INFO without the IOVA-range capability */
 	bool dev_reset;           /* VFIO_DEVICE_FLAGS_RESET */
+	int hot_reset_err;        /* VFIO_DEVICE_PCI_HOT_RESET fails with it */
 	int set_iommu;            /* the type asked for */
 	unsigned nb_devices;
 	struct fake_map maps[MAX_MAPS];
@@ -180,6 +181,8 @@ static int fk_dev_ioctl(unsigned long req, void *arg)
 
 		fk.hot_resets++;
 		fk.hot_reset_groups = hr->count;
+		if (fk.hot_reset_err)
+			return -fk.hot_reset_err;
 		return hr->count == 1 && hr->group_fds[0] == FD_GROUP + 7 ? 0 : -EINVAL;
 	}
 	}
@@ -680,6 +683,15 @@ Test(bus, bars_config_bus_master_irqs_and_reset_through_vfio)
 	cr_assert_eq(fk.resets, 1);
 	cr_assert_eq(fk.hot_resets, 1);
 	cr_assert_eq(fk.hot_reset_groups, 1);
+	/* ENOTTY: the kernel reset the bus but saw no link; the ids decide. */
+	fk.hot_reset_err = ENOTTY;
+	cr_assert_eq(unic_pci_reset(dev), -EIO, "config space reads 0: not back");
+	fk.cfg[0] = 0x86;
+	fk.cfg[1] = 0x80;
+	fk.cfg[2] = 0xd3;
+	fk.cfg[3] = 0x10;
+	cr_assert_eq(unic_pci_reset(dev), 0);
+	assert_logged("could not confirm the link");
 	unic_pci_close(dev);
 }
 
