@@ -133,7 +133,12 @@ enum unic_pci_access {
  *         (names the file and how to give access), -EBUSY (bound to a kernel
  *         driver or to nothing: the message names the driver and the exact
  *         unic-devbind command), -EINVAL (VFIO group not viable: the message
- *         lists every member of the group with its driver).
+ *         lists every member of the group with its driver; or the memory
+ *         is in the wrong IOVA mode for the access: UIO and no-IOMMU need PA
+ *         mode), -ENOTSUP (a no-IOMMU group without cfg.allow_noiommu, or a
+ *         kernel without no-IOMMU support: the message points to UIO),
+ *         -ERANGE (DMA memory allocated before the first open lies outside
+ *         the IOMMU's usable IOVA range: open devices first).
  */
 int unic_pci_open(struct unic_bus *bus, const char *bdf, struct unic_pci_device **out);
 /** Release a device (disable its interrupts, unmap its BARs). NULL is accepted. */
@@ -160,8 +165,13 @@ int unic_pci_bus_master(struct unic_pci_device *dev, bool on);
 /**
  * Reset the device: VFIO_DEVICE_RESET where offered, else a bus reset
  * (VFIO_DEVICE_PCI_HOT_RESET) when the device is alone on its bus.
+ * A bus reset that the kernel reports as ENOTTY (it reset the bus but saw
+ * no link come back in time) counts as done when the device's config space
+ * reads its ids again (docs/pci.md).
  * @return 0, or -ENOTSUP (no reset available; the driver must reprogram
- *         everything, which it does anyway).
+ *         everything, which it does anyway), -EBUSY (a bus reset would touch
+ *         a device this bus does not hold), -EIO (the device did not come
+ *         back).
  */
 int unic_pci_reset(struct unic_pci_device *dev);
 
@@ -200,9 +210,12 @@ void unic_pci_gone(struct unic_pci_device *dev);
 /**
  * Probe: open every device (or only those in @p allow) that a driver in the
  * driver table matches by vendor/device, and let the driver create its port.
- * @return how many ports were created, or -errno. Devices that match but are
- * not bound to vfio-pci/uio_pci_generic are reported with the unic-devbind
- * command that binds them.
+ * @return how many ports were created, or the first error of a device listed
+ * in @p allow (-ENODEV: no such device or no driver for it, -EBUSY: not bound
+ * for userspace, or the open's or the driver's error); ports created by then
+ * stay registered. Devices that match but are not bound to
+ * vfio-pci/uio_pci_generic are reported with the unic-devbind command that
+ * binds them (an error only when listed in @p allow).
  */
 int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow);
 
