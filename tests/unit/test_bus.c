@@ -71,7 +71,10 @@ static int fk_open(void *ctx, const char *path, int flags)
 		snprintf(fk.opened[fk.nb_opened++], sizeof(fk.opened[0]), "%s", path);
 	if (access(path, F_OK) != 0)
 		return -ENOENT;
-	if (access(path, W_OK) != 0 && getuid() != 0)
+	/* The fake kernel applies the file's mode as if we were its owner
+	 * without privileges, so the check means the same as root. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !(st.st_mode & S_IWUSR))
 		return -EACCES;
 	if (strcmp(base, "vfio") == 0)
 		return FD_CONTAINER;
@@ -436,8 +439,6 @@ Test(bus, a_group_file_without_permission_names_the_file_and_chown)
 	char path[300];
 	struct unic_pci_device *dev;
 
-	if (getuid() == 0)
-		cr_skip_test("root opens any file: run the unit tests as a user to check this");
 	fake_add_dev(root, &nic_vfio);
 	dev_file("7");
 	snprintf(path, sizeof(path), "%s/dev/vfio/7", root);
