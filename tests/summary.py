@@ -2,7 +2,7 @@
 """Sum meson test logs into one line: "summary: N passed, N failed".
 
 Each argument is a meson-logs/testlog.json. A TAP test counts its cases
-(ok / not ok lines); cases its plan announced but never reported count as
+(ok / not ok lines; "ok ... # SKIP" is counted as skipped, not passed); cases its plan announced but never reported count as
 failed (the binary died). A non-TAP test, or a TAP test that failed without
 reporting a failing case, counts as one. A test meson expected to fail
 (should_fail) that did fail counts as one pass. Exit status 1 if anything
@@ -16,7 +16,7 @@ PLAN = re.compile(r"^1\.\.(\d+)")
 
 
 def count_tap(stdout):
-    passed = failed = 0
+    passed = failed = skipped = 0
     plan = None
     for line in stdout.splitlines():
         m = PLAN.match(line)
@@ -25,14 +25,17 @@ def count_tap(stdout):
         elif line.startswith("not ok"):
             failed += 1
         elif line.startswith("ok"):
-            passed += 1
-    if plan is not None and passed + failed < plan:
-        failed += plan - passed - failed
-    return passed, failed, plan is not None or passed + failed > 0
+            if "# SKIP" in line.upper():
+                skipped += 1
+            else:
+                passed += 1
+    if plan is not None and passed + failed + skipped < plan:
+        failed += plan - passed - failed - skipped
+    return passed, failed, skipped, plan is not None or passed + failed + skipped > 0
 
 
 def main(paths):
-    total_pass = total_fail = 0
+    total_pass = total_fail = total_skip = 0
     for path in paths:
         try:
             lines = open(path, encoding="utf-8").read().splitlines()
@@ -50,7 +53,8 @@ def main(paths):
             if result == "EXPECTEDFAIL":
                 total_pass += 1
                 continue
-            p, f, is_tap = count_tap(t.get("stdout") or "")
+            p, f, sk, is_tap = count_tap(t.get("stdout") or "")
+            total_skip += sk
             ok = result == "OK"
             if not is_tap:
                 p, f = (1, 0) if ok else (0, 1)
@@ -59,7 +63,10 @@ def main(paths):
                 print(f"summary: {t.get('name')}: {result} without a failing case", file=sys.stderr)
             total_pass += p
             total_fail += f
-    print(f"summary: {total_pass} passed, {total_fail} failed")
+    line = f"summary: {total_pass} passed, {total_fail} failed"
+    if total_skip:
+        line += f", {total_skip} skipped"
+    print(line)
     return 1 if total_fail or total_pass == 0 else 0
 
 
