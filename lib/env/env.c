@@ -11,6 +11,10 @@
 
 #include <unic/env.h>
 #include <unic/log.h>
+#include <unic/bus.h>
+#include <unic/port.h>
+
+#include "unic_port_driver.h"
 
 #include "env_priv.h"
 
@@ -26,6 +30,9 @@ struct env_worker {
 struct unic_env {
 	struct unic_env_options opts;
 	struct unic_mem *mem;
+	struct unic_bus *bus;                 /* NULL with --no-pci */
+	struct unic_port *ports[UNIC_PORT_MAX]; /* one reference each */
+	unsigned nb_ports;
 	cpu_set_t main_affinity;  /* the main thread's, before we pinned it */
 	bool restore_affinity;
 	unsigned nb_workers;
@@ -53,13 +60,65 @@ static int env_cores_check(const struct unic_env_options *o)
 	return 0;
 }
 
+static bool env_driver_matches(const struct unic_pci_info *d)
+{
+	for (unsigned i = 0; unic_drivers[i]; i++) {
+		const struct unic_pci_id *id = unic_drivers[i]->pci_ids;
+
+		for (; id && id->vendor; id++)
+			if (id->vendor == d->vendor && id->device == d->device)
+				return true;
+	}
+	return false;
+}
+
+static bool env_allowed(const struct unic_env_options *o, const char *bdf)
+{
+	for (unsigned i = 0; i < o->nb_allow; i++)
+		if (strcmp(o->allow[i], bdf) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * AUTO: PA when a device that will be probed is on uio_pci_generic, or when
+ * VFIO's no-IOMMU mode is allowed (both give the device physical addresses);
+ * VA otherwise (VFIO with an IOMMU maps what we choose).
+ */
+static enum unic_iova_mode env_iova_mode(const struct unic_env_options *o)
+{
+	struct unic_pci_info *devs = NULL;
+	enum unic_iova_mode mode = UNIC_IOVA_VA;
+	unsigned nb = 0;
+
+	if (o->iova_mode == UNIC_ENV_IOVA_PA)
+		return UNIC_IOVA_PA;
+	if (o->iova_mode == UNIC_ENV_IOVA_VA || o->no_pci || o->no_huge)
+		return UNIC_IOVA_VA;
+	if (o->vfio_noiommu) {
+		UNIC_LOG(INFO, ENV, "IOVA mode PA: --vfio-noiommu gives devices physical addresses");
+		return UNIC_IOVA_PA;
+	}
+	if (unic_pci_scan(NULL, &devs, &nb) < 0)
+		return UNIC_IOVA_VA;
+	for (unsigned i = 0; i < nb; i++) {
+		bool probed = o->nb_allow ? env_allowed(o, devs[i].bdf) : env_driver_matches(&devs[i]);
+
+		if (probed && strcmp(devs[i].driver, "uio_pci_generic") == 0) {
+			UNIC_LOG(INFO, ENV, "IOVA mode PA: %s is bound to uio_pci_generic", devs[i].bdf);
+			mode = UNIC_IOVA_PA;
+			break;
+		}
+	}
+	free(devs);
+	return mode;
+}
+
 static struct unic_mem *env_mem_create(const struct unic_env_options *o)
 {
 	struct unic_mem_config cfg = {
 		.sz = sizeof(cfg),
-		/* AUTO means VA until the bus layer chooses (it knows about
-		 * no-IOMMU and UIO). */
-		.iova_mode = o->iova_mode == UNIC_ENV_IOVA_PA ? UNIC_IOVA_PA : UNIC_IOVA_VA,
+		.iova_mode = env_iova_mode(o),
 		.no_huge = o->no_huge,
 		.huge_dir = o->no_huge ? NULL : o->huge_dir,
 	};
@@ -74,6 +133,97 @@ static struct unic_mem *env_mem_create(const struct unic_env_options *o)
 		errno = err;
 	}
 	return mem;
+}
+
+static int env_add_port(struct unic_env *env, struct unic_port *p)
+{
+	if (env->nb_ports == UNIC_ARRAY_SIZE(env->ports)) {
+		unic_port_put(p);
+		return -ENOSPC;
+	}
+	env->ports[env->nb_ports++] = p;
+	return 0;
+}
+
+static bool env_has_port(const struct unic_env *env, const struct unic_port *p)
+{
+	for (unsigned i = 0; i < env->nb_ports; i++)
+		if (env->ports[i] == p)
+			return true;
+	return false;
+}
+
+/* Create the bus and probe; keep a reference to every port that appeared. */
+static int env_probe(struct unic_env *env)
+{
+	const struct unic_env_options *o = &env->opts;
+	struct unic_bus_config bc = {
+		.sz = sizeof(bc), .mem = env->mem, .allow_noiommu = o->vfio_noiommu,
+	};
+	const char *allow[UNIC_ENV_MAX_ALLOW];
+	struct unic_port *before[UNIC_PORT_MAX];
+	uint16_t ids[UNIC_PORT_MAX];
+	unsigned n, nb_before = 0;
+	int rc;
+
+	env->bus = unic_bus_create(&bc);
+	if (env->bus == NULL)
+		return -errno;
+	for (unsigned i = 0; i < o->nb_allow; i++)
+		allow[i] = o->allow[i];
+	n = unic_port_list(ids, UNIC_PORT_MAX);
+	for (unsigned i = 0; i < n; i++) {
+		struct unic_port *p = unic_port_get_by_id(ids[i]);
+
+		if (p)
+			before[nb_before++] = p;
+	}
+	rc = unic_bus_probe(env->bus, allow, o->nb_allow);
+	n = unic_port_list(ids, UNIC_PORT_MAX);
+	for (unsigned i = 0; i < n; i++) {
+		struct unic_port *p = unic_port_get_by_id(ids[i]);
+		bool old = false;
+
+		for (unsigned k = 0; k < nb_before && p; k++)
+			old |= before[k] == p;
+		if (p == NULL)
+			continue;
+		if (old || env_has_port(env, p))
+			unic_port_put(p);
+		else if (env_add_port(env, p) < 0)
+			rc = rc < 0 ? rc : -ENOSPC;
+	}
+	for (unsigned k = 0; k < nb_before; k++)
+		unic_port_put(before[k]);
+	if (rc < 0)
+		return rc;
+	UNIC_LOG(INFO, ENV, "PCI probe: %u port(s)", env->nb_ports);
+	return 0;
+}
+
+static int env_vdevs(struct unic_env *env)
+{
+	for (unsigned i = 0; i < env->opts.nb_vdev; i++) {
+		struct unic_port *p;
+		int rc = unic_vdev_create(env->opts.vdev[i], &p);
+
+		if (rc < 0)
+			return rc;
+		rc = env_add_port(env, p);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void env_release_ports(struct unic_env *env)
+{
+	while (env->nb_ports > 0) {
+		struct unic_port *p = env->ports[--env->nb_ports];
+
+		unic_port_detach(p);
+		unic_port_put(p);
+	}
 }
 
 struct unic_env *unic_env_create(const struct unic_env_options *opts)
@@ -115,8 +265,22 @@ struct unic_env *unic_env_create(const struct unic_env_options *opts)
 		UNIC_LOG(INFO, ENV, "main thread on core %d, %u worker(s)",
 			 opts->cores[0], env->nb_workers);
 	}
+	if (!opts->no_pci) {
+		err = -env_probe(env);
+		if (err != 0)
+			goto release_ports;
+	}
+	err = -env_vdevs(env);
+	if (err != 0)
+		goto release_ports;
 	return env;
 
+release_ports:
+	env_release_ports(env);
+	unic_bus_destroy(env->bus);
+	if (env->restore_affinity)
+		pthread_setaffinity_np(pthread_self(), sizeof(env->main_affinity),
+				       &env->main_affinity);
 destroy_mem:
 	unic_mem_destroy(env->mem);
 free_env:
@@ -139,11 +303,27 @@ void unic_env_destroy(struct unic_env *env)
 			unic_env_wait(env, i);
 		}
 	}
+	env_release_ports(env);
+	unic_bus_destroy(env->bus);
 	unic_mem_destroy(env->mem);
 	if (env->restore_affinity)
 		pthread_setaffinity_np(pthread_self(), sizeof(env->main_affinity),
 				       &env->main_affinity);
 	free(env);
+}
+
+struct unic_bus *unic_env_bus(struct unic_env *env)
+{
+	return env ? env->bus : NULL;
+}
+
+unsigned unic_env_ports(const struct unic_env *env, struct unic_port **ports, unsigned max)
+{
+	unsigned n = 0;
+
+	for (; env && n < env->nb_ports && n < max; n++)
+		ports[n] = env->ports[n];
+	return n;
 }
 
 struct unic_mem *unic_env_mem(struct unic_env *env)

@@ -26,6 +26,8 @@ enum env_opt {
 	OPT_HUGE_DIR,
 	OPT_IOVA_MODE,
 	OPT_LOG_LEVEL,
+	OPT_NO_PCI,
+	OPT_VFIO_NOIOMMU,
 };
 
 struct env_opt_def {
@@ -67,6 +69,14 @@ static const struct env_opt_def env_opts[] = {
 		.name = "log-level", .has_arg = true,
 		.forms = "--log-level SPEC or --log-level=SPEC, e.g. --log-level debug or --log-level info,mem:debug",
 	},
+	[OPT_NO_PCI] = {
+		.name = "no-pci", .has_arg = false,
+		.forms = "--no-pci, without a value",
+	},
+	[OPT_VFIO_NOIOMMU] = {
+		.name = "vfio-noiommu", .has_arg = false,
+		.forms = "--vfio-noiommu, without a value",
+	},
 };
 
 static const char env_usage[] =
@@ -82,6 +92,9 @@ static const char env_usage[] =
 	"      --iova-mode va|pa  force the IOVA mode (default: chosen by the bus)\n"
 	"      --log-level SPEC   LEVEL or COMPONENT:LEVEL, comma-separated,\n"
 	"                         e.g. debug or info,mem:debug\n"
+	"      --no-pci           probe no PCI device (virtual devices only)\n"
+	"      --vfio-noiommu     allow VFIO's no-IOMMU mode (unsafe: the device can\n"
+	"                         reach all memory; IOVA = PA, needs hugepages)\n"
 	"A value follows as the next argument or after '=' (--allow=03:00.0);\n"
 	"short options also take it attached (-a03:00.0, -l0-3).\n";
 
@@ -207,6 +220,12 @@ static int opt_apply(struct unic_env_options *o, int id, int namelen,
 			return -EINVAL;
 		o->log_level = val;
 		return 0;
+	case OPT_NO_PCI:
+		o->no_pci = true;
+		return 0;
+	case OPT_VFIO_NOIOMMU:
+		o->vfio_noiommu = true;
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -216,6 +235,10 @@ static int opts_check(const struct unic_env_options *o)
 {
 	if (o->no_huge && o->iova_mode == UNIC_ENV_IOVA_PA) {
 		UNIC_LOG(ERR, ENV, "options --no-huge and --iova-mode pa cannot go together: physical addresses need hugepages; drop --no-huge, or use --iova-mode va");
+		return -EINVAL;
+	}
+	if (o->no_pci && o->nb_allow > 0) {
+		UNIC_LOG(ERR, ENV, "options --no-pci and -a %s cannot go together: drop one", o->allow[0]);
 		return -EINVAL;
 	}
 	if (o->no_huge && o->huge_dir != NULL)

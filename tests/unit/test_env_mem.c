@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include <unic/env.h>
+#include <unic/port.h>
+#include <unic/bus.h>
 #include <unic/log.h>
 
 static char logbuf[8192];
@@ -197,14 +199,68 @@ Test(env_mem, destroy_waits_for_running_workers)
 Test(env_mem, options_are_copied_into_the_environment)
 {
 	struct unic_env_options o;
-	char *v[] = { "app", "--no-huge", "-a", "03:00.0", NULL };
+	char *v[] = { "app", "--no-huge", "--no-pci", "--vdev", "null7", NULL };
 	struct unic_env *env;
 
-	cr_assert_eq(unic_env_parse(&o, 4, v), 1);
+	cr_assert_eq(unic_env_parse(&o, 5, v), 1);
 	env = unic_env_create(&o);
 	cr_assert_not_null(env, "%s", logbuf);
 	memset(&o, 0, sizeof(o));
-	cr_assert_eq(unic_env_opts(env)->nb_allow, 1);
-	cr_assert_str_eq(unic_env_opts(env)->allow[0], "0000:03:00.0");
+	cr_assert_eq(unic_env_opts(env)->nb_vdev, 1);
+	cr_assert_str_eq(unic_env_opts(env)->vdev[0], "null7");
+	cr_assert(unic_env_opts(env)->no_pci);
+	cr_assert_null(unic_env_bus(env), "--no-pci: no bus");
 	unic_env_destroy(env);
+}
+
+Test(env_mem, vdev_ports_are_created_in_order_and_detached_at_destroy)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--no-huge", "--vdev", "ring5", "--vdev", "ring6,peer=ring5", NULL };
+	struct unic_port *ports[4], *p;
+	struct unic_env *env;
+
+	cr_assert_eq(unic_env_parse(&o, 6, v), 1);
+	env = unic_env_create(&o);
+	cr_assert_not_null(env, "%s", logbuf);
+	cr_assert_not_null(unic_env_bus(env), "PCI is probed unless --no-pci");
+	cr_assert_eq(unic_env_ports(env, ports, 4), 2);
+	cr_assert_str_eq(unic_port_name(ports[0]), "ring5");
+	cr_assert_str_eq(unic_port_name(ports[1]), "ring6");
+	p = unic_port_get(ports[1]);
+	unic_env_destroy(env);
+	cr_assert_eq(unic_port_state(p), UNIC_PORT_DETACHED);
+	cr_assert_null(unic_port_get_by_name("ring5"));
+	unic_port_put(p);
+}
+
+Test(env_mem, a_bad_vdev_fails_creation_and_leaves_nothing_behind)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--no-huge", "--no-pci", "--vdev", "null8", "--vdev", "bogus0", NULL };
+
+	cr_assert_eq(unic_env_parse(&o, 7, v), 1);
+	cr_assert_null(unic_env_create(&o));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert(strstr(logbuf, "no virtual driver 'bogus'"), "%s", logbuf);
+	cr_assert_null(unic_port_get_by_name("null8"), "ports made before the failure are detached");
+}
+
+Test(env_mem, a_named_device_that_does_not_exist_fails_creation_with_the_next_step)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--no-huge", "-a", "7f:1f.7", NULL };
+
+	cr_assert_eq(unic_env_parse(&o, 4, v), 1);
+	cr_assert_null(unic_env_create(&o));
+	cr_assert(strstr(logbuf, "0000:7f:1f.7") && strstr(logbuf, "unic-devbind --status"), "%s", logbuf);
+}
+
+Test(env_mem, no_pci_with_allow_is_refused)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--no-pci", "-a", "03:00.0", NULL };
+
+	cr_assert_eq(unic_env_parse(&o, 4, v), -EINVAL);
+	cr_assert(strstr(logbuf, "--no-pci and -a"), "%s", logbuf);
 }

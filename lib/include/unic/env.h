@@ -17,6 +17,8 @@
  *       --huge-dir DIR     hugetlbfs mount to take pages from
  *       --iova-mode va|pa  force the IOVA mode (default: chosen by the bus)
  *       --log-level SPEC   e.g. "debug" or "info,mem:debug"
+ *       --no-pci           probe no PCI device (virtual devices only)
+ *       --vfio-noiommu     allow VFIO's no-IOMMU mode (unsafe; IOVA = PA)
  *
  * A bad option is reported with the option, what was given and the
  * accepted forms; parsing returns -EINVAL and never exits.
@@ -28,6 +30,9 @@
 #include <pthread.h>
 #include <unic/common.h>
 #include <unic/mem.h>
+
+struct unic_bus;
+struct unic_port;
 
 #define UNIC_ENV_MAX_ALLOW 64
 #define UNIC_ENV_MAX_VDEV 64
@@ -57,6 +62,8 @@ struct unic_env_options {
 	const char *huge_dir;
 	enum unic_env_iova iova_mode;
 	const char *log_level;
+	bool no_pci;                   /**< --no-pci: probe no PCI device */
+	bool vfio_noiommu;             /**< --vfio-noiommu: allow VFIO no-IOMMU */
 };
 
 /**
@@ -95,21 +102,36 @@ int unic_thread_pin_self(int cpu);
 struct unic_env;
 
 /**
- * Set up what the options ask for: the memory context (hugepages, or
- * --no-huge; IOVA mode AUTO means VA for now), and pin the calling (main)
- * thread to the first core given. Every core given must be online. The
- * options are copied.
+ * Set up what the options ask for, in this order: pin the calling (main)
+ * thread to the first core given (every core given must be online); choose
+ * the IOVA mode (--iova-mode; else PA when --vfio-noiommu is given or a PCI
+ * device to probe is bound to uio_pci_generic, VA otherwise); create the
+ * memory context (hugepages, or --no-huge); unless --no-pci, create the PCI
+ * bus and probe the devices the driver table matches (only those given with
+ * -a, if any); create every --vdev port. The options are copied.
  * @return the environment, or NULL with errno set and a message logged:
- *         EINVAL (NULL, a core not online), or an errno of unic_mem_create().
+ *         EINVAL (NULL, a core not online, a bad --vdev), an errno of
+ *         unic_mem_create(), or of the probe of a device named with -a.
  */
 struct unic_env *unic_env_create(const struct unic_env_options *opts);
 
 /**
  * Wait for workers still running (a worker that never returns blocks this),
- * destroy the memory context, and give the main thread back the CPU
- * affinity it had before unic_env_create(). NULL is accepted.
+ * detach every port the environment created (the caller still puts any
+ * reference it took), release the bus and the memory context, and give the
+ * main thread back the CPU affinity it had before unic_env_create(). NULL is
+ * accepted.
  */
 void unic_env_destroy(struct unic_env *env);
+
+/** The PCI bus context, or NULL with --no-pci. */
+struct unic_bus *unic_env_bus(struct unic_env *env);
+
+/**
+ * The ports the environment created (probed PCI devices, then the --vdev
+ * ones in order), without taking references. @return how many (<= max).
+ */
+unsigned unic_env_ports(const struct unic_env *env, struct unic_port **ports, unsigned max);
 
 struct unic_mem *unic_env_mem(struct unic_env *env);
 const struct unic_env_options *unic_env_opts(const struct unic_env *env);
