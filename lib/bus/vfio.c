@@ -187,36 +187,42 @@ static int iova_range(struct unic_bus *bus, uint64_t *lo, uint64_t *hi, unsigned
 	/* The chain: each header's next is an offset from the start of info;
 	 * 0 ends it. Bounds are checked since the layout comes from outside. */
 	for (off = info->cap_offset; off != 0;) {
-		struct vfio_info_cap_header *h;
+		struct vfio_info_cap_header h;
 
-		if (off < sizeof(*info) || off > argsz - sizeof(*h))
+		if (off < sizeof(*info) || off > argsz - sizeof(h))
 			break;
-		h = (struct vfio_info_cap_header *)((char *)info + off);
-		if (h->id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE) {
-			struct vfio_iommu_type1_info_cap_iova_range *cap = (void *)h;
+		/* Copied out, not cast: nothing promises the offsets are
+		 * aligned for 64-bit fields. */
+		memcpy(&h, (char *)info + off, sizeof(h));
+		if (h.id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE) {
+			struct vfio_iommu_type1_info_cap_iova_range cap;
+			const char *ranges = (char *)info + off + sizeof(cap);
 
-			if (off + sizeof(*cap) > argsz ||
-			    off + sizeof(*cap) + (uint64_t)cap->nr_iovas * sizeof(cap->iova_ranges[0]) > argsz)
+			if (off + sizeof(cap) > argsz)
 				break;
-			*nb_ranges = cap->nr_iovas;
-			for (uint32_t i = 0; i < cap->nr_iovas; i++) {
-				const struct vfio_iova_range *r = &cap->iova_ranges[i];
+			memcpy(&cap, (char *)info + off, sizeof(cap));
+			if (off + sizeof(cap) + (uint64_t)cap.nr_iovas * sizeof(struct vfio_iova_range) > argsz)
+				break;
+			*nb_ranges = cap.nr_iovas;
+			for (uint32_t i = 0; i < cap.nr_iovas; i++) {
+				struct vfio_iova_range r;
 
+				memcpy(&r, ranges + i * sizeof(r), sizeof(r));
 				UNIC_LOG(DEBUG, BUS, "usable IOVA range %u: [%#llx, %#llx]", i,
-					 (unsigned long long)r->start, (unsigned long long)r->end);
-				if (r->end < r->start)
+					 (unsigned long long)r.start, (unsigned long long)r.end);
+				if (r.end < r.start)
 					continue;
-				if (!found || r->end - r->start > *hi - *lo) {
-					*lo = r->start;
-					*hi = r->end;
+				if (!found || r.end - r.start > *hi - *lo) {
+					*lo = r.start;
+					*hi = r.end;
 					found = 1;
 				}
 			}
 			break;
 		}
-		if (h->next <= off)
+		if (h.next <= off)
 			break;  /* a loop, or the end */
-		off = h->next;
+		off = h.next;
 	}
 out:
 	free(info);

@@ -96,7 +96,8 @@ static int fk_iommu_info(struct vfio_iommu_type1_info *info)
 {
 	struct vfio_iommu_type1_info_dma_avail *avail;
 	struct vfio_iommu_type1_info_cap_iova_range *cap;
-	uint32_t off1 = sizeof(*info), off2 = off1 + sizeof(*avail);
+	/* Capabilities start 8-byte aligned, as the kernel lays them out. */
+	uint32_t off1 = sizeof(*info), off2 = UNIC_ALIGN_CEIL(off1 + (uint32_t)sizeof(*avail), 8u);
 	uint32_t need = off2 + sizeof(*cap) + 2 * sizeof(struct vfio_iova_range);
 
 	info->flags = VFIO_IOMMU_INFO_PGSIZES;
