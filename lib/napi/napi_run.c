@@ -186,15 +186,15 @@ static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
 			unic_rx_intr_disable(qs->port, qs->q);
 			qs->state = NAPI_Q_ACTIVE;
 		}
-		if (budget == 0) {
-			/* Out of budget: this queue goes first next round. */
-			if (next_start == UINT32_MAX)
-				next_start = i;
-			continue;
-		}
+		if (budget == 0)
+			continue; /* out of budget: first next round (below) */
 		quota = (uint16_t)UNIC_MIN((uint32_t)qs->weight, budget);
 		got = napi_poll_queue(ctx, qs, quota, now);
 		budget -= got;
+		/* The queue that used up the budget goes last next round, so the
+		 * ones it starved this round (or polled before it) go first. */
+		if (budget == 0 && next_start == UINT32_MAX)
+			next_start = i + 1 < n ? i + 1 : 0;
 		handled += got;
 		if (got < quota && !qs->backoff && qs->held_n == 0)
 			napi_complete(ctx, qs, now);
