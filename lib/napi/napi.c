@@ -124,6 +124,7 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	ctx->conf = c;
 	ctx->idle_ns = c.hybrid_idle_us == UINT32_MAX ? UINT64_MAX : (uint64_t)c.hybrid_idle_us * 1000;
 	ctx->retry_ns = (uint64_t)c.retry_us * 1000;
+	ctx->min_empty_polls = c.hybrid_empty_polls == UINT32_MAX ? 0 : c.hybrid_empty_polls;
 	ctx->max_sleep_ns = (uint64_t)c.max_sleep_ms * 1000000;
 
 	ctx->qs = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*ctx->qs) * c.max_queues);

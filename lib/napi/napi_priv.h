@@ -143,6 +143,9 @@ struct unic_napi_ctx {
 	uint32_t rr_start;
 	uint64_t last_sleep_start, last_sleep_end;
 	uint64_t cpu_check_round;
+	uint64_t cpu_checked_ns;
+	uint32_t min_empty_polls;    /* hybrid: N (0 if only the time counts) */
+	uint64_t poll_window_ns;     /* hybrid: adaptive, 0..T */
 	struct unic_napi_ctx_stats st;
 };
 

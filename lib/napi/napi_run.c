@@ -127,8 +127,9 @@ static void napi_complete(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint
 	case UNIC_NAPI_POLL:
 		return;
 	case UNIC_NAPI_HYBRID:
-		if (qs->empty_streak < ctx->conf.hybrid_empty_polls &&
-		    now - qs->last_pkt_ns < ctx->idle_ns)
+		/* N empty polls, then as long as the adaptive window says
+		 * (0 after long sleeps, up to T when wakes come quickly). */
+		if (qs->empty_streak < ctx->min_empty_polls || now - qs->last_pkt_ns < ctx->poll_window_ns)
 			return;
 		break;
 	case UNIC_NAPI_INTERRUPT:
@@ -292,7 +293,10 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 		unic_store_relaxed(&ctx->sleeping, 0);
 		return; /* a request waits for our round boundary */
 	}
-	napi_update_cpu(ctx);
+	if (now - ctx->cpu_checked_ns > 1000000) { /* a system call: at most every ms */
+		ctx->cpu_checked_ns = now;
+		napi_update_cpu(ctx);
+	}
 	napi_count(&ctx->st.sleeps, 1);
 	if (retry)
 		napi_count(&ctx->st.sleeps_retry, 1);
@@ -307,6 +311,15 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 	napi_count(&ctx->st.wakeups, 1);
 	ctx->last_sleep_start = now;
 	ctx->last_sleep_end = t_wake;
+	/* Hybrid: a wake that came sooner than T after the sleep began means
+	 * dense traffic: keep polling longer next time (fewer interrupts per
+	 * packet); a long sleep shrinks the window back (less CPU). */
+	if (ctx->idle_ns != UINT64_MAX) {
+		if (t_wake - now < ctx->idle_ns)
+			ctx->poll_window_ns = UNIC_MIN(ctx->poll_window_ns * 2 + 1000, ctx->idle_ns);
+		else
+			ctx->poll_window_ns /= 2;
+	}
 	for (int i = 0; i < nev; i++) {
 		struct napi_src *s = evs[i].data.ptr;
 

@@ -60,10 +60,13 @@ struct unic_napi_conf {
 	const char *name;          /**< for logs and xstats; NULL: "napi" */
 	enum unic_napi_mode mode;  /**< 0: hybrid */
 	uint32_t budget;           /**< packets per round over all queues; 0: 256 */
-	/** Hybrid: arm a queue after this many empty polls in a row ... */
-	uint32_t hybrid_empty_polls;  /**< 0: 32; UINT32_MAX: only the time counts */
-	/** ... or after this long without a packet, whichever comes first. */
-	uint32_t hybrid_idle_us;      /**< 0: 50; UINT32_MAX: only the count counts */
+	/** Hybrid: arm a queue after at least this many empty polls in a row ... */
+	uint32_t hybrid_empty_polls;  /**< 0: 32; UINT32_MAX: none (only the time counts) */
+	/** ... and, when wakes come sooner than this after the context fell
+	 *  asleep (dense traffic), after up to this long without a packet: the
+	 *  polling window doubles (+1 us) on each such wake, halves on a longer
+	 *  sleep, and never exceeds this. */
+	uint32_t hybrid_idle_us;      /**< 0: 50; UINT32_MAX: no window (only the count counts) */
 	/** Longest sleep while a handler holds refused packets. */
 	uint32_t retry_us;            /**< 0: 100 */
 	/** Every sleep is bounded (user pains #3); a timer hook bounds it more. */
