@@ -82,6 +82,21 @@ struct unic_port_queue_info {
 
 struct unic_port_cb;
 
+/*
+ * A poller of one queue (lib/napi): the core calls release(port, tx, q, owner)
+ * when the port stops or is detached, before its fast path switches to stubs
+ * and before the driver's stop op runs. release returns once the owner is
+ * not inside, and will not enter, any fast-path call on that queue. It is
+ * called with no port lock held, from the thread that stops the port. The
+ * claim is gone before the call: the owner must not drop it again.
+ */
+typedef void (*unic_port_poller_fn)(struct unic_port *port, bool tx, uint16_t q, void *owner);
+
+struct unic_port_poller {
+	unic_port_poller_fn release;      /* NULL: nobody claimed the queue */
+	void *owner;
+};
+
 struct unic_port {
 	struct unic_port_fastpath fp;     /* first: unic_rx_burst reads it */
 
@@ -102,6 +117,10 @@ struct unic_port {
 	struct unic_port_stats stats_base;  /* subtracted: stats_reset */
 	uint64_t *xstats_base;              /* driver xstats at the last reset */
 	unsigned nb_xstats_base;
+	/* Pollers of the queues (lib/napi): rx 0..15, then tx 0..15. Under
+	 * lock; stopping is set while stop releases them (claims refused). */
+	struct unic_port_poller pollers[2 * UNIC_PORT_MAX_QUEUES];
+	bool stopping;
 	size_t priv_size;
 	uint8_t priv[] UNIC_CACHE_ALIGNED;  /* the driver's */
 };
@@ -134,6 +153,22 @@ struct unic_port *unic_port_alloc(size_t priv_size, const char *name_fmt,
  * ports).
  */
 int unic_port_register(struct unic_port *port);
+
+/**
+ * Claim rx (tx false) or tx queue @p q of a started port for @p owner: the
+ * core calls @p release before the port stops (see unic_port_poller_fn).
+ * Never blocks beyond the port lock.
+ * @return 0, -EEXIST (@p owner has it already), -EBUSY (another owner has
+ *         it, or the port is being stopped), -EINVAL (port not started, q out
+ *         of range), -ENODEV (closed or detached).
+ */
+int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
+			   unic_port_poller_fn release, void *owner);
+/**
+ * Give a claim back. @return 0, or -ENOENT (not @p owner's: the port already
+ * took it back and is calling, or has called, release).
+ */
+int unic_port_poller_drop(struct unic_port *port, bool tx, uint16_t q, void *owner);
 
 /* Driver logs that honour the port's message level. */
 #define UNIC_PORT_LOG(port, level, fmt, ...)                                   \

@@ -684,6 +684,85 @@ out:
 	return rc;
 }
 
+/* ---- pollers (lib/napi) ----------------------------------------------------
+ *
+ * The napi engine claims the queues it polls. Stop and detach first take
+ * every claim back and call its release (which waits until the poller is at a
+ * round boundary), with the port lock dropped around each call so a poller
+ * may still call control functions; only then do they switch the fast path
+ * to stubs. While that runs, `stopping` refuses new claims and other stops.
+ */
+
+int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
+			   unic_port_poller_fn release, void *owner)
+{
+	struct unic_port_poller *p;
+	int rc = port_lock_alive(port, "poller claim");
+
+	if (rc)
+		return rc;
+	if (port->state != UNIC_PORT_STARTED || port->stopping) {
+		rc = port->stopping ? -EBUSY : -EINVAL;
+		goto out;
+	}
+	if (q >= (tx ? port->conf.nb_txq : port->conf.nb_rxq) || release == NULL) {
+		rc = -EINVAL;
+		goto out;
+	}
+	p = &port->pollers[(tx ? UNIC_PORT_MAX_QUEUES : 0) + q];
+	if (p->release != NULL) {
+		rc = p->owner == owner ? -EEXIST : -EBUSY;
+		goto out;
+	}
+	p->release = release;
+	p->owner = owner;
+out:
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_poller_drop(struct unic_port *port, bool tx, uint16_t q, void *owner)
+{
+	struct unic_port_poller *p;
+	int rc = -ENOENT;
+
+	if (q >= UNIC_PORT_MAX_QUEUES)
+		return -EINVAL;
+	pthread_mutex_lock(&port->lock);
+	p = &port->pollers[(tx ? UNIC_PORT_MAX_QUEUES : 0) + q];
+	if (p->release != NULL && p->owner == owner) {
+		memset(p, 0, sizeof(*p));
+		rc = 0;
+	}
+	pthread_mutex_unlock(&port->lock);
+	return rc;
+}
+
+/* Take every claim back and call its release. Called and returns with the
+ * port lock held; drops it around each release. -EBUSY: another thread is
+ * stopping the port. */
+static int port_pollers_release(struct unic_port *port)
+{
+	if (port->stopping) {
+		UNIC_LOG(ERR, PORT, "%s: another thread is stopping the port", port->name);
+		return -EBUSY;
+	}
+	port->stopping = true;
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(port->pollers); i++) {
+		struct unic_port_poller p = port->pollers[i];
+
+		if (p.release == NULL)
+			continue;
+		memset(&port->pollers[i], 0, sizeof(port->pollers[i]));
+		pthread_mutex_unlock(&port->lock);
+		p.release(port, i >= UNIC_PORT_MAX_QUEUES, (uint16_t)(i % UNIC_PORT_MAX_QUEUES),
+			  p.owner);
+		pthread_mutex_lock(&port->lock);
+	}
+	port->stopping = false;
+	return 0;
+}
+
 static void port_stop_locked(struct unic_port *port)
 {
 	/* Stubs first: a burst call from now on touches no queue. A poller
@@ -701,6 +780,9 @@ int unic_port_stop(struct unic_port *port)
 
 	pthread_mutex_lock(&port->lock);
 	rc = port_need_state(port, ST(STARTED), "stop", "started");
+	if (rc == 0)
+		rc = port_pollers_release(port);
+	/* Still started: `stopping` kept other stops and detaches out. */
 	if (rc == 0)
 		port_stop_locked(port);
 	pthread_mutex_unlock(&port->lock);
@@ -736,8 +818,13 @@ int unic_port_detach(struct unic_port *port)
 		pthread_mutex_unlock(&port->lock);
 		return -ENODEV;
 	}
-	if (port->state == UNIC_PORT_STARTED)
+	if (port->state == UNIC_PORT_STARTED) {
+		if (port_pollers_release(port) != 0) {
+			pthread_mutex_unlock(&port->lock);
+			return -EBUSY;
+		}
 		port_stop_locked(port);
+	}
 	if (port->state != UNIC_PORT_CLOSED)
 		port_close_locked(port);
 	__atomic_store_n(&port->state, UNIC_PORT_DETACHED, __ATOMIC_RELEASE);

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file
+ * The hybrid receive engine (lib/napi): NAPI in userspace.
+ *
+ * A context owns a set of rx queues and belongs to the one thread that runs
+ * it (unic_napi_run_once / unic_napi_run). Each round gives every active
+ * queue at most min(weight, budget left) packets and hands them to the
+ * queue's handler. A queue whose poll came back short (and whose handler
+ * refused nothing) is complete: depending on the mode the engine arms its
+ * interrupt, re-checks the ring, and, once every queue is armed, transmit
+ * completions are reclaimed and the application has no work pending, sleeps
+ * on the queues' interrupt sources. docs/napi.md has the state machine, the
+ * race and how it is closed, the knobs and the metrics.
+ *
+ * Threads: the context's own thread runs rounds and may call every function
+ * here, from a handler too. Other threads may call queue add/remove, inject,
+ * wake and the metrics getters at any time; add and remove then wait until
+ * the context reaches a round boundary (microseconds; a sleeping context is
+ * woken). Two context threads must not wait on each other that way.
+ *
+ * Port teardown: stopping or detaching a port whose queues are in a context
+ * removes them first and waits for that context's round boundary, so no
+ * poller is ever inside a burst call on a port being torn down. Add the
+ * queues again after the port is started again.
+ *
+ * Fast path: no locks held long, no heap allocation, no logs above debug.
+ */
+#ifndef UNIC_NAPI_H
+#define UNIC_NAPI_H
+
+#include <unic/common.h>
+#include <unic/pkt.h>
+#include <unic/port.h>
+
+struct unic_napi_ctx;
+
+enum unic_napi_mode {
+	UNIC_NAPI_HYBRID = 0,  /**< default: poll through N empty polls or T us, then arm and sleep */
+	UNIC_NAPI_POLL,        /**< never arm, never sleep */
+	UNIC_NAPI_INTERRUPT,   /**< arm after every drained poll */
+};
+
+/** "hybrid", "poll", "interrupt"; "?" otherwise. */
+const char *unic_napi_mode_name(enum unic_napi_mode mode);
+
+/* Defaults for the fields of struct unic_napi_conf left 0. */
+#define UNIC_NAPI_BUDGET_DEFAULT      256
+#define UNIC_NAPI_EMPTY_POLLS_DEFAULT 32
+#define UNIC_NAPI_IDLE_US_DEFAULT     50
+#define UNIC_NAPI_RETRY_US_DEFAULT    100
+#define UNIC_NAPI_MAX_SLEEP_MS_DEFAULT 100
+#define UNIC_NAPI_MAX_QUEUES_DEFAULT  32
+#define UNIC_NAPI_INJECT_SIZE_DEFAULT 256
+#define UNIC_NAPI_WEIGHT_MAX          256
+#define UNIC_NAPI_BUDGET_MAX          65535
+
+struct unic_napi_conf {
+	size_t sz;                 /**< sizeof(struct unic_napi_conf) */
+	const char *name;          /**< for logs and xstats; NULL: "napi" */
+	enum unic_napi_mode mode;  /**< 0: hybrid */
+	uint32_t budget;           /**< packets per round over all queues; 0: 256 */
+	/** Hybrid: arm a queue after at least this many empty polls in a row ... */
+	uint32_t hybrid_empty_polls;  /**< 0: 32; UINT32_MAX: none (only the time counts) */
+	/** ... and, when wakes come sooner than this after the context fell
+	 *  asleep (dense traffic), after up to this long without a packet: the
+	 *  polling window doubles (+1 us) on each such wake, halves on a longer
+	 *  sleep, and never exceeds this. */
+	uint32_t hybrid_idle_us;      /**< 0: 50; UINT32_MAX: no window (only the count counts) */
+	/** Longest sleep while a handler holds refused packets. */
+	uint32_t retry_us;            /**< 0: 100 */
+	/** Every sleep is bounded (user pains #3); a timer hook bounds it more. */
+	uint32_t max_sleep_ms;        /**< 0: 100 */
+	uint32_t max_queues;          /**< rx queue slots; 0: 32 */
+	uint32_t inject_size;         /**< per-queue injection ring (power of two); 0: 256 */
+};
+
+/**
+ * Handler of one queue's packets, called in the context's thread.
+ * @return how many of pkts[0..n-1] it consumed, from the front (the handler
+ * now owns those). The engine keeps pkts[ret..n-1] and hands them back first,
+ * in order, next round; a handler that consumed fewer than @p n gets nothing
+ * more this round (back-pressure).
+ */
+typedef uint16_t (*unic_napi_handler_fn)(struct unic_port *port, uint16_t q,
+					 struct unic_pkt **pkts, uint16_t n, void *arg);
+
+/**
+ * Application hooks, all optional, all called in the context's thread.
+ */
+struct unic_napi_hooks {
+	size_t sz;                 /**< sizeof(struct unic_napi_hooks) */
+	/** Once per round, after the queues: the application's own work. */
+	void (*round)(struct unic_napi_ctx *ctx, void *arg);
+	/** True when the application has work: the context does not sleep. */
+	bool (*work_pending)(struct unic_napi_ctx *ctx, void *arg);
+	/** CLOCK_MONOTONIC ns of the next application timer, or UINT64_MAX:
+	 *  no sleep lasts past it. */
+	uint64_t (*next_deadline)(struct unic_napi_ctx *ctx, void *arg);
+	/** After a drained poll, just before the queue's interrupt is armed
+	 *  (tests, tracing). */
+	void (*pre_arm)(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q, void *arg);
+	void *arg;
+};
+
+/**
+ * Create a context. @return it, or NULL with errno EINVAL (sz unset, unknown
+ * mode, budget or inject_size out of range: the log says which), ENOMEM, or
+ * epoll/eventfd's errno.
+ */
+struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf);
+
+/**
+ * Remove every queue (as unic_napi_queue_remove) and free the context.
+ * Not from inside a round. NULL is accepted.
+ */
+void unic_napi_ctx_destroy(struct unic_napi_ctx *ctx);
+
+const char *unic_napi_ctx_name(const struct unic_napi_ctx *ctx);
+enum unic_napi_mode unic_napi_ctx_mode(const struct unic_napi_ctx *ctx);
+
+/** Set the hooks (copied). From the context's thread or before it runs.
+ *  @return 0 or -EINVAL (sz unset). */
+int unic_napi_hooks_set(struct unic_napi_ctx *ctx, const struct unic_napi_hooks *hooks);
+
+/**
+ * Add rx queue @p q of a started port, with its weight and handler. Takes a
+ * reference on the port until the queue leaves. The queue starts in polling.
+ * @return 0, or
+ *   -EINVAL: weight 0 (nothing would ever be polled) or above
+ *            UNIC_NAPI_WEIGHT_MAX, handler NULL, q not an rx queue, port not
+ *            started;
+ *   -EEXIST: the queue is in this context already;
+ *   -EBUSY:  the queue is in another context (or the port is being stopped);
+ *   -ENOSPC: max_queues slots in use;
+ *   -ENODEV: the port is closed or detached.
+ * Each error is logged with what to do.
+ * A port without rx interrupts is accepted: its queue stays in poll mode,
+ * counted in arm_failures and logged once, and the context never sleeps.
+ */
+int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
+			uint16_t weight, unic_napi_handler_fn handler, void *arg);
+
+/**
+ * Remove rx queue @p q of @p port; returns once the context no longer touches
+ * it. Packets its handler refused and packets injected but not handled are
+ * freed (counted in dropped). @return 0 or -ENOENT.
+ */
+int unic_napi_queue_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q);
+
+/**
+ * Reclaim transmit completions of tx queue @p q before each sleep (the
+ * port's tx reclaim op). The queue is then used by the context's thread
+ * only. Released like rx queues when the port stops.
+ * @return 0, -EEXIST, -EBUSY, -EINVAL, -ENOSPC (8 tx queues), -ENODEV.
+ */
+int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q);
+/** @return 0 or -ENOENT. */
+int unic_napi_txq_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q);
+
+/**
+ * One round, then, if every queue is armed, nothing is pending and
+ * @p timeout_us is not 0, one sleep of at most @p timeout_us (< 0: bounded
+ * only by max_sleep_ms, the timer hook and the retry interval).
+ * @return packets handled in the round (>= 0), or -EBUSY (another thread is
+ * running the context, or this is called from one of its handlers).
+ */
+int unic_napi_run_once(struct unic_napi_ctx *ctx, int64_t timeout_us);
+
+/**
+ * Run rounds until *@p stop is true (read with acquire). Whoever sets it
+ * calls unic_napi_wake() so a sleeping context sees it at once.
+ * @return 0, or -EBUSY as unic_napi_run_once.
+ */
+int unic_napi_run(struct unic_napi_ctx *ctx, const bool *stop);
+
+/** Wake the context if it sleeps (any thread; async-signal-safe). */
+void unic_napi_wake(struct unic_napi_ctx *ctx);
+
+/**
+ * Process-context injection (the kernel's netif_rx_ni): hand @p n packets to
+ * rx queue @p q's handler from any thread that is not the context's. One
+ * thread injects into a given queue at a time (an SPSC ring). A sleeping
+ * context wakes at once. The packets are handled in order with the queue's
+ * own, in the queue's quota.
+ * @return how many were taken (the caller keeps pkts[ret..n-1]: the ring was
+ *         full), or -ENOENT (the queue is not in this context).
+ */
+int unic_napi_inject(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
+		     struct unic_pkt **pkts, uint16_t n);
+
+/* ---- metrics ------------------------------------------------------------ */
+
+/** Wake latency histogram: bucket i counts latencies in [2^i, 2^(i+1)) ns. */
+#define UNIC_NAPI_HIST_BUCKETS 40
+
+struct unic_napi_queue_stats {
+	uint64_t polls;            /**< rx burst calls */
+	uint64_t empty_polls;      /**< ... that returned nothing */
+	uint64_t packets;          /**< consumed by the handler */
+	uint64_t refused;          /**< handed back by the handler (each time) */
+	uint64_t injected;         /**< taken by unic_napi_inject */
+	uint64_t dropped;          /**< freed at removal: refused or injected, never handled */
+	uint64_t arms;             /**< interrupt armed (and the re-check found nothing) */
+	uint64_t arm_failures;     /**< arming refused: the queue polls */
+	uint64_t rechecks_caught;  /**< armed, then the re-check found a packet: the race, caught */
+	uint64_t interrupts;       /**< wake-ups by the queue's source */
+};
+
+struct unic_napi_ctx_stats {
+	uint64_t rounds;
+	uint64_t polls;
+	uint64_t empty_polls;
+	uint64_t packets;
+	uint64_t refused;
+	uint64_t injected;
+	uint64_t dropped;
+	uint64_t arms;
+	uint64_t arm_failures;
+	uint64_t rechecks_caught;
+	uint64_t interrupts;       /**< wake-ups by an interrupt source */
+	uint64_t wakeups;          /**< every return from a sleep (interrupt, injection, wake, timeout) */
+	uint64_t sleeps;
+	uint64_t asleep_ns;        /**< time spent in sleeps */
+	uint64_t sleeps_retry;     /**< sleeps bounded by the retry interval (refused packets held) */
+	uint64_t tx_reclaimed;     /**< buffers freed by tx reclaim */
+	uint64_t cpu_ns;           /**< the context thread's CPU time (CLOCK_THREAD_CPUTIME_ID) */
+	uint64_t wake_latency_samples;
+	/** interrupt source readable (epoll returned) -> first packet handed to the handler */
+	uint64_t wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
+};
+
+/** Snapshot of the context's counters (any thread). @return 0 or -EINVAL. */
+int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stats *st);
+/** One queue's counters (any thread). @return 0 or -ENOENT. */
+int unic_napi_queue_stats_get(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
+			      struct unic_napi_queue_stats *st);
+
+/**
+ * The value under which a fraction @p p (0..1) of the samples of a
+ * histogram fall, as the upper edge of its bucket (ns). 0 with no samples.
+ */
+uint64_t unic_napi_hist_percentile(const uint64_t *hist, unsigned nb, double p);
+
+/**
+ * xstats-style names ("napi_rounds", ..., "napi_wake_latency_le_1024ns", then
+ * per queue "napi_<port>_q<q>_packets", ...). @return the count (may exceed
+ * @p max).
+ */
+int unic_napi_xstats_names(struct unic_napi_ctx *ctx, struct unic_xstat_name *names, unsigned max);
+/** Values in the order of the names. @return the count. */
+int unic_napi_xstats_get(struct unic_napi_ctx *ctx, uint64_t *values, unsigned max);
+
+/**
+ * The context's last sleep: when it began and when it ended (CLOCK_MONOTONIC
+ * ns; 0 before the first). From the context's thread (a handler): tells
+ * which packets arrived while it slept.
+ */
+void unic_napi_last_sleep(const struct unic_napi_ctx *ctx, uint64_t *start_ns, uint64_t *end_ns);
+
+/* ---- lower level: an application's own loop (DPDK style) ------------------ */
+/*
+ * Apps that run their own loop use the port layer directly:
+ * unic_port_intr_sources() for the fds, unic_rx_intr_enable()/_disable() per
+ * queue, unic_rx_pending() for the re-check and unic_intr_source_ack() after a
+ * wake (port.h). The protocol is the one this engine follows: drained poll,
+ * arm, re-check, sleep; on wake ack, disarm, poll.
+ */
+
+#endif /* UNIC_NAPI_H */

@@ -1,0 +1,856 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The napi engine's control path: contexts, queue membership (add, remove,
+ * the port's release at stop), requests applied at round boundaries,
+ * injection, and metrics. The rounds and the sleep are in napi_run.c;
+ * objects, locking and fences are described in napi_priv.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <unic/cycles.h>
+#include <unic/pool.h>
+
+#include "napi_priv.h"
+
+const char *unic_napi_mode_name(enum unic_napi_mode mode)
+{
+	switch (mode) {
+	case UNIC_NAPI_HYBRID: return "hybrid";
+	case UNIC_NAPI_POLL: return "poll";
+	case UNIC_NAPI_INTERRUPT: return "interrupt";
+	}
+	return "?";
+}
+
+/* ---- references ---------------------------------------------------------- */
+
+static void napi_ctx_free(struct unic_napi_ctx *ctx)
+{
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
+		unic_ring_free(ctx->qs[i].inj);
+	free(ctx->qs);
+	free(ctx->srcs);
+	free(ctx->puts);
+	if (ctx->epfd >= 0)
+		close(ctx->epfd);
+	if (ctx->wake_fd >= 0)
+		close(ctx->wake_fd);
+	pthread_cond_destroy(&ctx->cond);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+static void napi_ctx_get(struct unic_napi_ctx *ctx)
+{
+	__atomic_fetch_add(&ctx->refcnt, 1, __ATOMIC_RELAXED);
+}
+
+static void napi_ctx_put(struct unic_napi_ctx *ctx)
+{
+	if (__atomic_sub_fetch(&ctx->refcnt, 1, __ATOMIC_ACQ_REL) == 0)
+		napi_ctx_free(ctx);
+}
+
+/* ---- creation --------------------------------------------------------------- */
+
+struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
+{
+	struct unic_napi_ctx *ctx;
+	struct unic_napi_conf c;
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	int err;
+
+	if (conf == NULL || conf->sz < sizeof(*conf)) {
+		UNIC_LOG(ERR, NAPI, "napi context: set .sz = sizeof(struct unic_napi_conf)");
+		errno = EINVAL;
+		return NULL;
+	}
+	c = *conf;
+	if ((unsigned)c.mode > UNIC_NAPI_INTERRUPT) {
+		UNIC_LOG(ERR, NAPI, "napi context: unknown mode %d; expected UNIC_NAPI_HYBRID, _POLL or _INTERRUPT",
+			 (int)c.mode);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (c.budget == 0)
+		c.budget = UNIC_NAPI_BUDGET_DEFAULT;
+	if (c.budget > UNIC_NAPI_BUDGET_MAX) {
+		UNIC_LOG(ERR, NAPI, "napi context: budget %u; expected 1..%u packets per round",
+			 c.budget, UNIC_NAPI_BUDGET_MAX);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (c.hybrid_empty_polls == 0)
+		c.hybrid_empty_polls = UNIC_NAPI_EMPTY_POLLS_DEFAULT;
+	if (c.hybrid_idle_us == 0)
+		c.hybrid_idle_us = UNIC_NAPI_IDLE_US_DEFAULT;
+	if (c.retry_us == 0)
+		c.retry_us = UNIC_NAPI_RETRY_US_DEFAULT;
+	if (c.max_sleep_ms == 0)
+		c.max_sleep_ms = UNIC_NAPI_MAX_SLEEP_MS_DEFAULT;
+	if (c.max_queues == 0)
+		c.max_queues = UNIC_NAPI_MAX_QUEUES_DEFAULT;
+	if (c.inject_size == 0)
+		c.inject_size = UNIC_NAPI_INJECT_SIZE_DEFAULT;
+	if (!unic_is_pow2(c.inject_size) || c.inject_size > 65536 || c.max_queues > 1024) {
+		UNIC_LOG(ERR, NAPI, "napi context: inject_size %u (a power of two up to 65536) or max_queues %u (up to 1024) out of range",
+			 c.inject_size, c.max_queues);
+		errno = EINVAL;
+		return NULL;
+	}
+
+	ctx = aligned_alloc(UNIC_CACHE_LINE_SIZE, UNIC_ALIGN_CEIL(sizeof(*ctx), (size_t)UNIC_CACHE_LINE_SIZE));
+	if (ctx == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->epfd = -1;
+	ctx->wake_fd = -1;
+	ctx->refcnt = 1;
+	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_cond_init(&ctx->cond, NULL);
+	snprintf(ctx->name, sizeof(ctx->name), "%s", c.name ? c.name : "napi");
+	c.name = NULL; /* the caller's string: not kept */
+	ctx->conf = c;
+	ctx->idle_ns = c.hybrid_idle_us == UINT32_MAX ? UINT64_MAX : (uint64_t)c.hybrid_idle_us * 1000;
+	ctx->retry_ns = (uint64_t)c.retry_us * 1000;
+	ctx->min_empty_polls = c.hybrid_empty_polls == UINT32_MAX ? 0 : c.hybrid_empty_polls;
+	ctx->max_sleep_ns = (uint64_t)c.max_sleep_ms * 1000000;
+
+	ctx->qs = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*ctx->qs) * c.max_queues);
+	ctx->srcs = calloc(c.max_queues, sizeof(*ctx->srcs));
+	ctx->puts = calloc(c.max_queues + NAPI_MAX_TXQ, sizeof(*ctx->puts));
+	if (ctx->qs == NULL || ctx->srcs == NULL || ctx->puts == NULL) {
+		err = ENOMEM;
+		goto fail;
+	}
+	memset(ctx->qs, 0, sizeof(*ctx->qs) * c.max_queues);
+	for (uint32_t i = 0; i < c.max_queues; i++) {
+		char rname[UNIC_RING_NAMESIZE];
+
+		snprintf(rname, sizeof(rname), "%.16s_inj%u", ctx->name, i);
+		ctx->qs[i].src_idx = -1;
+		ctx->qs[i].inj = unic_ring_create(rname, c.inject_size,
+						  UNIC_RING_F_SP_ENQ | UNIC_RING_F_SC_DEQ);
+		if (ctx->qs[i].inj == NULL) {
+			err = errno;
+			goto fail;
+		}
+	}
+	ctx->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (ctx->wake_fd < 0 || ctx->epfd < 0 ||
+	    epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->wake_fd, &ev) != 0) {
+		err = errno;
+		UNIC_LOG(ERR, NAPI, "%s: eventfd/epoll: %s", ctx->name, strerror(err));
+		goto fail;
+	}
+	UNIC_LOG(DEBUG, NAPI, "%s: created, mode %s, budget %u", ctx->name,
+		 unic_napi_mode_name(c.mode), c.budget);
+	return ctx;
+fail:
+	napi_ctx_free(ctx);
+	errno = err;
+	return NULL;
+}
+
+const char *unic_napi_ctx_name(const struct unic_napi_ctx *ctx)
+{
+	return ctx->name;
+}
+
+enum unic_napi_mode unic_napi_ctx_mode(const struct unic_napi_ctx *ctx)
+{
+	return ctx->conf.mode;
+}
+
+int unic_napi_hooks_set(struct unic_napi_ctx *ctx, const struct unic_napi_hooks *hooks)
+{
+	if (hooks == NULL) {
+		memset(&ctx->hooks, 0, sizeof(ctx->hooks));
+		return 0;
+	}
+	if (hooks->sz < sizeof(*hooks)) {
+		UNIC_LOG(ERR, NAPI, "%s: hooks: set .sz = sizeof(struct unic_napi_hooks)", ctx->name);
+		return -EINVAL;
+	}
+	ctx->hooks = *hooks;
+	return 0;
+}
+
+void unic_napi_wake(struct unic_napi_ctx *ctx)
+{
+	uint64_t one = 1;
+
+	/* Fails only when the counter would overflow: readable anyway. */
+	if (write(ctx->wake_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* ---- applying requests -------------------------------------------------------- */
+
+static void napi_defer_put(struct unic_napi_ctx *ctx, struct unic_port *port)
+{
+	ctx->puts[ctx->nb_puts++] = port;
+}
+
+/* Drop the port references collected by napi_apply, outside the lock: the
+ * last one frees the port, which may wait for an event callback that takes
+ * this context's lock. */
+void napi_puts_flush(struct unic_napi_ctx *ctx)
+{
+	for (;;) {
+		struct unic_port *port;
+
+		pthread_mutex_lock(&ctx->lock);
+		if (ctx->nb_puts == 0) {
+			pthread_mutex_unlock(&ctx->lock);
+			return;
+		}
+		port = ctx->puts[--ctx->nb_puts];
+		pthread_mutex_unlock(&ctx->lock);
+		unic_port_put(port);
+	}
+}
+
+static int napi_src_bind(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint16_t slot)
+{
+	struct napi_src *free_src = NULL, *s = NULL;
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		struct napi_src *e = &ctx->srcs[i];
+
+		if (e->port == qs->port && e->src.fd == qs->src.fd) {
+			s = e;
+			break;
+		}
+		if (e->port == NULL && free_src == NULL)
+			free_src = e;
+	}
+	if (s == NULL) {
+		/* Registered once per source: a shared INTx line is one entry. */
+		s = free_src;
+		if (s == NULL)
+			return -ENOSPC;
+		ev.data.ptr = s;
+		if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, qs->src.fd, &ev) != 0)
+			return -errno;
+		s->src = qs->src;
+		s->port = qs->port;
+		s->nb_slots = 0;
+	}
+	if (s->nb_slots >= UNIC_ARRAY_SIZE(s->slots))
+		return -ENOSPC;
+	s->slots[s->nb_slots++] = slot;
+	qs->src_idx = (int)(s - ctx->srcs);
+	return 0;
+}
+
+static void napi_src_unbind(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint16_t slot)
+{
+	struct napi_src *s;
+
+	if (qs->src_idx < 0)
+		return;
+	s = &ctx->srcs[qs->src_idx];
+	qs->src_idx = -1;
+	for (uint16_t i = 0; i < s->nb_slots; i++) {
+		if (s->slots[i] == slot) {
+			s->slots[i] = s->slots[--s->nb_slots];
+			break;
+		}
+	}
+	if (s->nb_slots == 0) {
+		epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, s->src.fd, NULL);
+		memset(s, 0, sizeof(*s));
+	}
+}
+
+static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint16_t slot)
+{
+	int rc = -ENOTSUP;
+
+	qs->held_n = 0;
+	qs->empty_streak = 0;
+	qs->backoff = false;
+	qs->woken = false;
+	qs->last_pkt_ns = unic_time_ns();
+	memset(&qs->st, 0, sizeof(qs->st));
+	if (qs->has_src)
+		rc = napi_src_bind(ctx, qs, slot);
+	if (rc == 0 || ctx->conf.mode == UNIC_NAPI_POLL) {
+		qs->state = NAPI_Q_ACTIVE;
+	} else {
+		/* Degrade, don't fail: polled, and the context stays awake. */
+		qs->state = NAPI_Q_POLL_ONLY;
+		napi_count(&qs->st.arm_failures, 1);
+		napi_count(&ctx->st.arm_failures, 1);
+		if (qs->has_src)
+			UNIC_LOG(WARNING, NAPI, "%s: %s rx queue %u: cannot watch its interrupt source (fd %d): %s; the queue is polled and the context will not sleep",
+				 ctx->name, unic_port_name(qs->port), qs->q, qs->src.fd, strerror(-rc));
+	}
+	if ((uint32_t)slot + 1u > ctx->nb_slots)
+		unic_store_release(&ctx->nb_slots, (uint32_t)slot + 1u);
+	/* Release: an injector that sees inj_live sees port and q. */
+	unic_store_release(&qs->inj_live, 1);
+}
+
+static void napi_apply_remove(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint16_t slot)
+{
+	struct unic_pkt *pkts[64];
+	uint64_t dropped = 0;
+	unsigned spins = 0;
+	uint32_t n;
+
+	if (qs->state == NAPI_Q_ARMED)
+		unic_rx_intr_disable(qs->port, qs->q);
+	napi_src_unbind(ctx, qs, slot);
+	unic_store_relaxed(&qs->inj_live, 0);
+	unic_smp_mb(); /* (I2): pairs with (I1) in unic_napi_inject */
+	while (unic_load_acquire(&qs->inj_busy)) {
+		if (++spins < 1000)
+			unic_pause();
+		else
+			sched_yield(); /* the injector was preempted mid-call */
+	}
+	while ((n = unic_ring_sc_dequeue_burst(qs->inj, (void **)pkts, UNIC_ARRAY_SIZE(pkts))) > 0) {
+		unic_pkt_free_bulk(pkts, n);
+		dropped += n;
+	}
+	if (qs->held_n) {
+		unic_pkt_free_bulk(qs->held, qs->held_n);
+		dropped += qs->held_n;
+		qs->held_n = 0;
+	}
+	napi_count(&qs->st.dropped, dropped);
+	napi_count(&ctx->st.dropped, dropped);
+	qs->state = NAPI_Q_OFF;
+	qs->woken = false;
+	qs->backoff = false;
+	/* The claim: ours to drop, unless the port took it back (then its
+	 * release is running or ran, and drops the context reference). */
+	if (unic_port_poller_drop(qs->port, false, qs->q, ctx) == 0)
+		__atomic_fetch_sub(&ctx->refcnt, 1, __ATOMIC_RELEASE); /* never the last: see destroy */
+	napi_defer_put(ctx, qs->port);
+	unic_store_relaxed(&qs->port, NULL);
+	qs->handler = NULL;
+}
+
+/* Carry out every pending request. Lock held; the context is inside no
+ * fast-path call (round boundary, offline, or its own handler). */
+void napi_apply(struct unic_napi_ctx *ctx)
+{
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->req == NAPI_REQ_ADD)
+			napi_apply_add(ctx, qs, (uint16_t)i);
+		else if (qs->req == NAPI_REQ_REMOVE && qs->port != NULL)
+			napi_apply_remove(ctx, qs, (uint16_t)i);
+		qs->req = NAPI_REQ_NONE;
+	}
+	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+		struct napi_txq *t = &ctx->txqs[i];
+
+		if (t->req == NAPI_REQ_ADD) {
+			t->live = true;
+		} else if (t->req == NAPI_REQ_REMOVE && t->port != NULL) {
+			t->live = false;
+			if (unic_port_poller_drop(t->port, true, t->q, ctx) == 0)
+				__atomic_fetch_sub(&ctx->refcnt, 1, __ATOMIC_RELEASE);
+			napi_defer_put(ctx, t->port);
+			t->port = NULL;
+		}
+		t->req = NAPI_REQ_NONE;
+	}
+	unic_store_relaxed(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
+	pthread_cond_broadcast(&ctx->cond);
+}
+
+/* The ctx thread, at a round boundary. */
+void napi_check_requests(struct unic_napi_ctx *ctx)
+{
+	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_relaxed(&ctx->done_seq)))
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	napi_apply(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+}
+
+/*
+ * Post the requests set in the slots and wait until they are applied. Lock
+ * held (cond_wait drops it while waiting).
+ */
+static void napi_post_and_wait(struct unic_napi_ctx *ctx)
+{
+	uint32_t seq = unic_load_relaxed(&ctx->req_seq) + 1;
+
+	unic_store_relaxed(&ctx->req_seq, seq);
+	unic_smp_mb(); /* (R1): pairs with (R2) in unic_napi_run_once */
+	if (!unic_load_relaxed(&ctx->online) ||
+	    pthread_equal(__atomic_load_n(&ctx->thread, __ATOMIC_RELAXED), pthread_self())) {
+		/* Offline, or we are the ctx thread inside a handler or hook:
+		 * no fast-path call is under way. */
+		napi_apply(ctx);
+		return;
+	}
+	unic_napi_wake(ctx);
+	while ((int32_t)(unic_load_relaxed(&ctx->done_seq) - seq) < 0)
+		pthread_cond_wait(&ctx->cond, &ctx->lock);
+}
+
+/* ---- membership ----------------------------------------------------------------- */
+
+static struct napi_queue *napi_find(struct unic_napi_ctx *ctx, const struct unic_port *port,
+				    uint16_t q)
+{
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->port == port && qs->q == q && qs->req != NAPI_REQ_REMOVE)
+			return qs;
+	}
+	return NULL;
+}
+
+/* The port is stopping (or being detached): called by lib/port with no port
+ * lock held, after it took the claim back. */
+static void napi_port_release(struct unic_port *port, bool tx, uint16_t q, void *owner)
+{
+	struct unic_napi_ctx *ctx = owner;
+	bool found = false;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (tx) {
+		for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+			if (ctx->txqs[i].port == port && ctx->txqs[i].q == q) {
+				ctx->txqs[i].req = NAPI_REQ_REMOVE;
+				found = true;
+			}
+		}
+	} else {
+		for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+			if (ctx->qs[i].port == port && ctx->qs[i].q == q) {
+				ctx->qs[i].req = NAPI_REQ_REMOVE;
+				found = true;
+			}
+		}
+	}
+	if (found)
+		napi_post_and_wait(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+	UNIC_LOG(DEBUG, NAPI, "%s: %s %s queue %u released (port stopping)", ctx->name,
+		 unic_port_name(port), tx ? "tx" : "rx", q);
+	napi_ctx_put(ctx); /* the claim's reference */
+}
+
+static int napi_claim(struct unic_napi_ctx *ctx, struct unic_port *port, bool tx, uint16_t q)
+{
+	const char *dir = tx ? "tx" : "rx";
+	int rc;
+
+	napi_ctx_get(ctx);
+	rc = unic_port_poller_claim(port, tx, q, napi_port_release, ctx);
+	if (rc == 0)
+		return 0;
+	napi_ctx_put(ctx);
+	switch (rc) {
+	case -EEXIST:
+		UNIC_LOG(ERR, NAPI, "%s: %s %s queue %u is being removed from this context; add it again after unic_napi_%sremove returns",
+			 ctx->name, unic_port_name(port), dir, q, tx ? "txq_" : "queue_");
+		break;
+	case -EBUSY:
+		if (unic_port_state(port) == UNIC_PORT_STARTED)
+			UNIC_LOG(ERR, NAPI, "%s: %s %s queue %u is polled by another context (a queue belongs to one context; remove it there first) or the port is being stopped",
+				 ctx->name, unic_port_name(port), dir, q);
+		break;
+	case -EINVAL:
+		UNIC_LOG(ERR, NAPI, "%s: %s %s queue %u: the port must be started and the queue configured (%s is %s)",
+			 ctx->name, unic_port_name(port), dir, q, unic_port_name(port),
+			 unic_port_state_name(unic_port_state(port)));
+		break;
+	default:
+		UNIC_LOG(ERR, NAPI, "%s: %s %s queue %u: %s", ctx->name, unic_port_name(port), dir, q,
+			 strerror(-rc));
+	}
+	return rc;
+}
+
+/* The source bound to rx queue q, as the port reports it. @return true if
+ * there is one; logs why not (once per add). */
+static bool napi_find_source(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
+			     struct unic_intr_source *out)
+{
+	struct unic_intr_source src[UNIC_PORT_MAX_QUEUES];
+	int n = unic_port_intr_sources(port, src, UNIC_ARRAY_SIZE(src));
+
+	for (int i = 0; i < n && i < (int)UNIC_ARRAY_SIZE(src); i++) {
+		if (src[i].queue_mask & (1u << q)) {
+			*out = src[i];
+			return true;
+		}
+	}
+	if (ctx->conf.mode != UNIC_NAPI_POLL)
+		UNIC_LOG(NOTICE, NAPI, "%s: %s rx queue %u has no rx interrupt (%s): it stays in poll mode and context %s will not sleep while it holds it",
+			 ctx->name, unic_port_name(port), q,
+			 n < 0 ? strerror(-n) : "no source binds it", ctx->name);
+	return false;
+}
+
+int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
+			uint16_t weight, unic_napi_handler_fn handler, void *arg)
+{
+	struct unic_intr_source src;
+	struct napi_queue *qs = NULL;
+	bool has_src;
+	int rc;
+
+	if (weight == 0 || weight > UNIC_NAPI_WEIGHT_MAX) {
+		UNIC_LOG(ERR, NAPI, "%s: %s rx queue %u: weight %u refused: a queue with weight 0 would never be polled; give 1..%u (64 is usual)",
+			 ctx->name, unic_port_name(port), q, weight, UNIC_NAPI_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	if (handler == NULL || q >= UNIC_PORT_MAX_QUEUES) {
+		UNIC_LOG(ERR, NAPI, "%s: %s rx queue %u: %s", ctx->name, unic_port_name(port), q,
+			 handler == NULL ? "a handler is required" : "no such queue");
+		return -EINVAL;
+	}
+	if (unic_port_state(port) == UNIC_PORT_CLOSED || unic_port_state(port) == UNIC_PORT_DETACHED) {
+		UNIC_LOG(ERR, NAPI, "%s: %s is %s", ctx->name, unic_port_name(port),
+			 unic_port_state_name(unic_port_state(port)));
+		return -ENODEV;
+	}
+	has_src = napi_find_source(ctx, port, q, &src);
+
+	pthread_mutex_lock(&ctx->lock);
+	if (napi_find(ctx, port, q) != NULL) {
+		UNIC_LOG(ERR, NAPI, "%s: %s rx queue %u is in this context already", ctx->name,
+			 unic_port_name(port), q);
+		rc = -EEXIST;
+		goto unlock;
+	}
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		if (ctx->qs[i].port == NULL && ctx->qs[i].req == NAPI_REQ_NONE) {
+			qs = &ctx->qs[i];
+			break;
+		}
+	}
+	if (qs == NULL) {
+		UNIC_LOG(ERR, NAPI, "%s: all %u queue slots are in use; create the context with a larger max_queues",
+			 ctx->name, ctx->conf.max_queues);
+		rc = -ENOSPC;
+		goto unlock;
+	}
+	rc = napi_claim(ctx, port, false, q);
+	if (rc)
+		goto unlock;
+	unic_port_get(port);
+	unic_store_relaxed(&qs->q, q);
+	unic_store_relaxed(&qs->port, port);
+	qs->weight = weight;
+	qs->handler = handler;
+	qs->arg = arg;
+	qs->has_src = has_src;
+	if (has_src)
+		qs->src = src;
+	qs->src_idx = -1;
+	qs->req = NAPI_REQ_ADD;
+	napi_post_and_wait(ctx);
+unlock:
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+	return rc;
+}
+
+int unic_napi_queue_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q)
+{
+	struct napi_queue *qs;
+	int rc = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	qs = napi_find(ctx, port, q);
+	if (qs == NULL)
+		rc = -ENOENT;
+	else if (qs->req == NAPI_REQ_ADD)
+		qs->req = NAPI_REQ_REMOVE; /* never applied: removed as it is added */
+	else
+		qs->req = NAPI_REQ_REMOVE;
+	if (rc == 0)
+		napi_post_and_wait(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+	return rc;
+}
+
+int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q)
+{
+	struct napi_txq *t = NULL;
+	int rc;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+		if (ctx->txqs[i].port == port && ctx->txqs[i].q == q &&
+		    ctx->txqs[i].req != NAPI_REQ_REMOVE) {
+			rc = -EEXIST;
+			UNIC_LOG(ERR, NAPI, "%s: %s tx queue %u is in this context already",
+				 ctx->name, unic_port_name(port), q);
+			goto unlock;
+		}
+		if (ctx->txqs[i].port == NULL && ctx->txqs[i].req == NAPI_REQ_NONE && t == NULL)
+			t = &ctx->txqs[i];
+	}
+	if (t == NULL) {
+		UNIC_LOG(ERR, NAPI, "%s: all %u tx queue slots are in use", ctx->name, NAPI_MAX_TXQ);
+		rc = -ENOSPC;
+		goto unlock;
+	}
+	rc = napi_claim(ctx, port, true, q);
+	if (rc)
+		goto unlock;
+	t->port = unic_port_get(port);
+	t->q = q;
+	t->req = NAPI_REQ_ADD;
+	napi_post_and_wait(ctx);
+unlock:
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+	return rc;
+}
+
+int unic_napi_txq_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+		if (ctx->txqs[i].port == port && ctx->txqs[i].q == q &&
+		    ctx->txqs[i].req != NAPI_REQ_REMOVE) {
+			ctx->txqs[i].req = NAPI_REQ_REMOVE;
+			rc = 0;
+		}
+	}
+	if (rc == 0)
+		napi_post_and_wait(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+	return rc;
+}
+
+void unic_napi_ctx_destroy(struct unic_napi_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	if (unic_load_acquire(&ctx->online)) {
+		UNIC_LOG(ERR, NAPI, "%s: destroy while the context runs; let unic_napi_run return first",
+			 ctx->name);
+		return;
+	}
+	pthread_mutex_lock(&ctx->lock);
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
+		if (ctx->qs[i].port != NULL || ctx->qs[i].req == NAPI_REQ_ADD)
+			ctx->qs[i].req = NAPI_REQ_REMOVE;
+	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++)
+		if (ctx->txqs[i].port != NULL)
+			ctx->txqs[i].req = NAPI_REQ_REMOVE;
+	/* Offline: applied here. A claim the port already took back keeps
+	 * its reference until its release returns; the memory goes then. */
+	napi_post_and_wait(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+	napi_ctx_put(ctx);
+}
+
+/* ---- injection ---------------------------------------------------------------- */
+
+int unic_napi_inject(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
+		     struct unic_pkt **pkts, uint16_t n)
+{
+	uint32_t nb = unic_load_acquire(&ctx->nb_slots);
+
+	for (uint32_t i = 0; i < nb; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+		uint32_t k;
+
+		if (!unic_load_acquire(&qs->inj_live) || unic_load_relaxed(&qs->port) != port ||
+		    unic_load_relaxed(&qs->q) != q)
+			continue;
+		unic_store_relaxed(&qs->inj_busy, 1);
+		unic_smp_mb(); /* (I1): pairs with (I2) in napi_apply_remove */
+		if (!unic_load_acquire(&qs->inj_live) || unic_load_relaxed(&qs->port) != port ||
+		    unic_load_relaxed(&qs->q) != q) {
+			unic_store_release(&qs->inj_busy, 0);
+			continue;
+		}
+		k = unic_ring_sp_enqueue_burst(qs->inj, (void *const *)pkts, n);
+		napi_count(&qs->st.injected, k);
+		if (k > 0) {
+			unic_smp_mb(); /* (N1): pairs with (N2) in napi_sleep */
+			if (unic_load_relaxed(&ctx->sleeping))
+				unic_napi_wake(ctx);
+		}
+		unic_store_release(&qs->inj_busy, 0);
+		return (int)k;
+	}
+	return -ENOENT;
+}
+
+/* ---- metrics ------------------------------------------------------------------ */
+
+static void napi_copy_counters(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = unic_load_relaxed(&src[i]);
+}
+
+/* The ctx thread: refresh its CPU time (a system call; before sleeps and
+ * every few thousand rounds). */
+void napi_update_cpu(struct unic_napi_ctx *ctx)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		unic_store_relaxed(&ctx->st.cpu_ns,
+				   (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+}
+
+int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stats *st)
+{
+	if (ctx == NULL || st == NULL)
+		return -EINVAL;
+	static_assert(sizeof(*st) % sizeof(uint64_t) == 0, "counters only");
+	napi_copy_counters((uint64_t *)st, (const uint64_t *)&ctx->st, sizeof(*st) / sizeof(uint64_t));
+	/* Sums over the queues that the queues count themselves. */
+	st->injected = 0;
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
+		st->injected += unic_load_relaxed(&ctx->qs[i].st.injected);
+	return 0;
+}
+
+int unic_napi_queue_stats_get(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
+			      struct unic_napi_queue_stats *st)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&ctx->lock);
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->port == port && qs->q == q) {
+			napi_copy_counters((uint64_t *)st, (const uint64_t *)&qs->st,
+					   sizeof(*st) / sizeof(uint64_t));
+			rc = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return rc;
+}
+
+uint64_t unic_napi_hist_percentile(const uint64_t *hist, unsigned nb, double p)
+{
+	uint64_t total = 0, seen = 0, want;
+
+	for (unsigned i = 0; i < nb; i++)
+		total += hist[i];
+	if (total == 0)
+		return 0;
+	want = (uint64_t)(p * (double)total);
+	if (want >= total)
+		want = total - 1;
+	for (unsigned i = 0; i < nb; i++) {
+		seen += hist[i];
+		if (seen > want)
+			return 2ull << i; /* upper edge of [2^i, 2^(i+1)) */
+	}
+	return 2ull << (nb - 1);
+}
+
+void unic_napi_last_sleep(const struct unic_napi_ctx *ctx, uint64_t *start_ns, uint64_t *end_ns)
+{
+	*start_ns = ctx->last_sleep_start;
+	*end_ns = ctx->last_sleep_end;
+}
+
+static const char *const ctx_xstat_names[] = {
+	"rounds", "polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
+	"arm_failures", "rechecks_caught", "interrupts", "wakeups", "sleeps", "asleep_ns",
+	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples",
+};
+static const char *const q_xstat_names[] = {
+	"polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
+	"arm_failures", "rechecks_caught", "interrupts",
+};
+
+static_assert(UNIC_ARRAY_SIZE(ctx_xstat_names) ==
+	      offsetof(struct unic_napi_ctx_stats, wake_latency_ns) / sizeof(uint64_t),
+	      "one name per context counter");
+static_assert(UNIC_ARRAY_SIZE(q_xstat_names) == sizeof(struct unic_napi_queue_stats) / sizeof(uint64_t),
+	      "one name per queue counter");
+
+/* Walk the xstats: names into @p names, values into @p values (either NULL). */
+static int napi_xstats(struct unic_napi_ctx *ctx, struct unic_xstat_name *names, uint64_t *values,
+		       unsigned max)
+{
+	struct unic_napi_ctx_stats st;
+	unsigned n = 0;
+
+	unic_napi_ctx_stats_get(ctx, &st);
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(ctx_xstat_names); i++, n++) {
+		if (n >= max)
+			continue;
+		if (names)
+			snprintf(names[n].name, sizeof(names[n].name), "napi_%s", ctx_xstat_names[i]);
+		if (values)
+			values[n] = ((const uint64_t *)&st)[i];
+	}
+	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++, n++) {
+		if (n >= max)
+			continue;
+		if (names)
+			snprintf(names[n].name, sizeof(names[n].name), "napi_wake_latency_lt_%lluns",
+				 2ull << i);
+		if (values)
+			values[n] = st.wake_latency_ns[i];
+	}
+	pthread_mutex_lock(&ctx->lock);
+	for (uint32_t s = 0; s < ctx->conf.max_queues; s++) {
+		const struct napi_queue *qs = &ctx->qs[s];
+
+		if (qs->port == NULL)
+			continue;
+		for (unsigned i = 0; i < UNIC_ARRAY_SIZE(q_xstat_names); i++, n++) {
+			if (n >= max)
+				continue;
+			if (names)
+				snprintf(names[n].name, sizeof(names[n].name), "napi_%.24s_q%u_%s",
+					 unic_port_name(qs->port), qs->q, q_xstat_names[i]);
+			if (values)
+				values[n] = unic_load_relaxed(&((const uint64_t *)&qs->st)[i]);
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return (int)n;
+}
+
+int unic_napi_xstats_names(struct unic_napi_ctx *ctx, struct unic_xstat_name *names, unsigned max)
+{
+	return napi_xstats(ctx, names, NULL, names ? max : 0);
+}
+
+int unic_napi_xstats_get(struct unic_napi_ctx *ctx, uint64_t *values, unsigned max)
+{
+	return napi_xstats(ctx, NULL, values, values ? max : 0);
+}

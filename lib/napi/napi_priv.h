@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The napi engine's objects, shared by napi.c (control: create, add, remove,
+ * requests, metrics) and napi_run.c (the rounds and the sleep).
+ *
+ * Who writes what:
+ *
+ *   ctx thread   the polling state of every slot (state, held packets,
+ *                streaks), the source table's use, the counters. It runs
+ *                rounds between run_once entry and exit, flagged by `online`.
+ *   ctx->lock    guards membership: which port/queue a slot holds (port, q,
+ *                weight, handler, req), the source table, the tx queue
+ *                table, req_seq/done_seq. A change is a request (slot->req)
+ *                that napi_apply() carries out under the lock, at a point
+ *                where the context is inside no fast-path call: at a round
+ *                boundary by the ctx thread, or by the requester itself when
+ *                the context is offline (not in run_once) or when the
+ *                requester is the ctx thread inside a handler or hook.
+ *                Fences (R1)/(R2) below make "offline" safe to trust.
+ *   injectors    another thread's unic_napi_inject() touches only a slot's
+ *                inj ring, inj_busy and its own counter, bracketed by
+ *                inj_busy (fences (I1)/(I2)); (N1)/(N2) decide who rings the
+ *                wake fd.
+ *
+ * Fences (all unic_smp_mb):
+ *  (R1) requester: req_seq++, fence, load online.
+ *  (R2) ctx thread: store online (1 at entry, 0 at exit), fence, load req_seq.
+ *       Either the requester sees the context online (and waits for it to
+ *       apply at its next boundary), or the context sees the request before
+ *       it polls (and applies it first, waiting for the lock if the requester
+ *       is applying it itself). A context is never polling a queue that a
+ *       requester believes it may release.
+ *  (I1) injector: inj_busy = 1, fence, load inj_live.
+ *  (I2) removal: inj_live = 0, fence, load inj_busy (wait until 0), then
+ *       drain the ring. As pmd/ring's (B1)/(B2).
+ *  (N1) injector: enqueue (release of the ring's tail), fence, load sleeping.
+ *  (N2) ctx thread: sleeping = 1, fence, check every injection ring. As
+ *       pmd/ring's (D1)/(D2): the injector rings the wake fd or the context
+ *       sees the packets and does not sleep.
+ */
+#ifndef NAPI_PRIV_H
+#define NAPI_PRIV_H
+
+#include <pthread.h>
+
+#include <unic/napi.h>
+#include <unic/ring.h>
+#include <unic/barrier.h>
+
+#include "unic_port_driver.h"
+
+#define NAPI_MAX_TXQ 8
+#define NAPI_MAX_EVENTS 32
+
+enum napi_qstate {
+	NAPI_Q_OFF = 0,     /* not polled (slot free, or an add not applied yet) */
+	NAPI_Q_ACTIVE,      /* polled every round */
+	NAPI_Q_ARMED,       /* interrupt armed: peeked, not polled, until it fires */
+	NAPI_Q_POLL_ONLY,   /* cannot arm: polled every round, the context never sleeps */
+};
+
+enum napi_req {
+	NAPI_REQ_NONE = 0,
+	NAPI_REQ_ADD,
+	NAPI_REQ_REMOVE,
+};
+
+/* One interrupt source in the context's epoll set, shared by the queues it
+ * wakes (MSI-X: one queue; INTx: all of a port's). */
+struct napi_src {
+	struct unic_intr_source src;
+	struct unic_port *port;      /* NULL: entry free */
+	uint16_t nb_slots;
+	uint16_t slots[UNIC_PORT_MAX_QUEUES];
+};
+
+struct napi_queue {
+	/* Membership (ctx->lock). port != NULL: the slot holds a port
+	 * reference and the port's claim (or the claim was taken back and the
+	 * release is under way). */
+	struct unic_port *port;      /* atomic: read by injectors */
+	uint16_t q;                  /* atomic: read by injectors */
+	uint16_t weight;
+	uint8_t req;
+	bool has_src;
+	unic_napi_handler_fn handler;
+	void *arg;
+	struct unic_intr_source src; /* as the port reported it at add */
+	int src_idx;                 /* in ctx->srcs, -1: none */
+
+	/* Polling state: the ctx thread's. */
+	uint8_t state;
+	bool backoff;                /* the handler refused packets in its last call */
+	bool woken;                  /* woken by its source, first packet not yet handed over */
+	uint32_t empty_streak;
+	uint64_t last_pkt_ns;
+	uint64_t wake_ns;
+	uint16_t held_n;
+	struct unic_pkt *held[UNIC_NAPI_WEIGHT_MAX];
+
+	/* Injection (SPSC ring, made at create). */
+	struct unic_ring *inj;
+	uint32_t inj_live;
+	uint32_t inj_busy;
+
+	struct unic_napi_queue_stats st;
+} UNIC_CACHE_ALIGNED;
+
+struct napi_txq {
+	struct unic_port *port;      /* ctx->lock; NULL: free */
+	uint16_t q;
+	uint8_t req;
+	bool live;                   /* the ctx thread reclaims it */
+};
+
+struct unic_napi_ctx {
+	/* Read by other threads. */
+	uint32_t online;             /* the ctx thread is in run_once */
+	uint32_t sleeping;           /* (N2) */
+	uint32_t req_seq;            /* under lock; read by the ctx thread */
+	uint32_t done_seq;           /* under lock; read by the ctx thread */
+	uint32_t refcnt;             /* creator + one per port claim */
+	int wake_fd;
+	int epfd;
+	pthread_t thread;            /* the ctx thread (valid while online) */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;         /* done_seq moved */
+
+	char name[32];
+	struct unic_napi_conf conf;
+	struct unic_napi_hooks hooks;
+	uint64_t idle_ns, retry_ns, max_sleep_ns;
+
+	uint32_t nb_slots;           /* high-water mark of used slots */
+	struct napi_queue *qs;       /* conf.max_queues */
+	struct napi_src *srcs;       /* conf.max_queues */
+	struct napi_txq txqs[NAPI_MAX_TXQ];
+	struct unic_port **puts;     /* references to drop after unlock (max_queues + NAPI_MAX_TXQ) */
+	unsigned nb_puts;
+
+	/* The ctx thread's. */
+	uint32_t rr_start;
+	uint64_t last_sleep_start, last_sleep_end;
+	uint64_t cpu_check_round;
+	uint64_t cpu_checked_ns;
+	uint32_t min_empty_polls;    /* hybrid: N (0 if only the time counts) */
+	uint64_t poll_window_ns;     /* hybrid: adaptive, 0..T */
+	struct unic_napi_ctx_stats st;
+};
+
+/* Single-writer counters read by other threads: relaxed, never torn. */
+static inline void napi_count(uint64_t *ctr, uint64_t v)
+{
+	unic_store_relaxed(ctr, unic_load_relaxed(ctr) + v);
+}
+
+/* napi.c */
+void napi_apply(struct unic_napi_ctx *ctx);
+void napi_puts_flush(struct unic_napi_ctx *ctx);
+void napi_check_requests(struct unic_napi_ctx *ctx);
+void napi_update_cpu(struct unic_napi_ctx *ctx);
+
+#endif /* NAPI_PRIV_H */

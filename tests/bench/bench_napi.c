@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The napi engine on a ring pair: for each mode (hybrid, interrupt, poll)
+ * and offered load (1k, 10k, 100k, 1M packets/s), a paced producer thread
+ * stamps each packet with its send time (CLOCK_MONOTONIC) and sends it; the
+ * context's handler takes the time again. Prints, per mode and load:
+ *
+ *   cpu        the context thread's CPU time / wall time, %
+ *   intr_per_pkt   interrupt wake-ups / packets
+ *   wake_p50, wake_p99   send -> handler, us, over the packets that arrived
+ *                  while the context slept (sent inside its last sleep)
+ *   slept_pkts     how many packets that is
+ *   engine_wake_p99    the engine's own histogram (epoll returned -> first
+ *                  packet handed over), us (bucket upper edge)
+ *   achieved_pps   what the producer managed (a software producer may not
+ *                  reach 1M on a small machine)
+ *
+ * One line per figure, or --json. --scale multiplies the run times.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <time.h>
+
+#include <unic/napi.h>
+#include <unic/port.h>
+#include <unic/pool.h>
+#include <unic/mem.h>
+#include <unic/log.h>
+#include "bench.h"
+
+#define POOL_PKTS 16384
+#define MAX_SAMPLES (1u << 21)
+
+struct run {
+	struct unic_napi_ctx *ctx;
+	struct unic_port *tx;
+	uint64_t pps;
+	uint64_t duration_ns;
+	bool stop;
+	uint64_t sent;
+	uint64_t handled;
+	uint32_t nb_slept;
+	uint64_t *slept_lat;     /* ns, packets sent while the context slept */
+};
+
+static uint16_t handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
+			void *arg)
+{
+	struct run *r = arg;
+	uint64_t now = unic_time_ns(), s0, s1;
+
+	(void)port;
+	(void)q;
+	unic_napi_last_sleep(r->ctx, &s0, &s1);
+	for (uint16_t i = 0; i < n; i++) {
+		uint64_t sent = *unic_pkt_mtod(pkts[i], uint64_t *);
+
+		if (sent >= s0 && sent <= s1 && r->nb_slept < MAX_SAMPLES)
+			r->slept_lat[r->nb_slept++] = now - sent;
+	}
+	unic_pkt_free_bulk(pkts, n);
+	__atomic_store_n(&r->handled, r->handled + n, __ATOMIC_RELEASE);
+	return n;
+}
+
+static struct unic_pool *pool;
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ull), .tv_nsec = (long)(t % 1000000000ull) };
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* Paced sender: packet i is due at start + i / pps. Far from the next one
+ * it sleeps; close to it, it spins; then it sends what is due, up to 32 at
+ * once, each stamped just before the send. */
+static void *producer(void *arg)
+{
+	struct run *r = arg;
+	uint64_t period = 1000000000ull / r->pps;
+	uint64_t start = unic_time_ns() + 1000000, end = start + r->duration_ns;
+	uint64_t i = 0;
+
+	for (;;) {
+		struct unic_pkt *pkts[32];
+		uint64_t now = unic_time_ns(), due = start + i * period;
+		uint16_t k = 0, sent = 0;
+
+		if (now >= end)
+			break;
+		if (now < due) {
+			if (due - now > 60000)
+				sleep_until(due - 50000);
+			else
+				unic_pause();
+			continue;
+		}
+		while (k < 32 && start + (i + k) * period <= now) {
+			pkts[k] = unic_pkt_alloc(pool);
+			if (pkts[k] == NULL)
+				break;
+			unic_pkt_append(pkts[k], 64);
+			k++;
+		}
+		now = unic_time_ns();
+		for (uint16_t j = 0; j < k; j++)
+			*unic_pkt_mtod(pkts[j], uint64_t *) = now;
+		while (sent < k) {
+			uint16_t m = unic_tx_burst(r->tx, 0, pkts + sent, (uint16_t)(k - sent));
+
+			if (m == 0) {
+				/* The receiver's ring is full: dropped, as a NIC would. */
+				unic_pkt_free_bulk(pkts + sent, (uint32_t)(k - sent));
+				break;
+			}
+			sent = (uint16_t)(sent + m);
+		}
+		r->sent += sent;
+		i += k ? k : 1;
+	}
+	unic_pool_cache_flush(pool);
+	return NULL;
+}
+
+struct ctx_thread {
+	struct unic_napi_ctx *ctx;
+	bool stop;
+};
+
+static void *ctx_main(void *arg)
+{
+	struct ctx_thread *t = arg;
+
+	unic_napi_run(t->ctx, &t->stop);
+	unic_pool_cache_flush(pool);
+	return NULL;
+}
+
+static uint64_t thread_cpu_ns(pthread_t t)
+{
+	clockid_t cid;
+	struct timespec ts;
+
+	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct unic_port *make_port(const char *spec)
+{
+	struct unic_port *p;
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
+				    .rx_mode = UNIC_RX_MODE_HYBRID };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 4096, .numa_node = -1, .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
+
+	if (unic_vdev_create(spec, &p) != 0)
+		return NULL;
+	if (unic_port_configure(p, &c) || unic_port_rx_queue_setup(p, 0, &rc) ||
+	    unic_port_tx_queue_setup(p, 0, &tc) || unic_port_start(p)) {
+		unic_port_detach(p);
+		unic_port_put(p);
+		return NULL;
+	}
+	return p;
+}
+
+static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum unic_napi_mode mode,
+	       uint64_t pps, uint64_t duration_ns)
+{
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = "bench", .mode = mode };
+	struct unic_napi_ctx_stats st0, st1;
+	struct run r = { .tx = tx, .pps = pps, .duration_ns = duration_ns };
+	struct ctx_thread ct;
+	pthread_t ctid, ptid;
+	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p99 = 0;
+	char name[64], tag[32];
+	int rc;
+
+	r.slept_lat = malloc(MAX_SAMPLES * sizeof(uint64_t));
+	r.ctx = unic_napi_ctx_create(&c);
+	if (r.ctx == NULL || r.slept_lat == NULL)
+		return -ENOMEM;
+	rc = unic_napi_queue_add(r.ctx, rx, 0, 64, handler, &r);
+	if (rc)
+		return rc;
+	ct.ctx = r.ctx;
+	ct.stop = false;
+	pthread_create(&ctid, NULL, ctx_main, &ct);
+	usleep(20000); /* let it settle (and, but for poll, fall asleep) */
+	unic_napi_ctx_stats_get(r.ctx, &st0);
+	cpu0 = thread_cpu_ns(ctid);
+	t0 = unic_time_ns();
+	pthread_create(&ptid, NULL, producer, &r);
+	pthread_join(ptid, NULL);
+	/* Let the last packets drain. */
+	for (unsigned i = 0; i < 1000 && __atomic_load_n(&r.handled, __ATOMIC_ACQUIRE) < r.sent; i++)
+		usleep(1000);
+	t1 = unic_time_ns();
+	cpu1 = thread_cpu_ns(ctid);
+	unic_napi_ctx_stats_get(r.ctx, &st1);
+	__atomic_store_n(&ct.stop, true, __ATOMIC_RELEASE);
+	unic_napi_wake(r.ctx);
+	pthread_join(ctid, NULL);
+
+	if (r.nb_slept) {
+		qsort(r.slept_lat, r.nb_slept, sizeof(uint64_t), cmp_u64);
+		p50 = r.slept_lat[r.nb_slept / 2];
+		p99 = r.slept_lat[(uint64_t)r.nb_slept * 99 / 100];
+	}
+	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++)
+		st1.wake_latency_ns[i] -= st0.wake_latency_ns[i];
+	snprintf(tag, sizeof(tag), "%s_%s", unic_napi_mode_name(mode),
+		 pps >= 1000000 ? "1M" : pps >= 100000 ? "100k" : pps >= 10000 ? "10k" : "1k");
+#define FIG(suffix, val, unit)                                              \
+	do {                                                                \
+		snprintf(name, sizeof(name), "napi_%s_%s", tag, suffix);      \
+		bench_add(b, name, (val), (unit));                          \
+	} while (0)
+	FIG("achieved_pps", (double)r.handled * 1e9 / (double)duration_ns, "pps");
+	FIG("cpu", 100.0 * (double)(cpu1 - cpu0) / (double)(t1 - t0), "%");
+	FIG("intr_per_pkt", r.handled ? (double)(st1.interrupts - st0.interrupts) / (double)r.handled : 0, "ratio");
+	FIG("slept_pkts", (double)r.nb_slept, "packets");
+	FIG("wake_p50", (double)p50 / 1e3, "us");
+	FIG("wake_p99", (double)p99 / 1e3, "us");
+	FIG("engine_wake_p99", (double)unic_napi_hist_percentile(st1.wake_latency_ns,
+								 UNIC_NAPI_HIST_BUCKETS, 0.99) / 1e3, "us");
+	FIG("lost", (double)(r.sent - r.handled), "packets");
+#undef FIG
+	unic_napi_ctx_destroy(r.ctx);
+	free(r.slept_lat);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const uint64_t loads[] = { 1000, 10000, 100000, 1000000 };
+	static const enum unic_napi_mode modes[] = { UNIC_NAPI_HYBRID, UNIC_NAPI_INTERRUPT, UNIC_NAPI_POLL };
+	struct bench b;
+	struct unic_mem_config mc = { .sz = sizeof(mc) };
+	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "napib", .count = POOL_PKTS,
+					  .cache_size = 256, .numa_node = -1 };
+	struct unic_mem *mem;
+	struct unic_port *tx, *rx;
+	int rc = bench_init(&b, "napi", argc, argv);
+
+	if (rc)
+		return rc;
+	unic_log_set_level(-1, UNIC_LOG_WARNING);
+	mc.no_huge = b.no_huge;
+	mem = unic_mem_create(&mc);
+	if (mem == NULL) {
+		fprintf(stderr, "cannot set up memory (%s); run with --no-huge\n", strerror(errno));
+		return 1;
+	}
+	pc.mem = mem;
+	pool = unic_pktpool_create(&pc);
+	tx = pool ? make_port("ring0") : NULL;
+	rx = tx ? make_port("ring1,peer=ring0") : NULL;
+	if (rx == NULL) {
+		fprintf(stderr, "cannot set up the ring pair (see the messages above)\n");
+		return 1;
+	}
+	for (unsigned m = 0; m < UNIC_ARRAY_SIZE(modes); m++) {
+		for (unsigned l = 0; l < UNIC_ARRAY_SIZE(loads); l++) {
+			/* Enough packets for a p99 at low rates, seconds at most. */
+			uint64_t dur = loads[l] <= 1000 ? 3000000000ull : loads[l] <= 10000 ? 1000000000ull : 500000000ull;
+
+			rc = one(&b, tx, rx, modes[m], loads[l], (uint64_t)((double)dur * b.scale));
+			if (rc) {
+				fprintf(stderr, "run %s at %" PRIu64 " pps: %s\n", unic_napi_mode_name(modes[m]),
+					loads[l], strerror(-rc));
+				return 1;
+			}
+		}
+	}
+	bench_finish(&b);
+	unic_port_stop(rx);
+	unic_port_stop(tx);
+	unic_port_detach(rx);
+	unic_port_detach(tx);
+	unic_port_put(rx);
+	unic_port_put(tx);
+	unic_pool_free(pool);
+	unic_mem_destroy(mem);
+	return 0;
+}
