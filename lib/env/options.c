@@ -5,11 +5,11 @@
  * records every option and touches nothing; the second, which cannot fail,
  * compacts argv. So a bad option leaves argv as it was.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <unic/bus.h>
 #include <unic/env.h>
 #include <unic/log.h>
 
@@ -126,41 +126,15 @@ static int opt_match(const char *arg, int *namelen, const char **val)
 	return -1;
 }
 
-static bool hex_field(const char *s, int digits, unsigned *out)
-{
-	unsigned v = 0;
-	int i;
-
-	for (i = 0; i < digits; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (!isxdigit(c))
-			return false;
-		v = v * 16 + (unsigned)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
-	}
-	*out = v;
-	return true;
-}
-
-/* "DDDD:BB:DD.F" or "BB:DD.F" to "dddd:bb:dd.f". */
+/* "DDDD:BB:DD.F" or "BB:DD.F" to "dddd:bb:dd.f" (lib/bus defines a BDF). */
 static int bdf_normalise(const char *s, char out[UNIC_ENV_BDF_LEN])
 {
-	unsigned dom = 0, bus, dev, fn;
-	size_t len = strlen(s);
-	const char *p = s;
+	struct unic_pci_addr addr;
+	int ret = unic_pci_addr_parse(s, &addr);
 
-	if (len == 12) {
-		if (!hex_field(p, 4, &dom) || p[4] != ':')
-			return -EINVAL;
-		p += 5;
-	} else if (len != 7) {
-		return -EINVAL;
-	}
-	if (!hex_field(p, 2, &bus) || p[2] != ':' || !hex_field(p + 3, 2, &dev) ||
-	    p[5] != '.' || p[6] < '0' || p[6] > '7' || dev > 0x1f)
-		return -EINVAL;
-	fn = (unsigned)(p[6] - '0');
-	snprintf(out, UNIC_ENV_BDF_LEN, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	if (ret < 0)
+		return ret;
+	unic_pci_addr_fmt(&addr, out, UNIC_ENV_BDF_LEN);
 	return 0;
 }
 

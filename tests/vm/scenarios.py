@@ -40,17 +40,26 @@ BOOTS = [
              Scenario('smoke', (
                  criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
              )),
+             Scenario('bus', (
+                 criterion('bus', 'tests/vm/guest/test_bus', timeout=180),
+             )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
          scenarios=(
              Scenario('smoke', (
                  criterion('vfio', 'tests/vm/guest/test_vfio_smoke'),
              )),
+             Scenario('bus', (
+                 criterion('bus', 'tests/vm/guest/test_bus'),
+             )),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
          scenarios=(
              Scenario('smoke', (
                  criterion('uio', 'tests/vm/guest/test_uio_smoke'),
+             )),
+             Scenario('bus', (
+                 criterion('bus', 'tests/vm/guest/test_bus'),
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'

@@ -37,7 +37,9 @@ struct unic_pci_addr {
 #define UNIC_PCI_BDF_LEN 16 /**< "dddd:bb:dd.f" and its NUL, with room */
 
 /**
- * Parse "DDDD:BB:DD.F" or "BB:DD.F" (hex). @return 0 or -EINVAL.
+ * Parse "DDDD:BB:DD.F" or "BB:DD.F" (hex, either case; device 00-1f,
+ * function 0-7). The -a option of lib/env uses the same rules.
+ * @return 0 or -EINVAL (nothing logged).
  */
 int unic_pci_addr_parse(const char *s, struct unic_pci_addr *addr);
 /** Format as "dddd:bb:dd.f". @return @p buf. */
@@ -68,13 +70,34 @@ struct unic_pci_info {
 };
 
 /**
- * Scan every PCI device under @p sysfs_root (NULL or "" means the real
- * /sys). @return 0 and an array (free with free()) in address order, or
- * -errno (the log says which file could not be read).
+ * Scan every PCI device. @p sysfs_root is a prefix put in front of every
+ * absolute path read, as lib/mem's sysfs_root: devices come from
+ * ROOT/sys/bus/pci/devices, IOMMU groups from ROOT/sys/kernel/iommu_groups,
+ * routes from ROOT/proc/net/route and ROOT/proc/net/ipv6_route. NULL or ""
+ * is the real system; a test points it at a fake tree.
+ *
+ * For each device: ids, class, names from libpci's pci.ids ("" when the
+ * database or the entry is missing: never an error), numa_node as sysfs has
+ * it (-1 kept), the IOMMU group (-1: none) and its members in address order,
+ * the bound driver. For class 0x02 also the interface (DEV/net/IF, or
+ * DEV/virtioN/net/IF for virtio-net), up (IFF_UP in its flags, or operstate
+ * "up") and whether any route uses it (IPv6 link-local and multicast routes,
+ * which every up interface has, do not count).
+ *
+ * @return 0 and an array (free with free()) in address order, or -errno:
+ *         ENOENT/EACCES (ROOT/sys/bus/pci/devices cannot be listed), EINVAL
+ *         (a file does not hold what sysfs writes: the log names the file,
+ *         what was expected and what was found), ENOMEM. A device that
+ *         vanishes during the scan is left out.
  */
 int unic_pci_scan(const char *sysfs_root, struct unic_pci_info **devs, unsigned *nb);
 
-/** Scan one device. @return 0, -ENOENT (no such device), -errno. */
+/**
+ * Scan one device (@p bdf in either form unic_pci_addr_parse() takes).
+ * @return 0, -ENOENT (no such device; logged at debug level only, the
+ *         caller says what it wanted it for), -EINVAL (bad address, or a
+ *         malformed file as above), -errno.
+ */
 int unic_pci_scan_one(const char *sysfs_root, const char *bdf, struct unic_pci_info *info);
 
 /* ---- access ---------------------------------------------------------------- */
@@ -82,7 +105,7 @@ int unic_pci_scan_one(const char *sysfs_root, const char *bdf, struct unic_pci_i
 struct unic_bus_config {
 	size_t sz;                 /**< sizeof(struct unic_bus_config) */
 	struct unic_mem *mem;      /**< DMA memory to map (required) */
-	const char *sysfs_root;    /**< NULL: /sys */
+	const char *sysfs_root;    /**< prefix of /sys paths, as for unic_pci_scan(); NULL: "" */
 	const char *dev_root;      /**< NULL: /dev (vfio/, uioN) */
 	bool allow_noiommu;        /**< VFIO no-IOMMU mode, only if asked */
 };
@@ -110,7 +133,12 @@ enum unic_pci_access {
  *         (names the file and how to give access), -EBUSY (bound to a kernel
  *         driver or to nothing: the message names the driver and the exact
  *         unic-devbind command), -EINVAL (VFIO group not viable: the message
- *         lists every member of the group with its driver).
+ *         lists every member of the group with its driver; or the memory
+ *         is in the wrong IOVA mode for the access: UIO and no-IOMMU need PA
+ *         mode), -ENOTSUP (a no-IOMMU group without cfg.allow_noiommu, or a
+ *         kernel without no-IOMMU support: the message points to UIO),
+ *         -ERANGE (DMA memory allocated before the first open lies outside
+ *         the IOMMU's usable IOVA range: open devices first).
  */
 int unic_pci_open(struct unic_bus *bus, const char *bdf, struct unic_pci_device **out);
 /** Release a device (disable its interrupts, unmap its BARs). NULL is accepted. */
@@ -137,8 +165,13 @@ int unic_pci_bus_master(struct unic_pci_device *dev, bool on);
 /**
  * Reset the device: VFIO_DEVICE_RESET where offered, else a bus reset
  * (VFIO_DEVICE_PCI_HOT_RESET) when the device is alone on its bus.
+ * A bus reset that the kernel reports as ENOTTY (it reset the bus but saw
+ * no link come back in time) counts as done when the device's config space
+ * reads its ids again (docs/pci.md).
  * @return 0, or -ENOTSUP (no reset available; the driver must reprogram
- *         everything, which it does anyway).
+ *         everything, which it does anyway), -EBUSY (a bus reset would touch
+ *         a device this bus does not hold), -EIO (the device did not come
+ *         back).
  */
 int unic_pci_reset(struct unic_pci_device *dev);
 
@@ -177,9 +210,12 @@ void unic_pci_gone(struct unic_pci_device *dev);
 /**
  * Probe: open every device (or only those in @p allow) that a driver in the
  * driver table matches by vendor/device, and let the driver create its port.
- * @return how many ports were created, or -errno. Devices that match but are
- * not bound to vfio-pci/uio_pci_generic are reported with the unic-devbind
- * command that binds them.
+ * @return how many ports were created, or the first error of a device listed
+ * in @p allow (-ENODEV: no such device or no driver for it, -EBUSY: not bound
+ * for userspace, or the open's or the driver's error); ports created by then
+ * stay registered. Devices that match but are not bound to
+ * vfio-pci/uio_pci_generic are reported with the unic-devbind command that
+ * binds them (an error only when listed in @p allow).
  */
 int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow);
 

@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-devbind against a fake sysfs tree. The command logic runs in this
+ * process with hooks that record every write and play the kernel's part
+ * (an unbind removes the driver link; drivers_probe binds to the
+ * driver_override; a driver's bind file binds); the last tests run the
+ * real binary (UNIC_DEVBIND) for its exit codes and output.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <unic/log.h>
+
+#include "devbind.h"
+#include "fake_sysfs.h"
+
+static char root[256];
+
+struct fake_kernel {
+	char writes[8192];     /* "REL=VALUE\n" per write, paths relative to root */
+	char calls[1024];      /* "modprobe X\n", "mount DIR OPTS\n" */
+	bool probe_ignored;    /* drivers_probe and bind do nothing */
+	bool modprobe_works;
+	const char *deny;      /* writes to paths containing this fail (EACCES) */
+	const char *nr_gets;   /* what nr_hugepages reads back after a write */
+};
+
+static struct fake_kernel fk;
+static char *out, *err;
+static size_t out_len, err_len;
+
+static void dev_rel(const char *bdf, const char *attr, char *rel, size_t len)
+{
+	snprintf(rel, len, "sys/devices/pci0000:00/%s/%s", bdf, attr);
+}
+
+static int fk_write(void *ctx, const char *path, const char *val)
+{
+	struct fake_kernel *k = ctx;
+	const char *rel = path + strlen(root) + 1;
+	char buf[600], link[256], target[256];
+	size_t n = strlen(k->writes);
+
+	cr_assert(strncmp(path, root, strlen(root)) == 0, "a write outside the tree: %s", path);
+	snprintf(k->writes + n, sizeof(k->writes) - n, "%s=%s%s", rel, val,
+		 val[strlen(val) - 1] == '\n' ? "" : "\n");
+	if (k->deny != NULL && strstr(rel, k->deny) != NULL)
+		return -EACCES;
+	if (strstr(rel, "nr_hugepages") != NULL) {
+		fake_put(root, rel, k->nr_gets != NULL ? k->nr_gets : val);
+		return 0;
+	}
+	if (strstr(rel, "/driver_override") != NULL) {
+		fake_put(root, rel, val);
+	} else if (strstr(rel, "/unbind") != NULL) {
+		dev_rel(val, "driver", link, sizeof(link));
+		snprintf(buf, sizeof(buf), "%s/%s", root, link);
+		cr_assert_eq(unlink(buf), 0, "unbind of %s, which has no driver", val);
+	} else if (strcmp(rel, "sys/bus/pci/drivers_probe") == 0 ||
+		   strstr(rel, "/bind") != NULL) {
+		char drv[64] = "";
+
+		if (k->probe_ignored)
+			return 0;
+		if (strstr(rel, "/bind") != NULL) {
+			sscanf(rel, "sys/bus/pci/drivers/%63[^/]", drv);
+		} else {
+			dev_rel(val, "driver_override", link, sizeof(link));
+			fake_get(root, link, drv, sizeof(drv));
+			drv[strcspn(drv, "\n")] = '\0';
+		}
+		if (drv[0] == '\0' || strcmp(drv, "(null)") == 0)
+			return 0;
+		dev_rel(val, "driver", link, sizeof(link));
+		snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", drv);
+		fake_link(root, link, target);
+	}
+	return 0;
+}
+
+static int fk_modprobe(void *ctx, const char *module)
+{
+	struct fake_kernel *k = ctx;
+	size_t n = strlen(k->calls);
+
+	snprintf(k->calls + n, sizeof(k->calls) - n, "modprobe %s\n", module);
+	if (!k->modprobe_works)
+		return -ENOENT;
+	fake_add_driver(root, module);
+	return 0;
+}
+
+static int fk_mount(void *ctx, const char *dir, const char *opts)
+{
+	struct fake_kernel *k = ctx;
+	size_t n = strlen(k->calls);
+
+	snprintf(k->calls + n, sizeof(k->calls) - n, "mount %s %s\n", dir + strlen(root), opts);
+	return 0;
+}
+
+/* Run "unic-devbind --sysfs ROOT ARGS...": returns the exit code. */
+#define DEVBIND(...) devbind(__VA_ARGS__, NULL)
+
+static int devbind(const char *first, ...)
+{
+	char *argv[32] = { "unic-devbind", "--sysfs", root };
+	int argc = 3, code;
+	FILE *fo, *fe;
+	va_list ap;
+	const char *a;
+
+	va_start(ap, first);
+	for (a = first; a != NULL; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	free(out);
+	free(err);
+	fo = open_memstream(&out, &out_len);
+	fe = open_memstream(&err, &err_len);
+	struct devbind_env env = {
+		.out = fo, .err = fe, .write = fk_write, .modprobe = fk_modprobe,
+		.mount_hugetlbfs = fk_mount, .ctx = &fk,
+	};
+	code = devbind_run(&env, argc, argv);
+	fclose(fo);
+	fclose(fe);
+	return code;
+}
+
+static const char *driver_of(const char *bdf)
+{
+	static char drv[64];
+	char link[256], path[512], target[256];
+	ssize_t n;
+
+	dev_rel(bdf, "driver", link, sizeof(link));
+	snprintf(path, sizeof(path), "%s/%s", root, link);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return "";
+	target[n] = '\0';
+	snprintf(drv, sizeof(drv), "%s", strrchr(target, '/') + 1);
+	return drv;
+}
+
+static void setup(void)
+{
+	static const struct fake_dev devs[] = {
+		{ "0000:00:02.0", 0x8086, 0x10d3, 0x8086, 0, 0x020000, 0, 3, "e1000e", "eth0", NULL, true },
+		{ "0000:00:03.0", 0x8086, 0x10d3, 0x8086, 0, 0x020000, 0, 4, "vfio-pci", NULL, NULL, false },
+		{ "0000:00:03.1", 0x8086, 0x10d3, 0x8086, 0, 0x020000, 0, 4, NULL, NULL, NULL, false },
+		{ "0000:00:04.0", 0x1af4, 0x1041, 0x1af4, 0x1100, 0x020000, -1, 5, "virtio-pci", "eth1", "virtio0", true },
+		{ "0000:00:05.0", 0x8086, 0x10d3, 0x8086, 0, 0x020000, 0, -1, "uio_pci_generic", NULL, NULL, false },
+		{ "0000:00:07.0", 0x8086, 0x10d3, 0x8086, 0, 0x020000, 0, 8, NULL, NULL, NULL, false },
+		{ "0000:00:07.1", 0x8086, 0x10d3, 0x8086, 0, 0x020000, 0, 8, "e1000e", "eth2", NULL, false },
+		{ "0000:00:1f.0", 0x8086, 0x2918, 0x8086, 0, 0x060100, 0, 6, "lpc_ich", NULL, NULL, false },
+	};
+	unsigned i;
+
+	memset(&fk, 0, sizeof(fk));
+	fk.modprobe_works = true;
+	out = err = NULL;
+	unic_log_set_level(-1, UNIC_LOG_WARNING);
+	fake_root_create(root, sizeof(root));
+	for (i = 0; i < UNIC_ARRAY_SIZE(devs); i++)
+		fake_add_dev(root, &devs[i]);
+	fake_put(root, "sys/bus/pci/drivers_probe", "");
+	fake_put(root, "proc/net/route",
+		 "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
+		 "eth0\t0002A8C0\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0\n");
+	fake_put(root, "proc/net/ipv6_route", "");
+	fake_put(root, "proc/mounts", "proc /proc proc rw 0 0\n");
+	fake_put(root, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "0\n");
+	fake_put(root, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages", "0\n");
+	fake_put(root, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "0\n");
+	fake_put(root, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "0\n");
+}
+
+static void teardown(void)
+{
+	free(out);
+	free(err);
+	fake_root_remove(root);
+}
+
+TestSuite(devbind, .init = setup, .fini = teardown);
+
+#define HAS(buf, s) cr_assert(strstr((buf), (s)) != NULL, "want '%s' in:\n%s", (s), (buf))
+
+Test(devbind, status_groups_network_devices_by_driver_with_numa_group_and_interface)
+{
+	const char *vfio, *uio, *kern, *none;
+
+	cr_assert_eq(DEVBIND("--status"), DEVBIND_OK, "%s", err);
+	vfio = strstr(out, "Network devices bound to vfio-pci\n=================================\n");
+	uio = strstr(out, "Network devices bound to uio_pci_generic\n");
+	kern = strstr(out, "Network devices bound to kernel drivers\n");
+	none = strstr(out, "Network devices bound to no driver\n");
+	cr_assert(vfio && uio && kern && none && vfio < uio && uio < kern && kern < none, "%s", out);
+	HAS(vfio, "0000:00:03.0 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
+	    "numa=0 iommu_group=4 with 0000:00:03.1 (no driver) drv=vfio-pci\n");
+	HAS(uio, "0000:00:05.0 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
+	    "numa=0 iommu_group=none drv=uio_pci_generic\n");
+	HAS(kern, "0000:00:02.0 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
+	    "numa=0 iommu_group=3 (alone) drv=e1000e if=eth0 up *Active: has routes*\n");
+	HAS(kern, "[1af4:1041] numa=-1 iommu_group=5 (alone) drv=virtio-pci if=eth1 up\n");
+	HAS(kern, "0000:00:07.1 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
+	    "numa=0 iommu_group=8 with 0000:00:07.0 (no driver) drv=e1000e if=eth2 down\n");
+	HAS(none, "0000:00:03.1 ");
+	HAS(none, "0000:00:07.0 ");
+	cr_assert(strstr(none, "0000:00:02.0") == NULL);
+	cr_assert(strstr(out, "0000:00:1f.0") == NULL, "not a network device: not shown");
+	cr_assert_eq(DEVBIND(NULL), DEVBIND_OK, "--status is the default");
+	cr_assert_str_empty(fk.writes);
+}
+
+Test(devbind, binds_an_unbound_device_through_driver_override_and_drivers_probe)
+{
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "00:03.1"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.writes,
+			 "sys/bus/pci/devices/0000:00:03.1/driver_override=vfio-pci\n"
+			 "sys/bus/pci/drivers_probe=0000:00:03.1\n");
+	cr_assert_str_eq(driver_of("0000:00:03.1"), "vfio-pci");
+	cr_assert_str_eq(out, "0000:00:03.1: no driver -> vfio-pci (/dev/vfio/4)\n");
+	cr_assert_str_empty(err, "group 4's other member is on vfio-pci: no warning");
+	cr_assert_str_empty(fk.calls, "vfio-pci is loaded: no modprobe");
+}
+
+Test(devbind, refuses_an_interface_up_with_routes_and_changes_nothing)
+{
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:07.0", "0000:00:02.0"), DEVBIND_REFUSED);
+	cr_assert_str_eq(err, "unic-devbind: 0000:00:02.0: refused: its interface eth0 is up and "
+			 "has routes, so this machine may be using it; nothing was changed; use "
+			 "--force to take it anyway\n");
+	cr_assert_str_empty(fk.writes);
+	cr_assert_str_eq(driver_of("0000:00:02.0"), "e1000e");
+	cr_assert_eq(DEVBIND("--unbind", "0000:00:02.0"), DEVBIND_REFUSED);
+	cr_assert_str_empty(fk.writes);
+}
+
+Test(devbind, force_takes_an_interface_up_with_routes_with_a_warning)
+{
+	cr_assert_eq(DEVBIND("--force", "--bind", "vfio-pci", "0000:00:02.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.writes,
+			 "sys/bus/pci/devices/0000:00:02.0/driver_override=vfio-pci\n"
+			 "sys/bus/pci/drivers/e1000e/unbind=0000:00:02.0\n"
+			 "sys/bus/pci/drivers_probe=0000:00:02.0\n");
+	cr_assert_str_eq(driver_of("0000:00:02.0"), "vfio-pci");
+	HAS(err, "warning: 0000:00:02.0: interface eth0 is up and has routes; taking it anyway (--force)");
+	cr_assert_str_eq(out, "0000:00:02.0: e1000e -> vfio-pci (/dev/vfio/3)\n");
+}
+
+Test(devbind, an_up_interface_without_routes_is_taken)
+{
+	cr_assert_eq(DEVBIND("--bind", "uio_pci_generic", "0000:00:04.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(driver_of("0000:00:04.0"), "uio_pci_generic");
+}
+
+Test(devbind, binding_back_to_a_kernel_driver_clears_driver_override)
+{
+	cr_assert_eq(DEVBIND("--bind", "e1000e", "0000:00:03.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.writes,
+			 "sys/bus/pci/devices/0000:00:03.0/driver_override=e1000e\n"
+			 "sys/bus/pci/drivers/vfio-pci/unbind=0000:00:03.0\n"
+			 "sys/bus/pci/drivers_probe=0000:00:03.0\n"
+			 "sys/bus/pci/devices/0000:00:03.0/driver_override=\n");
+	cr_assert_str_eq(driver_of("0000:00:03.0"), "e1000e");
+	cr_assert_str_eq(out, "0000:00:03.0: vfio-pci -> e1000e\n");
+}
+
+Test(devbind, a_device_already_on_the_driver_is_left_alone)
+{
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:03.0"), DEVBIND_OK);
+	cr_assert_str_eq(out, "0000:00:03.0: already bound to vfio-pci\n");
+	cr_assert_str_empty(fk.writes);
+}
+
+Test(devbind, a_missing_device_is_exit_2_and_nothing_is_changed)
+{
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:03.1", "0000:00:09.0"),
+		     DEVBIND_NOT_FOUND);
+	HAS(err, "unic-devbind: 0000:00:09.0: no such PCI device (not in ");
+	HAS(err, "nothing was changed; list the network devices with: unic-devbind --status\n");
+	cr_assert_str_empty(fk.writes);
+}
+
+Test(devbind, usage_errors_are_exit_1_with_one_line)
+{
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "3:00.0"), DEVBIND_USAGE);
+	cr_assert_str_eq(err, "unic-devbind: '3:00.0' is not a PCI address; expected DDDD:BB:DD.F "
+			 "or BB:DD.F in hex, e.g. 0000:03:00.0\n");
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci"), DEVBIND_USAGE);
+	HAS(err, "--bind DRIVER: expected one or more PCI addresses");
+	cr_assert_eq(DEVBIND("--bind"), DEVBIND_USAGE);
+	cr_assert_eq(DEVBIND("--frobnicate"), DEVBIND_USAGE);
+	HAS(err, "unknown option '--frobnicate'");
+	cr_assert_eq(DEVBIND("--status", "--unbind", "00:03.0"), DEVBIND_USAGE);
+	HAS(err, "one command at a time");
+	cr_assert_eq(DEVBIND("--reserve", "many"), DEVBIND_USAGE);
+	cr_assert_eq(DEVBIND("--reserve", "4", "--size", "4M"), DEVBIND_USAGE);
+	HAS(err, "--size: expected 2M or 1G, found '4M'");
+	cr_assert_eq(DEVBIND("--status", "00:03.0"), DEVBIND_USAGE);
+	cr_assert_eq(DEVBIND("--help"), DEVBIND_OK);
+	HAS(out, "Usage: unic-devbind");
+	cr_assert_str_empty(fk.writes);
+}
+
+Test(devbind, warns_when_the_iommu_group_has_a_member_on_another_driver)
+{
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:07.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(err, "unic-devbind: warning: 0000:00:07.0: IOMMU group 8 also holds "
+			 "0000:00:07.1 (e1000e); VFIO needs every member bound to vfio-pci (or to "
+			 "no driver), so the group is not viable until you run: unic-devbind --bind "
+			 "vfio-pci 0000:00:07.1\n");
+}
+
+Test(devbind, no_group_warning_when_the_whole_group_is_bound_at_once)
+{
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:07.0", "0000:00:07.1"), DEVBIND_OK,
+		     "%s", err);
+	cr_assert_str_empty(err);
+	cr_assert_str_eq(driver_of("0000:00:07.0"), "vfio-pci");
+	cr_assert_str_eq(driver_of("0000:00:07.1"), "vfio-pci");
+}
+
+Test(devbind, loads_a_missing_driver_with_modprobe_or_says_how)
+{
+	cr_assert_eq(DEVBIND("--bind", "igb", "0000:00:07.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.calls, "modprobe igb\n");
+	HAS(out, "loaded module igb\n");
+	cr_assert_str_eq(driver_of("0000:00:07.0"), "igb");
+
+	fk.modprobe_works = false;
+	fk.writes[0] = '\0';
+	cr_assert_eq(DEVBIND("--bind", "ixgbe", "0000:00:03.1"), DEVBIND_FAILED);
+	HAS(err, "driver ixgbe is not loaded");
+	HAS(err, "and 'modprobe ixgbe' failed; load it by hand (modprobe ixgbe)");
+	cr_assert_str_empty(fk.writes);
+}
+
+Test(devbind, a_write_that_fails_is_exit_4_and_says_to_run_as_root)
+{
+	fk.deny = "driver_override";
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:03.1"), DEVBIND_FAILED);
+	HAS(err, "cannot write 'vfio-pci' to ");
+	HAS(err, "/sys/bus/pci/devices/0000:00:03.1/driver_override: Permission denied; run as root\n");
+}
+
+Test(devbind, a_bind_the_kernel_does_not_take_is_exit_4_after_trying_the_bind_file)
+{
+	fk.probe_ignored = true;
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:03.1"), DEVBIND_FAILED);
+	HAS(fk.writes, "sys/bus/pci/drivers/vfio-pci/bind=0000:00:03.1\n");
+	HAS(err, "0000:00:03.1: expected it bound to vfio-pci, found no driver after "
+	    "driver_override, unbind and drivers_probe; the kernel log says why (dmesg | tail)");
+}
+
+Test(devbind, unbind_writes_the_drivers_unbind_file)
+{
+	cr_assert_eq(DEVBIND("--unbind", "00:05.0", "00:03.1"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.writes, "sys/bus/pci/drivers/uio_pci_generic/unbind=0000:00:05.0\n");
+	cr_assert_str_eq(out, "0000:00:05.0: unbound from uio_pci_generic\n"
+			 "0000:00:03.1: not bound to a driver\n");
+	cr_assert_str_eq(driver_of("0000:00:05.0"), "");
+}
+
+Test(devbind, hugepages_reports_per_node_and_the_mounts)
+{
+	cr_assert_eq(DEVBIND("--hugepages"), DEVBIND_OK);
+	HAS(out, "hugepages on node0: 2048kB 0 free of 0");
+	HAS(out, "hugetlbfs: not mounted");
+}
+
+Test(devbind, reserve_writes_the_node_file_and_mounts_hugetlbfs_when_none_is_mounted)
+{
+	cr_assert_eq(DEVBIND("--reserve", "4", "--node", "0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.writes, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
+			 "nr_hugepages=4\n");
+	cr_assert_str_eq(fk.calls, "mount /dev/hugepages pagesize=2M\n");
+	HAS(out, "reserved 4 of 4 2 MiB pages on node 0");
+	HAS(out, "mounted hugetlbfs (pagesize=2M) at ");
+
+	fk.calls[0] = '\0';
+	fk.writes[0] = '\0';
+	fake_put(root, "proc/mounts", "hugetlbfs /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n");
+	cr_assert_eq(DEVBIND("--reserve=8"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.writes, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages=8\n");
+	cr_assert_str_empty(fk.calls);
+	HAS(out, "hugetlbfs for 2 MiB pages: mounted at /dev/hugepages");
+}
+
+Test(devbind, reserve_short_of_pages_or_of_a_pool_is_exit_4)
+{
+	fk.nr_gets = "2\n";
+	cr_assert_eq(DEVBIND("--reserve", "4"), DEVBIND_FAILED);
+	HAS(err, "reserved 2 2 MiB pages, expected 4: memory is short or fragmented");
+	cr_assert_eq(DEVBIND("--reserve", "1", "--size", "1G"), DEVBIND_FAILED);
+	HAS(err, "hugepages-1048576kB/nr_hugepages: the kernel has no hugepages of that size");
+	cr_assert_eq(DEVBIND("--reserve", "1", "--node", "3"), DEVBIND_FAILED);
+	HAS(err, "no such NUMA node or page size");
+}
+
+/* ---- the real binary ---------------------------------------------------- */
+
+static int run_binary(const char *args, char *buf, size_t len)
+{
+	const char *bin = getenv("UNIC_DEVBIND");
+	char cmd[1024];
+	size_t n;
+	FILE *p;
+	int st;
+
+	if (bin == NULL)
+		cr_skip_test("UNIC_DEVBIND is not set (meson test sets it)");
+	snprintf(cmd, sizeof(cmd), "%s --sysfs %s %s 2>&1", bin, root, args);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	st = pclose(p);
+	cr_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+Test(devbind, the_binary_exits_with_the_documented_codes)
+{
+	char buf[8192];
+
+	cr_assert_eq(run_binary("--status", buf, sizeof(buf)), 0);
+	HAS(buf, "Network devices bound to vfio-pci\n");
+	HAS(buf, "iommu_group=4 with 0000:00:03.1 (no driver) drv=vfio-pci");
+	cr_assert_eq(run_binary("--bogus", buf, sizeof(buf)), 1);
+	cr_assert_eq(run_binary("--bind vfio-pci 00:09.0", buf, sizeof(buf)), 2);
+	cr_assert_eq(run_binary("--bind vfio-pci 00:02.0", buf, sizeof(buf)), 3);
+	HAS(buf, "use --force");
+}
