@@ -43,6 +43,9 @@ BOOTS = [
              Scenario('bus', (
                  criterion('bus', 'tests/vm/guest/test_bus', timeout=180),
              )),
+             Scenario('e1000e', (
+                 criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
+             )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
          scenarios=(
