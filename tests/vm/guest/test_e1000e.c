@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +32,7 @@
 
 #define ETHERTYPE_TEST 0x88b5
 #define MAGIC "unic-e1000e"
+#define MAGIC_CHILD "unic-killed"   /* frames of a process killed mid-traffic */
 #define HDR_LEN 14
 #define TAG_OFF HDR_LEN                         /* magic[12], run[8], seq u32, len u32 */
 #define TAG_LEN (12 + 8 + 4 + 4)
@@ -38,6 +42,7 @@ static struct unic_bus *bus;
 static struct unic_pool *pool;
 static struct unic_port *ports[2];
 static char run_id[9];
+static const char *magic = MAGIC;
 static char libtail[2048];
 
 static void tail_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
@@ -168,7 +173,7 @@ static void frame_fill(uint8_t *f, uint32_t len, const uint8_t *dst, const uint8
 	memcpy(f + 6, src, 6);
 	f[12] = ETHERTYPE_TEST >> 8;
 	f[13] = ETHERTYPE_TEST & 0xff;
-	memcpy(f + TAG_OFF, MAGIC, 12);
+	memcpy(f + TAG_OFF, magic, 12);
 	memcpy(f + TAG_OFF + 12, run_id, 8);
 	memcpy(f + TAG_OFF + 20, &seq, 4);
 	memcpy(f + TAG_OFF + 24, &len, 4);
@@ -473,3 +478,84 @@ Test(e1000e, stop_reconfigure_start_cycles_keep_traffic_flowing)
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "%u packets leaked", unic_pool_in_use_count(pool));
 }
 
+
+/*
+ * A second process works after the first was killed with SIGKILL in the
+ * middle of traffic: the NIC on the root bus is not reset between
+ * processes, so everything the driver needs must be reprogrammed at start.
+ * The killed process tags its frames differently: QEMU delivers those it
+ * held to the next process, where they are strays.
+ */
+static void killed_child(int wfd)
+{
+	struct xfer x = { 0 };
+	uint8_t dst[2][6], src[2][6];
+	uint32_t seq = 0;
+
+	magic = MAGIC_CHILD;
+	setup();
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	for (int i = 0; i < 2; i++) {
+		unic_port_mac_get(ports[!i], dst[i]);
+		unic_port_mac_get(ports[i], src[i]);
+	}
+	if (write(wfd, "g", 1) != 1)
+		_exit(3);
+	for (;;) {
+		for (int i = 0; i < 2; i++) {
+			struct unic_pkt *pkts[16];
+			uint16_t took;
+
+			for (int k = 0; k < 16; k++)
+				pkts[k] = pkt_make(1000, 2048, dst[i], src[i], seq++);
+			took = unic_tx_burst(ports[i], 0, pkts, 16);
+			for (int k = took; k < 16; k++)
+				unic_pkt_free(pkts[k]);
+			/* Receive only now and then: rings fill, QEMU queues. */
+			if (seq % 1024 == 0)
+				rx_drain(ports[!i], &x, 0);
+		}
+	}
+}
+
+Test(e1000e_kill, second_process_works_after_the_first_was_killed_mid_traffic, .timeout = 300)
+{
+	struct pollfd pfd;
+	int fds[2], status;
+	char c;
+	pid_t pid;
+
+	if (getenv("UNIC_VM_ACCESS") == NULL)
+		cr_skip_test("not in the rig's guest");
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		killed_child(fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	cr_assert_eq(poll(&pfd, 1, 120000), 1, "the first process did not start its traffic within 120 s");
+	cr_assert_eq(read(fds[0], &c, 1), 1, "the first process failed before its traffic started");
+	usleep(300000); /* traffic under way */
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	close(fds[0]);
+
+	setup();
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	for (int d = 0; d < 2; d++) {
+		struct xfer x;
+
+		xfer_run(ports[d], ports[!d], 2000, 512, 2048, 0, &x);
+		cr_assert_eq(x.got, 2000, "%s -> %s after a SIGKILL: %u of 2000 arrived (%u strays)",
+			     unic_port_name(ports[d]), unic_port_name(ports[!d]), x.got, x.strays);
+		cr_assert(x.in_order);
+	}
+	teardown();
+}
