@@ -7,5 +7,6 @@
 
 extern const struct unic_driver unic_null_driver;
 extern const struct unic_driver unic_ring_driver;
+extern const struct unic_driver unic_e1000e_driver;
 
 #endif /* UNIC_PMDS_H */

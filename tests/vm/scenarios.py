@@ -25,10 +25,13 @@ HUB_VFIO_AW48 = Topology(access='vfio', aw_bits=48, nics=(
 
 # Access uio: no IOMMU; an e1000e bound to uio_pci_generic on a hub
 # (topology a), and an e1000e on a host tap (topology b) driven by the guest
-# kernel's own e1000e driver, which checks the tap path of the rig itself.
+# kernel's own e1000e driver, which checks the tap path of the rig itself;
+# a second e1000e on hub 0 (uio_pci_generic) is the peer of the first in
+# the e1000e traffic tests.
 UIO = Topology(access='uio', nics=(
     Nic('e1000e', 'hub0', 'root-bus'),
     Nic('e1000e', 'tap:unic0', 'root-bus', driver='e1000e'),
+    Nic('e1000e', 'hub0', 'root-bus'),
 ))
 
 # unic-devbind checks: shell one-liners (a plan line is one line).  bdf NICn
@@ -67,6 +70,9 @@ BOOTS = [
              Scenario('bus', (
                  criterion('bus', 'tests/vm/guest/test_bus', timeout=180),
              )),
+             Scenario('e1000e', (
+                 criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
+             )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
          scenarios=(
@@ -84,6 +90,9 @@ BOOTS = [
              )),
              Scenario('bus', (
                  criterion('bus', 'tests/vm/guest/test_bus'),
+             )),
+             Scenario('e1000e', (
+                 criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The e1000e driver's private state, shared by its three files:
+ *   e1000e_hw.c    the hardware: reset, EEPROM, PHY over MDIC, link, MAC
+ *   e1000e_port.c  the port ops (control path) and the PCI probe
+ *   e1000e_rxtx.c  the fast path: rx/tx burst, refill, reclaim
+ *
+ * Ownership: the port owns the PCI device from probe on (closed in the close
+ * op), each queue owns its descriptor ring (DMA zone) and its software ring;
+ * packets in a software ring belong to the queue until received or reclaimed.
+ */
+#ifndef E1000E_PRIV_H
+#define E1000E_PRIV_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <unic/barrier.h>
+#include <unic/bus.h>
+#include <unic/mem.h>
+#include <unic/pool.h>
+
+#include "e1000e_regs.h"
+#include "unic_port_driver.h"
+
+#define E1000E_MAX_QUEUES 2
+#define E1000E_DESC_MIN 64
+#define E1000E_DESC_MAX 4096
+#define E1000E_DESC_ALIGN 8         /* ring length must be a multiple of 128 bytes */
+#define E1000E_DESC_DEFAULT 512
+#define E1000E_RX_FREE_THRESH 32    /* refill in batches of this many */
+#define E1000E_TX_RS_THRESH 32      /* report status every this many descriptors */
+#define E1000E_MAX_MTU 9000
+#define E1000E_MIN_MTU 68
+#define E1000E_SPEED_MAX 1000
+
+/* The register window and nothing else: what e1000e_hw.c needs. */
+struct e1000e_hw {
+	volatile uint8_t *regs;   /* BAR0 */
+	bool gone;                /* a read returned all-ones where it cannot */
+	struct unic_port *port;   /* for logs */
+};
+
+/* ---- register helpers (STYLE rule 8) ------------------------------------ */
+
+static inline uint32_t read32(const struct e1000e_hw *hw, uint32_t reg)
+{
+	return *(const volatile uint32_t *)(hw->regs + reg);
+}
+
+static inline void write32(const struct e1000e_hw *hw, uint32_t reg, uint32_t val)
+{
+	*(volatile uint32_t *)(hw->regs + reg) = val;
+}
+
+static inline void set_bits32(const struct e1000e_hw *hw, uint32_t reg, uint32_t bits)
+{
+	write32(hw, reg, read32(hw, reg) | bits);
+}
+
+static inline void clear_bits32(const struct e1000e_hw *hw, uint32_t reg, uint32_t bits)
+{
+	write32(hw, reg, read32(hw, reg) & ~bits);
+}
+
+/* Flush posted writes: a read of STATUS (datasheet 4.6: "a read ... flushes"). */
+static inline void flush32(const struct e1000e_hw *hw)
+{
+	(void)read32(hw, E1000E_STATUS);
+}
+
+/**
+ * Wait until (reg & mask) == value, checking every 10 us.
+ * @return 0, or -ETIMEDOUT after @p timeout_us, or -ENODEV when the register
+ *         reads all-ones (the device is gone).
+ */
+int poll32(struct e1000e_hw *hw, uint32_t reg, uint32_t mask, uint32_t value,
+	   unsigned timeout_us);
+
+/* ---- queues ------------------------------------------------------------- */
+
+struct e1000e_rxq {
+	/* fast path */
+	volatile union e1000e_rx_desc *ring;
+	struct unic_pkt **sw_ring;      /* buffer given to each descriptor */
+	volatile uint32_t *rdt;         /* tail register */
+	struct unic_pool *pool;
+	uint16_t nb_desc;
+	uint16_t next_to_clean;         /* next descriptor the device fills */
+	uint16_t next_to_fill;          /* first descriptor without a buffer (= RDT) */
+	uint16_t nb_filled;             /* descriptors with a buffer */
+	uint16_t buf_size;              /* bytes the device may write per buffer */
+	uint16_t headroom;
+	uint16_t port_id;
+	uint16_t qid;
+	bool vlan_strip;
+	bool rss;
+	struct unic_pkt *chain_head;    /* a frame spread over several buffers */
+	struct unic_pkt *chain_tail;
+	bool chain_drop;                /* drop the rest of this frame */
+	/* counters, read by the control path (relaxed) */
+	uint64_t ipackets, ibytes;
+	uint64_t errors;                /* descriptor errors and bad lengths */
+	uint64_t len_errors;            /* length above the buffer */
+	uint64_t nombuf;
+	/* interrupts */
+	struct e1000e_port *ep;
+	uint32_t icr_cause;             /* ICR/IMS bit of this queue */
+	/* control */
+	struct unic_dma dma;
+	struct unic_mem *mem;
+};
+
+struct e1000e_txq {
+	volatile union e1000e_tx_desc *ring;
+	struct unic_pkt **sw_ring;      /* the packet, at its last descriptor */
+	volatile uint32_t *tdt;
+	uint16_t *rs_idx;               /* descriptors with RS set, in order */
+	uint16_t nb_desc;
+	uint16_t next_to_use;
+	uint16_t next_to_clean;
+	uint16_t nb_used;               /* descriptors not yet reclaimed */
+	uint16_t since_rs;              /* descriptors since the last RS */
+	uint16_t rs_head, rs_tail;      /* indices into rs_idx, wrapping at nb_desc */
+	bool vlan_insert;
+	uint64_t opackets, obytes;
+	uint64_t refused;               /* packets refused (bad chain, too many segments) */
+	uint64_t ring_full;
+	struct unic_dma dma;
+	struct unic_mem *mem;
+	uint16_t qid;
+};
+
+/* Hardware statistics, widened (xstats order in e1000e_port.c). */
+#define E1000E_NB_HW_STATS 48
+
+struct e1000e_port {
+	struct e1000e_hw hw;
+	struct unic_pci_device *dev;
+	struct unic_bus *bus;
+	char bdf[UNIC_PCI_BDF_LEN];
+	uint8_t perm_mac[UNIC_ETHER_ADDR_LEN];
+	uint16_t eeprom_words;
+	struct e1000e_rxq rxq[E1000E_MAX_QUEUES];
+	struct e1000e_txq txq[E1000E_MAX_QUEUES];
+	uint64_t hw_stats[E1000E_NB_HW_STATS];
+	uint64_t tsctc, iac;          /* TSO contexts, interrupt asserts (xstats) */
+	/* filters, reprogrammed at every start */
+	bool promisc, allmulti;
+	uint8_t uc_addr[E1000E_RAR_SIZE][UNIC_ETHER_ADDR_LEN]; /* [0] is port->mac */
+	bool uc_used[E1000E_RAR_SIZE];
+	uint32_t vfta[E1000E_VFTA_SIZE];
+	uint32_t rx_usecs, tx_usecs;
+	/* interrupts */
+	bool intr_on;
+	bool msix;
+	int irq_fds[5];
+	unsigned nb_irq;
+	uint64_t link_events;
+	uint64_t other_irqs;
+};
+
+static inline struct e1000e_port *e1000e_priv(struct unic_port *port)
+{
+	return unic_port_priv(port);
+}
+
+/* e1000e_hw.c */
+int e1000e_hw_reset(struct e1000e_hw *hw);
+int e1000e_eeprom_read(struct e1000e_hw *hw, uint16_t word, uint16_t *val);
+int e1000e_phy_read(struct e1000e_hw *hw, uint32_t reg, uint16_t *val);
+int e1000e_phy_write(struct e1000e_hw *hw, uint32_t reg, uint16_t val);
+int e1000e_mac_read(struct e1000e_hw *hw, uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+void e1000e_rar_set(struct e1000e_hw *hw, unsigned idx, const uint8_t *mac);
+void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
+int e1000e_link_restart(struct e1000e_hw *hw);
+int e1000e_link_setup(struct e1000e_hw *hw);
+
+/* e1000e_rxtx.c */
+uint16_t e1000e_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);
+uint16_t e1000e_tx_burst(void *txq, struct unic_pkt **pkts, uint16_t n);
+bool e1000e_rx_pending(void *rxq);
+int e1000e_rx_intr_enable(void *rxq);
+int e1000e_rx_intr_disable(void *rxq);
+int e1000e_tx_reclaim(void *txq);
+/* Give every free descriptor a buffer (start). @return 0 or -ENOBUFS. */
+int e1000e_rxq_fill(struct e1000e_rxq *rxq);
+/* Free every buffer the rings hold (stop). */
+void e1000e_rxq_drain(struct e1000e_rxq *rxq);
+void e1000e_txq_drain(struct e1000e_txq *txq);
+
+#endif /* E1000E_PRIV_H */

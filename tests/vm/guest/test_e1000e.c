@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The e1000e driver in the QEMU rig's guest: two e1000e on one QEMU hub
+ * (boot vfio-hub: one on the root bus, one behind a root port), probed
+ * through the bus layer and driven through the port API only.
+ *
+ * Frames are tagged (EtherType 0x88b5, magic, this run's id, a sequence
+ * number) and filled with a pattern derived from the sequence number, so
+ * the receiver checks every byte; frames without our tag are strays (QEMU
+ * keeps up to 10 000 frames for a receiver that is off, and delivers them
+ * to whoever enables it next) and are counted apart.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <unic/bus.h>
+#include <unic/log.h>
+#include <unic/mem.h>
+#include <unic/pool.h>
+#include <unic/port.h>
+
+#include "guest_pci.h"
+
+#define ETHERTYPE_TEST 0x88b5
+#define MAGIC "unic-e1000e"
+#define MAGIC_CHILD "unic-killed"   /* frames of a process killed mid-traffic */
+#define HDR_LEN 14
+#define TAG_OFF HDR_LEN                         /* magic[12], run[8], seq u32, len u32 */
+#define TAG_LEN (12 + 8 + 4 + 4)
+
+static struct unic_mem *mem;
+static struct unic_bus *bus;
+static struct unic_pool *pool;
+static struct unic_port *ports[2];
+static char run_id[9];
+static const char *magic = MAGIC;
+static char libtail[2048];
+
+static void tail_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
+{
+	size_t n = strlen(libtail), m = strlen(msg) + 3;
+
+	(void)ctx;
+	(void)level;
+	(void)comp;
+	fprintf(stderr, "%s\n", msg);
+	if (m >= sizeof(libtail))
+		return;
+	if (n + m >= sizeof(libtail)) {
+		memmove(libtail, libtail + (n + m - sizeof(libtail) + 1), sizeof(libtail) - m);
+		n = strlen(libtail);
+	}
+	snprintf(libtail + n, sizeof(libtail) - n, "%s | ", msg);
+}
+
+static bool is_vfio(void)
+{
+	const char *a = getenv("UNIC_VM_ACCESS");
+
+	return a && strcmp(a, "vfio") == 0;
+}
+
+static void setup(void)
+{
+	struct unic_mem_config mc = { .sz = sizeof(mc) };
+	struct unic_bus_config bc = { .sz = sizeof(bc) };
+	struct unic_pktpool_config pc = { .sz = sizeof(pc) };
+	uint16_t ids[UNIC_PORT_MAX];
+	unsigned nb, found = 0;
+	const char *run = getenv("UNIC_VM_RUN");
+	int rc;
+
+	if (getenv("UNIC_VM_ACCESS") == NULL)
+		cr_skip_test("UNIC_VM_ACCESS is not set: not in the rig's guest");
+	snprintf(run_id, sizeof(run_id), "%.8s", run ? run : "norun000");
+	libtail[0] = '\0';
+	unic_log_set_sink(tail_sink, NULL);
+	mc.iova_mode = is_vfio() ? UNIC_IOVA_VA : UNIC_IOVA_PA;
+	mem = unic_mem_create(&mc);
+	cr_assert_not_null(mem, "unic_mem_create: %s", strerror(errno));
+	bc.mem = mem;
+	bus = unic_bus_create(&bc);
+	cr_assert_not_null(bus, "unic_bus_create: %s", strerror(errno));
+	rc = unic_bus_probe(bus, NULL, 0);
+	cr_assert_geq(rc, 2, "unic_bus_probe created %d ports, expected 2 e1000e; log: %s", rc, libtail);
+	nb = unic_port_list(ids, UNIC_PORT_MAX);
+	for (unsigned i = 0; i < nb && found < 2; i++) {
+		struct unic_port *p = unic_port_get_by_id(ids[i]);
+		struct unic_port_info info;
+
+		memset(&info, 0, sizeof(info));
+		if (p && unic_port_info_get(p, &info) == 0 && strcmp(info.driver, "e1000e") == 0)
+			ports[found++] = p;
+		else
+			unic_port_put(p);
+	}
+	cr_assert_eq(found, 2, "found %u e1000e ports, expected 2", found);
+	/* DMA memory after the devices are open (the IOMMU's IOVA window). */
+	pc.name = "e1000e-test";
+	pc.mem = mem;
+	pc.count = 8192;
+	pc.cache_size = 0;
+	pool = unic_pktpool_create(&pc);
+	cr_assert_not_null(pool, "unic_pktpool_create: %s; log: %s", strerror(errno), libtail);
+}
+
+static void teardown(void)
+{
+	for (int i = 0; i < 2; i++) {
+		if (ports[i]) {
+			if (unic_port_state(ports[i]) == UNIC_PORT_STARTED)
+				unic_port_stop(ports[i]);
+			unic_port_detach(ports[i]);
+			unic_port_put(ports[i]);
+			ports[i] = NULL;
+		}
+	}
+	unic_pool_free(pool);
+	unic_bus_destroy(bus);
+	unic_mem_destroy(mem);
+	pool = NULL;
+	bus = NULL;
+	mem = NULL;
+}
+
+TestSuite(e1000e, .init = setup, .fini = teardown, .timeout = 240);
+
+static void port_up(struct unic_port *p, const struct unic_port_conf *conf_in, uint16_t nb_desc)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1 };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = nb_desc, .numa_node = -1, .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = nb_desc, .numa_node = -1 };
+	struct unic_link link;
+	int r;
+
+	if (conf_in)
+		conf = *conf_in;
+	r = unic_port_configure(p, &conf);
+	cr_assert_eq(r, 0, "configure %s: %s; log: %s", unic_port_name(p), strerror(-r), libtail);
+	for (uint16_t q = 0; q < conf.nb_rxq; q++) {
+		r = unic_port_rx_queue_setup(p, q, &rc);
+		cr_assert_eq(r, 0, "rx queue setup: %s; log: %s", strerror(-r), libtail);
+	}
+	for (uint16_t q = 0; q < conf.nb_txq; q++) {
+		r = unic_port_tx_queue_setup(p, q, &tc);
+		cr_assert_eq(r, 0, "tx queue setup: %s; log: %s", strerror(-r), libtail);
+	}
+	r = unic_port_start(p);
+	cr_assert_eq(r, 0, "start %s: %s; log: %s", unic_port_name(p), strerror(-r), libtail);
+	r = unic_port_link_wait(p, 5000, &link);
+	cr_assert_eq(r, 0, "link of %s not up within 5 s", unic_port_name(p));
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+static uint8_t pattern(uint32_t seq, uint32_t i)
+{
+	return (uint8_t)(seq * 31u + i * 7u + (i >> 8));
+}
+
+static void frame_fill(uint8_t *f, uint32_t len, const uint8_t *dst, const uint8_t *src, uint32_t seq)
+{
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = ETHERTYPE_TEST >> 8;
+	f[13] = ETHERTYPE_TEST & 0xff;
+	memcpy(f + TAG_OFF, magic, 12);
+	memcpy(f + TAG_OFF + 12, run_id, 8);
+	memcpy(f + TAG_OFF + 20, &seq, 4);
+	memcpy(f + TAG_OFF + 24, &len, 4);
+	for (uint32_t i = HDR_LEN + TAG_LEN; i < len; i++)
+		f[i] = pattern(seq, i);
+}
+
+/* A packet of @p len bytes, chained in segments of at most @p seg bytes. */
+static struct unic_pkt *pkt_make(uint32_t len, uint32_t seg, const uint8_t *dst, const uint8_t *src,
+				 uint32_t seq)
+{
+	static uint8_t buf[16384];
+	struct unic_pkt *head = NULL, *tail = NULL;
+	uint32_t off = 0;
+
+	frame_fill(buf, len, dst, src, seq);
+	while (off < len) {
+		uint32_t n = len - off < seg ? len - off : seg;
+		struct unic_pkt *p = unic_pkt_alloc(pool);
+
+		cr_assert_not_null(p, "pool empty while building frame %u", seq);
+		memcpy(unic_pkt_append(p, (uint16_t)n), buf + off, n);
+		if (head == NULL) {
+			head = p;
+		} else {
+			tail->next = p;
+			head->nb_segs++;
+			head->pkt_len += n;
+		}
+		tail = p;
+		off += n;
+	}
+	return head;
+}
+
+/* Check a received frame: @return its sequence number, or -1 for a stray. */
+static int64_t pkt_check(const struct unic_pkt *p, uint32_t want_len)
+{
+	static uint8_t buf[16384];
+	uint32_t off = 0, seq, len;
+	uint16_t segs = 0;
+
+	for (const struct unic_pkt *s = p; s; s = s->next) {
+		cr_assert_leq(off + s->data_len, sizeof(buf), "frame longer than 16 KiB");
+		memcpy(buf + off, unic_pkt_data(s), s->data_len);
+		off += s->data_len;
+		segs++;
+	}
+	cr_assert_eq(off, p->pkt_len, "pkt_len %u but the segments hold %u", p->pkt_len, off);
+	cr_assert_eq(segs, p->nb_segs, "nb_segs %u but the chain has %u", p->nb_segs, segs);
+	if (off < HDR_LEN + TAG_LEN || buf[12] != (ETHERTYPE_TEST >> 8) || buf[13] != (ETHERTYPE_TEST & 0xff) ||
+	    memcmp(buf + TAG_OFF, MAGIC, 12) != 0 || memcmp(buf + TAG_OFF + 12, run_id, 8) != 0)
+		return -1;
+	memcpy(&seq, buf + TAG_OFF + 20, 4);
+	memcpy(&len, buf + TAG_OFF + 24, 4);
+	cr_assert_eq(off, len, "frame %u: received %u bytes, sent %u (CRC not stripped?)", seq, off, len);
+	if (want_len)
+		cr_assert_eq(len, want_len, "frame %u: %u bytes, expected %u", seq, len, want_len);
+	for (uint32_t i = HDR_LEN + TAG_LEN; i < len; i++)
+		cr_assert_eq(buf[i], pattern(seq, i), "frame %u (%u bytes): byte %u is 0x%02x, sent 0x%02x",
+			     seq, len, i, buf[i], pattern(seq, i));
+	return seq;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct xfer {
+	uint32_t sent, got, strays, next_seq;
+	bool in_order;
+	int64_t first_gap;      /* first sequence number missing, -1: none */
+};
+
+/* Receive what is there on @p rx, checking each frame. */
+static void rx_drain(struct unic_port *rx, struct xfer *x, uint32_t want_len)
+{
+	struct unic_pkt *pkts[32];
+	uint16_t n;
+
+	while ((n = unic_rx_burst(rx, 0, pkts, 32)) > 0) {
+		for (uint16_t i = 0; i < n; i++) {
+			int64_t seq = pkt_check(pkts[i], want_len);
+
+			if (seq < 0) {
+				x->strays++;
+			} else {
+				if ((uint32_t)seq != x->next_seq) {
+					if (x->in_order)
+						x->first_gap = x->next_seq;
+					x->in_order = false;
+				}
+				x->next_seq = (uint32_t)seq + 1;
+				x->got++;
+			}
+		}
+		unic_pkt_free_bulk(pkts, n);
+	}
+}
+
+/* Send @p count frames of @p len bytes from @p tx to @p rx, all received. */
+static void xfer_run(struct unic_port *tx, struct unic_port *rx, uint32_t count, uint32_t len,
+		     uint32_t seg, uint32_t first_seq, struct xfer *x)
+{
+	uint8_t dst[6], src[6];
+	uint64_t deadline;
+
+	unic_port_mac_get(rx, dst);
+	unic_port_mac_get(tx, src);
+	memset(x, 0, sizeof(*x));
+	x->in_order = true;
+	x->first_gap = -1;
+	x->next_seq = first_seq;
+	while (x->sent < count) {
+		struct unic_pkt *pkts[32];
+		uint16_t n = (uint16_t)(count - x->sent < 32 ? count - x->sent : 32), took;
+
+		for (uint16_t i = 0; i < n; i++)
+			pkts[i] = pkt_make(len, seg, dst, src, first_seq + x->sent + i);
+		took = unic_tx_burst(tx, 0, pkts, n);
+		for (uint16_t i = took; i < n; i++)
+			unic_pkt_free(pkts[i]);
+		x->sent += took;
+		rx_drain(rx, x, len);
+	}
+	deadline = now_ms() + 5000;
+	while (x->got < x->sent && now_ms() < deadline) {
+		rx_drain(rx, x, len);
+		usleep(100);
+	}
+}
+
+static uint64_t xstat(struct unic_port *p, const char *name)
+{
+	uint64_t v = 0;
+	int r = unic_port_xstat_by_name(p, name, &v);
+
+	cr_assert_eq(r, 0, "xstat %s: %s", name, strerror(-r));
+	return v;
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+Test(e1000e, probe_gives_ports_with_mac_link_and_eeprom)
+{
+	for (int i = 0; i < 2; i++) {
+		struct unic_port_info info;
+		struct unic_link link;
+		uint8_t mac[6], ee[6];
+		int r;
+
+		memset(&info, 0, sizeof(info));
+		cr_assert_eq(unic_port_info_get(ports[i], &info), 0);
+		cr_assert_eq(info.max_rxq, 2);
+		cr_assert_eq(unic_port_mac_get(ports[i], mac), 0);
+		cr_assert(!(mac[0] & 1), "MAC is multicast");
+		r = unic_port_eeprom_get(ports[i], 0, 6, ee);
+		cr_assert_eq(r, 0, "eeprom_get: %s", strerror(-r));
+		cr_assert_arr_eq(ee, mac, 6, "EEPROM words 0-2 differ from the MAC in RA[0]");
+		cr_assert_eq(unic_port_link_get(ports[i], &link), 0);
+		cr_assert(link.up, "%s: link down", unic_port_name(ports[i]));
+		cr_assert_eq(link.speed_mbps, 1000);
+		cr_assert(link.full_duplex);
+	}
+}
+
+Test(e1000e, frames_of_60_to_1514_bytes_cross_both_ways_byte_exact)
+{
+	static const uint32_t sizes[] = { 60, 64, 128, 512, 1514 };
+	uint64_t sent_frames[2] = { 0 }, sent_bytes[2] = { 0 };
+	struct unic_port_stats st[2];
+
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	cr_assert_eq(unic_port_stats_reset(ports[0]), 0);
+	cr_assert_eq(unic_port_stats_reset(ports[1]), 0);
+	/* Strays that QEMU held for these receivers arrive first: drain them. */
+	for (int d = 0; d < 2; d++) {
+		struct xfer x = { 0 };
+
+		usleep(20000);
+		rx_drain(ports[d], &x, 0);
+	}
+	cr_assert_eq(unic_port_stats_reset(ports[0]), 0);
+	cr_assert_eq(unic_port_stats_reset(ports[1]), 0);
+	for (int d = 0; d < 2; d++) {
+		struct unic_port *tx = ports[d], *rx = ports[!d];
+
+		for (unsigned s = 0; s < UNIC_ARRAY_SIZE(sizes); s++) {
+			struct xfer x;
+
+			xfer_run(tx, rx, 50, sizes[s], 2048, 1000 * s, &x);
+			cr_assert_eq(x.got, 50, "%s -> %s, %u-byte frames: %u of 50 arrived (%u strays)",
+				     unic_port_name(tx), unic_port_name(rx), sizes[s], x.got, x.strays);
+			cr_assert(x.in_order);
+			cr_assert_eq(x.strays, 0, "%u strays", x.strays);
+			sent_frames[d] += 50;
+			sent_bytes[d] += 50ull * sizes[s];
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(unic_port_stats_get(ports[i], &st[i]), 0);
+	for (int d = 0; d < 2; d++) {
+		struct unic_port *tx = ports[d], *rx = ports[!d];
+
+		cr_assert_eq(st[d].opackets, sent_frames[d], "%s opackets %" PRIu64 ", sent %" PRIu64,
+			     unic_port_name(tx), st[d].opackets, sent_frames[d]);
+		cr_assert_eq(st[d].obytes, sent_bytes[d]);
+		cr_assert_eq(st[!d].ipackets, sent_frames[d], "%s ipackets %" PRIu64 ", sent %" PRIu64,
+			     unic_port_name(rx), st[!d].ipackets, sent_frames[d]);
+		cr_assert_eq(st[!d].ibytes, sent_bytes[d]);
+		cr_assert_eq(st[!d].ierrors, 0);
+		/* The device's own counters (GPTC/GPRC; bytes include the CRC). */
+		cr_assert_eq(xstat(tx, "tx_good_packets"), sent_frames[d]);
+		cr_assert_eq(xstat(rx, "rx_good_packets"), sent_frames[d]);
+		{
+			uint64_t tb = xstat(tx, "tx_good_bytes"), rb = xstat(rx, "rx_good_bytes");
+
+			/* A real 82574 counts the CRC in GOTC/GORC; QEMU 7.2 does not. */
+			cr_assert((tb == sent_bytes[d] + 4 * sent_frames[d] || tb == sent_bytes[d]) && rb == tb,
+				  "%s sent %" PRIu64 " frames, %" PRIu64 " bytes: tx_good_bytes %" PRIu64
+				  ", peer's rx_good_bytes %" PRIu64, unic_port_name(tx), sent_frames[d],
+				  sent_bytes[d], tb, rb);
+		}
+	}
+}
+
+Test(e1000e, hundred_thousand_sequenced_frames_arrive_all_in_order)
+{
+	struct unic_port_stats st;
+	struct xfer x = { 0 };
+
+	port_up(ports[0], NULL, 512);
+	port_up(ports[1], NULL, 512);
+	usleep(20000);
+	rx_drain(ports[1], &x, 0);
+	cr_assert_eq(unic_port_stats_reset(ports[1]), 0);
+	xfer_run(ports[0], ports[1], 100000, 60, 2048, 0, &x);
+	cr_assert_eq(x.got, 100000, "%u of 100000 arrived (%u strays)", x.got, x.strays);
+	cr_assert(x.in_order, "frames out of order");
+	cr_assert_eq(unic_port_stats_get(ports[1], &st), 0);
+	cr_assert_eq(st.ipackets, 100000 + (uint64_t)x.strays);
+	cr_assert_eq(st.rx_nombuf, 0);
+}
+
+Test(e1000e, jumbo_frames_of_9014_bytes_cross_as_chains)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1, .mtu = 9000,
+				       .rx_offloads = UNIC_RX_OFFLOAD_SCATTER,
+				       .tx_offloads = UNIC_TX_OFFLOAD_MULTI_SEGS };
+	struct xfer x = { 0 };
+
+	port_up(ports[0], &conf, 256);
+	port_up(ports[1], &conf, 256);
+	usleep(20000);
+	rx_drain(ports[0], &x, 0);
+	rx_drain(ports[1], &x, 0);
+	for (int d = 1; d >= 0; d--) {
+		uint32_t off[64], val[64];
+		struct unic_regs regs = { .offset = off, .value = val, .count_max = 64 };
+		char dump[1024] = "";
+
+		unic_port_stats_reset(ports[0]);
+		unic_port_stats_reset(ports[1]);
+		xfer_run(ports[d], ports[!d], 40, 9014, 2000, 0, &x);
+		unic_port_regs_get(ports[!d], &regs);
+		for (unsigned i = 0; i < regs.count; i++)
+			if (off[i] == 0x2810 || off[i] == 0x2818 || off[i] == 0x2808 || off[i] == 0x100 ||
+			    off[i] == 0x2910 || off[i] == 0x2918 || off[i] == 0x2908 || off[i] == 0x5818)
+				snprintf(dump + strlen(dump), sizeof(dump) - strlen(dump), " %x=%x", off[i], val[i]);
+		cr_assert_eq(x.got, 40, "%s -> %s: %u of 40 jumbo frames arrived (%u strays, next seq %u, first gap %" PRId64 "); "
+			     "rx: desc errors %" PRIu64 ", over buffer %" PRIu64 ", oversize %" PRIu64 ", good %" PRIu64
+			     ", nombuf %" PRIu64 "; tx good %" PRIu64 ", refused %" PRIu64 "; rx regs%s; rx total %" PRIu64 " tx total %" PRIu64,
+			     unic_port_name(ports[d]), unic_port_name(ports[!d]), x.got, x.strays, x.next_seq,
+			     x.first_gap, xstat(ports[!d], "rx_desc_errors"), xstat(ports[!d], "rx_length_over_buffer"),
+			     xstat(ports[!d], "rx_oversize_errors"), xstat(ports[!d], "rx_good_packets"),
+			     xstat(ports[!d], "rx_mbuf_allocation_errors"), xstat(ports[d], "tx_good_packets"),
+			     xstat(ports[d], "tx_refused_packets"), dump, xstat(ports[!d], "rx_total_packets"),
+			     xstat(ports[d], "tx_total_packets"));
+		cr_assert(x.in_order);
+	}
+}
+
+Test(e1000e, stop_reconfigure_start_cycles_keep_traffic_flowing)
+{
+	for (int cycle = 0; cycle < 5; cycle++) {
+		struct xfer x;
+
+		port_up(ports[0], NULL, cycle % 2 ? 128 : 256);
+		port_up(ports[1], NULL, cycle % 2 ? 256 : 64);
+		usleep(10000);
+		rx_drain(ports[1], &x, 0);
+		xfer_run(ports[0], ports[1], 300, 128, 2048, 0, &x);
+		cr_assert_eq(x.got, 300, "cycle %d: %u of 300 arrived", cycle, x.got);
+		cr_assert_eq(unic_port_stop(ports[0]), 0);
+		cr_assert_eq(unic_port_stop(ports[1]), 0);
+	}
+	cr_assert_eq(unic_pool_in_use_count(pool), 0, "%u packets leaked", unic_pool_in_use_count(pool));
+}
+
+
+/*
+ * A second process works after the first was killed with SIGKILL in the
+ * middle of traffic: the NIC on the root bus is not reset between
+ * processes, so everything the driver needs must be reprogrammed at start.
+ * The killed process tags its frames differently: QEMU delivers those it
+ * held to the next process, where they are strays.
+ */
+static void killed_child(int wfd)
+{
+	struct xfer x = { 0 };
+	uint8_t dst[2][6], src[2][6];
+	uint32_t seq = 0;
+
+	magic = MAGIC_CHILD;
+	setup();
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	for (int i = 0; i < 2; i++) {
+		unic_port_mac_get(ports[!i], dst[i]);
+		unic_port_mac_get(ports[i], src[i]);
+	}
+	if (write(wfd, "g", 1) != 1)
+		_exit(3);
+	for (;;) {
+		for (int i = 0; i < 2; i++) {
+			struct unic_pkt *pkts[16];
+			uint16_t took;
+
+			for (int k = 0; k < 16; k++)
+				pkts[k] = pkt_make(1000, 2048, dst[i], src[i], seq++);
+			took = unic_tx_burst(ports[i], 0, pkts, 16);
+			for (int k = took; k < 16; k++)
+				unic_pkt_free(pkts[k]);
+			/* Receive only now and then: rings fill, QEMU queues. */
+			if (seq % 1024 == 0)
+				rx_drain(ports[!i], &x, 0);
+		}
+	}
+}
+
+Test(e1000e_kill, second_process_works_after_the_first_was_killed_mid_traffic, .timeout = 300)
+{
+	struct pollfd pfd;
+	int fds[2], status;
+	char c;
+	pid_t pid;
+
+	if (getenv("UNIC_VM_ACCESS") == NULL)
+		cr_skip_test("not in the rig's guest");
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		killed_child(fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	cr_assert_eq(poll(&pfd, 1, 120000), 1, "the first process did not start its traffic within 120 s");
+	cr_assert_eq(read(fds[0], &c, 1), 1, "the first process failed before its traffic started");
+	usleep(300000); /* traffic under way */
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	close(fds[0]);
+
+	setup();
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	for (int d = 0; d < 2; d++) {
+		struct xfer x;
+
+		xfer_run(ports[d], ports[!d], 2000, 512, 2048, 0, &x);
+		cr_assert_eq(x.got, 2000, "%s -> %s after a SIGKILL: %u of 2000 arrived (%u strays)",
+			     unic_port_name(ports[d]), unic_port_name(ports[!d]), x.got, x.strays);
+		cr_assert(x.in_order);
+	}
+	teardown();
+}
