@@ -183,7 +183,7 @@ static const struct opt_def opt_defs[] = {
 static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name, const char *v,
 		 char *err, size_t errlen)
 {
-	uint64_t x;
+	uint64_t x = 0;
 	int rc = 0;
 
 	switch (d->id) {
@@ -191,7 +191,8 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		return parse_portmask(v, &o->portmask, err, errlen);
 	case O_QUEUES:
 		rc = parse_uint(name, v, 1, L2FWD_MAX_THREAD_PORTS, &x, err, errlen);
-		o->ports_per_thread = (unsigned)x;
+		if (rc == 0)
+			o->ports_per_thread = (unsigned)x;
 		break;
 	case O_PERIOD:
 		return parse_seconds(name, v, &o->stats_period, err, errlen);
@@ -212,35 +213,43 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		return parse_mode(v, &o->mode, err, errlen);
 	case O_BUDGET:
 		rc = parse_uint(name, v, 1, UNIC_NAPI_BUDGET_MAX, &x, err, errlen);
-		o->budget = (uint32_t)x;
+		if (rc == 0)
+			o->budget = (uint32_t)x;
 		break;
 	case O_WEIGHT:
 		rc = parse_uint(name, v, 1, UNIC_NAPI_WEIGHT_MAX, &x, err, errlen);
-		o->weight = (uint16_t)x;
+		if (rc == 0)
+			o->weight = (uint16_t)x;
 		break;
 	case O_EMPTY:
 		rc = parse_uint(name, v, 1, UINT32_MAX, &x, err, errlen);
-		o->hybrid_empty_polls = (uint32_t)x;
+		if (rc == 0)
+			o->hybrid_empty_polls = (uint32_t)x;
 		break;
 	case O_IDLE:
 		rc = parse_uint(name, v, 1, UINT32_MAX, &x, err, errlen);
-		o->hybrid_idle_us = (uint32_t)x;
+		if (rc == 0)
+			o->hybrid_idle_us = (uint32_t)x;
 		break;
 	case O_RETRY:
 		rc = parse_uint(name, v, 1, 1000000, &x, err, errlen);
-		o->retry_us = (uint32_t)x;
+		if (rc == 0)
+			o->retry_us = (uint32_t)x;
 		break;
 	case O_MAXSLEEP:
 		rc = parse_uint(name, v, 1, 60000, &x, err, errlen);
-		o->max_sleep_ms = (uint32_t)x;
+		if (rc == 0)
+			o->max_sleep_ms = (uint32_t)x;
 		break;
 	case O_RXD:
 		rc = parse_uint(name, v, 1, 32768, &x, err, errlen);
-		o->rxd = (uint16_t)x;
+		if (rc == 0)
+			o->rxd = (uint16_t)x;
 		break;
 	case O_TXD:
 		rc = parse_uint(name, v, 1, 32768, &x, err, errlen);
-		o->txd = (uint16_t)x;
+		if (rc == 0)
+			o->txd = (uint16_t)x;
 		break;
 	case O_JSON:
 		o->json = true;
