@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarding threads. Each runs one napi context holding the rx queues
+ * of its ports; the handler rewrites the Ethernet addresses and sends the
+ * burst on the paired port's tx queue of the same number (rx queue N -> tx
+ * queue N: order holds per flow, docs/l2fwd.md). What the tx queue does not
+ * take is freed and counted as dropped, every packet of it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <unic/log.h>
+#include <unic/pool.h>
+
+#include "l2fwd.h"
+
+/* Counters are written by one thread and read by the stats thread. */
+static inline void cnt_add(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
+		      uint16_t n, void *arg)
+{
+	struct l2fwd_route *r = arg;
+	uint16_t sent;
+
+	(void)port;
+	cnt_add(&r->in_cnt->rx, n);
+	if (r->mac_updating) {
+		for (uint16_t i = 0; i < n; i++) {
+			struct unic_pkt *p = pkts[i];
+
+			if (i + 1 < n)
+				unic_prefetch0(unic_pkt_data(pkts[i + 1]));
+			/* A runt shorter than the two addresses goes out as it came. */
+			if (UNIC_LIKELY(p->data_len >= sizeof(r->hdr)))
+				memcpy(unic_pkt_data(p), r->hdr, sizeof(r->hdr));
+		}
+	}
+	sent = unic_tx_burst(r->out, q, pkts, n);
+	if (UNIC_UNLIKELY(sent < n)) {
+		unic_pkt_free_bulk(pkts + sent, (uint32_t)(n - sent));
+		cnt_add(&r->out_cnt->dropped, (uint64_t)(n - sent));
+	}
+	cnt_add(&r->out_cnt->tx, sent);
+	return n;
+}
+
+int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf)
+{
+	int rc;
+
+	w->ctx = unic_napi_ctx_create(conf);
+	if (w->ctx == NULL)
+		return -errno;
+	for (unsigned i = 0; i < w->nb_routes; i++) {
+		struct l2fwd_route *r = w->routes[i];
+
+		rc = unic_napi_queue_add(w->ctx, r->in, 0, w->weight, l2fwd_handle, r);
+		if (rc)
+			return rc;
+		/* Transmit completions of the queue this thread sends on are
+		 * reclaimed before it sleeps; the engine takes 8 at most, past
+		 * that the driver reclaims on its own as the ring fills. */
+		rc = unic_napi_txq_add(w->ctx, r->out, 0);
+		if (rc && rc != -EEXIST && rc != -ENOSPC)
+			return rc;
+	}
+	return 0;
+}
+
+int l2fwd_worker_main(void *arg)
+{
+	struct l2fwd_worker *w = arg;
+	clockid_t cid;
+
+	if (pthread_getcpuclockid(pthread_self(), &cid) == 0) {
+		w->cpu_clock = cid;
+		__atomic_store_n(&w->cpu_clock_ok, 1, __ATOMIC_RELEASE);
+	}
+	w->ret = unic_napi_run(w->ctx, w->stop);
+	if (w->pool)
+		unic_pool_cache_flush(w->pool);
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		__atomic_store_n(&w->cpu_ns_final, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+				 __ATOMIC_RELEASE);
+	return w->ret;
+}

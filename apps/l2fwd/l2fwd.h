@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-l2fwd: forward every frame received on a port to its paired port,
+ * rewriting the Ethernet addresses on the way. See docs/l2fwd.md.
+ *
+ * l2fwd_opts.c: the application's options and port pairing (pure functions,
+ *               unit-tested).
+ * fwd.c:        the worker threads: one napi context each, the handler.
+ * main.c:       setup, periodic statistics, teardown.
+ */
+#ifndef L2FWD_H
+#define L2FWD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <unic/common.h>
+
+#include <unic/napi.h>
+#include <unic/port.h>
+
+/* Exit codes (docs/l2fwd.md). */
+#define L2FWD_EXIT_OK    0 /* ran and stopped (duration, SIGINT, SIGTERM) */
+#define L2FWD_EXIT_FAIL  1 /* setup or run-time failure: memory, ports, threads */
+#define L2FWD_EXIT_USAGE 2 /* bad command line: option, value, port mask, port map */
+
+#define L2FWD_MAX_PORTS 64 /* ports the mask can name: bits 0..63 */
+
+struct l2fwd_opts {
+	uint64_t portmask;          /* 0: not given */
+	unsigned ports_per_thread;  /* -q, 1..L2FWD_MAX_PORTS */
+	double stats_period;        /* -T seconds; 0: no periodic stats */
+	double duration;            /* -t seconds; 0: until SIGINT/SIGTERM */
+	bool promisc;               /* -P */
+	bool mac_updating;          /* default on */
+	bool json;
+	bool help;
+	unsigned nb_pairs;          /* --portmap */
+	uint16_t pairs[L2FWD_MAX_PORTS][2];
+	enum unic_napi_mode mode;   /* --rx-mode */
+	uint32_t budget;            /* 0: engine default */
+	uint16_t weight;            /* per rx queue, packets per poll */
+	uint32_t hybrid_empty_polls;
+	uint32_t hybrid_idle_us;
+	uint32_t retry_us;
+	uint32_t max_sleep_ms;
+	uint16_t rxd, txd;          /* 0: the driver's default */
+};
+
+/* Fill @p o with the defaults. */
+void l2fwd_opts_init(struct l2fwd_opts *o);
+
+/*
+ * Parse the application's options (argv[1..argc-1], what unic_env_parse left).
+ * @return 0, or -EINVAL with a message in @p err naming the option, the value
+ * and the accepted forms.
+ */
+int l2fwd_opts_parse(struct l2fwd_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* Parse "(0,1)(2,3)" into o->pairs. @return 0 or -EINVAL (message in err). */
+int l2fwd_portmap_parse(struct l2fwd_opts *o, const char *s, char *err, size_t errlen);
+
+/*
+ * Decide where each port forwards. @p nb_ports ports exist (0..nb_ports-1).
+ * dst[p] is p's destination, or -1 for a port not used. Without --portmap:
+ * the ports of the mask (all ports when none was given) pair in order, 0<->1,
+ * 2<->3; an odd one out forwards to itself (a notice in @p note). With
+ * --portmap: the map's pairs; without -p the mask is the map's ports, with -p
+ * they must be the same set.
+ * @return the number of ports used (>= 1), or -EINVAL (message in err).
+ */
+int l2fwd_pair_ports(const struct l2fwd_opts *o, unsigned nb_ports, int *dst,
+		     char *err, size_t errlen, char *note, size_t notelen);
+
+/* The --help text. */
+void l2fwd_usage(FILE *f, const char *prog);
+
+/* ---- forwarding (fwd.c) ------------------------------------------------- */
+
+/* Counters of one port, each line written by one thread. */
+struct l2fwd_port_counters {
+	uint64_t rx UNIC_CACHE_ALIGNED;  /* by the thread that polls this port */
+	uint64_t tx UNIC_CACHE_ALIGNED;  /* by the thread that forwards to it */
+	uint64_t dropped;                /* same thread: not taken by tx_burst */
+};
+
+/* What one rx queue forwards to. */
+struct l2fwd_route {
+	struct unic_port *in, *out;
+	uint16_t in_idx, out_idx;
+	bool mac_updating;
+	uint8_t hdr[12];                 /* new destination + source address */
+	struct l2fwd_port_counters *in_cnt, *out_cnt;
+};
+
+/* Ports one thread polls: the engine reclaims at most 8 tx queues a context. */
+#define L2FWD_MAX_THREAD_PORTS 8
+
+struct l2fwd_worker {
+	unsigned idx;
+	struct unic_napi_ctx *ctx;
+	struct l2fwd_route *routes[L2FWD_MAX_THREAD_PORTS];
+	unsigned nb_routes;
+	uint16_t weight;
+	struct unic_pool *pool;
+	const bool *stop;
+	int core;                        /* -1: not pinned */
+	/* Set by the thread: its CPU clock while it runs, its CPU time at the end. */
+	int cpu_clock_ok;
+	clockid_t cpu_clock;
+	uint64_t cpu_ns_final;
+	int ret;
+};
+
+/* Create the worker's context and add its queues. @return 0 or -errno. */
+int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf);
+/* Thread body: run the context until *stop. */
+int l2fwd_worker_main(void *arg);
+/* The napi handler (exported for the unit tests). */
+uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
+		      uint16_t n, void *arg);
+
+/* ---- the application (main.c, stats.c) -------------------------------------- */
+
+struct l2fwd_app {
+	struct l2fwd_opts opts;
+	struct unic_port *ports[L2FWD_MAX_PORTS];   /* every port, by number */
+	unsigned nb_ports;
+	int dst[L2FWD_MAX_PORTS];                   /* -1: not used */
+	struct l2fwd_port_counters *cnt;            /* [nb_ports] */
+	struct l2fwd_route routes[L2FWD_MAX_PORTS];
+	struct l2fwd_worker workers[L2FWD_MAX_PORTS];
+	unsigned nb_workers;
+	FILE *out;                                  /* stats: stdout */
+	FILE *info;                                 /* set-up notes: stdout, stderr with --json */
+};
+
+/* A snapshot of every counter at one instant. */
+struct l2fwd_snap {
+	uint64_t t_ns;                              /* CLOCK_MONOTONIC */
+	uint64_t rx[L2FWD_MAX_PORTS], tx[L2FWD_MAX_PORTS], dropped[L2FWD_MAX_PORTS];
+	struct unic_port_stats port[L2FWD_MAX_PORTS];
+	bool port_ok[L2FWD_MAX_PORTS];
+	struct unic_napi_ctx_stats napi[L2FWD_MAX_PORTS];
+	uint64_t cpu_ns[L2FWD_MAX_PORTS];
+};
+
+void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s);
+/* Print the figures between two snapshots; @p final: the totals at exit. */
+void l2fwd_report(struct l2fwd_app *app, const struct l2fwd_snap *a, const struct l2fwd_snap *b,
+		  bool final);
+
+#endif /* L2FWD_H */

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-l2fwd: options, set-up, the statistics loop and teardown. The
+ * forwarding itself is in fwd.c. docs/l2fwd.md.
+ *
+ * Signals: SIGINT and SIGTERM are blocked in every thread before any is
+ * created and taken synchronously by the main thread (sigtimedwait) between
+ * statistics ticks, so no handler runs inside library code.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <unic/cycles.h>
+#include <unic/env.h>
+#include <unic/event.h>
+#include <unic/log.h>
+#include <unic/pool.h>
+
+#include "l2fwd.h"
+
+#define POOL_CACHE 256
+
+static enum unic_rx_mode port_rx_mode(enum unic_napi_mode m)
+{
+	switch (m) {
+	case UNIC_NAPI_POLL:
+		return UNIC_RX_MODE_POLL;
+	case UNIC_NAPI_INTERRUPT:
+		return UNIC_RX_MODE_INTERRUPT;
+	default:
+		return UNIC_RX_MODE_HYBRID;
+	}
+}
+
+/*
+ * Packets the pool must hold: what the port layer counts for each port
+ * (docs/port-layer.md, "Pool sizing") summed over the ports sharing the pool,
+ * with the per-thread caches counted once per thread that touches the pool
+ * (forwarding threads and the main thread) and one poll (weight) per rx queue.
+ */
+static uint32_t pool_size(struct l2fwd_app *app, unsigned nb_threads, uint32_t *why_rx,
+			  uint32_t *why_tx)
+{
+	uint64_t rx = 0, tx = 0, polls = 0;
+	uint32_t burst = app->opts.weight > 32 ? app->opts.weight : 32;
+	uint32_t per_cache = POOL_CACHE + (POOL_CACHE + 1) / 2; /* the pool's flush threshold */
+
+	for (unsigned p = 0; p < app->nb_ports; p++) {
+		struct unic_port_info info;
+
+		if (app->dst[p] < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		unic_port_info_get(app->ports[p], &info);
+		rx += app->opts.rxd ? app->opts.rxd : info.rx_desc_default;
+		tx += app->opts.txd ? app->opts.txd : info.tx_desc_default;
+		polls += burst;
+	}
+	*why_rx = (uint32_t)rx;
+	*why_tx = (uint32_t)tx;
+	return (uint32_t)(rx + tx + polls + (uint64_t)(nb_threads + 1) * per_cache);
+}
+
+static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	struct unic_link l;
+
+	(void)arg;
+	if (ev == UNIC_EVENT_LINK) {
+		if (unic_port_link_get(port, &l) == 0)
+			UNIC_LOG(NOTICE, APP, "l2fwd: port %s: link %s%s", unic_port_name(port),
+				 l.up ? "up" : "down", l.up ? "" : " (frames to it are dropped and counted)");
+		return;
+	}
+	/* The device is being taken away (unbind, hot-unplug): let it go. Its
+	 * queues leave their context at a round boundary; frames forwarded to
+	 * it from then on are dropped and counted; the other ports go on. */
+	UNIC_LOG(WARNING, APP, "l2fwd: port %s: %s: stopping and detaching it; the other ports keep forwarding",
+		 unic_port_name(port), unic_event_name(ev));
+	unic_port_stop(port);
+	unic_port_detach(port);
+}
+
+static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
+{
+	struct unic_port *port = app->ports[p];
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
+				    .rx_mode = port_rx_mode(app->opts.mode), .link_intr = true };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = app->opts.rxd, .numa_node = -1,
+				    .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = app->opts.txd, .numa_node = -1 };
+	const char *name = unic_port_name(port);
+	struct unic_link link;
+	int rc2;
+
+	if ((rc2 = unic_port_configure(port, &c)) || (rc2 = unic_port_rx_queue_setup(port, 0, &rc)) ||
+	    (rc2 = unic_port_tx_queue_setup(port, 0, &tc)) || (rc2 = unic_port_start(port))) {
+		fprintf(stderr, "l2fwd: cannot set up port %u (%s): %s (the message above says why)\n",
+			p, name, strerror(-rc2));
+		return rc2;
+	}
+	if (app->opts.promisc) {
+		rc2 = unic_port_promisc_set(port, true);
+		if (rc2)
+			fprintf(stderr, "l2fwd: warning: port %u (%s): promiscuous mode not set: %s; going on\n",
+				p, name, strerror(-rc2));
+	}
+	if (unic_port_link_get(port, &link) == 0 && !link.up)
+		unic_port_link_wait(port, 3000, &link);
+	fprintf(app->info, "l2fwd: port %u (%s) -> port %d (%s), link %s", p, name, app->dst[p],
+		unic_port_name(app->ports[app->dst[p]]), link.up ? "up" : "down");
+	if (link.up)
+		fprintf(app->info, " %u Mbps", link.speed_mbps);
+	fprintf(app->info, "\n");
+	return 0;
+}
+
+static void make_route(struct l2fwd_app *app, unsigned p)
+{
+	struct l2fwd_route *r = &app->routes[p];
+	unsigned d = (unsigned)app->dst[p];
+	uint8_t mac[UNIC_ETHER_ADDR_LEN] = { 0 };
+
+	r->in = app->ports[p];
+	r->out = app->ports[d];
+	r->in_idx = (uint16_t)p;
+	r->out_idx = (uint16_t)d;
+	r->mac_updating = app->opts.mac_updating;
+	r->in_cnt = &app->cnt[p];
+	r->out_cnt = &app->cnt[d];
+	/* Destination 02:00:00:00:00:<out port>; source: the out port's MAC. */
+	r->hdr[0] = 0x02;
+	r->hdr[5] = (uint8_t)d;
+	if (unic_port_mac_get(r->out, mac) != 0)
+		fprintf(stderr, "l2fwd: warning: port %u: cannot read its MAC; source address 00:00:00:00:00:00\n", d);
+	memcpy(r->hdr + 6, mac, sizeof(mac));
+}
+
+static void *thread_tramp(void *arg)
+{
+	l2fwd_worker_main(arg);
+	return NULL;
+}
+
+/* Wait for SIGINT/SIGTERM until @p deadline_ns. @return the signal, or 0. */
+static int wait_signal(const sigset_t *set, uint64_t deadline_ns)
+{
+	uint64_t now = unic_time_ns();
+	struct timespec ts;
+	int sig;
+
+	if (deadline_ns <= now)
+		return 0;
+	uint64_t d = deadline_ns - now;
+
+	ts.tv_sec = (time_t)(d / 1000000000ull);
+	ts.tv_nsec = (long)(d % 1000000000ull);
+	sig = sigtimedwait(set, NULL, &ts);
+	return sig > 0 ? sig : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct l2fwd_app app;
+	struct unic_env_options eo;
+	struct unic_env *env = NULL;
+	struct unic_pool *pool = NULL;
+	struct l2fwd_snap *s0 = NULL, *s1 = NULL, *s2 = NULL;
+	pthread_t threads[L2FWD_MAX_PORTS];
+	bool launched[L2FWD_MAX_PORTS] = { false };
+	bool own_threads = false, stop = false;
+	char err[512], note[256];
+	unsigned used_list[L2FWD_MAX_PORTS], nb_used = 0, nb_env_workers;
+	int n, ret = L2FWD_EXIT_FAIL, sig = 0;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	n = unic_env_parse(&eo, argc, argv);
+	if (n < 0)
+		return L2FWD_EXIT_USAGE;
+	l2fwd_opts_init(&app.opts);
+	if (l2fwd_opts_parse(&app.opts, n, argv, err, sizeof(err)) != 0) {
+		fprintf(stderr, "unic-l2fwd: error: %s\n", err);
+		return L2FWD_EXIT_USAGE;
+	}
+	if (app.opts.help) {
+		l2fwd_usage(stdout, "unic-l2fwd");
+		return L2FWD_EXIT_OK;
+	}
+	app.out = stdout;
+	app.info = app.opts.json ? stderr : stdout;
+
+	env = unic_env_create(&eo);
+	if (env == NULL) {
+		fprintf(stderr, "unic-l2fwd: error: cannot set up the environment: %s (the message above says why)\n",
+			strerror(errno));
+		return L2FWD_EXIT_FAIL;
+	}
+	app.nb_ports = unic_env_ports(env, app.ports, L2FWD_MAX_PORTS);
+	n = l2fwd_pair_ports(&app.opts, app.nb_ports, app.dst, err, sizeof(err), note, sizeof(note));
+	if (n < 0) {
+		fprintf(stderr, "unic-l2fwd: error: %s\n", err);
+		ret = L2FWD_EXIT_USAGE;
+		goto out_env;
+	}
+	if (note[0])
+		fprintf(app.info, "l2fwd: notice: %s\n", note);
+	for (unsigned p = 0; p < app.nb_ports; p++)
+		if (app.dst[p] >= 0)
+			used_list[nb_used++] = p;
+
+	/* Ports to threads, -q per thread, in port order. */
+	app.nb_workers = (nb_used + app.opts.ports_per_thread - 1) / app.opts.ports_per_thread;
+	nb_env_workers = unic_env_worker_count(env);
+	if (nb_env_workers == 0) {
+		own_threads = true;
+		fprintf(app.info, "l2fwd: notice: no worker cores given (-l MAIN,WORKER,...): %u forwarding thread%s, not pinned\n",
+			app.nb_workers, app.nb_workers == 1 ? "" : "s");
+	} else if (app.nb_workers > nb_env_workers) {
+		fprintf(stderr, "unic-l2fwd: error: %u ports at %u per thread (-q %u) need %u worker cores, but -l gives %u (the first core of -l runs statistics only); give more cores with -l or a larger -q\n",
+			nb_used, app.opts.ports_per_thread, app.opts.ports_per_thread, app.nb_workers,
+			nb_env_workers);
+		ret = L2FWD_EXIT_USAGE;
+		goto out_env;
+	}
+
+	app.cnt = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*app.cnt) * L2FWD_MAX_PORTS);
+	s0 = calloc(1, sizeof(*s0));
+	s1 = calloc(1, sizeof(*s1));
+	s2 = calloc(1, sizeof(*s2));
+	if (app.cnt == NULL || s0 == NULL || s1 == NULL || s2 == NULL) {
+		fprintf(stderr, "unic-l2fwd: error: out of memory\n");
+		goto out_env;
+	}
+	memset(app.cnt, 0, sizeof(*app.cnt) * L2FWD_MAX_PORTS);
+
+	uint32_t prx, ptx, count = pool_size(&app, app.nb_workers, &prx, &ptx);
+	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "l2fwd", .mem = unic_env_mem(env),
+					  .count = count, .cache_size = POOL_CACHE, .numa_node = -1 };
+
+	pool = unic_pktpool_create(&pc);
+	if (pool == NULL) {
+		fprintf(stderr, "unic-l2fwd: error: cannot create a pool of %u packets: %s (the message above says why)\n",
+			count, strerror(errno));
+		goto out_env;
+	}
+	fprintf(app.info, "l2fwd: pool of %u packets: rx descriptors %u + tx descriptors %u + one poll per port + caches of %u threads\n",
+		count, prx, ptx, app.nb_workers + 1);
+
+	for (unsigned i = 0; i < nb_used; i++)
+		if (setup_port(&app, used_list[i], pool) != 0)
+			goto out_ports;
+	for (unsigned i = 0; i < nb_used; i++)
+		make_route(&app, used_list[i]);
+
+	struct unic_napi_conf nc = {
+		.sz = sizeof(nc), .mode = app.opts.mode, .budget = app.opts.budget,
+		.hybrid_empty_polls = app.opts.hybrid_empty_polls,
+		.hybrid_idle_us = app.opts.hybrid_idle_us, .retry_us = app.opts.retry_us,
+		.max_sleep_ms = app.opts.max_sleep_ms,
+	};
+	const struct unic_env_options *eopts = unic_env_opts(env);
+
+	for (unsigned w = 0; w < app.nb_workers; w++) {
+		struct l2fwd_worker *wk = &app.workers[w];
+		char name[32];
+
+		wk->idx = w;
+		wk->weight = app.opts.weight;
+		wk->pool = pool;
+		wk->stop = &stop;
+		wk->core = own_threads ? -1 : eopts->cores[w + 1];
+		for (unsigned i = w * app.opts.ports_per_thread;
+		     i < nb_used && i < (w + 1) * app.opts.ports_per_thread; i++)
+			wk->routes[wk->nb_routes++] = &app.routes[used_list[i]];
+		snprintf(name, sizeof(name), "l2fwd%u", w);
+		nc.name = name;
+		n = l2fwd_worker_setup(wk, &nc);
+		if (n) {
+			fprintf(stderr, "unic-l2fwd: error: thread %u: cannot set up its napi context: %s (the message above says why)\n",
+				w, strerror(-n));
+			goto out_workers;
+		}
+		if (wk->core >= 0)
+			fprintf(app.info, "l2fwd: thread %u (core %d, %s mode): ports", w, wk->core,
+				unic_napi_mode_name(app.opts.mode));
+		else
+			fprintf(app.info, "l2fwd: thread %u (not pinned, %s mode): ports", w,
+				unic_napi_mode_name(app.opts.mode));
+		for (unsigned i = 0; i < wk->nb_routes; i++)
+			fprintf(app.info, " %u", wk->routes[i]->in_idx);
+		fprintf(app.info, "\n");
+	}
+	if (unic_event_callback_register(NULL, UNIC_EVENT_LINK, link_cb, &app) == 0 &&
+	    unic_event_callback_register(NULL, UNIC_EVENT_DEV_REQUEST, link_cb, &app) == 0 &&
+	    unic_event_callback_register(NULL, UNIC_EVENT_DEV_GONE, link_cb, &app) == 0)
+		unic_event_thread_start();
+	fprintf(app.info, "l2fwd: MAC updating %s; statistics every %g s%s; SIGINT or SIGTERM stops\n",
+		app.opts.mac_updating ? "on" : "off", app.opts.stats_period,
+		app.opts.stats_period == 0 ? " (off)" : "");
+	fflush(app.info);
+
+	l2fwd_snap(&app, s0);
+	for (unsigned w = 0; w < app.nb_workers; w++) {
+		if (own_threads)
+			n = -pthread_create(&threads[w], NULL, thread_tramp, &app.workers[w]);
+		else
+			n = unic_env_launch(env, w, l2fwd_worker_main, &app.workers[w]);
+		if (n) {
+			fprintf(stderr, "unic-l2fwd: error: cannot start thread %u: %s\n", w, strerror(-n));
+			goto out_stop;
+		}
+		launched[w] = true;
+	}
+
+	/* The statistics loop. */
+	uint64_t start = unic_time_ns();
+	uint64_t period = (uint64_t)(app.opts.stats_period * 1e9);
+	uint64_t end = app.opts.duration > 0 ? start + (uint64_t)(app.opts.duration * 1e9) : UINT64_MAX;
+	uint64_t next = period ? start + period : UINT64_MAX;
+
+	*s1 = *s0;
+	for (;;) {
+		uint64_t deadline = next < end ? next : end, now;
+
+		if (deadline == UINT64_MAX)
+			deadline = unic_time_ns() + 1000000000ull;
+		sig = wait_signal(&set, deadline);
+		if (sig)
+			break;
+		now = unic_time_ns();
+		if (now >= next) {
+			l2fwd_snap(&app, s2);
+			l2fwd_report(&app, s1, s2, false);
+			*s1 = *s2;
+			next += period;
+			if (next <= now)
+				next = now + period;
+		}
+		if (now >= end)
+			break;
+	}
+	ret = L2FWD_EXIT_OK;
+	if (sig)
+		fprintf(app.info, "\nl2fwd: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+
+out_stop:
+	__atomic_store_n(&stop, true, __ATOMIC_RELEASE);
+	for (unsigned w = 0; w < app.nb_workers; w++)
+		if (app.workers[w].ctx)
+			unic_napi_wake(app.workers[w].ctx);
+	for (unsigned w = 0; w < app.nb_workers; w++) {
+		if (!launched[w])
+			continue;
+		if (own_threads)
+			pthread_join(threads[w], NULL);
+		else
+			unic_env_wait(env, w);
+	}
+	if (ret == L2FWD_EXIT_OK) {
+		l2fwd_snap(&app, s2);
+		l2fwd_report(&app, s0, s2, true);
+	}
+	unic_event_callback_unregister(NULL, UNIC_EVENT_LINK, link_cb, &app);
+	unic_event_callback_unregister(NULL, UNIC_EVENT_DEV_REQUEST, link_cb, &app);
+	unic_event_callback_unregister(NULL, UNIC_EVENT_DEV_GONE, link_cb, &app);
+	unic_event_thread_stop();
+out_workers:
+	for (unsigned w = 0; w < app.nb_workers; w++)
+		unic_napi_ctx_destroy(app.workers[w].ctx);
+out_ports:
+	/* Stop and close before the pool goes: closing returns the buffers. */
+	for (unsigned i = 0; i < nb_used; i++) {
+		if (unic_port_state(app.ports[used_list[i]]) == UNIC_PORT_STARTED)
+			unic_port_stop(app.ports[used_list[i]]);
+		unic_port_close(app.ports[used_list[i]]);
+	}
+	unic_pool_free(pool);
+out_env:
+	unic_env_destroy(env);
+	free(s0);
+	free(s1);
+	free(s2);
+	free(app.cnt);
+	return ret;
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Statistics: snapshots of every counter, and the figures between two of
+ * them. Rates are Δcount / Δmeasured time (CLOCK_MONOTONIC between the two
+ * snapshots), never Δcount / the period asked for (user pains #8). CPU use is
+ * Δthread CPU time / Δmeasured time. Counters are never reset.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include <unic/cycles.h>
+
+#include "l2fwd.h"
+
+static uint64_t ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static uint64_t worker_cpu_ns(struct l2fwd_worker *w)
+{
+	struct timespec ts;
+	uint64_t fin = __atomic_load_n(&w->cpu_ns_final, __ATOMIC_ACQUIRE);
+
+	if (fin)
+		return fin;
+	if (__atomic_load_n(&w->cpu_clock_ok, __ATOMIC_ACQUIRE) &&
+	    clock_gettime(w->cpu_clock, &ts) == 0)
+		return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned p = 0; p < app->nb_ports; p++) {
+		if (app->dst[p] < 0)
+			continue;
+		s->rx[p] = ld(&app->cnt[p].rx);
+		s->tx[p] = ld(&app->cnt[p].tx);
+		s->dropped[p] = ld(&app->cnt[p].dropped);
+		s->port_ok[p] = unic_port_stats_get(app->ports[p], &s->port[p]) == 0;
+	}
+	for (unsigned w = 0; w < app->nb_workers; w++) {
+		unic_napi_ctx_stats_get(app->workers[w].ctx, &s->napi[w]);
+		s->cpu_ns[w] = worker_cpu_ns(&app->workers[w]);
+	}
+	s->t_ns = unic_time_ns();
+}
+
+static double rate(uint64_t a, uint64_t b, double dt)
+{
+	return dt > 0 ? (double)(b - a) / dt : 0;
+}
+
+/* "12.345 Mpps"-style, three significant decimals. */
+static const char *fmt_pps(double pps, char *buf, size_t len)
+{
+	if (pps >= 1e6)
+		snprintf(buf, len, "%.3f Mpps", pps / 1e6);
+	else if (pps >= 1e3)
+		snprintf(buf, len, "%.3f kpps", pps / 1e3);
+	else
+		snprintf(buf, len, "%.0f pps", pps);
+	return buf;
+}
+
+static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
+			const struct l2fwd_snap *b, bool final, double dt)
+{
+	FILE *f = app->out;
+	uint64_t trx = 0, ttx = 0, tdr = 0, arx = 0, atx = 0, adr = 0;
+	char r1[32], r2[32], r3[32];
+
+	fprintf(f, "\n%s over %.3f s %s\n", final ? "Totals" : "Statistics", dt,
+		"=====================================");
+	for (unsigned p = 0; p < app->nb_ports; p++) {
+		if (app->dst[p] < 0)
+			continue;
+		fprintf(f, "port %u (%s) -> port %d\n", p, unic_port_name(app->ports[p]), app->dst[p]);
+		fprintf(f, "  received %15" PRIu64 "  %s\n", b->rx[p], fmt_pps(rate(a->rx[p], b->rx[p], dt), r1, sizeof(r1)));
+		fprintf(f, "  sent     %15" PRIu64 "  %s\n", b->tx[p], fmt_pps(rate(a->tx[p], b->tx[p], dt), r2, sizeof(r2)));
+		fprintf(f, "  dropped  %15" PRIu64 "  %s\n", b->dropped[p],
+			fmt_pps(rate(a->dropped[p], b->dropped[p], dt), r3, sizeof(r3)));
+		if (b->port_ok[p])
+			fprintf(f, "  port: imissed %" PRIu64 " ierrors %" PRIu64 " rx_nombuf %" PRIu64
+				" oerrors %" PRIu64 "\n", b->port[p].imissed, b->port[p].ierrors,
+				b->port[p].rx_nombuf, b->port[p].oerrors);
+		else
+			fprintf(f, "  port: gone (detached)\n");
+		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];
+		arx += a->rx[p], atx += a->tx[p], adr += a->dropped[p];
+	}
+	for (unsigned w = 0; w < app->nb_workers; w++) {
+		const struct unic_napi_ctx_stats *x = &a->napi[w], *y = &b->napi[w];
+		const struct l2fwd_worker *wk = &app->workers[w];
+		char core[16];
+
+		if (wk->core >= 0)
+			snprintf(core, sizeof(core), "core %d", wk->core);
+		else
+			snprintf(core, sizeof(core), "unpinned");
+		fprintf(f, "thread %u (%s, %s): polls %" PRIu64 " empty %" PRIu64 " interrupts %" PRIu64
+			" sleeps %" PRIu64 " (%.1f%% of the time asleep) cpu %.1f%%\n",
+			w, core, unic_napi_mode_name(unic_napi_ctx_mode(wk->ctx)), y->polls,
+			y->empty_polls, y->interrupts,
+			y->sleeps,
+			dt > 0 ? 100.0 * (double)(y->asleep_ns - x->asleep_ns) / (dt * 1e9) : 0,
+			dt > 0 ? 100.0 * (double)(b->cpu_ns[w] - a->cpu_ns[w]) / (dt * 1e9) : 0);
+	}
+	fprintf(f, "total: received %" PRIu64 " (%s) sent %" PRIu64 " (%s) dropped %" PRIu64 " (%s)\n",
+		trx, fmt_pps(rate(arx, trx, dt), r1, sizeof(r1)), ttx, fmt_pps(rate(atx, ttx, dt), r2, sizeof(r2)),
+		tdr, fmt_pps(rate(adr, tdr, dt), r3, sizeof(r3)));
+	fflush(f);
+}
+
+static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
+			const struct l2fwd_snap *b, bool final, double dt)
+{
+	FILE *f = app->out;
+	uint64_t trx = 0, ttx = 0, tdr = 0, arx = 0, atx = 0, adr = 0;
+	bool first = true;
+
+	fprintf(f, "{\"type\":\"%s\",\"interval_s\":%.6f,\"ports\":[", final ? "totals" : "stats", dt);
+	for (unsigned p = 0; p < app->nb_ports; p++) {
+		if (app->dst[p] < 0)
+			continue;
+		fprintf(f, "%s{\"port\":%u,\"name\":\"%s\",\"dst\":%d,\"rx\":%" PRIu64 ",\"tx\":%" PRIu64
+			",\"dropped\":%" PRIu64 ",\"rx_pps\":%.1f,\"tx_pps\":%.1f,\"dropped_pps\":%.1f",
+			first ? "" : ",", p, unic_port_name(app->ports[p]), app->dst[p], b->rx[p], b->tx[p],
+			b->dropped[p], rate(a->rx[p], b->rx[p], dt), rate(a->tx[p], b->tx[p], dt),
+			rate(a->dropped[p], b->dropped[p], dt));
+		if (b->port_ok[p])
+			fprintf(f, ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
+				",\"oerrors\":%" PRIu64, b->port[p].imissed, b->port[p].ierrors,
+				b->port[p].rx_nombuf, b->port[p].oerrors);
+		fprintf(f, "}");
+		first = false;
+		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];
+		arx += a->rx[p], atx += a->tx[p], adr += a->dropped[p];
+	}
+	fprintf(f, "],\"threads\":[");
+	for (unsigned w = 0; w < app->nb_workers; w++) {
+		const struct unic_napi_ctx_stats *y = &b->napi[w];
+		const struct l2fwd_worker *wk = &app->workers[w];
+
+		fprintf(f, "%s{\"thread\":%u,\"core\":%d,\"mode\":\"%s\",\"polls\":%" PRIu64
+			",\"empty_polls\":%" PRIu64 ",\"interrupts\":%" PRIu64 ",\"sleeps\":%" PRIu64
+			",\"wakeups\":%" PRIu64 ",\"asleep_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
+			",\"cpu_util\":%.4f}",
+			w ? "," : "", w, wk->core, unic_napi_mode_name(unic_napi_ctx_mode(wk->ctx)),
+			y->polls, y->empty_polls, y->interrupts,
+			y->sleeps, y->wakeups, y->asleep_ns, b->cpu_ns[w],
+			dt > 0 ? (double)(b->cpu_ns[w] - a->cpu_ns[w]) / (dt * 1e9) : 0);
+	}
+	fprintf(f, "],\"total\":{\"rx\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"dropped\":%" PRIu64
+		",\"rx_pps\":%.1f,\"tx_pps\":%.1f,\"dropped_pps\":%.1f}}\n",
+		trx, ttx, tdr, rate(arx, trx, dt), rate(atx, ttx, dt), rate(adr, tdr, dt));
+	fflush(f);
+}
+
+void l2fwd_report(struct l2fwd_app *app, const struct l2fwd_snap *a, const struct l2fwd_snap *b,
+		  bool final)
+{
+	double dt = (double)(b->t_ns - a->t_ns) / 1e9;
+
+	if (app->opts.json)
+		report_json(app, a, b, final, dt);
+	else
+		report_text(app, a, b, final, dt);
+}

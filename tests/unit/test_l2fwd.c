@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-l2fwd: option parsing and its errors, port pairing, the forwarding
+ * handler over a ring pair (MAC rewriting, rx queue N -> tx queue N, every
+ * unsent packet freed and counted), and the binary itself (UNIC_L2FWD) over
+ * two null ports in each rx mode, for its JSON output, SIGINT and exit codes.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <unic/log.h>
+#include <unic/mem.h>
+#include <unic/pool.h>
+
+#include "l2fwd.h"
+
+#define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
+
+static char err[512];
+
+/* Parse a command line given as one string (split on spaces). */
+static int parse(struct l2fwd_opts *o, const char *line)
+{
+	static char buf[1024];
+	char *argv[64];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	argv[argc++] = (char *)"unic-l2fwd";
+	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	l2fwd_opts_init(o);
+	err[0] = '\0';
+	return l2fwd_opts_parse(o, argc, argv, err, sizeof(err));
+}
+
+Test(l2fwd_opts, defaults_are_dpdks_with_hybrid_receive)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, ""), 0);
+	cr_assert_eq(o.portmask, 0);
+	cr_assert_eq(o.ports_per_thread, 1);
+	cr_assert_float_eq(o.stats_period, 10.0, 1e-9);
+	cr_assert(o.mac_updating);
+	cr_assert(!o.promisc);
+	cr_assert_eq(o.mode, UNIC_NAPI_HYBRID);
+	cr_assert_eq(o.duration, 0);
+}
+
+Test(l2fwd_opts, every_option_is_taken_in_each_form)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, "-p 0x3 -q2 -T 0.5 -P --no-mac-updating --portmap=(0,1)(2,3) "
+			       "--rx-mode poll --budget=64 --weight 16 --hybrid-empty-polls 8 "
+			       "--hybrid-idle-us=20 --retry-us 50 --max-sleep-ms 10 --rxd 512 --txd=256 "
+			       "--json -t 2"), 0, "%s", err);
+	cr_assert_eq(o.portmask, 3);
+	cr_assert_eq(o.ports_per_thread, 2);
+	cr_assert_float_eq(o.stats_period, 0.5, 1e-9);
+	cr_assert(o.promisc);
+	cr_assert(!o.mac_updating);
+	cr_assert_eq(o.nb_pairs, 2);
+	cr_assert_eq(o.pairs[1][0], 2);
+	cr_assert_eq(o.pairs[1][1], 3);
+	cr_assert_eq(o.mode, UNIC_NAPI_POLL);
+	cr_assert_eq(o.budget, 64);
+	cr_assert_eq(o.weight, 16);
+	cr_assert_eq(o.hybrid_empty_polls, 8);
+	cr_assert_eq(o.hybrid_idle_us, 20);
+	cr_assert_eq(o.retry_us, 50);
+	cr_assert_eq(o.max_sleep_ms, 10);
+	cr_assert_eq(o.rxd, 512);
+	cr_assert_eq(o.txd, 256);
+	cr_assert(o.json);
+	cr_assert_float_eq(o.duration, 2.0, 1e-9);
+	cr_assert_eq(parse(&o, "-pff --rx-mode=interrupt -h"), 0, "%s", err);
+	cr_assert_eq(o.portmask, 0xff);
+	cr_assert_eq(o.mode, UNIC_NAPI_INTERRUPT);
+	cr_assert(o.help);
+}
+
+Test(l2fwd_opts, a_bad_port_mask_names_the_option_the_value_and_the_forms)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, "-p 0x3g"), -EINVAL);
+	HAS(err, "option -p: bad port mask '0x3g'");
+	HAS(err, "e.g. -p 0x3");
+	cr_assert_eq(parse(&o, "-p 0"), -EINVAL);
+	HAS(err, "non-zero");
+	cr_assert_eq(parse(&o, "-p 0x10000000000000000"), -EINVAL);
+	cr_assert_eq(parse(&o, "-p"), -EINVAL);
+	HAS(err, "option -p: missing value at the end of the command line");
+	cr_assert_eq(parse(&o, "-p -P"), -EINVAL);
+	HAS(err, "missing value, got the option '-P' instead");
+}
+
+Test(l2fwd_opts, bad_values_are_refused_with_the_accepted_range)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, "-q 0"), -EINVAL);
+	HAS(err, "option -q: bad value '0'; expected a whole number from 1 to 8");
+	cr_assert_eq(parse(&o, "--ports-per-thread=x"), -EINVAL);
+	HAS(err, "option --ports-per-thread: bad value 'x'");
+	cr_assert_eq(parse(&o, "-T -1"), -EINVAL);
+	HAS(err, "option -T: missing value, got the option '-1'");
+	cr_assert_eq(parse(&o, "-T=1"), -EINVAL);
+	HAS(err, "option -T: bad value '=1'; expected seconds from 0 to 86400");
+	cr_assert_eq(parse(&o, "-t 1e9"), -EINVAL);
+	cr_assert_eq(parse(&o, "--budget 0"), -EINVAL);
+	HAS(err, "from 1 to 65535");
+	cr_assert_eq(parse(&o, "--weight 257"), -EINVAL);
+	HAS(err, "from 1 to 256");
+	cr_assert_eq(parse(&o, "--rx-mode busy"), -EINVAL);
+	HAS(err, "option --rx-mode: unknown mode 'busy'; expected poll, interrupt or hybrid");
+	cr_assert_eq(parse(&o, "--rx-mode="), -EINVAL);
+	HAS(err, "option --rx-mode: empty value");
+}
+
+Test(l2fwd_opts, unknown_options_and_stray_words_are_refused)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, "--bogus"), -EINVAL);
+	HAS(err, "unknown option '--bogus'");
+	cr_assert_eq(parse(&o, "-x"), -EINVAL);
+	HAS(err, "unknown option '-x'");
+	cr_assert_eq(parse(&o, "-p 3 extra"), -EINVAL);
+	HAS(err, "unexpected argument 'extra'");
+	cr_assert_eq(parse(&o, "--json=1"), -EINVAL);
+	HAS(err, "option --json takes no value; got '--json=1'");
+	cr_assert_eq(parse(&o, "-Px"), -EINVAL);
+	HAS(err, "option -P takes no value");
+}
+
+Test(l2fwd_opts, a_bad_port_map_says_what_is_wrong)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, "--portmap (0,1)(1,2)"), -EINVAL);
+	HAS(err, "port 1 is in two pairs");
+	HAS(err, "e.g. --portmap \"(0,1)(2,3)\"");
+	cr_assert_eq(parse(&o, "--portmap (0,0)"), -EINVAL);
+	HAS(err, "names one port twice");
+	cr_assert_eq(parse(&o, "--portmap (0,1"), -EINVAL);
+	HAS(err, "expected ')' at 'the end'");
+	cr_assert_eq(parse(&o, "--portmap 0,1"), -EINVAL);
+	HAS(err, "expected '(' at '0,1'");
+	cr_assert_eq(parse(&o, "--portmap (0,64)"), -EINVAL);
+	HAS(err, "port 64 is out of range (0..63)");
+	cr_assert_eq(parse(&o, "--portmap (a,1)"), -EINVAL);
+	HAS(err, "expected a port number at 'a,1)'");
+}
+
+static int pair(const char *line, unsigned nb_ports, int *dst, char *note)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, line), 0, "%s", err);
+	return l2fwd_pair_ports(&o, nb_ports, dst, err, sizeof(err), note, 256);
+}
+
+Test(l2fwd_pairs, ports_pair_in_order_by_default)
+{
+	int dst[8];
+	char note[256];
+
+	cr_assert_eq(pair("", 4, dst, note), 4);
+	cr_assert_eq(dst[0], 1);
+	cr_assert_eq(dst[1], 0);
+	cr_assert_eq(dst[2], 3);
+	cr_assert_eq(dst[3], 2);
+	cr_assert_str_empty(note);
+}
+
+Test(l2fwd_pairs, the_mask_picks_ports_and_pairs_them_in_order)
+{
+	int dst[8];
+	char note[256];
+
+	cr_assert_eq(pair("-p 0x1a", 5, dst, note), 3); /* ports 1, 3, 4 */
+	cr_assert_eq(dst[0], -1);
+	cr_assert_eq(dst[1], 3);
+	cr_assert_eq(dst[3], 1);
+	cr_assert_eq(dst[4], 4, "the odd one out forwards to itself");
+	cr_assert_eq(dst[2], -1);
+	HAS(note, "port 4 has no pair");
+}
+
+Test(l2fwd_pairs, a_port_map_pairs_as_given)
+{
+	int dst[8];
+	char note[256];
+
+	cr_assert_eq(pair("--portmap (0,2)(1,3)", 4, dst, note), 4);
+	cr_assert_eq(dst[0], 2);
+	cr_assert_eq(dst[2], 0);
+	cr_assert_eq(dst[1], 3);
+	cr_assert_eq(dst[3], 1);
+	cr_assert_eq(pair("--portmap (3,0)", 4, dst, note), 2);
+	cr_assert_eq(dst[3], 0);
+	cr_assert_eq(dst[0], 3);
+	cr_assert_eq(dst[1], -1);
+	cr_assert_eq(pair("-p 9 --portmap (3,0)", 4, dst, note), 2, "%s", err);
+}
+
+Test(l2fwd_pairs, mask_and_map_must_agree_and_name_existing_ports)
+{
+	int dst[8];
+	char note[256];
+
+	cr_assert_eq(pair("-p 0xf --portmap (0,1)", 4, dst, note), -EINVAL);
+	HAS(err, "port 2 is in the port mask but in no pair of --portmap");
+	cr_assert_eq(pair("-p 0x1 --portmap (0,1)", 4, dst, note), -EINVAL);
+	HAS(err, "port 1 is in --portmap but not in the port mask");
+	cr_assert_eq(pair("--portmap (0,5)", 4, dst, note), -EINVAL);
+	HAS(err, "port 5 does not exist; there are 4 ports (0..3)");
+	cr_assert_eq(pair("-p 0x4", 2, dst, note), -EINVAL);
+	HAS(err, "names port 2, but there are 2 ports (0..1)");
+	cr_assert_eq(pair("", 0, dst, note), -EINVAL);
+	HAS(err, "no ports to forward between");
+}
+
+/* ---- the handler, over a ring pair ------------------------------------- */
+
+static struct unic_mem *mem;
+static struct unic_pool *pool;
+
+static void hsetup(void)
+{
+	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "l2fwdtest", .count = 4096,
+					  .cache_size = 0, .numa_node = -1 };
+
+	unic_log_set_level(-1, UNIC_LOG_ERR);
+	mem = unic_mem_create(&mc);
+	cr_assert_not_null(mem);
+	pc.mem = mem;
+	pool = unic_pktpool_create(&pc);
+	cr_assert_not_null(pool);
+}
+
+static void hteardown(void)
+{
+	unic_pool_free(pool);
+	unic_mem_destroy(mem);
+}
+
+static struct unic_port *ring_up(const char *spec, uint16_t nq)
+{
+	struct unic_port *p = NULL;
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = nq, .nb_txq = nq };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 32, .numa_node = -1, .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
+
+	cr_assert_eq(unic_vdev_create(spec, &p), 0);
+	cr_assert_eq(unic_port_configure(p, &c), 0);
+	for (uint16_t q = 0; q < nq; q++) {
+		cr_assert_eq(unic_port_rx_queue_setup(p, q, &rc), 0);
+		cr_assert_eq(unic_port_tx_queue_setup(p, q, &tc), 0);
+	}
+	cr_assert_eq(unic_port_start(p), 0);
+	return p;
+}
+
+static void ring_down(struct unic_port *p)
+{
+	unic_port_stop(p);
+	unic_port_close(p);
+	unic_port_detach(p);
+	unic_port_put(p);
+}
+
+Test(l2fwd_handler, rewrites_macs_sends_on_the_same_queue_and_counts_every_drop,
+     .init = hsetup, .fini = hteardown)
+{
+	struct unic_port *a, *b;
+	struct l2fwd_port_counters *cnt = aligned_alloc(64, 2 * sizeof(*cnt));
+	struct l2fwd_route r = { 0 };
+	struct unic_pkt *pkts[40], *got[64];
+	uint8_t mac[6];
+
+	a = ring_up("ring90", 2);
+	b = ring_up("ring91,peer=ring90", 2);
+	memset(cnt, 0, 2 * sizeof(*cnt));
+	r.in = a;
+	r.out = b;
+	r.in_idx = 0;
+	r.out_idx = 1;
+	r.mac_updating = true;
+	r.in_cnt = &cnt[0];
+	r.out_cnt = &cnt[1];
+	cr_assert_eq(unic_port_mac_get(b, mac), 0);
+	r.hdr[0] = 0x02;
+	r.hdr[5] = 1;
+	memcpy(r.hdr + 6, mac, 6);
+
+	/* 40 packets on rx queue 1; the peer's rx ring holds 32 - 1 or 32. */
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 40), 0);
+	for (int i = 0; i < 40; i++) {
+		uint8_t *d = unic_pkt_data(pkts[i]);
+
+		memset(d, 0xee, 64);
+		d[12] = (uint8_t)i;
+		pkts[i]->data_len = pkts[i]->pkt_len = 64;
+	}
+	uint32_t before = unic_pool_in_use_count(pool);
+
+	cr_assert_eq(l2fwd_handle(a, 1, pkts, 40, &r), 40, "the handler consumes every packet");
+	uint16_t n = unic_rx_burst(a, 1, got, 64); /* b sends on its tx 1 -> a's rx 1 */
+
+	cr_assert_eq(unic_rx_burst(a, 0, got + n, 64), 0, "nothing on queue 0: rx queue N -> tx queue N");
+	cr_assert_gt(n, 0);
+	cr_assert_lt(n, 40);
+	cr_assert_eq(cnt[0].rx, 40);
+	cr_assert_eq(cnt[1].tx, n);
+	cr_assert_eq(cnt[1].dropped, 40 - n, "every unsent packet is counted");
+	cr_assert_eq(unic_pool_in_use_count(pool), before - (40 - n), "and freed");
+	for (uint16_t i = 0; i < n; i++) {
+		uint8_t *d = unic_pkt_data(got[i]);
+		const uint8_t want_dst[6] = { 2, 0, 0, 0, 0, 1 };
+
+		cr_assert_eq(memcmp(d, want_dst, 6), 0);
+		cr_assert_eq(memcmp(d + 6, mac, 6), 0, "source: the out port's MAC");
+		cr_assert_eq(d[12], i, "order kept");
+		cr_assert_eq(d[13], 0xee, "the rest untouched");
+	}
+	unic_pkt_free_bulk(got, n);
+
+	/* --no-mac-updating leaves the frame alone. */
+	r.mac_updating = false;
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 4), 0);
+	for (int i = 0; i < 4; i++) {
+		memset(unic_pkt_data(pkts[i]), 0xab, 64);
+		pkts[i]->data_len = pkts[i]->pkt_len = 64;
+	}
+	cr_assert_eq(l2fwd_handle(a, 0, pkts, 4, &r), 4);
+	cr_assert_eq(unic_rx_burst(a, 0, got, 64), 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(((uint8_t *)unic_pkt_data(got[i]))[0], 0xab);
+	unic_pkt_free_bulk(got, 4);
+	ring_down(b);
+	ring_down(a);
+	free(cnt);
+}
+
+/* ---- the binary ---------------------------------------------------------- */
+
+static const char *binary(void)
+{
+	const char *bin = getenv("UNIC_L2FWD");
+
+	if (bin == NULL)
+		cr_assert_fail("UNIC_L2FWD is not set: run this test through meson test, which sets it");
+	return bin;
+}
+
+/* Run the binary; stdout into buf (stderr too with @p merge). @return exit status. */
+static int run(const char *args, bool merge, char *buf, size_t len)
+{
+	char cmd[1024];
+	size_t n;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s %s", binary(), args, merge ? "2>&1" : "2>/dev/null");
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	st = pclose(p);
+	cr_assert(WIFEXITED(st), "%s did not exit", cmd);
+	return WEXITSTATUS(st);
+}
+
+/* The value of "key": in the object of port @p port in a JSON line. */
+static uint64_t jport(const char *line, int port, const char *key)
+{
+	char pat[64], kp[64];
+	const char *s, *v;
+
+	snprintf(pat, sizeof(pat), "{\"port\":%d,", port);
+	s = strstr(line, pat);
+	cr_assert_not_null(s, "no port %d in %s", port, line);
+	snprintf(kp, sizeof(kp), "\"%s\":", key);
+	v = strstr(s, kp);
+	cr_assert_not_null(v);
+	return strtoull(v + strlen(kp), NULL, 10);
+}
+
+static void forwards_in_mode(const char *mode)
+{
+	static char buf[1 << 16];
+	char args[256];
+	const char *tot;
+
+	snprintf(args, sizeof(args),
+		 "--no-huge --no-pci --vdev null0 --vdev null1 -q 2 -T 0.5 -t 2 --json --rx-mode %s", mode);
+	cr_assert_eq(run(args, false, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "{\"type\":\"stats\"");
+	tot = strstr(buf, "{\"type\":\"totals\"");
+	cr_assert_not_null(tot, "no totals in %s", buf);
+	for (int p = 0; p < 2; p++) {
+		uint64_t rx = jport(tot, p, "rx");
+
+		cr_assert_gt(rx, 10000, "port %d forwarded only %" PRIu64 " packets in %s mode", p, rx, mode);
+		/* What port p received went out on the other port, or was dropped there. */
+		cr_assert_eq(rx, jport(tot, 1 - p, "tx") + jport(tot, 1 - p, "dropped"), "%s", tot);
+	}
+	HAS(tot, "\"cpu_util\":");
+	HAS(tot, "\"interrupts\":");
+}
+
+Test(l2fwd_binary, forwards_between_two_null_ports_in_poll_mode, .timeout = 60)
+{
+	forwards_in_mode("poll");
+}
+
+Test(l2fwd_binary, forwards_between_two_null_ports_in_interrupt_mode, .timeout = 60)
+{
+	forwards_in_mode("interrupt");
+}
+
+Test(l2fwd_binary, forwards_between_two_null_ports_in_hybrid_mode, .timeout = 60)
+{
+	forwards_in_mode("hybrid");
+}
+
+Test(l2fwd_binary, sigint_stops_cleanly_with_totals, .timeout = 60)
+{
+	int fds[2], st;
+	pid_t pid;
+	static char buf[1 << 16];
+	size_t n = 0;
+	ssize_t r;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl(binary(), "unic-l2fwd", "--no-huge", "--no-pci", "--vdev", "null0", "--vdev",
+		      "null1", "-q", "2", "-T", "0", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	usleep(1500 * 1000);
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	while ((r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = '\0';
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st), "killed by a signal instead of stopping");
+	cr_assert_eq(WEXITSTATUS(st), 0, "%s", buf);
+	HAS(buf, "SIGINT: stopping");
+	HAS(buf, "Totals over");
+	HAS(buf, "total: received");
+}
+
+Test(l2fwd_binary, exits_2_on_a_bad_command_line_and_0_on_help, .timeout = 60)
+{
+	static char buf[1 << 16];
+
+	cr_assert_eq(run("--help", false, buf, sizeof(buf)), 0);
+	HAS(buf, "--rx-mode MODE");
+	HAS(buf, "--vdev");
+	HAS(buf, "Exit status");
+	cr_assert_eq(run("--no-huge --no-pci --rx-mode busy", true, buf, sizeof(buf)), 2);
+	HAS(buf, "unic-l2fwd: error: option --rx-mode: unknown mode 'busy'");
+	cr_assert_eq(run("--no-huge --no-pci -l x", true, buf, sizeof(buf)), 2);
+	HAS(buf, "option -l");
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -p 0x4", true, buf, sizeof(buf)), 2);
+	HAS(buf, "names port 2, but there are 2 ports");
+	cr_assert_eq(run("--no-huge --no-pci", true, buf, sizeof(buf)), 2);
+	HAS(buf, "no ports to forward between");
+	cr_assert_eq(run("--no-huge --no-pci --vdev bogus0", true, buf, sizeof(buf)), 1);
+}
