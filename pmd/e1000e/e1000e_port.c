@@ -320,7 +320,7 @@ static void e1000e_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->reta_size = E1000E_RETA_SIZE;
 	info->rss_key_size = E1000E_RSS_KEY_LEN;
 	info->speed_capa_mbps = E1000E_SPEED_MAX;
-	info->has_intr = false;
+	info->has_intr = ep->dev != NULL && unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX) >= E1000E_NB_VEC;
 }
 
 static int e1000e_configure(struct unic_port *port, const struct unic_port_conf *conf)
@@ -338,11 +338,182 @@ static int e1000e_configure(struct unic_port *port, const struct unic_port_conf 
 			      conf->rss_key_len, E1000E_RSS_KEY_LEN);
 		return -EINVAL;
 	}
-	if (conf->rx_mode != UNIC_RX_MODE_POLL) {
-		UNIC_PORT_LOG(port, ERR, "rx mode %s: this driver polls only so far (interrupts are not done yet)",
-			      unic_rx_mode_name(conf->rx_mode));
+	return 0;
+}
+
+/* ---- interrupts -------------------------------------------------------------- */
+
+/*
+ * MSI-X (datasheet 7.4.2): vector 0/1 for rx queue 0/1, 2/3 for tx queue
+ * 0/1 (mapped, never enabled: tx completions are reclaimed by polling), 4
+ * for "other" (link changes). EIAC auto-clears a queue's ICR bit when its
+ * message fires; QEMU 7.2 with CTRL_EXT.IAME clear then also clears the
+ * bit in IMS (auto-mask), and it sends a message only for a cause not
+ * already pending in ICR. So enabling clears the queue's ICR bit and sets
+ * it in IMS, explicitly; disabling sets it in IMC. IMS/IMC/ICR writes touch
+ * only the bits written, so queues and the link handler never race on a
+ * read-modify-write.
+ */
+#define E1000E_MSIX_CAUSES (E1000E_ICR_RXQ(0) | E1000E_ICR_RXQ(1) | E1000E_ICR_TXQ(0) | \
+			    E1000E_ICR_TXQ(1) | E1000E_ICR_OTHER)
+
+static void e1000e_other_handler(int fd, void *arg)
+{
+	struct unic_port *port = arg;
+	struct e1000e_port *ep = e1000e_priv(port);
+	struct e1000e_hw *hw = &ep->hw;
+	uint64_t v;
+	uint32_t icr;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v) || hw->gone)
+		return;
+	icr = read32(hw, E1000E_ICR);
+	if (icr == 0xffffffffu) {
+		hw->gone = true;
+		unic_pci_gone(ep->dev);
+		return;
+	}
+	__atomic_fetch_add(&ep->other_irqs, 1, __ATOMIC_RELAXED);
+	/* In MSI-X mode reading ICR does not clear it: write back the "other"
+	 * causes (never the queue bits, which belong to the pollers). */
+	write32(hw, E1000E_ICR, icr & ~(E1000E_ICR_RXQ(0) | E1000E_ICR_RXQ(1) |
+					 E1000E_ICR_TXQ(0) | E1000E_ICR_TXQ(1)));
+	if (icr & E1000E_ICR_LSC) {
+		__atomic_fetch_add(&ep->link_events, 1, __ATOMIC_RELAXED);
+		unic_port_event_post(port, UNIC_EVENT_LINK);
+	}
+	write32(hw, E1000E_IMS, E1000E_ICR_OTHER | E1000E_ICR_LSC); /* re-arm after auto-mask */
+}
+
+static bool intr_wanted(const struct unic_port *port)
+{
+	return port->conf.rx_mode != UNIC_RX_MODE_POLL || port->conf.link_intr;
+}
+
+/* EITR/ITR take 256 ns units (datasheet 10.2.4.11); 0 leaves them off. */
+static uint32_t usecs_to_itr(uint32_t us)
+{
+	uint64_t v = ((uint64_t)us * 1000u + 255u) / 256u;
+
+	return v > 0xffffu ? 0xffffu : (uint32_t)v;
+}
+
+static uint32_t itr_to_usecs(uint32_t itr)
+{
+	return (uint32_t)(((uint64_t)(itr & 0xffffu) * 256u + 500u) / 1000u);
+}
+
+static void program_coalesce(struct e1000e_port *ep)
+{
+	struct e1000e_hw *hw = &ep->hw;
+
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
+		write32(hw, E1000E_EITR(E1000E_VEC_RX(q)), usecs_to_itr(ep->rx_usecs));
+		write32(hw, E1000E_EITR(E1000E_VEC_TX(q)), usecs_to_itr(ep->tx_usecs));
+	}
+	write32(hw, E1000E_ITR, usecs_to_itr(ep->rx_usecs));
+}
+
+static void intr_off(struct unic_port *port)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	if (!ep->hw.gone)
+		write32(&ep->hw, E1000E_IMC, 0xffffffffu);
+	if (!ep->intr_on)
+		return;
+	if (ep->other_watched)
+		unic_event_fd_remove(ep->irq_fds[E1000E_VEC_OTHER]);
+	ep->other_watched = false;
+	unic_pci_irq_disable(ep->dev);
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+		ep->rxq[q].irq_fd = -1;
+	ep->intr_on = false;
+	ep->nb_irq = 0;
+}
+
+static int intr_on(struct unic_port *port)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	struct e1000e_hw *hw = &ep->hw;
+	uint32_t ivar = 0;
+	int rc;
+
+	if (unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX) < E1000E_NB_VEC) {
+		UNIC_PORT_LOG(port, ERR, "interrupts need %u MSI-X vectors, the device offers %d; INTx (uio_pci_generic) is not done yet: use rx mode poll",
+			      E1000E_NB_VEC, unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX));
 		return -ENOTSUP;
 	}
+	rc = unic_pci_irq_enable(ep->dev, UNIC_PCI_IRQ_MSIX, E1000E_NB_VEC, ep->irq_fds);
+	if (rc < 0) {
+		UNIC_PORT_LOG(port, ERR, "cannot enable %u MSI-X vectors: %s", E1000E_NB_VEC, strerror(-rc));
+		return rc;
+	}
+	ep->intr_on = true;
+	ep->nb_irq = E1000E_NB_VEC;
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+		ep->rxq[q].irq_fd = ep->irq_fds[E1000E_VEC_RX(q)];
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
+		ivar |= (E1000E_IVAR_VALID | E1000E_VEC_RX(q)) << E1000E_IVAR_RXQ_SHIFT(q);
+		ivar |= (E1000E_IVAR_VALID | E1000E_VEC_TX(q)) << E1000E_IVAR_TXQ_SHIFT(q);
+	}
+	ivar |= (E1000E_IVAR_VALID | E1000E_VEC_OTHER) << E1000E_IVAR_OTHER_SHIFT;
+	write32(hw, E1000E_IMC, 0xffffffffu);
+	write32(hw, E1000E_IVAR, ivar);
+	write32(hw, E1000E_CTRL_EXT, (read32(hw, E1000E_CTRL_EXT) &
+				      ~(E1000E_CTRL_EXT_IAME | E1000E_CTRL_EXT_EIAME)) |
+		E1000E_CTRL_EXT_PBA_CLR);
+	write32(hw, E1000E_EIAC, E1000E_MSIX_CAUSES);
+	write32(hw, E1000E_IAM, 0);
+	write32(hw, E1000E_ICR, 0xffffffffu);
+	if (port->conf.link_intr) {
+		rc = unic_event_fd_add(ep->irq_fds[E1000E_VEC_OTHER], e1000e_other_handler, port);
+		if (rc < 0) {
+			UNIC_PORT_LOG(port, ERR, "cannot watch the link interrupt: %s", strerror(-rc));
+			intr_off(port);
+			return rc;
+		}
+		ep->other_watched = true;
+		write32(hw, E1000E_IMS, E1000E_ICR_OTHER | E1000E_ICR_LSC);
+	}
+	return 0;
+}
+
+static int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	unsigned n = 0;
+
+	if (!ep->intr_on || port->conf.rx_mode == UNIC_RX_MODE_POLL)
+		return -ENOTSUP;
+	for (uint16_t q = 0; q < port->conf.nb_rxq; q++, n++)
+		if (n < max)
+			src[n] = (struct unic_intr_source){
+				.fd = ep->irq_fds[E1000E_VEC_RX(q)],
+				.kind = UNIC_INTR_EVENTFD,
+				.queue_mask = 1u << q,
+				.index = E1000E_VEC_RX(q),
+			};
+	return (int)n;
+}
+
+static int e1000e_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	ep->rx_usecs = c->rx_usecs;
+	ep->tx_usecs = c->tx_usecs;
+	program_coalesce(ep);
+	return 0;
+}
+
+/* The value in effect, read back: QEMU raises anything under 500 (128 us). */
+static int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	c->rx_usecs = itr_to_usecs(read32(&ep->hw, E1000E_EITR(E1000E_VEC_RX(0))));
+	c->tx_usecs = itr_to_usecs(read32(&ep->hw, E1000E_EITR(E1000E_VEC_TX(0))));
 	return 0;
 }
 
@@ -542,7 +713,13 @@ static int e1000e_start(struct unic_port *port)
 			goto fail;
 		}
 	}
-	write32(hw, E1000E_IMC, 0xffffffffu); /* polling: no interrupts */
+	write32(hw, E1000E_IMC, 0xffffffffu); /* every cause masked until a queue arms its own */
+	program_coalesce(ep);
+	if (intr_wanted(port)) {
+		rc = intr_on(port);
+		if (rc < 0)
+			goto fail;
+	}
 	write32(hw, E1000E_TCTL, E1000E_TCTL_EN | E1000E_TCTL_PSP | (0xfu << E1000E_TCTL_CT_SHIFT) |
 		(0x3fu << E1000E_TCTL_COLD_SHIFT) | E1000E_TCTL_RTLC);
 	write32(hw, E1000E_RCTL, rctl | rctl_filters(ep, port) | E1000E_RCTL_EN | E1000E_RCTL_SECRC |
@@ -550,6 +727,7 @@ static int e1000e_start(struct unic_port *port)
 	flush32(hw);
 	return 0;
 fail:
+	intr_off(port);
 	for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++)
 		e1000e_rxq_drain(&ep->rxq[q]);
 	return rc;
@@ -560,8 +738,8 @@ static void e1000e_stop(struct unic_port *port)
 	struct e1000e_port *ep = e1000e_priv(port);
 	struct e1000e_hw *hw = &ep->hw;
 
+	intr_off(port);
 	if (!hw->gone) {
-		write32(hw, E1000E_IMC, 0xffffffffu);
 		write32(hw, E1000E_RCTL, 0);
 		write32(hw, E1000E_TCTL, E1000E_TCTL_PSP);
 		flush32(hw);
@@ -763,6 +941,11 @@ static const struct unic_port_ops e1000e_ops = {
 	.tx_burst = e1000e_tx_burst,
 	.rx_pending = e1000e_rx_pending,
 	.tx_reclaim = e1000e_tx_reclaim,
+	.rx_intr_enable = e1000e_rx_intr_enable,
+	.rx_intr_disable = e1000e_rx_intr_disable,
+	.intr_sources = e1000e_intr_sources,
+	.coalesce_get = e1000e_coalesce_get,
+	.coalesce_set = e1000e_coalesce_set,
 	.link_get = e1000e_link_get,
 	.link_set = e1000e_link_set,
 	.mac_set = e1000e_mac_set,

@@ -34,6 +34,11 @@
 #define E1000E_MAX_MTU 9000
 #define E1000E_MIN_MTU 68
 #define E1000E_SPEED_MAX 1000
+/* MSI-X vectors: rx queue q, tx queue q, "other" (link). */
+#define E1000E_VEC_RX(q) (q)
+#define E1000E_VEC_TX(q) (2 + (q))
+#define E1000E_VEC_OTHER 4
+#define E1000E_NB_VEC 5
 
 /* The register window and nothing else: what e1000e_hw.c needs. */
 struct e1000e_hw {
@@ -107,6 +112,7 @@ struct e1000e_rxq {
 	/* interrupts */
 	struct e1000e_port *ep;
 	uint32_t icr_cause;             /* ICR/IMS bit of this queue */
+	int irq_fd;                     /* its MSI-X eventfd (non-blocking), -1 if none */
 	/* control */
 	struct unic_dma dma;
 	struct unic_mem *mem;
@@ -154,7 +160,7 @@ struct e1000e_port {
 	uint32_t rx_usecs, tx_usecs;
 	/* interrupts */
 	bool intr_on;
-	bool msix;
+	bool other_watched;
 	int irq_fds[5];
 	unsigned nb_irq;
 	uint64_t link_events;

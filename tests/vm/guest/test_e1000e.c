@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <unic/bus.h>
+#include <unic/event.h>
 #include <unic/log.h>
 #include <unic/mem.h>
 #include <unic/pool.h>
@@ -558,4 +559,146 @@ Test(e1000e_kill, second_process_works_after_the_first_was_killed_mid_traffic, .
 		cr_assert(x.in_order);
 	}
 	teardown();
+}
+
+/* Send one tagged frame of @p len bytes from @p tx to @p rx's MAC. */
+static void send_one(struct unic_port *tx, struct unic_port *rx, uint32_t len, uint32_t seq)
+{
+	uint8_t dst[6], src[6];
+	struct unic_pkt *p;
+
+	unic_port_mac_get(rx, dst);
+	unic_port_mac_get(tx, src);
+	p = pkt_make(len, 2048, dst, src, seq);
+	cr_assert_eq(unic_tx_burst(tx, 0, &p, 1), 1, "tx ring full");
+}
+
+static bool fd_readable(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms) == 1;
+}
+
+Test(e1000e, rx_interrupt_fires_once_per_arm_and_never_while_disarmed)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1,
+				       .rx_mode = UNIC_RX_MODE_INTERRUPT };
+	struct unic_intr_source src[4];
+	struct unic_port_info info;
+	struct xfer x = { 0 };
+	unsigned echoes = 0;
+	int n;
+
+	memset(&info, 0, sizeof(info));
+	unic_port_info_get(ports[1], &info);
+	if (!info.has_intr)
+		cr_skip_test("no MSI-X (uio_pci_generic): INTx is not done yet");
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], &conf, 256);
+	n = unic_port_intr_sources(ports[1], src, 4);
+	cr_assert_eq(n, 1, "intr_sources: %d; log: %s", n, libtail);
+	cr_assert_eq(src[0].queue_mask, 1u);
+	usleep(20000);
+	rx_drain(ports[1], &x, 0);
+	while (unic_intr_source_ack(&src[0]) == 0)
+		;
+	for (uint32_t i = 0; i < 120; i++) {
+		cr_assert_eq(unic_rx_intr_enable(ports[1], 0), 0);
+		/* The re-check a poller makes after arming: nothing is there. */
+		cr_assert(!unic_rx_pending(ports[1], 0), "cycle %u: a frame was pending at arm time", i);
+		/* QEMU 7.2's throttle-timer echo of the previous cycle's message
+		 * (see below) may land after the driver dropped it at arm time:
+		 * at most one, consumed here, so the next wake is the frame's. */
+		if (fd_readable(src[0].fd, 0)) {
+			cr_assert_eq(unic_intr_source_ack(&src[0]), 0);
+			echoes++;
+			cr_assert(!fd_readable(src[0].fd, 0), "cycle %u: readable twice before any frame", i);
+		}
+		send_one(ports[0], ports[1], 64, i);
+		cr_assert(fd_readable(src[0].fd, 2000), "cycle %u: no interrupt within 2 s of a frame; log: %s",
+			  i, libtail);
+		cr_assert_eq(unic_intr_source_ack(&src[0]), 0);
+		cr_assert_eq(unic_rx_intr_disable(ports[1], 0), 0);
+		memset(&x, 0, sizeof(x));
+		x.next_seq = i;
+		x.in_order = true;
+		rx_drain(ports[1], &x, 64);
+		cr_assert_eq(x.got, 1, "cycle %u: %u frames received after the interrupt", i, x.got);
+		/* Disarmed: frames arrive, nothing fires. */
+		if (i % 20 == 19) {
+			/* QEMU 7.2 sends one more message when the vector's throttle
+			 * timer expires after a real one (fixed upstream in 8.x:
+			 * "e1000e: ... interrupt throttling timer expiry sends an
+			 * interrupt even if there is no unmasked interrupt cause");
+			 * let it come and go, then nothing may fire. */
+			usleep(5000);
+			(void)unic_intr_source_ack(&src[0]);
+			for (uint32_t k = 0; k < 5; k++)
+				send_one(ports[0], ports[1], 64, 1000 + k);
+			cr_assert(!fd_readable(src[0].fd, 300), "cycle %u: interrupt while disarmed", i);
+			memset(&x, 0, sizeof(x));
+			x.next_seq = 1000;
+			rx_drain(ports[1], &x, 64);
+			cr_assert_eq(x.got, 5);
+		}
+	}
+	cr_log_info("%u of 120 arms found QEMU's throttle echo of the previous message", echoes);
+}
+
+static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	(void)port;
+	(void)ev;
+	__atomic_fetch_add((unsigned *)arg, 1, __ATOMIC_RELAXED);
+}
+
+Test(e1000e, two_link_flaps_reach_the_link_callback)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1, .link_intr = true };
+	struct unic_port_info info;
+	unsigned calls = 0;
+
+	memset(&info, 0, sizeof(info));
+	unic_port_info_get(ports[0], &info);
+	if (!info.has_intr)
+		cr_skip_test("no MSI-X (uio_pci_generic): INTx is not done yet");
+	port_up(ports[0], &conf, 256);
+	cr_assert_eq(unic_event_callback_register(ports[0], UNIC_EVENT_LINK, link_cb, &calls), 0);
+	cr_assert_eq(unic_event_thread_start(), 0);
+	for (unsigned flap = 1; flap <= 2; flap++) {
+		struct unic_link link;
+		uint64_t end = now_ms() + 5000;
+
+		/* Restarting autonegotiation drops the link; it comes back
+		 * (QEMU: after 500 ms) with a link-change interrupt. */
+		cr_assert_eq(unic_port_link_set(ports[0], true), 0);
+		while (__atomic_load_n(&calls, __ATOMIC_RELAXED) < flap && now_ms() < end)
+			usleep(10000);
+		cr_assert_geq(__atomic_load_n(&calls, __ATOMIC_RELAXED), flap,
+			      "flap %u: the link callback ran %u times within 5 s; log: %s", flap, calls, libtail);
+		cr_assert_eq(unic_port_link_wait(ports[0], 5000, &link), 0);
+		cr_assert(link.up);
+	}
+	unic_event_thread_stop();
+	unic_event_callback_unregister(ports[0], UNIC_EVENT_LINK, link_cb, &calls);
+	cr_assert_geq(xstat(ports[0], "link_events"), 2);
+}
+
+Test(e1000e, coalescing_reads_back_the_value_in_effect)
+{
+	struct unic_coalesce c = { .rx_usecs = 10, .tx_usecs = 10 }, got;
+
+	port_up(ports[0], NULL, 256);
+	cr_assert_eq(unic_port_coalesce_set(ports[0], &c), 0);
+	cr_assert_eq(unic_port_coalesce_get(ports[0], &got), 0);
+	/* QEMU 7.2 raises anything under 500 x 256 ns (128 us) to that floor;
+	 * a real 82574 keeps 10 us. */
+	cr_assert(got.rx_usecs == 10 || got.rx_usecs == 128, "rx_usecs read back %u", got.rx_usecs);
+	c.rx_usecs = 1000;
+	c.tx_usecs = 300;
+	cr_assert_eq(unic_port_coalesce_set(ports[0], &c), 0);
+	cr_assert_eq(unic_port_coalesce_get(ports[0], &got), 0);
+	cr_assert(got.rx_usecs >= 999 && got.rx_usecs <= 1001, "rx_usecs read back %u", got.rx_usecs);
+	cr_assert(got.tx_usecs >= 299 && got.tx_usecs <= 301, "tx_usecs read back %u", got.tx_usecs);
 }
