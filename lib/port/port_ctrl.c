@@ -123,6 +123,15 @@ int unic_port_promisc_set(struct unic_port *port, bool on)
 	return PORT_OP(port, promisc_set, on);
 }
 
+int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
+{
+	if (vlan_id > 4095) {
+		UNIC_LOG(ERR, PORT, "%s: VLAN id %u; ids are 0..4095", port->name, vlan_id);
+		return -EINVAL;
+	}
+	return PORT_OP(port, vlan_filter_set, vlan_id, on);
+}
+
 int unic_port_allmulti_set(struct unic_port *port, bool on)
 {
 	return PORT_OP(port, allmulti_set, on);

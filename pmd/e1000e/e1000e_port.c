@@ -878,6 +878,20 @@ static int e1000e_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHE
 	return -ENOENT;
 }
 
+/* VFTA (datasheet 10.2.5.12): 4096 bits, word id >> 5, bit id & 31. */
+static int e1000e_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	uint32_t bit = 1u << (vlan_id & 31);
+
+	if (on)
+		ep->vfta[vlan_id >> 5] |= bit;
+	else
+		ep->vfta[vlan_id >> 5] &= ~bit;
+	write32(&ep->hw, E1000E_VFTA(vlan_id >> 5), ep->vfta[vlan_id >> 5]);
+	return 0;
+}
+
 /* ---- register dump, EEPROM --------------------------------------------------- */
 
 static const uint32_t e1000e_dump_regs[] = {
@@ -946,6 +960,7 @@ static const struct unic_port_ops e1000e_ops = {
 	.intr_sources = e1000e_intr_sources,
 	.coalesce_get = e1000e_coalesce_get,
 	.coalesce_set = e1000e_coalesce_set,
+	.vlan_filter_set = e1000e_vlan_filter_set,
 	.link_get = e1000e_link_get,
 	.link_set = e1000e_link_set,
 	.mac_set = e1000e_mac_set,

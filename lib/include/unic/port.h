@@ -348,6 +348,13 @@ int unic_port_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_
 int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
 int unic_port_promisc_set(struct unic_port *port, bool on);
 int unic_port_allmulti_set(struct unic_port *port, bool on);
+/**
+ * Add (@p on) or remove VLAN @p vlan_id in the port's VLAN filter, which
+ * drops tagged frames of unlisted VLANs while UNIC_RX_OFFLOAD_VLAN_FILTER is
+ * on. The list is kept across stop/start. @return 0, -EINVAL (id > 4095),
+ * -ENOTSUP.
+ */
+int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on);
 int unic_port_mtu_set(struct unic_port *port, uint16_t mtu);
 int unic_port_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 int unic_port_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);

@@ -702,3 +702,313 @@ Test(e1000e, coalescing_reads_back_the_value_in_effect)
 	cr_assert(got.rx_usecs >= 999 && got.rx_usecs <= 1001, "rx_usecs read back %u", got.rx_usecs);
 	cr_assert(got.tx_usecs >= 299 && got.tx_usecs <= 301, "tx_usecs read back %u", got.tx_usecs);
 }
+
+/* ---- IPv4 frames for RSS, checksums, VLAN and filters ------------------------ */
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+/*
+ * An Ethernet + IPv4 + TCP (proto 6) or UDP (17) frame of @p len bytes with
+ * correct checksums (unless @p bad_ip), the test tag in its payload.
+ */
+static struct unic_pkt *ip_make(const uint8_t *dst, const uint8_t *src, uint32_t sip, uint32_t dip,
+				uint16_t sport, uint16_t dport, uint8_t proto, uint32_t len, uint32_t seq,
+				bool bad_ip)
+{
+	uint8_t f[1514];
+	uint8_t *ip = f + 14, *l4 = ip + 20;
+	uint32_t l4len = len - 34, hlen = proto == 6 ? 20 : 8, sum;
+	struct unic_pkt *p = unic_pkt_alloc(pool);
+
+	cr_assert_not_null(p);
+	memset(f, 0, sizeof(f));
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08;
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((len - 14) >> 8);
+	ip[3] = (uint8_t)(len - 14);
+	ip[8] = 64;
+	ip[9] = proto;
+	for (int i = 0; i < 4; i++) {
+		ip[12 + i] = (uint8_t)(sip >> (24 - 8 * i));
+		ip[16 + i] = (uint8_t)(dip >> (24 - 8 * i));
+	}
+	sum = csum_fold(csum_add(0, ip, 20));
+	if (bad_ip)
+		sum ^= 0x5a5a;
+	ip[10] = (uint8_t)(sum >> 8);
+	ip[11] = (uint8_t)sum;
+	l4[0] = (uint8_t)(sport >> 8);
+	l4[1] = (uint8_t)sport;
+	l4[2] = (uint8_t)(dport >> 8);
+	l4[3] = (uint8_t)dport;
+	if (proto == 6) {
+		l4[12] = 5 << 4;
+		l4[13] = 0x18;
+		l4[15] = 0xff;
+	} else {
+		l4[4] = (uint8_t)(l4len >> 8);
+		l4[5] = (uint8_t)l4len;
+	}
+	memcpy(l4 + hlen, MAGIC, 12);
+	memcpy(l4 + hlen + 12, run_id, 8);
+	memcpy(l4 + hlen + 20, &seq, 4);
+	for (uint32_t i = hlen + 24; i < l4len; i++)
+		l4[i] = pattern(seq, i);
+	{
+		uint8_t ph[12] = { 0 };
+
+		memcpy(ph, ip + 12, 8);
+		ph[9] = proto;
+		ph[10] = (uint8_t)(l4len >> 8);
+		ph[11] = (uint8_t)l4len;
+		sum = csum_fold(csum_add(csum_add(0, ph, 12), l4, l4len));
+		if (proto == 17 && sum == 0)
+			sum = 0xffff;
+		l4[proto == 6 ? 16 : 6] = (uint8_t)(sum >> 8);
+		l4[proto == 6 ? 17 : 7] = (uint8_t)sum;
+	}
+	memcpy(unic_pkt_append(p, (uint16_t)len), f, len);
+	return p;
+}
+
+/* The sequence number of one of ours (ip_make), or -1. */
+static int64_t ip_seq(const struct unic_pkt *p)
+{
+	const uint8_t *f = unic_pkt_data(p), *l4;
+	uint32_t hlen, seq;
+
+	if (p->data_len < 34 + 8 + 24 || f[12] != 0x08 || f[13] != 0)
+		return -1;
+	l4 = f + 34;
+	hlen = f[23] == 6 ? 20 : 8;
+	if (memcmp(l4 + hlen, MAGIC, 12) != 0 || memcmp(l4 + hlen + 12, run_id, 8) != 0)
+		return -1;
+	memcpy(&seq, l4 + hlen + 20, 4);
+	return seq;
+}
+
+/* Toeplitz hash (Microsoft RSS) of @p in over @p key. */
+static uint32_t toeplitz(const uint8_t *key, const uint8_t *in, unsigned len)
+{
+	uint32_t hash = 0, v = (uint32_t)key[0] << 24 | (uint32_t)key[1] << 16 | (uint32_t)key[2] << 8 | key[3];
+
+	for (unsigned i = 0; i < len; i++) {
+		for (int b = 7; b >= 0; b--) {
+			if (in[i] & (1u << b))
+				hash ^= v;
+			v <<= 1;
+			if (key[i + 4] & (1u << b))
+				v |= 1;
+		}
+	}
+	return hash;
+}
+
+/* Receive from both queues of @p rx until @p want of ours arrived (5 s). */
+static unsigned rx_collect(struct unic_port *rx, uint16_t nb_q, struct unic_pkt **out, unsigned want)
+{
+	uint64_t end = now_ms() + 5000;
+	unsigned got = 0;
+
+	while (got < want && now_ms() < end) {
+		for (uint16_t q = 0; q < nb_q; q++) {
+			struct unic_pkt *pkts[32];
+			uint16_t n = unic_rx_burst(rx, q, pkts, 32);
+
+			for (uint16_t i = 0; i < n; i++) {
+				if (ip_seq(pkts[i]) >= 0 && got < want)
+					out[got++] = pkts[i];
+				else
+					unic_pkt_free(pkts[i]);
+			}
+		}
+	}
+	return got;
+}
+
+/* Free whatever is waiting on @p rx's queues (strays QEMU held). */
+static void rx_flush(struct unic_port *rx, uint16_t nb_q)
+{
+	struct unic_pkt *pkts[32];
+	uint16_t n;
+
+	usleep(20000);
+	for (uint16_t q = 0; q < nb_q; q++)
+		while ((n = unic_rx_burst(rx, q, pkts, 32)) > 0)
+			unic_pkt_free_bulk(pkts, n);
+}
+
+static void send_pkts(struct unic_port *tx, struct unic_pkt **pkts, unsigned n)
+{
+	unsigned done = 0;
+
+	while (done < n) {
+		uint16_t k = (uint16_t)(n - done > 32 ? 32 : n - done);
+
+		done += unic_tx_burst(tx, 0, pkts + done, k);
+	}
+}
+
+Test(e1000e, rss_spreads_flows_over_two_queues_with_the_toeplitz_hash)
+{
+	static const uint8_t key[40] = {
+		0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+		0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+		0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xf1,
+	};
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 2, .nb_txq = 1,
+				       .rss_hash_types = UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP,
+				       .rx_offloads = UNIC_RX_OFFLOAD_RSS_HASH, .rss_key_len = 40 };
+	enum { FLOWS = 128, PER_FLOW = 3 };
+	static struct unic_pkt *tx[FLOWS * PER_FLOW], *rx[FLOWS * PER_FLOW];
+	int flow_q[FLOWS];
+	unsigned per_q[2] = { 0 }, got;
+	uint8_t dst[6], src[6];
+
+	memcpy(conf.rss_key, key, 40);
+	port_up(ports[0], NULL, 512);
+	port_up(ports[1], &conf, 512);
+	rx_flush(ports[1], 2);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	/* Flows 0..63 TCP, 64..127 UDP, each with its own addresses and ports. */
+	for (unsigned k = 0; k < PER_FLOW; k++)
+		for (unsigned f = 0; f < FLOWS; f++)
+			tx[k * FLOWS + f] = ip_make(dst, src, 0x0a000001 + f * 7919u, 0x0a800001 + f * 104729u,
+						    (uint16_t)(1024 + f * 13), (uint16_t)(80 + f),
+						    f < 64 ? 6 : 17, 128, k * FLOWS + f, false);
+	send_pkts(ports[0], tx, FLOWS * PER_FLOW);
+	got = rx_collect(ports[1], 2, rx, FLOWS * PER_FLOW);
+	cr_assert_eq(got, FLOWS * PER_FLOW, "%u of %u frames arrived", got, FLOWS * PER_FLOW);
+	for (unsigned f = 0; f < FLOWS; f++)
+		flow_q[f] = -1;
+	for (unsigned i = 0; i < got; i++) {
+		const struct unic_pkt *p = rx[i];
+		const uint8_t *ip = (const uint8_t *)unic_pkt_data(p) + 14;
+		uint32_t seq = (uint32_t)ip_seq(p), f = seq % FLOWS, h;
+		uint8_t in[12];
+
+		memcpy(in, ip + 12, 8);
+		memcpy(in + 8, ip + 20, 4);
+		/* TCP hashes addresses and ports; UDP on addresses only (82574). */
+		h = toeplitz(key, in, f < 64 ? 12 : 8);
+		cr_assert(p->ol_flags & UNIC_PKT_RX_RSS_HASH, "frame %u has no RSS hash", seq);
+		cr_assert_eq(p->rss_hash, h, "flow %u (%s): hash 0x%08x, Toeplitz says 0x%08x", f,
+			     f < 64 ? "tcp" : "udp", p->rss_hash, h);
+		cr_assert_eq(p->queue, (h & 127) & 1, "flow %u: queue %u, RETA[%u] says %u", f, p->queue,
+			     h & 127, (h & 127) & 1);
+		if (flow_q[f] < 0)
+			flow_q[f] = p->queue;
+		cr_assert_eq(flow_q[f], p->queue, "flow %u moved from queue %d to %u", f, flow_q[f], p->queue);
+		per_q[p->queue]++;
+		cr_assert(p->ol_flags & UNIC_PKT_RX_IP_CKSUM_GOOD, "frame %u: IP checksum not flagged good", seq);
+		cr_assert(p->ol_flags & UNIC_PKT_RX_L4_CKSUM_GOOD, "frame %u: L4 checksum not flagged good (flags 0x%" PRIx64 ")",
+			  seq, p->ol_flags);
+	}
+	cr_assert(per_q[0] > 0 && per_q[1] > 0, "queue 0 got %u, queue 1 got %u", per_q[0], per_q[1]);
+	unic_pkt_free_bulk(rx, got);
+}
+
+Test(e1000e, bad_ip_checksum_is_flagged_bad)
+{
+	struct unic_pkt *p, *r[1];
+	uint8_t dst[6], src[6];
+
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	p = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 6, 200, 7, true);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1);
+	cr_assert(r[0]->ol_flags & UNIC_PKT_RX_IP_CKSUM_BAD, "flags 0x%" PRIx64, r[0]->ol_flags);
+	cr_assert(!(r[0]->ol_flags & UNIC_PKT_RX_IP_CKSUM_GOOD));
+	unic_pkt_free(r[0]);
+}
+
+Test(e1000e, vlan_insert_strip_and_filter)
+{
+	struct unic_port_conf txc = { .sz = sizeof(txc), .nb_rxq = 1, .nb_txq = 1,
+				      .tx_offloads = UNIC_TX_OFFLOAD_VLAN_INSERT };
+	struct unic_port_conf rxc = { .sz = sizeof(rxc), .nb_rxq = 1, .nb_txq = 1,
+				      .rx_offloads = UNIC_RX_OFFLOAD_VLAN_STRIP | UNIC_RX_OFFLOAD_VLAN_FILTER };
+	struct unic_pkt *p[2], *r[4];
+	uint8_t dst[6], src[6];
+	unsigned got;
+
+	port_up(ports[0], &txc, 256);
+	cr_assert_eq(unic_port_vlan_filter_set(ports[1], 100, true), 0);
+	port_up(ports[1], &rxc, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	p[0] = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 17, 300, 1, false);
+	p[0]->ol_flags |= UNIC_PKT_TX_VLAN;
+	p[0]->vlan_tci = 100 | (5 << 13);
+	p[1] = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 17, 300, 2, false);
+	p[1]->ol_flags |= UNIC_PKT_TX_VLAN;
+	p[1]->vlan_tci = 200; /* not in the filter: dropped */
+	send_pkts(ports[0], p, 2);
+	got = rx_collect(ports[1], 1, r, 2);
+	cr_assert_eq(got, 1, "%u frames arrived; expected only the one of VLAN 100", got);
+	cr_assert_eq(ip_seq(r[0]), 1);
+	cr_assert_eq(r[0]->pkt_len, 300, "the stripped frame is %u bytes, sent 300 (+4 tag)", r[0]->pkt_len);
+	cr_assert(r[0]->ol_flags & UNIC_PKT_RX_VLAN_STRIPPED);
+	cr_assert(r[0]->ol_flags & UNIC_PKT_RX_VLAN);
+	cr_assert_eq(r[0]->vlan_tci, 100 | (5 << 13), "vlan_tci 0x%04x", r[0]->vlan_tci);
+	unic_pkt_free(r[0]);
+	/* Filter off (VLAN 200 listed now): it passes. */
+	cr_assert_eq(unic_port_vlan_filter_set(ports[1], 200, true), 0);
+	p[0] = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 17, 300, 3, false);
+	p[0]->ol_flags |= UNIC_PKT_TX_VLAN;
+	p[0]->vlan_tci = 200;
+	send_pkts(ports[0], p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1, "VLAN 200 frame not received once listed");
+	cr_assert_eq(r[0]->vlan_tci, 200);
+	unic_pkt_free(r[0]);
+}
+
+Test(e1000e, unicast_filter_and_promiscuous_mode)
+{
+	static const uint8_t other[6] = { 0x02, 0x00, 0x5e, 0x10, 0x20, 0x30 };
+	struct unic_pkt *p, *r[2];
+	uint8_t src[6];
+
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[0], src);
+	cr_assert_eq(unic_port_promisc_set(ports[1], false), 0);
+	p = ip_make(other, src, 1, 2, 3, 4, 17, 100, 10, false);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 0, "a frame for another MAC passed the filter");
+	cr_assert_eq(unic_port_promisc_set(ports[1], true), 0);
+	p = ip_make(other, src, 1, 2, 3, 4, 17, 100, 11, false);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1, "promiscuous mode dropped a frame for another MAC");
+	unic_pkt_free(r[0]);
+	cr_assert_eq(unic_port_promisc_set(ports[1], false), 0);
+	cr_assert_eq(unic_port_mac_add(ports[1], other), 0);
+	p = ip_make(other, src, 1, 2, 3, 4, 17, 100, 12, false);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1, "an added unicast address was not received");
+	unic_pkt_free(r[0]);
+	cr_assert_eq(unic_port_mac_remove(ports[1], other), 0);
+}
