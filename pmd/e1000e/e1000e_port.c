@@ -92,7 +92,8 @@ static const char *const e1000e_sw_stats[] = {
 	"rx_mbuf_allocation_errors",
 	"tx_refused_packets",     /* malformed chains, refused and freed */
 	"tx_ring_full",
-	"tx_tso_packets_hw",      /* TSCTC */
+	"tx_tso_packets",         /* TSO packets handed to the device */
+	"tx_tso_contexts_hw",     /* TSCTC */
 	"interrupt_assert_count", /* IAC */
 	"link_events",
 };
@@ -175,9 +176,11 @@ static int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 		sw[3] += unic_load_relaxed(&ep->txq[q].refused);
 		sw[4] += unic_load_relaxed(&ep->txq[q].ring_full);
 	}
-	sw[5] = ep->tsctc;
-	sw[6] = ep->iac;
-	sw[7] = unic_load_relaxed(&ep->link_events);
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+		sw[5] += unic_load_relaxed(&ep->txq[q].tso);
+	sw[6] = ep->tsctc;
+	sw[7] = ep->iac;
+	sw[8] = unic_load_relaxed(&ep->link_events);
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++, n++)
 		if (n < max)
 			values[n] = ep->hw_stats[i];
@@ -315,7 +318,9 @@ static void e1000e_info_get(struct unic_port *port, struct unic_port_info *info)
 				UNIC_RX_OFFLOAD_IPV4_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM |
 				UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_RSS_HASH |
 				UNIC_RX_OFFLOAD_SCATTER;
-	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS;
+	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS |
+				UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
+				UNIC_TX_OFFLOAD_UDP_CKSUM | UNIC_TX_OFFLOAD_TCP_TSO;
 	info->rss_hash_capa = UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP | UNIC_RSS_IPV6 | UNIC_RSS_IPV6_TCP;
 	info->reta_size = E1000E_RETA_SIZE;
 	info->rss_key_size = E1000E_RSS_KEY_LEN;

@@ -131,7 +131,9 @@ struct e1000e_txq {
 	uint16_t rs_head, rs_tail;      /* indices into rs_idx, wrapping at nb_desc */
 	bool vlan_insert;
 	uint64_t opackets, obytes;
-	uint64_t refused;               /* packets refused (bad chain, too many segments) */
+	uint64_t refused;               /* packets refused (bad chain, offload lengths that do not match) */
+	uint64_t tso;                   /* TSO packets handed to the device */
+	uint64_t ctx_key;               /* the context the device holds (0: none) */
 	uint64_t ring_full;
 	struct unic_dma dma;
 	struct unic_mem *mem;
