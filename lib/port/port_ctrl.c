@@ -439,11 +439,13 @@ int unic_intr_source_ack(const struct unic_intr_source *src)
 		return errno == EAGAIN ? -EAGAIN : -errno;
 	if (n != (ssize_t)src->kind)
 		return -EIO;
-	if (src->kind == UNIC_INTR_UIO) {
+	if (src->kind == UNIC_INTR_UIO && src->unmask == NULL) {
 		uint32_t one = 1;
 
-		/* uio_pci_generic masks INTx in the command register until
-		 * userspace writes 1 back. */
+		/* A UIO driver with irqcontrol unmasks when userspace writes 1.
+		 * uio_pci_generic has none (the write fails with EIO): it masks
+		 * INTx in the command register, and the source's unmask
+		 * callback clears that bit (unic_pci_intx_unmask). */
 		if (write(src->fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 			return -errno;
 	}

@@ -325,7 +325,8 @@ static void e1000e_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->reta_size = E1000E_RETA_SIZE;
 	info->rss_key_size = E1000E_RSS_KEY_LEN;
 	info->speed_capa_mbps = E1000E_SPEED_MAX;
-	info->has_intr = ep->dev != NULL && unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX) >= E1000E_NB_VEC;
+	info->has_intr = ep->dev != NULL && (unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX) >= E1000E_NB_VEC ||
+					     unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_INTX) >= 1);
 }
 
 static int e1000e_configure(struct unic_port *port, const struct unic_port_conf *conf)
@@ -434,7 +435,59 @@ static void intr_off(struct unic_port *port)
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
 		ep->rxq[q].irq_fd = -1;
 	ep->intr_on = false;
+	ep->intx = false;
 	ep->nb_irq = 0;
+}
+
+/*
+ * INTx (uio_pci_generic, or a device without MSI-X): one shared source for
+ * both rx queues, cause RXT0 (datasheet 7.4.1); a queue arms it by setting
+ * its bit in intx_armed, the last one to disarm masks RXT0. The source's
+ * unmask callback (after each wake) clears RXT0 in ICR so the level drops,
+ * then unmasks INTx (uio_pci_generic masks it in the command register when
+ * it fires, and has no irqcontrol write).
+ * Link changes are not reported in this mode: poll unic_port_link_get().
+ */
+static int intx_ack(void *ctx)
+{
+	struct e1000e_port *ep = ctx;
+
+	/* Drop the level first, then unmask: no second interrupt. */
+	write32(&ep->hw, E1000E_ICR, E1000E_ICR_RXT0);
+	return unic_pci_intx_unmask(ep->dev);
+}
+
+static int intx_on(struct unic_port *port)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	struct e1000e_hw *hw = &ep->hw;
+	int rc;
+
+	if (unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_INTX) < 1) {
+		UNIC_PORT_LOG(port, ERR, "the device offers neither %u MSI-X vectors nor INTx; use rx mode poll",
+			      E1000E_NB_VEC);
+		return -ENOTSUP;
+	}
+	rc = unic_pci_irq_enable(ep->dev, UNIC_PCI_IRQ_INTX, 1, ep->irq_fds);
+	if (rc < 0) {
+		UNIC_PORT_LOG(port, ERR, "cannot enable INTx: %s", strerror(-rc));
+		return rc;
+	}
+	if (port->conf.link_intr)
+		UNIC_PORT_LOG(port, NOTICE, "INTx: link changes are not reported as events; poll the link instead");
+	ep->intr_on = true;
+	ep->intx = true;
+	ep->nb_irq = 1;
+	__atomic_store_n(&ep->intx_armed, 0, __ATOMIC_RELAXED);
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
+		ep->rxq[q].irq_fd = -1; /* not an eventfd: nothing to drop at arm time */
+		ep->rxq[q].icr_cause = E1000E_ICR_RXT0;
+	}
+	write32(hw, E1000E_IMC, 0xffffffffu);
+	write32(hw, E1000E_IVAR, 0);
+	(void)read32(hw, E1000E_ICR);
+	write32(hw, E1000E_ICR, 0xffffffffu);
+	return 0;
 }
 
 static int intr_on(struct unic_port *port)
@@ -444,20 +497,20 @@ static int intr_on(struct unic_port *port)
 	uint32_t ivar = 0;
 	int rc;
 
-	if (unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX) < E1000E_NB_VEC) {
-		UNIC_PORT_LOG(port, ERR, "interrupts need %u MSI-X vectors, the device offers %d; INTx (uio_pci_generic) is not done yet: use rx mode poll",
-			      E1000E_NB_VEC, unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX));
-		return -ENOTSUP;
-	}
+	if (unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX) < E1000E_NB_VEC)
+		return intx_on(port);
 	rc = unic_pci_irq_enable(ep->dev, UNIC_PCI_IRQ_MSIX, E1000E_NB_VEC, ep->irq_fds);
 	if (rc < 0) {
 		UNIC_PORT_LOG(port, ERR, "cannot enable %u MSI-X vectors: %s", E1000E_NB_VEC, strerror(-rc));
 		return rc;
 	}
 	ep->intr_on = true;
+	ep->intx = false;
 	ep->nb_irq = E1000E_NB_VEC;
-	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		ep->rxq[q].irq_fd = ep->irq_fds[E1000E_VEC_RX(q)];
+		ep->rxq[q].icr_cause = E1000E_ICR_RXQ(q);
+	}
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		ivar |= (E1000E_IVAR_VALID | E1000E_VEC_RX(q)) << E1000E_IVAR_RXQ_SHIFT(q);
 		ivar |= (E1000E_IVAR_VALID | E1000E_VEC_TX(q)) << E1000E_IVAR_TXQ_SHIFT(q);
@@ -491,6 +544,19 @@ static int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *
 
 	if (!ep->intr_on || port->conf.rx_mode == UNIC_RX_MODE_POLL)
 		return -ENOTSUP;
+	if (ep->intx) {
+		if (max > 0)
+			src[0] = (struct unic_intr_source){
+				.fd = ep->irq_fds[0],
+				.kind = unic_pci_access(ep->dev) == UNIC_PCI_ACCESS_UIO ? UNIC_INTR_UIO
+											: UNIC_INTR_EVENTFD,
+				.queue_mask = (1u << port->conf.nb_rxq) - 1,
+				.index = 0,
+				.unmask = intx_ack,
+				.unmask_ctx = ep,
+			};
+		return 1;
+	}
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++, n++)
 		if (n < max)
 			src[n] = (struct unic_intr_source){

@@ -162,6 +162,8 @@ struct e1000e_port {
 	uint32_t rx_usecs, tx_usecs;
 	/* interrupts */
 	bool intr_on;
+	bool intx;                    /* one shared INTx source (RXT0) */
+	uint32_t intx_armed;          /* atomic: bit q, rx queue q armed */
 	bool other_watched;
 	int irq_fds[5];
 	unsigned nb_irq;

@@ -483,6 +483,12 @@ int e1000e_rx_intr_enable(void *q)
 
 	if (!rxq->ep->intr_on)
 		return -ENOTSUP;
+	if (rxq->ep->intx) {
+		__atomic_fetch_or(&rxq->ep->intx_armed, 1u << rxq->qid, __ATOMIC_RELAXED);
+		write32(hw, E1000E_ICR, E1000E_ICR_RXT0);
+		write32(hw, E1000E_IMS, E1000E_ICR_RXT0);
+		return 0;
+	}
 	/* A cause still pending in ICR would suppress the next message. */
 	write32(hw, E1000E_ICR, rxq->icr_cause);
 	/* QEMU 7.2 sends a second message when a vector's throttle timer
@@ -502,6 +508,12 @@ int e1000e_rx_intr_disable(void *q)
 
 	if (!rxq->ep->intr_on)
 		return -ENOTSUP;
+	if (rxq->ep->intx) {
+		/* The last queue to disarm masks the shared cause. */
+		if (__atomic_and_fetch(&rxq->ep->intx_armed, ~(1u << rxq->qid), __ATOMIC_RELAXED) == 0)
+			write32(&rxq->ep->hw, E1000E_IMC, E1000E_ICR_RXT0);
+		return 0;
+	}
 	write32(&rxq->ep->hw, E1000E_IMC, rxq->icr_cause);
 	return 0;
 }

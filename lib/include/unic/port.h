@@ -379,7 +379,10 @@ int unic_port_xstat_by_name(struct unic_port *port, const char *name, uint64_t *
 
 enum unic_intr_kind {
 	UNIC_INTR_EVENTFD = 8, /**< read 8 bytes (VFIO, ring doorbells) */
-	UNIC_INTR_UIO = 4,     /**< read 4 bytes; write 1 (4 bytes) to unmask */
+	UNIC_INTR_UIO = 4,     /**< read 4 bytes; write 1 (4 bytes) to unmask, or
+				    call the source's unmask callback instead
+				    when it has one (uio_pci_generic has no
+				    irqcontrol: INTx is unmasked in config space) */
 };
 
 /** One interrupt source: one fd, the rx queues it wakes. */

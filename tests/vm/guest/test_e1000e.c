@@ -568,6 +568,16 @@ static bool fd_readable(int fd, int timeout_ms)
 	return poll(&pfd, 1, timeout_ms) == 1;
 }
 
+/* Consume what a source holds (a UIO fd blocks on read when empty). */
+static void src_drain(const struct unic_intr_source *src)
+{
+	while (fd_readable(src->fd, 0)) {
+		int r = unic_intr_source_ack(src);
+
+		cr_assert_eq(r, 0, "ack (drain): %s", strerror(-r));
+	}
+}
+
 static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
 {
 	(void)port;
@@ -583,8 +593,8 @@ Test(e1000e, two_link_flaps_reach_the_link_callback)
 
 	memset(&info, 0, sizeof(info));
 	unic_port_info_get(ports[0], &info);
-	if (!info.has_intr)
-		cr_skip_test("no MSI-X (uio_pci_generic): INTx is not done yet");
+	if (!info.has_intr || !is_vfio())
+		cr_skip_test("link events need MSI-X (the \"other\" vector); uio_pci_generic has INTx only");
 	port_up(ports[0], &conf, 256);
 	cr_assert_eq(unic_event_callback_register(ports[0], UNIC_EVENT_LINK, link_cb, &calls), 0);
 	cr_assert_eq(unic_event_thread_start(), 0);
@@ -967,9 +977,10 @@ static void intr_cycles(uint16_t q)
 	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 2, .nb_txq = 1,
 				       .rss_hash_types = UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP,
 				       .rss_key_len = 40, .rx_mode = UNIC_RX_MODE_INTERRUPT };
-	struct unic_intr_source src[4];
+	struct unic_intr_source srcs[4], *src;
 	struct unic_port_info info;
 	uint8_t dst[6], mac[6];
+	int other = -1;
 	uint32_t sip = 0x0a000001, dip = 0x0a0000fe;
 	unsigned echoes = 0;
 	int n;
@@ -977,13 +988,17 @@ static void intr_cycles(uint16_t q)
 	memset(&info, 0, sizeof(info));
 	unic_port_info_get(ports[1], &info);
 	if (!info.has_intr)
-		cr_skip_test("no MSI-X (uio_pci_generic): INTx is not done yet");
+		cr_skip_test("the device offers no interrupts");
 	memcpy(conf.rss_key, test_key, 40);
 	port_up(ports[0], NULL, 256);
 	port_up(ports[1], &conf, 256);
-	n = unic_port_intr_sources(ports[1], src, 4);
-	cr_assert_eq(n, 2, "intr_sources: %d; log: %s", n, libtail);
-	cr_assert_eq(src[q].queue_mask, 1u << q);
+	n = unic_port_intr_sources(ports[1], srcs, 4);
+	/* MSI-X: one source per queue; INTx (UIO): one shared by both. */
+	cr_assert(n == 2 || (n == 1 && srcs[0].kind == UNIC_INTR_UIO), "intr_sources: %d; log: %s", n, libtail);
+	src = n == 2 ? &srcs[q] : &srcs[0];
+	cr_assert(src->queue_mask & (1u << q));
+	if (n == 2)
+		other = !q;
 	for (;; sip++) {
 		uint8_t in[8];
 
@@ -997,8 +1012,8 @@ static void intr_cycles(uint16_t q)
 	unic_port_mac_get(ports[1], dst);
 	unic_port_mac_get(ports[0], mac);
 	rx_flush(ports[1], 2);
-	while (unic_intr_source_ack(&src[0]) == 0 || unic_intr_source_ack(&src[1]) == 0)
-		;
+	for (int i = 0; i < n; i++)
+		src_drain(&srcs[i]);
 	for (uint32_t i = 0; i < 120; i++) {
 		struct unic_pkt *p;
 
@@ -1007,16 +1022,18 @@ static void intr_cycles(uint16_t q)
 		/* QEMU 7.2's throttle-timer echo of the previous cycle's message
 		 * (see below) may land after the driver dropped it at arm time:
 		 * at most one, consumed here, so the next wake is the frame's. */
-		if (fd_readable(src[q].fd, 0)) {
-			cr_assert_eq(unic_intr_source_ack(&src[q]), 0);
+		if (fd_readable(src->fd, 0)) {
+			n = unic_intr_source_ack(src);
+			cr_assert_eq(n, 0, "ack (echo): %s", strerror(-n));
 			echoes++;
-			cr_assert(!fd_readable(src[q].fd, 0), "cycle %u: readable twice before any frame", i);
+			cr_assert(!fd_readable(src->fd, 0), "cycle %u: readable twice before any frame", i);
 		}
 		p = ip_make(dst, mac, sip, dip, 5000, 6000, 17, 64, i, false);
 		send_pkts(ports[0], &p, 1);
-		cr_assert(fd_readable(src[q].fd, 2000), "queue %u cycle %u: no interrupt within 2 s of a frame; log: %s",
+		cr_assert(fd_readable(src->fd, 2000), "queue %u cycle %u: no interrupt within 2 s of a frame; log: %s",
 			  q, i, libtail);
-		cr_assert_eq(unic_intr_source_ack(&src[q]), 0);
+		n = unic_intr_source_ack(src);
+		cr_assert_eq(n, 0, "ack: %s", strerror(-n));
 		cr_assert_eq(unic_rx_intr_disable(ports[1], q), 0);
 		cr_assert_eq(rx_on_queue(ports[1], q), 1, "queue %u cycle %u: not one frame after the interrupt", q, i);
 		if (i % 20 == 19) {
@@ -1026,16 +1043,17 @@ static void intr_cycles(uint16_t q)
 			 * if there is no unmasked interrupt cause"); let it come and
 			 * go, then nothing may fire. */
 			usleep(5000);
-			(void)unic_intr_source_ack(&src[q]);
+			src_drain(src);
 			for (uint32_t k = 0; k < 5; k++) {
 				p = ip_make(dst, mac, sip, dip, 5000, 6000, 17, 64, 1000 + k, false);
 				send_pkts(ports[0], &p, 1);
 			}
-			cr_assert(!fd_readable(src[q].fd, 300), "queue %u cycle %u: interrupt while disarmed", q, i);
+			cr_assert(!fd_readable(src->fd, 300), "queue %u cycle %u: interrupt while disarmed", q, i);
 			cr_assert_eq(rx_on_queue(ports[1], q), 5);
 		}
 	}
-	cr_assert(!fd_readable(src[!q].fd, 0), "queue %u's source fired, never armed", !q);
+	if (other >= 0)
+		cr_assert(!fd_readable(srcs[other].fd, 0), "queue %d's source fired, never armed", other);
 	cr_log_info("queue %u: %u of 120 arms found QEMU's throttle echo of the previous message", q, echoes);
 }
 
