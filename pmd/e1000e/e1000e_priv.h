@@ -2,6 +2,7 @@
 /*
  * The e1000e driver's private state, shared by its three files:
  *   e1000e_hw.c    the hardware: reset, EEPROM, PHY over MDIC, link, MAC
+ *   e1000e_intr.c  interrupts: MSI-X or INTx, the link handler, coalescing
  *   e1000e_port.c  the port ops (control path) and the PCI probe
  *   e1000e_rxtx.c  the fast path: rx/tx burst, refill, reclaim
  *
@@ -186,6 +187,15 @@ void e1000e_rar_set(struct e1000e_hw *hw, unsigned idx, const uint8_t *mac);
 void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
 int e1000e_link_restart(struct e1000e_hw *hw);
 int e1000e_link_setup(struct e1000e_hw *hw);
+
+/* e1000e_intr.c */
+bool e1000e_intr_wanted(const struct unic_port *port);
+int e1000e_intr_on(struct unic_port *port);
+void e1000e_intr_off(struct unic_port *port);
+void e1000e_coalesce_program(struct e1000e_port *ep);
+int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+int e1000e_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
+int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 
 /* e1000e_rxtx.c */
 uint16_t e1000e_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);

@@ -472,7 +472,7 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	return i;
 }
 
-/* ---- rx interrupts (see e1000e_port.c, "interrupts") -------------------- */
+/* ---- rx interrupts (the scheme: e1000e_intr.c) ------------------------- */
 
 int e1000e_rx_intr_enable(void *q)
 {
