@@ -72,6 +72,9 @@ struct unic_port_ops {
 	/** Raw values since creation, same order. @return count. */
 	int (*xstats_get)(struct unic_port *port, uint64_t *values, unsigned max);
 	int (*intr_sources)(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+	/** Accept (on) or stop accepting frames of VLAN @p vlan_id when the
+	 * VLAN filter offload is on. */
+	int (*vlan_filter_set)(struct unic_port *port, uint16_t vlan_id, bool on);
 };
 
 struct unic_port_queue_info {

@@ -123,6 +123,15 @@ int unic_port_promisc_set(struct unic_port *port, bool on)
 	return PORT_OP(port, promisc_set, on);
 }
 
+int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
+{
+	if (vlan_id > 4095) {
+		UNIC_LOG(ERR, PORT, "%s: VLAN id %u; ids are 0..4095", port->name, vlan_id);
+		return -EINVAL;
+	}
+	return PORT_OP(port, vlan_filter_set, vlan_id, on);
+}
+
 int unic_port_allmulti_set(struct unic_port *port, bool on)
 {
 	return PORT_OP(port, allmulti_set, on);
@@ -430,11 +439,13 @@ int unic_intr_source_ack(const struct unic_intr_source *src)
 		return errno == EAGAIN ? -EAGAIN : -errno;
 	if (n != (ssize_t)src->kind)
 		return -EIO;
-	if (src->kind == UNIC_INTR_UIO) {
+	if (src->kind == UNIC_INTR_UIO && src->unmask == NULL) {
 		uint32_t one = 1;
 
-		/* uio_pci_generic masks INTx in the command register until
-		 * userspace writes 1 back. */
+		/* A UIO driver with irqcontrol unmasks when userspace writes 1.
+		 * uio_pci_generic has none (the write fails with EIO): it masks
+		 * INTx in the command register, and the source's unmask
+		 * callback clears that bit (unic_pci_intx_unmask). */
 		if (write(src->fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 			return -errno;
 	}

@@ -92,7 +92,8 @@ static const char *const e1000e_sw_stats[] = {
 	"rx_mbuf_allocation_errors",
 	"tx_refused_packets",     /* malformed chains, refused and freed */
 	"tx_ring_full",
-	"tx_tso_packets_hw",      /* TSCTC */
+	"tx_tso_packets",         /* TSO packets handed to the device */
+	"tx_tso_contexts_hw",     /* TSCTC */
 	"interrupt_assert_count", /* IAC */
 	"link_events",
 };
@@ -175,9 +176,11 @@ static int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 		sw[3] += unic_load_relaxed(&ep->txq[q].refused);
 		sw[4] += unic_load_relaxed(&ep->txq[q].ring_full);
 	}
-	sw[5] = ep->tsctc;
-	sw[6] = ep->iac;
-	sw[7] = unic_load_relaxed(&ep->link_events);
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+		sw[5] += unic_load_relaxed(&ep->txq[q].tso);
+	sw[6] = ep->tsctc;
+	sw[7] = ep->iac;
+	sw[8] = unic_load_relaxed(&ep->link_events);
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++, n++)
 		if (n < max)
 			values[n] = ep->hw_stats[i];
@@ -315,12 +318,15 @@ static void e1000e_info_get(struct unic_port *port, struct unic_port_info *info)
 				UNIC_RX_OFFLOAD_IPV4_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM |
 				UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_RSS_HASH |
 				UNIC_RX_OFFLOAD_SCATTER;
-	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS;
+	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS |
+				UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
+				UNIC_TX_OFFLOAD_UDP_CKSUM | UNIC_TX_OFFLOAD_TCP_TSO;
 	info->rss_hash_capa = UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP | UNIC_RSS_IPV6 | UNIC_RSS_IPV6_TCP;
 	info->reta_size = E1000E_RETA_SIZE;
 	info->rss_key_size = E1000E_RSS_KEY_LEN;
 	info->speed_capa_mbps = E1000E_SPEED_MAX;
-	info->has_intr = false;
+	info->has_intr = ep->dev != NULL && (unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_MSIX) >= E1000E_NB_VEC ||
+					     unic_pci_irq_count(ep->dev, UNIC_PCI_IRQ_INTX) >= 1);
 }
 
 static int e1000e_configure(struct unic_port *port, const struct unic_port_conf *conf)
@@ -337,11 +343,6 @@ static int e1000e_configure(struct unic_port *port, const struct unic_port_conf 
 		UNIC_PORT_LOG(port, ERR, "RSS key of %u bytes; the 82574 takes %u (or 0 for the default)",
 			      conf->rss_key_len, E1000E_RSS_KEY_LEN);
 		return -EINVAL;
-	}
-	if (conf->rx_mode != UNIC_RX_MODE_POLL) {
-		UNIC_PORT_LOG(port, ERR, "rx mode %s: this driver polls only so far (interrupts are not done yet)",
-			      unic_rx_mode_name(conf->rx_mode));
-		return -ENOTSUP;
 	}
 	return 0;
 }
@@ -542,7 +543,13 @@ static int e1000e_start(struct unic_port *port)
 			goto fail;
 		}
 	}
-	write32(hw, E1000E_IMC, 0xffffffffu); /* polling: no interrupts */
+	write32(hw, E1000E_IMC, 0xffffffffu); /* every cause masked until a queue arms its own */
+	e1000e_coalesce_program(ep);
+	if (e1000e_intr_wanted(port)) {
+		rc = e1000e_intr_on(port);
+		if (rc < 0)
+			goto fail;
+	}
 	write32(hw, E1000E_TCTL, E1000E_TCTL_EN | E1000E_TCTL_PSP | (0xfu << E1000E_TCTL_CT_SHIFT) |
 		(0x3fu << E1000E_TCTL_COLD_SHIFT) | E1000E_TCTL_RTLC);
 	write32(hw, E1000E_RCTL, rctl | rctl_filters(ep, port) | E1000E_RCTL_EN | E1000E_RCTL_SECRC |
@@ -550,6 +557,7 @@ static int e1000e_start(struct unic_port *port)
 	flush32(hw);
 	return 0;
 fail:
+	e1000e_intr_off(port);
 	for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++)
 		e1000e_rxq_drain(&ep->rxq[q]);
 	return rc;
@@ -560,8 +568,8 @@ static void e1000e_stop(struct unic_port *port)
 	struct e1000e_port *ep = e1000e_priv(port);
 	struct e1000e_hw *hw = &ep->hw;
 
+	e1000e_intr_off(port);
 	if (!hw->gone) {
-		write32(hw, E1000E_IMC, 0xffffffffu);
 		write32(hw, E1000E_RCTL, 0);
 		write32(hw, E1000E_TCTL, E1000E_TCTL_PSP);
 		flush32(hw);
@@ -700,6 +708,20 @@ static int e1000e_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHE
 	return -ENOENT;
 }
 
+/* VFTA (datasheet 10.2.5.12): 4096 bits, word id >> 5, bit id & 31. */
+static int e1000e_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	uint32_t bit = 1u << (vlan_id & 31);
+
+	if (on)
+		ep->vfta[vlan_id >> 5] |= bit;
+	else
+		ep->vfta[vlan_id >> 5] &= ~bit;
+	write32(&ep->hw, E1000E_VFTA(vlan_id >> 5), ep->vfta[vlan_id >> 5]);
+	return 0;
+}
+
 /* ---- register dump, EEPROM --------------------------------------------------- */
 
 static const uint32_t e1000e_dump_regs[] = {
@@ -763,6 +785,12 @@ static const struct unic_port_ops e1000e_ops = {
 	.tx_burst = e1000e_tx_burst,
 	.rx_pending = e1000e_rx_pending,
 	.tx_reclaim = e1000e_tx_reclaim,
+	.rx_intr_enable = e1000e_rx_intr_enable,
+	.rx_intr_disable = e1000e_rx_intr_disable,
+	.intr_sources = e1000e_intr_sources,
+	.coalesce_get = e1000e_coalesce_get,
+	.coalesce_set = e1000e_coalesce_set,
+	.vlan_filter_set = e1000e_vlan_filter_set,
 	.link_get = e1000e_link_get,
 	.link_set = e1000e_link_set,
 	.mac_set = e1000e_mac_set,

@@ -2,6 +2,7 @@
 /*
  * The e1000e driver's private state, shared by its three files:
  *   e1000e_hw.c    the hardware: reset, EEPROM, PHY over MDIC, link, MAC
+ *   e1000e_intr.c  interrupts: MSI-X or INTx, the link handler, coalescing
  *   e1000e_port.c  the port ops (control path) and the PCI probe
  *   e1000e_rxtx.c  the fast path: rx/tx burst, refill, reclaim
  *
@@ -34,6 +35,11 @@
 #define E1000E_MAX_MTU 9000
 #define E1000E_MIN_MTU 68
 #define E1000E_SPEED_MAX 1000
+/* MSI-X vectors: rx queue q, tx queue q, "other" (link). */
+#define E1000E_VEC_RX(q) (q)
+#define E1000E_VEC_TX(q) (2 + (q))
+#define E1000E_VEC_OTHER 4
+#define E1000E_NB_VEC 5
 
 /* The register window and nothing else: what e1000e_hw.c needs. */
 struct e1000e_hw {
@@ -107,6 +113,7 @@ struct e1000e_rxq {
 	/* interrupts */
 	struct e1000e_port *ep;
 	uint32_t icr_cause;             /* ICR/IMS bit of this queue */
+	int irq_fd;                     /* its MSI-X eventfd (non-blocking), -1 if none */
 	/* control */
 	struct unic_dma dma;
 	struct unic_mem *mem;
@@ -125,7 +132,9 @@ struct e1000e_txq {
 	uint16_t rs_head, rs_tail;      /* indices into rs_idx, wrapping at nb_desc */
 	bool vlan_insert;
 	uint64_t opackets, obytes;
-	uint64_t refused;               /* packets refused (bad chain, too many segments) */
+	uint64_t refused;               /* packets refused (bad chain, offload lengths that do not match) */
+	uint64_t tso;                   /* TSO packets handed to the device */
+	uint64_t ctx_key;               /* the context the device holds (0: none) */
 	uint64_t ring_full;
 	struct unic_dma dma;
 	struct unic_mem *mem;
@@ -154,7 +163,9 @@ struct e1000e_port {
 	uint32_t rx_usecs, tx_usecs;
 	/* interrupts */
 	bool intr_on;
-	bool msix;
+	bool intx;                    /* one shared INTx source (RXT0) */
+	uint32_t intx_armed;          /* atomic: bit q, rx queue q armed */
+	bool other_watched;
 	int irq_fds[5];
 	unsigned nb_irq;
 	uint64_t link_events;
@@ -176,6 +187,15 @@ void e1000e_rar_set(struct e1000e_hw *hw, unsigned idx, const uint8_t *mac);
 void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
 int e1000e_link_restart(struct e1000e_hw *hw);
 int e1000e_link_setup(struct e1000e_hw *hw);
+
+/* e1000e_intr.c */
+bool e1000e_intr_wanted(const struct unic_port *port);
+int e1000e_intr_on(struct unic_port *port);
+void e1000e_intr_off(struct unic_port *port);
+void e1000e_coalesce_program(struct e1000e_port *ep);
+int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+int e1000e_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
+int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 
 /* e1000e_rxtx.c */
 uint16_t e1000e_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);

@@ -322,6 +322,8 @@ static_assert(sizeof(union e1000e_tx_desc) == 16, "82574 tx descriptors are 16 b
 #define E1000E_TXD_CMD_DEXT     (1u << 29) /* extended descriptor */
 #define E1000E_TXD_CMD_VLE      (1u << 30) /* insert the VLAN tag */
 #define E1000E_TXD_CMD_IDE      (1u << 31)
+#define E1000E_TXD_TUCMD_TCP    (1u << 24) /* context: TCP (else UDP) */
+#define E1000E_TXD_TUCMD_IP     (1u << 25) /* context: IPv4 (else IPv6) */
 #define E1000E_TXD_STAT_DD      (1u << 0)
 #define E1000E_TXD_POPTS_IXSM   (1u << 8)
 #define E1000E_TXD_POPTS_TXSM   (1u << 9)

@@ -72,6 +72,7 @@ BOOTS = [
              )),
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
+                 Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
              )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
@@ -93,6 +94,7 @@ BOOTS = [
              )),
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
+                 Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'

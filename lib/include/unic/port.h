@@ -348,6 +348,13 @@ int unic_port_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_
 int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
 int unic_port_promisc_set(struct unic_port *port, bool on);
 int unic_port_allmulti_set(struct unic_port *port, bool on);
+/**
+ * Add (@p on) or remove VLAN @p vlan_id in the port's VLAN filter, which
+ * drops tagged frames of unlisted VLANs while UNIC_RX_OFFLOAD_VLAN_FILTER is
+ * on. The list is kept across stop/start. @return 0, -EINVAL (id > 4095),
+ * -ENOTSUP.
+ */
+int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on);
 int unic_port_mtu_set(struct unic_port *port, uint16_t mtu);
 int unic_port_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 int unic_port_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
@@ -372,7 +379,10 @@ int unic_port_xstat_by_name(struct unic_port *port, const char *name, uint64_t *
 
 enum unic_intr_kind {
 	UNIC_INTR_EVENTFD = 8, /**< read 8 bytes (VFIO, ring doorbells) */
-	UNIC_INTR_UIO = 4,     /**< read 4 bytes; write 1 (4 bytes) to unmask */
+	UNIC_INTR_UIO = 4,     /**< read 4 bytes; write 1 (4 bytes) to unmask, or
+				    call the source's unmask callback instead
+				    when it has one (uio_pci_generic has no
+				    irqcontrol: INTx is unmasked in config space) */
 };
 
 /** One interrupt source: one fd, the rx queues it wakes. */

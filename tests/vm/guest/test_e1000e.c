@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include <unic/bus.h>
+#include <unic/cycles.h>
+#include <unic/event.h>
 #include <unic/log.h>
 #include <unic/mem.h>
 #include <unic/pool.h>
@@ -558,4 +560,718 @@ Test(e1000e_kill, second_process_works_after_the_first_was_killed_mid_traffic, .
 		cr_assert(x.in_order);
 	}
 	teardown();
+}
+
+static bool fd_readable(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms) == 1;
+}
+
+/* Consume what a source holds (a UIO fd blocks on read when empty). */
+static void src_drain(const struct unic_intr_source *src)
+{
+	while (fd_readable(src->fd, 0)) {
+		int r = unic_intr_source_ack(src);
+
+		cr_assert_eq(r, 0, "ack (drain): %s", strerror(-r));
+	}
+}
+
+static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	(void)port;
+	(void)ev;
+	__atomic_fetch_add((unsigned *)arg, 1, __ATOMIC_RELAXED);
+}
+
+Test(e1000e, two_link_flaps_reach_the_link_callback)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1, .link_intr = true };
+	struct unic_port_info info;
+	unsigned calls = 0;
+
+	memset(&info, 0, sizeof(info));
+	unic_port_info_get(ports[0], &info);
+	if (!info.has_intr || !is_vfio())
+		cr_skip_test("link events need MSI-X (the \"other\" vector); uio_pci_generic has INTx only");
+	port_up(ports[0], &conf, 256);
+	cr_assert_eq(unic_event_callback_register(ports[0], UNIC_EVENT_LINK, link_cb, &calls), 0);
+	cr_assert_eq(unic_event_thread_start(), 0);
+	for (unsigned flap = 1; flap <= 2; flap++) {
+		struct unic_link link;
+		uint64_t end = now_ms() + 5000;
+
+		/* Restarting autonegotiation drops the link; it comes back
+		 * (QEMU: after 500 ms) with a link-change interrupt. */
+		cr_assert_eq(unic_port_link_set(ports[0], true), 0);
+		while (__atomic_load_n(&calls, __ATOMIC_RELAXED) < flap && now_ms() < end)
+			usleep(10000);
+		cr_assert_geq(__atomic_load_n(&calls, __ATOMIC_RELAXED), flap,
+			      "flap %u: the link callback ran %u times within 5 s; log: %s", flap, calls, libtail);
+		cr_assert_eq(unic_port_link_wait(ports[0], 5000, &link), 0);
+		cr_assert(link.up);
+	}
+	unic_event_thread_stop();
+	unic_event_callback_unregister(ports[0], UNIC_EVENT_LINK, link_cb, &calls);
+	cr_assert_geq(xstat(ports[0], "link_events"), 2);
+}
+
+Test(e1000e, coalescing_reads_back_the_value_in_effect)
+{
+	struct unic_coalesce c = { .rx_usecs = 10, .tx_usecs = 10 }, got;
+
+	port_up(ports[0], NULL, 256);
+	cr_assert_eq(unic_port_coalesce_set(ports[0], &c), 0);
+	cr_assert_eq(unic_port_coalesce_get(ports[0], &got), 0);
+	/* QEMU 7.2 raises anything under 500 x 256 ns (128 us) to that floor;
+	 * a real 82574 keeps 10 us. */
+	cr_assert(got.rx_usecs == 10 || got.rx_usecs == 128, "rx_usecs read back %u", got.rx_usecs);
+	c.rx_usecs = 1000;
+	c.tx_usecs = 300;
+	cr_assert_eq(unic_port_coalesce_set(ports[0], &c), 0);
+	cr_assert_eq(unic_port_coalesce_get(ports[0], &got), 0);
+	cr_assert(got.rx_usecs >= 999 && got.rx_usecs <= 1001, "rx_usecs read back %u", got.rx_usecs);
+	cr_assert(got.tx_usecs >= 299 && got.tx_usecs <= 301, "tx_usecs read back %u", got.tx_usecs);
+}
+
+/* ---- IPv4 frames for RSS, checksums, VLAN and filters ------------------------ */
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+/*
+ * An Ethernet + IPv4 + TCP (proto 6) or UDP (17) frame of @p len bytes with
+ * correct checksums (unless @p bad_ip), the test tag in its payload.
+ */
+static struct unic_pkt *ip_make(const uint8_t *dst, const uint8_t *src, uint32_t sip, uint32_t dip,
+				uint16_t sport, uint16_t dport, uint8_t proto, uint32_t len, uint32_t seq,
+				bool bad_ip)
+{
+	uint8_t f[1514];
+	uint8_t *ip = f + 14, *l4 = ip + 20;
+	uint32_t l4len = len - 34, hlen = proto == 6 ? 20 : 8, sum;
+	struct unic_pkt *p = unic_pkt_alloc(pool);
+
+	cr_assert_not_null(p);
+	memset(f, 0, sizeof(f));
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = 0x08;
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((len - 14) >> 8);
+	ip[3] = (uint8_t)(len - 14);
+	ip[8] = 64;
+	ip[9] = proto;
+	for (int i = 0; i < 4; i++) {
+		ip[12 + i] = (uint8_t)(sip >> (24 - 8 * i));
+		ip[16 + i] = (uint8_t)(dip >> (24 - 8 * i));
+	}
+	sum = csum_fold(csum_add(0, ip, 20));
+	if (bad_ip)
+		sum ^= 0x5a5a;
+	ip[10] = (uint8_t)(sum >> 8);
+	ip[11] = (uint8_t)sum;
+	l4[0] = (uint8_t)(sport >> 8);
+	l4[1] = (uint8_t)sport;
+	l4[2] = (uint8_t)(dport >> 8);
+	l4[3] = (uint8_t)dport;
+	if (proto == 6) {
+		l4[12] = 5 << 4;
+		l4[13] = 0x18;
+		l4[15] = 0xff;
+	} else {
+		l4[4] = (uint8_t)(l4len >> 8);
+		l4[5] = (uint8_t)l4len;
+	}
+	memcpy(l4 + hlen, MAGIC, 12);
+	memcpy(l4 + hlen + 12, run_id, 8);
+	memcpy(l4 + hlen + 20, &seq, 4);
+	for (uint32_t i = hlen + 24; i < l4len; i++)
+		l4[i] = pattern(seq, i);
+	{
+		uint8_t ph[12] = { 0 };
+
+		memcpy(ph, ip + 12, 8);
+		ph[9] = proto;
+		ph[10] = (uint8_t)(l4len >> 8);
+		ph[11] = (uint8_t)l4len;
+		sum = csum_fold(csum_add(csum_add(0, ph, 12), l4, l4len));
+		if (proto == 17 && sum == 0)
+			sum = 0xffff;
+		l4[proto == 6 ? 16 : 6] = (uint8_t)(sum >> 8);
+		l4[proto == 6 ? 17 : 7] = (uint8_t)sum;
+	}
+	memcpy(unic_pkt_append(p, (uint16_t)len), f, len);
+	return p;
+}
+
+/* The sequence number of one of ours (ip_make), or -1. */
+static int64_t ip_seq(const struct unic_pkt *p)
+{
+	const uint8_t *f = unic_pkt_data(p), *l4;
+	uint32_t hlen, seq;
+
+	if (p->data_len < 34 + 8 + 24 || f[12] != 0x08 || f[13] != 0)
+		return -1;
+	l4 = f + 34;
+	hlen = f[23] == 6 ? 20 : 8;
+	if (memcmp(l4 + hlen, MAGIC, 12) != 0 || memcmp(l4 + hlen + 12, run_id, 8) != 0)
+		return -1;
+	memcpy(&seq, l4 + hlen + 20, 4);
+	return seq;
+}
+
+/* Toeplitz hash (Microsoft RSS) of @p in over @p key. */
+static uint32_t toeplitz(const uint8_t *key, const uint8_t *in, unsigned len)
+{
+	uint32_t hash = 0, v = (uint32_t)key[0] << 24 | (uint32_t)key[1] << 16 | (uint32_t)key[2] << 8 | key[3];
+
+	for (unsigned i = 0; i < len; i++) {
+		for (int b = 7; b >= 0; b--) {
+			if (in[i] & (1u << b))
+				hash ^= v;
+			v <<= 1;
+			if (key[i + 4] & (1u << b))
+				v |= 1;
+		}
+	}
+	return hash;
+}
+
+/* Receive from both queues of @p rx until @p want of ours arrived (5 s). */
+static unsigned rx_collect(struct unic_port *rx, uint16_t nb_q, struct unic_pkt **out, unsigned want)
+{
+	uint64_t end = now_ms() + 5000;
+	unsigned got = 0;
+
+	while (got < want && now_ms() < end) {
+		for (uint16_t q = 0; q < nb_q; q++) {
+			struct unic_pkt *pkts[32];
+			uint16_t n = unic_rx_burst(rx, q, pkts, 32);
+
+			for (uint16_t i = 0; i < n; i++) {
+				if (ip_seq(pkts[i]) >= 0 && got < want)
+					out[got++] = pkts[i];
+				else
+					unic_pkt_free(pkts[i]);
+			}
+		}
+	}
+	return got;
+}
+
+/* Free whatever is waiting on @p rx's queues (strays QEMU held). */
+static void rx_flush(struct unic_port *rx, uint16_t nb_q)
+{
+	struct unic_pkt *pkts[32];
+	uint16_t n;
+
+	usleep(20000);
+	for (uint16_t q = 0; q < nb_q; q++)
+		while ((n = unic_rx_burst(rx, q, pkts, 32)) > 0)
+			unic_pkt_free_bulk(pkts, n);
+}
+
+static void send_pkts(struct unic_port *tx, struct unic_pkt **pkts, unsigned n)
+{
+	unsigned done = 0;
+
+	while (done < n) {
+		uint16_t k = (uint16_t)(n - done > 32 ? 32 : n - done);
+
+		done += unic_tx_burst(tx, 0, pkts + done, k);
+	}
+}
+
+Test(e1000e, rss_spreads_flows_over_two_queues_with_the_toeplitz_hash)
+{
+	static const uint8_t key[40] = {
+		0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+		0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+		0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xf1,
+	};
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 2, .nb_txq = 1,
+				       .rss_hash_types = UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP,
+				       .rx_offloads = UNIC_RX_OFFLOAD_RSS_HASH, .rss_key_len = 40 };
+	enum { FLOWS = 128, PER_FLOW = 3 };
+	static struct unic_pkt *tx[FLOWS * PER_FLOW], *rx[FLOWS * PER_FLOW];
+	int flow_q[FLOWS];
+	unsigned per_q[2] = { 0 }, got;
+	uint8_t dst[6], src[6];
+
+	memcpy(conf.rss_key, key, 40);
+	port_up(ports[0], NULL, 512);
+	port_up(ports[1], &conf, 512);
+	rx_flush(ports[1], 2);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	/* Flows 0..63 TCP, 64..127 UDP, each with its own addresses and ports. */
+	for (unsigned k = 0; k < PER_FLOW; k++)
+		for (unsigned f = 0; f < FLOWS; f++)
+			tx[k * FLOWS + f] = ip_make(dst, src, 0x0a000001 + f * 7919u, 0x0a800001 + f * 104729u,
+						    (uint16_t)(1024 + f * 13), (uint16_t)(80 + f),
+						    f < 64 ? 6 : 17, 128, k * FLOWS + f, false);
+	send_pkts(ports[0], tx, FLOWS * PER_FLOW);
+	got = rx_collect(ports[1], 2, rx, FLOWS * PER_FLOW);
+	cr_assert_eq(got, FLOWS * PER_FLOW, "%u of %u frames arrived", got, FLOWS * PER_FLOW);
+	for (unsigned f = 0; f < FLOWS; f++)
+		flow_q[f] = -1;
+	for (unsigned i = 0; i < got; i++) {
+		const struct unic_pkt *p = rx[i];
+		const uint8_t *ip = (const uint8_t *)unic_pkt_data(p) + 14;
+		uint32_t seq = (uint32_t)ip_seq(p), f = seq % FLOWS, h;
+		uint8_t in[12];
+
+		memcpy(in, ip + 12, 8);
+		memcpy(in + 8, ip + 20, 4);
+		/* TCP hashes addresses and ports; UDP on addresses only (82574). */
+		h = toeplitz(key, in, f < 64 ? 12 : 8);
+		cr_assert(p->ol_flags & UNIC_PKT_RX_RSS_HASH, "frame %u has no RSS hash", seq);
+		cr_assert_eq(p->rss_hash, h, "flow %u (%s): hash 0x%08x, Toeplitz says 0x%08x", f,
+			     f < 64 ? "tcp" : "udp", p->rss_hash, h);
+		cr_assert_eq(p->queue, (h & 127) & 1, "flow %u: queue %u, RETA[%u] says %u", f, p->queue,
+			     h & 127, (h & 127) & 1);
+		if (flow_q[f] < 0)
+			flow_q[f] = p->queue;
+		cr_assert_eq(flow_q[f], p->queue, "flow %u moved from queue %d to %u", f, flow_q[f], p->queue);
+		per_q[p->queue]++;
+		cr_assert(p->ol_flags & UNIC_PKT_RX_IP_CKSUM_GOOD, "frame %u: IP checksum not flagged good", seq);
+		cr_assert(p->ol_flags & UNIC_PKT_RX_L4_CKSUM_GOOD, "frame %u: L4 checksum not flagged good (flags 0x%" PRIx64 ")",
+			  seq, p->ol_flags);
+	}
+	cr_assert(per_q[0] > 0 && per_q[1] > 0, "queue 0 got %u, queue 1 got %u", per_q[0], per_q[1]);
+	unic_pkt_free_bulk(rx, got);
+}
+
+Test(e1000e, bad_ip_checksum_is_flagged_bad)
+{
+	struct unic_pkt *p, *r[1];
+	uint8_t dst[6], src[6];
+
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	p = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 6, 200, 7, true);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1);
+	cr_assert(r[0]->ol_flags & UNIC_PKT_RX_IP_CKSUM_BAD, "flags 0x%" PRIx64, r[0]->ol_flags);
+	cr_assert(!(r[0]->ol_flags & UNIC_PKT_RX_IP_CKSUM_GOOD));
+	unic_pkt_free(r[0]);
+}
+
+Test(e1000e, vlan_insert_strip_and_filter)
+{
+	struct unic_port_conf txc = { .sz = sizeof(txc), .nb_rxq = 1, .nb_txq = 1,
+				      .tx_offloads = UNIC_TX_OFFLOAD_VLAN_INSERT };
+	struct unic_port_conf rxc = { .sz = sizeof(rxc), .nb_rxq = 1, .nb_txq = 1,
+				      .rx_offloads = UNIC_RX_OFFLOAD_VLAN_STRIP | UNIC_RX_OFFLOAD_VLAN_FILTER };
+	struct unic_pkt *p[2], *r[4];
+	uint8_t dst[6], src[6];
+	unsigned got;
+
+	port_up(ports[0], &txc, 256);
+	cr_assert_eq(unic_port_vlan_filter_set(ports[1], 100, true), 0);
+	port_up(ports[1], &rxc, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	p[0] = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 17, 300, 1, false);
+	p[0]->ol_flags |= UNIC_PKT_TX_VLAN;
+	p[0]->vlan_tci = 100 | (5 << 13);
+	p[1] = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 17, 300, 2, false);
+	p[1]->ol_flags |= UNIC_PKT_TX_VLAN;
+	p[1]->vlan_tci = 200; /* not in the filter: dropped */
+	send_pkts(ports[0], p, 2);
+	got = rx_collect(ports[1], 1, r, 2);
+	cr_assert_eq(got, 1, "%u frames arrived; expected only the one of VLAN 100", got);
+	cr_assert_eq(ip_seq(r[0]), 1);
+	cr_assert_eq(r[0]->pkt_len, 300, "the stripped frame is %u bytes, sent 300 (+4 tag)", r[0]->pkt_len);
+	cr_assert(r[0]->ol_flags & UNIC_PKT_RX_VLAN_STRIPPED);
+	cr_assert(r[0]->ol_flags & UNIC_PKT_RX_VLAN);
+	cr_assert_eq(r[0]->vlan_tci, 100 | (5 << 13), "vlan_tci 0x%04x", r[0]->vlan_tci);
+	unic_pkt_free(r[0]);
+	/* Filter off (VLAN 200 listed now): it passes. */
+	cr_assert_eq(unic_port_vlan_filter_set(ports[1], 200, true), 0);
+	p[0] = ip_make(dst, src, 0x0a000001, 0x0a000002, 1, 2, 17, 300, 3, false);
+	p[0]->ol_flags |= UNIC_PKT_TX_VLAN;
+	p[0]->vlan_tci = 200;
+	send_pkts(ports[0], p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1, "VLAN 200 frame not received once listed");
+	cr_assert_eq(r[0]->vlan_tci, 200);
+	unic_pkt_free(r[0]);
+}
+
+Test(e1000e, unicast_filter_and_promiscuous_mode)
+{
+	static const uint8_t other[6] = { 0x02, 0x00, 0x5e, 0x10, 0x20, 0x30 };
+	struct unic_pkt *p, *r[2];
+	uint8_t src[6];
+
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[0], src);
+	cr_assert_eq(unic_port_promisc_set(ports[1], false), 0);
+	p = ip_make(other, src, 1, 2, 3, 4, 17, 100, 10, false);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 0, "a frame for another MAC passed the filter");
+	cr_assert_eq(unic_port_promisc_set(ports[1], true), 0);
+	p = ip_make(other, src, 1, 2, 3, 4, 17, 100, 11, false);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1, "promiscuous mode dropped a frame for another MAC");
+	unic_pkt_free(r[0]);
+	cr_assert_eq(unic_port_promisc_set(ports[1], false), 0);
+	cr_assert_eq(unic_port_mac_add(ports[1], other), 0);
+	p = ip_make(other, src, 1, 2, 3, 4, 17, 100, 12, false);
+	send_pkts(ports[0], &p, 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 1, "an added unicast address was not received");
+	unic_pkt_free(r[0]);
+	cr_assert_eq(unic_port_mac_remove(ports[1], other), 0);
+}
+
+static const uint8_t test_key[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+	0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xf1,
+};
+
+/* Frames received on queue @p q only (the other is checked empty). */
+static unsigned rx_on_queue(struct unic_port *rx, uint16_t q)
+{
+	struct unic_pkt *pkts[32];
+	unsigned got = 0;
+	uint16_t n;
+
+	while ((n = unic_rx_burst(rx, q, pkts, 32)) > 0) {
+		got += n;
+		unic_pkt_free_bulk(pkts, n);
+	}
+	cr_assert_eq(unic_rx_burst(rx, !q, pkts, 32), 0, "a frame for queue %u arrived on queue %u", q, !q);
+	return got;
+}
+
+/*
+ * At least 100 cycles on rx queue @p q (two queues, RSS steers a UDP flow
+ * chosen by its Toeplitz hash to @p q): arm, one frame, the queue's eventfd
+ * becomes readable, disarm; now and then frames while disarmed and nothing
+ * fires. The other queue's source never fires.
+ */
+static void intr_cycles(uint16_t q)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 2, .nb_txq = 1,
+				       .rss_hash_types = UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP,
+				       .rss_key_len = 40, .rx_mode = UNIC_RX_MODE_INTERRUPT };
+	struct unic_intr_source srcs[4], *src;
+	struct unic_port_info info;
+	uint8_t dst[6], mac[6];
+	int other = -1;
+	uint32_t sip = 0x0a000001, dip = 0x0a0000fe;
+	unsigned echoes = 0;
+	int n;
+
+	memset(&info, 0, sizeof(info));
+	unic_port_info_get(ports[1], &info);
+	if (!info.has_intr)
+		cr_skip_test("the device offers no interrupts");
+	memcpy(conf.rss_key, test_key, 40);
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], &conf, 256);
+	n = unic_port_intr_sources(ports[1], srcs, 4);
+	/* MSI-X: one source per queue; INTx (UIO): one shared by both. */
+	cr_assert(n == 2 || (n == 1 && srcs[0].kind == UNIC_INTR_UIO), "intr_sources: %d; log: %s", n, libtail);
+	src = n == 2 ? &srcs[q] : &srcs[0];
+	cr_assert(src->queue_mask & (1u << q));
+	if (n == 2)
+		other = !q;
+	for (;; sip++) {
+		uint8_t in[8];
+
+		for (int i = 0; i < 4; i++) {
+			in[i] = (uint8_t)(sip >> (24 - 8 * i));
+			in[4 + i] = (uint8_t)(dip >> (24 - 8 * i));
+		}
+		if (((toeplitz(test_key, in, 8) & 127) & 1) == q)
+			break;
+	}
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], mac);
+	rx_flush(ports[1], 2);
+	for (int i = 0; i < n; i++)
+		src_drain(&srcs[i]);
+	for (uint32_t i = 0; i < 120; i++) {
+		struct unic_pkt *p;
+
+		cr_assert_eq(unic_rx_intr_enable(ports[1], q), 0);
+		cr_assert(!unic_rx_pending(ports[1], q), "cycle %u: a frame was pending at arm time", i);
+		/* QEMU 7.2's throttle-timer echo of the previous cycle's message
+		 * (see below) may land after the driver dropped it at arm time:
+		 * at most one, consumed here, so the next wake is the frame's. */
+		if (fd_readable(src->fd, 0)) {
+			n = unic_intr_source_ack(src);
+			cr_assert_eq(n, 0, "ack (echo): %s", strerror(-n));
+			echoes++;
+			cr_assert(!fd_readable(src->fd, 0), "cycle %u: readable twice before any frame", i);
+		}
+		p = ip_make(dst, mac, sip, dip, 5000, 6000, 17, 64, i, false);
+		send_pkts(ports[0], &p, 1);
+		cr_assert(fd_readable(src->fd, 2000), "queue %u cycle %u: no interrupt within 2 s of a frame; log: %s",
+			  q, i, libtail);
+		n = unic_intr_source_ack(src);
+		cr_assert_eq(n, 0, "ack: %s", strerror(-n));
+		cr_assert_eq(unic_rx_intr_disable(ports[1], q), 0);
+		cr_assert_eq(rx_on_queue(ports[1], q), 1, "queue %u cycle %u: not one frame after the interrupt", q, i);
+		if (i % 20 == 19) {
+			/* QEMU 7.2 sends one more message when the vector's throttle
+			 * timer expires after a real one (fixed upstream in 8.x:
+			 * "interrupt throttling timer expiry sends an interrupt even
+			 * if there is no unmasked interrupt cause"); let it come and
+			 * go, then nothing may fire. */
+			usleep(5000);
+			src_drain(src);
+			for (uint32_t k = 0; k < 5; k++) {
+				p = ip_make(dst, mac, sip, dip, 5000, 6000, 17, 64, 1000 + k, false);
+				send_pkts(ports[0], &p, 1);
+			}
+			cr_assert(!fd_readable(src->fd, 300), "queue %u cycle %u: interrupt while disarmed", q, i);
+			cr_assert_eq(rx_on_queue(ports[1], q), 5);
+		}
+	}
+	if (other >= 0)
+		cr_assert(!fd_readable(srcs[other].fd, 0), "queue %d's source fired, never armed", other);
+	cr_log_info("queue %u: %u of 120 arms found QEMU's throttle echo of the previous message", q, echoes);
+}
+
+Test(e1000e, rx_interrupt_of_queue_0_fires_once_per_arm_and_never_while_disarmed)
+{
+	intr_cycles(0);
+}
+
+Test(e1000e, rx_interrupt_of_queue_1_fires_once_per_arm_and_never_while_disarmed)
+{
+	intr_cycles(1);
+}
+
+/*
+ * Checksum offload: the sender zeroes the IPv4 header checksum and puts the
+ * pseudo-header sum in the TCP/UDP checksum (as real hardware needs; QEMU
+ * recomputes it whole on this path); what arrives is byte-exact the frame
+ * with correct checksums, flagged good. A request whose lengths do not
+ * match the headers is refused and counted, never sent.
+ */
+Test(e1000e, tx_checksum_offload_gives_correct_checksums_and_bad_lengths_are_refused)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1,
+				       .tx_offloads = UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
+						      UNIC_TX_OFFLOAD_UDP_CKSUM };
+	uint8_t dst[6], src[6], want[2][600];
+	struct unic_pkt *p[2], *r[2];
+	uint64_t refused0;
+
+	port_up(ports[0], &conf, 256);
+	port_up(ports[1], NULL, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	for (int i = 0; i < 2; i++) {
+		uint8_t proto = i == 0 ? 6 : 17, *f, *l4, ph[12] = { 0 };
+		uint32_t l4len = 600 - 34;
+		uint16_t seed;
+		size_t co = i == 0 ? 16 : 6;
+
+		p[i] = ip_make(dst, src, 0xc0a80001 + (uint32_t)i, 0xc0a80101, 4321, 80, proto, 600, 50 + (uint32_t)i,
+			       false);
+		f = unic_pkt_data(p[i]);
+		memcpy(want[i], f, 600);
+		l4 = f + 34;
+		f[24] = f[25] = 0;
+		memcpy(ph, f + 26, 8);
+		ph[9] = proto;
+		ph[10] = (uint8_t)(l4len >> 8);
+		ph[11] = (uint8_t)l4len;
+		seed = (uint16_t)~csum_fold(csum_add(0, ph, 12));
+		l4[co] = (uint8_t)(seed >> 8);
+		l4[co + 1] = (uint8_t)seed;
+		p[i]->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM |
+				 (i == 0 ? UNIC_PKT_TX_TCP_CKSUM : UNIC_PKT_TX_UDP_CKSUM);
+		p[i]->l2_len = 14;
+		p[i]->l3_len = 20;
+		p[i]->l4_len = i == 0 ? 20 : 8;
+	}
+	send_pkts(ports[0], p, 2);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 2), 2);
+	for (int i = 0; i < 2; i++) {
+		int64_t seq = ip_seq(r[i]);
+		const uint8_t *g = unic_pkt_data(r[i]);
+		int k = (int)(seq - 50);
+
+		cr_assert(k == 0 || k == 1);
+		cr_assert_eq(r[i]->pkt_len, 600);
+		for (int b = 0; b < 600; b++)
+			cr_assert_eq(g[b], want[k][b], "%s frame: byte %d is 0x%02x, expected 0x%02x",
+				     k == 0 ? "TCP" : "UDP", b, g[b], want[k][b]);
+		cr_assert(r[i]->ol_flags & UNIC_PKT_RX_IP_CKSUM_GOOD);
+		cr_assert(r[i]->ol_flags & UNIC_PKT_RX_L4_CKSUM_GOOD);
+	}
+	unic_pkt_free_bulk(r, 2);
+
+	/* l4_len 24 on a 20-byte TCP header: refused, counted, not sent. */
+	refused0 = xstat(ports[0], "tx_refused_packets");
+	p[0] = ip_make(dst, src, 0xc0a80001, 0xc0a80101, 4321, 80, 6, 200, 60, false);
+	p[0]->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM | UNIC_PKT_TX_TCP_CKSUM;
+	p[0]->l2_len = 14;
+	p[0]->l3_len = 20;
+	p[0]->l4_len = 24;
+	cr_assert_eq(unic_tx_burst(ports[0], 0, p, 1), 1, "a refused packet is taken (and freed)");
+	cr_assert_eq(xstat(ports[0], "tx_refused_packets"), refused0 + 1);
+	cr_assert_eq(rx_collect(ports[1], 1, r, 1), 0, "a refused packet was sent");
+}
+
+/*
+ * The driver's cost per packet under emulation (issue 6, benchmark): TSC
+ * cycles spent inside tx_burst and rx_burst for 64-byte frames in bursts of
+ * 32, printed for docs/performance.md. No target: under TCG each tail write
+ * is an exit into QEMU, which sends the whole burst inside it.
+ */
+Test(e1000e, benchmark_cycles_per_packet_in_rx_and_tx_burst, .timeout = 300)
+{
+	enum { TOTAL = 200000, BURST = 32 };
+	uint64_t tx_cyc = 0, rx_cyc = 0, rx_calls = 0, empty_cyc = 0, empty_calls = 0;
+	uint32_t sent = 0, got = 0;
+	uint8_t dst[6], src[6];
+	struct unic_pkt *tmpl[BURST];
+
+	port_up(ports[0], NULL, 512);
+	port_up(ports[1], NULL, 512);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	for (int i = 0; i < BURST; i++) {
+		tmpl[i] = pkt_make(64, 2048, dst, src, (uint32_t)i);
+	}
+	while (sent < TOTAL) {
+		struct unic_pkt *pkts[BURST];
+		uint64_t t0, t1;
+		uint16_t took, n;
+
+		for (int i = 0; i < BURST; i++) {
+			pkts[i] = unic_pkt_alloc(pool);
+			cr_assert_not_null(pkts[i]);
+			memcpy(unic_pkt_append(pkts[i], 64), unic_pkt_data(tmpl[i]), 64);
+		}
+		t0 = unic_rdtsc();
+		took = unic_tx_burst(ports[0], 0, pkts, BURST);
+		t1 = unic_rdtsc();
+		tx_cyc += t1 - t0;
+		sent += took;
+		unic_pkt_free_bulk(pkts + took, BURST - took);
+		do {
+			t0 = unic_rdtsc();
+			n = unic_rx_burst(ports[1], 0, pkts, BURST);
+			t1 = unic_rdtsc();
+			if (n) {
+				rx_cyc += t1 - t0;
+				rx_calls++;
+			} else {
+				empty_cyc += t1 - t0;
+				empty_calls++;
+			}
+			got += n;
+			unic_pkt_free_bulk(pkts, n);
+		} while (n > 0);
+	}
+	unic_pkt_free_bulk(tmpl, BURST);
+	cr_assert_eq(got, TOTAL, "%u of %u arrived", got, TOTAL);
+	FILE *out = fopen("/tmp/e1000e-bench.txt", "a");
+
+	cr_assert_not_null(out);
+	/* Criterion keeps a test's output to itself: the scenario's next check
+	 * (e1000e/bench-report) prints this file into the results log. */
+	fprintf(out, "bench e1000e (%s, 64-byte frames, bursts of %d, %u frames): tx_burst %.0f cycles/packet, "
+		"rx_burst %.0f cycles/packet (%.1f packets per non-empty call), empty rx_burst %.0f cycles/call; TSC %.2f GHz\n",
+		is_vfio() ? "VFIO" : "UIO", BURST, TOTAL, (double)tx_cyc / sent, (double)rx_cyc / got,
+		(double)got / (double)(rx_calls ? rx_calls : 1), (double)empty_cyc / (double)(empty_calls ? empty_calls : 1),
+		(double)unic_tsc_hz() / 1e9);
+	fclose(out);
+}
+
+/*
+ * TSO handed to the device. On a hub QEMU 7.2 does not segment: it sends
+ * one TCP segment as IPv4 fragments (net_tx_pkt_do_sw_fragmentation; real
+ * segmentation came in QEMU 8.0), so this checks only that the context and
+ * data descriptors are taken and everything the packet held arrives: the
+ * IPv4 payloads received add up to the TCP header plus the 3000-byte
+ * payload (fragments) or to one TCP header per MSS segment (segmentation).
+ * The GSO check toward a host tap is not done (docs/e1000e.md).
+ */
+Test(e1000e, tso_packet_is_taken_and_all_its_bytes_arrive)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1,
+				       .tx_offloads = UNIC_TX_OFFLOAD_TCP_TSO | UNIC_TX_OFFLOAD_IPV4_CKSUM |
+						      UNIC_TX_OFFLOAD_TCP_CKSUM | UNIC_TX_OFFLOAD_MULTI_SEGS };
+	enum { PAY = 3000, MSS = 1000 };
+	uint8_t dst[6], src[6], *f;
+	struct unic_pkt *p, *seg2, *pkts[32];
+	uint32_t l4bytes = 0, frames = 0;
+	uint64_t end;
+
+	port_up(ports[0], &conf, 256);
+	port_up(ports[1], NULL, 256);
+	rx_flush(ports[1], 1);
+	unic_port_mac_get(ports[1], dst);
+	unic_port_mac_get(ports[0], src);
+	/* Headers plus 1000 payload bytes in the first segment, 2000 in a second. */
+	p = ip_make(dst, src, 0xc0a80a01, 0xc0a80a02, 40000, 80, 6, 14 + 20 + 20 + 1000, 77, false);
+	f = unic_pkt_data(p);
+	f[16] = (uint8_t)((20 + 20 + PAY) >> 8);
+	f[17] = (uint8_t)(20 + 20 + PAY);
+	f[24] = f[25] = 0;
+	seg2 = unic_pkt_alloc(pool);
+	cr_assert_not_null(seg2);
+	memset(unic_pkt_append(seg2, PAY - 1000), 0x5c, PAY - 1000);
+	p->next = seg2;
+	p->nb_segs = 2;
+	p->pkt_len += PAY - 1000;
+	p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM | UNIC_PKT_TX_TCP_SEG;
+	p->l2_len = 14;
+	p->l3_len = 20;
+	p->l4_len = 20;
+	p->tso_segsz = MSS;
+	cr_assert_eq(unic_tx_burst(ports[0], 0, &p, 1), 1);
+	cr_assert_eq(xstat(ports[0], "tx_refused_packets"), 0, "the TSO packet was refused");
+	cr_assert_eq(xstat(ports[0], "tx_tso_packets"), 1);
+	end = now_ms() + 2000;
+	while (now_ms() < end) {
+		uint16_t n = unic_rx_burst(ports[1], 0, pkts, 32);
+
+		for (uint16_t i = 0; i < n; i++) {
+			const uint8_t *g = unic_pkt_data(pkts[i]);
+
+			if (g[12] == 0x08 && g[13] == 0 && g[23] == 6 && memcmp(g + 26, f + 26, 8) == 0) {
+				l4bytes += ((uint32_t)g[16] << 8 | g[17]) - (g[14] & 0xfu) * 4u;
+				frames++;
+			}
+		}
+		unic_pkt_free_bulk(pkts, n);
+	}
+	cr_assert(frames >= 2, "the 3040-byte TCP segment came as %u frame(s)", frames);
+	cr_assert(l4bytes == 20 + PAY || l4bytes == 3 * 20 + PAY,
+		  "%u frames carry %u IPv4 payload bytes; expected %u (fragments) or %u (segments)", frames,
+		  l4bytes, 20 + PAY, 3 * 20 + PAY);
 }

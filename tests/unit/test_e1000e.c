@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The e1000e driver without a NIC: the hardware helpers against a fake
+ * register window (plain memory, so nothing ever completes on its own), and
+ * the fast path against rings in ordinary memory. The real device is the
+ * rig's job (tests/vm/guest/test_e1000e.c).
+ */
+#include <criterion/criterion.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unic/mem.h>
+#include <unic/pool.h>
+
+#include "../../pmd/e1000e/e1000e_priv.h"
+
+static struct e1000e_hw hw;
+static struct unic_port *port;
+static uint32_t *regs;
+
+static void reg_set(uint32_t off, uint32_t v)
+{
+	regs[off / 4] = v;
+}
+
+static void hw_setup(void)
+{
+	regs = calloc(E1000E_BAR0_LEN / 4, 4);
+	cr_assert_not_null(regs);
+	port = unic_port_alloc(0, "fake%d", NULL);
+	cr_assert_not_null(port);
+	hw.regs = (volatile uint8_t *)regs;
+	hw.port = port;
+	hw.gone = false;
+}
+
+static void hw_teardown(void)
+{
+	unic_port_put(port);
+	free(regs);
+}
+
+TestSuite(e1000e_hw, .init = hw_setup, .fini = hw_teardown);
+
+Test(e1000e_hw, descriptors_have_the_datasheet_layout)
+{
+	cr_assert_eq(offsetof(union e1000e_rx_desc, wb.status_error), 8);
+	cr_assert_eq(offsetof(union e1000e_rx_desc, wb.length), 12);
+	cr_assert_eq(offsetof(union e1000e_rx_desc, wb.vlan), 14);
+	cr_assert_eq(offsetof(union e1000e_tx_desc, data.cmd_len), 8);
+	cr_assert_eq(offsetof(union e1000e_tx_desc, ctx.tucss), 4);
+	cr_assert_eq(offsetof(union e1000e_tx_desc, ctx.mss), 14);
+}
+
+Test(e1000e_hw, poll32_times_out_when_the_bit_never_comes)
+{
+	cr_assert_eq(poll32(&hw, E1000E_EERD, E1000E_EERD_DONE, E1000E_EERD_DONE, 2000), -ETIMEDOUT);
+}
+
+Test(e1000e_hw, poll32_sees_a_vanished_device_as_enodev)
+{
+	reg_set(E1000E_STATUS, 0xffffffffu);
+	reg_set(E1000E_EERD, 0xffffffffu);
+	cr_assert_eq(poll32(&hw, E1000E_EERD, E1000E_EERD_DONE, 0, 2000), -ENODEV);
+	cr_assert(hw.gone);
+}
+
+Test(e1000e_hw, reset_times_out_when_rst_never_self_clears)
+{
+	/* Memory keeps CTRL.RST set: the bounded wait must end it. */
+	cr_assert_eq(e1000e_hw_reset(&hw), -ETIMEDOUT);
+}
+
+Test(e1000e_hw, reset_of_a_vanished_device_is_enodev)
+{
+	reg_set(E1000E_STATUS, 0xffffffffu);
+	cr_assert_eq(e1000e_hw_reset(&hw), -ENODEV);
+}
+
+Test(e1000e_hw, eeprom_read_writes_the_request_and_times_out_without_done)
+{
+	uint16_t w = 0;
+
+	/* Plain memory never sets DONE: the bounded wait ends the read. */
+	cr_assert_eq(e1000e_eeprom_read(&hw, 3, &w), -ETIMEDOUT);
+	cr_assert_eq(regs[E1000E_EERD / 4], (3u << E1000E_EERD_ADDR_SHIFT) | E1000E_EERD_START);
+}
+
+Test(e1000e_hw, mac_comes_from_ra0_when_it_is_valid)
+{
+	uint8_t mac[6];
+
+	reg_set(E1000E_RAL(0), 0x12005452);
+	reg_set(E1000E_RAH(0), 0x5634 | E1000E_RAH_AV);
+	cr_assert_eq(e1000e_mac_read(&hw, mac), 0);
+	cr_assert_arr_eq(mac, ((uint8_t[]){ 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }), 6);
+}
+
+Test(e1000e_hw, rar_set_writes_the_address_and_valid_bit)
+{
+	static const uint8_t mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+
+	e1000e_rar_set(&hw, 5, mac);
+	cr_assert_eq(regs[E1000E_RAL(5) / 4], 0x33221102u);
+	cr_assert_eq(regs[E1000E_RAH(5) / 4], 0x5544u | E1000E_RAH_AV);
+	e1000e_rar_set(&hw, 5, NULL);
+	cr_assert_eq(regs[E1000E_RAH(5) / 4], 0);
+}
+
+Test(e1000e_hw, link_is_decoded_from_status)
+{
+	struct unic_link l;
+
+	reg_set(E1000E_STATUS, E1000E_STATUS_LU | E1000E_STATUS_FD | (2u << E1000E_STATUS_SPEED_SHIFT));
+	e1000e_link_read(&hw, &l);
+	cr_assert(l.up && l.full_duplex);
+	cr_assert_eq(l.speed_mbps, 1000);
+	reg_set(E1000E_STATUS, E1000E_STATUS_LU | (1u << E1000E_STATUS_SPEED_SHIFT));
+	e1000e_link_read(&hw, &l);
+	cr_assert_eq(l.speed_mbps, 100);
+	cr_assert(!l.full_duplex);
+	reg_set(E1000E_STATUS, 0);
+	e1000e_link_read(&hw, &l);
+	cr_assert(!l.up);
+	cr_assert_eq(l.speed_mbps, 0);
+}
+
+/* ---- fast path on rings in ordinary memory ---------------------------------- */
+
+static struct unic_mem *mem;
+static struct unic_pool *pool;
+static struct e1000e_txq txq;
+static struct e1000e_rxq rxq;
+static union e1000e_tx_desc tx_ring[64];
+static union e1000e_rx_desc rx_ring[64];
+static struct unic_pkt *tx_sw[64], *rx_sw[64];
+static uint16_t rs_idx[64];
+static uint32_t tdt, rdt;
+
+static void fp_setup(void)
+{
+	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "e1000e-unit", .count = 512 };
+
+	mem = unic_mem_create(&mc);
+	cr_assert_not_null(mem);
+	pc.mem = mem;
+	pool = unic_pktpool_create(&pc);
+	cr_assert_not_null(pool);
+	memset(&txq, 0, sizeof(txq));
+	memset(tx_ring, 0, sizeof(tx_ring));
+	memset(tx_sw, 0, sizeof(tx_sw));
+	txq.ring = tx_ring;
+	txq.sw_ring = tx_sw;
+	txq.rs_idx = rs_idx;
+	txq.nb_desc = 64;
+	txq.tdt = &tdt;
+	memset(&rxq, 0, sizeof(rxq));
+	memset(rx_ring, 0, sizeof(rx_ring));
+	memset(rx_sw, 0, sizeof(rx_sw));
+	rxq.ring = rx_ring;
+	rxq.sw_ring = rx_sw;
+	rxq.nb_desc = 64;
+	rxq.rdt = &rdt;
+	rxq.pool = pool;
+	rxq.buf_size = 2048;
+	rxq.headroom = pool->pkt_headroom;
+}
+
+static void fp_teardown(void)
+{
+	e1000e_txq_drain(&txq);
+	e1000e_rxq_drain(&rxq);
+	unic_pool_free(pool);
+	unic_mem_destroy(mem);
+}
+
+TestSuite(e1000e_fp, .init = fp_setup, .fini = fp_teardown);
+
+static struct unic_pkt *pkt(uint16_t len)
+{
+	struct unic_pkt *p = unic_pkt_alloc(pool);
+
+	cr_assert_not_null(p);
+	memset(unic_pkt_append(p, len), 0xab, len);
+	return p;
+}
+
+Test(e1000e_fp, a_buffer_crossing_4k_is_split_and_the_tail_moves)
+{
+	struct unic_pkt *spare[64], *p = NULL;
+	unsigned nb_spare = 0;
+	uint64_t iova;
+
+	/* A packet whose buffer holds a 4 KiB boundary; data from 100 bytes
+	 * before it. */
+	while (p == NULL && nb_spare < 64) {
+		struct unic_pkt *c = unic_pkt_alloc(pool);
+		uint64_t b, off;
+
+		cr_assert_not_null(c);
+		b = c->buf_iova;
+		off = (b / 4096 + 1) * 4096 - 100 - b;
+		if (off + 1000 <= c->buf_len) {
+			c->data_off = (uint16_t)off;
+			c->data_len = 1000;
+			c->pkt_len = 1000;
+			p = c;
+		} else {
+			spare[nb_spare++] = c;
+		}
+	}
+	unic_pkt_free_bulk(spare, nb_spare);
+	cr_assert_not_null(p, "no buffer holds a 4 KiB boundary");
+	iova = unic_pkt_data_iova(p);
+	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1);
+	cr_assert_eq(tdt, 2, "a crossing buffer takes two descriptors");
+	cr_assert_eq(tx_ring[0].data.buffer_addr, iova);
+	cr_assert_eq((tx_ring[0].data.cmd_len & E1000E_TXD_LEN_MASK), 100);
+	cr_assert_eq(tx_ring[1].data.buffer_addr, iova + 100);
+	cr_assert_eq((tx_ring[1].data.cmd_len & E1000E_TXD_LEN_MASK), 900);
+	cr_assert(tx_ring[1].data.cmd_len & E1000E_TXD_CMD_EOP);
+	cr_assert(!(tx_ring[0].data.cmd_len & E1000E_TXD_CMD_EOP));
+}
+
+Test(e1000e_fp, report_status_every_32_descriptors_and_reclaim_after_dd)
+{
+	struct unic_pkt *p[40];
+	uint32_t in_use;
+
+	for (int i = 0; i < 40; i++)
+		p[i] = pkt(60);
+	cr_assert_eq(e1000e_tx_burst(&txq, p, 40), 40);
+	cr_assert(tx_ring[31].data.cmd_len & E1000E_TXD_CMD_RS);
+	cr_assert(!(tx_ring[30].data.cmd_len & E1000E_TXD_CMD_RS));
+	in_use = unic_pool_in_use_count(pool);
+	cr_assert_eq(e1000e_tx_reclaim(&txq), 0, "nothing done before DD");
+	tx_ring[31].data.status_popts |= E1000E_TXD_STAT_DD;
+	cr_assert_eq(e1000e_tx_reclaim(&txq), 32);
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use - 32);
+}
+
+Test(e1000e_fp, a_malformed_chain_is_refused_and_counted)
+{
+	struct unic_pkt *p = pkt(100);
+
+	p->nb_segs = 2; /* but no second segment */
+	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1, "taken (freed), not left to the caller");
+	cr_assert_eq(txq.refused, 1);
+	cr_assert_eq(tdt, 0, "nothing sent");
+}
+
+Test(e1000e_fp, a_full_ring_takes_what_fits)
+{
+	struct unic_pkt *p[80];
+	uint16_t took;
+
+	for (int i = 0; i < 80; i++)
+		p[i] = pkt(60);
+	took = e1000e_tx_burst(&txq, p, 80);
+	cr_assert_eq(took, 63, "a 64-descriptor ring takes 63");
+	cr_assert_eq(txq.ring_full, 1);
+	unic_pkt_free_bulk(p + took, 80 - took);
+}
+
+Test(e1000e_fp, rx_fill_leaves_one_descriptor_and_a_length_over_the_buffer_is_dropped)
+{
+	struct unic_pkt *got[4];
+
+	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	cr_assert_eq(rdt, 63, "tail one short of the head: the ring is never full");
+	cr_assert_eq(rxq.nb_filled, 63);
+	/* The device's write-back: a bad length, then a good frame. */
+	rx_ring[0].wb.length = 4000;
+	rx_ring[0].wb.status_error = E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP;
+	rx_ring[1].wb.length = 100;
+	rx_ring[1].wb.status_error = E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP | E1000E_RXD_STAT_IPCS |
+				     E1000E_RXD_ERR_IPE;
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 4), 1);
+	cr_assert_eq(got[0]->pkt_len, 100);
+	cr_assert(got[0]->ol_flags & UNIC_PKT_RX_IP_CKSUM_BAD);
+	cr_assert_eq(rxq.len_errors, 1);
+	cr_assert_eq(rxq.errors, 1);
+	unic_pkt_free(got[0]);
+}
+
+Test(e1000e_fp, a_frame_over_three_buffers_is_one_chain)
+{
+	struct unic_pkt *got[4];
+
+	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	for (int i = 0; i < 3; i++) {
+		rx_ring[i].wb.length = i < 2 ? 2048 : 100;
+		rx_ring[i].wb.status_error = E1000E_RXD_STAT_DD | (i == 2 ? E1000E_RXD_STAT_EOP : 0);
+	}
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 4), 1);
+	cr_assert_eq(got[0]->nb_segs, 3);
+	cr_assert_eq(got[0]->pkt_len, 2048 * 2 + 100);
+	cr_assert_eq(got[0]->next->next->data_len, 100);
+	unic_pkt_free(got[0]);
+}
