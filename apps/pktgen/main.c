@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-pktgen: send stamped UDP frames on one port at a paced rate, receive
+ * on another (or the same), and report per stream: received, lost,
+ * reordered, duplicated, latency percentiles. docs/pktgen.md.
+ *
+ * One thread does both, so the transmit and receive timestamps come from the
+ * same core's TSC (timestamps taken on different cores are not comparable).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <unic/cycles.h>
+#include <unic/env.h>
+#include <unic/log.h>
+#include <unic/pool.h>
+#include <unic/port.h>
+
+#include "pkt_build.h"
+#include "pkt_parse.h"
+#include "pktgen_opts.h"
+#include "rate.h"
+#include "rxstats.h"
+
+#define BURST 32
+#define TX_STALL_NS 2000000000ull /* the tx port taking nothing this long stops the run */
+#define POOL_CACHE 256
+#define DRAIN_NS 500000000ull  /* after the last frame: wait this long for stragglers */
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+struct pg_app {
+	struct pg_opts o;
+	struct unic_port *tx, *rx;
+	struct pg_frame_tmpl tmpl;
+	struct pg_rate rate;
+	uint64_t hz;
+	double ns_per_cycle;
+	/* transmit */
+	uint64_t sent, sent_bytes, tx_full, alloc_fail;
+	uint32_t seq;
+	unsigned size_idx;
+	uint32_t flow_k[4];       /* odometer over src ip, dst ip, src port, dst port */
+	uint64_t t_start_ns, t_tx_end_ns, t_end_ns;
+	/* receive */
+	struct pg_rxstats rs;
+	uint32_t link_mbps;
+	uint64_t last_take_ns;     /* the port last took a frame */
+	bool stalled;
+};
+
+static unsigned next_size(struct pg_app *a)
+{
+	unsigned s;
+
+	if (a->o.nb_sizes) {
+		s = a->o.sizes[a->size_idx];
+		a->size_idx = (a->size_idx + 1) % a->o.nb_sizes;
+	} else {
+		s = a->o.size_lo + a->size_idx;
+		a->size_idx = (a->size_idx + 1) % (a->o.size_hi - a->o.size_lo + 1);
+	}
+	return s;
+}
+
+static void next_flow(struct pg_app *a, struct pg_flow *f)
+{
+	const uint32_t n[4] = { a->o.src_ip.count, a->o.dst_ip.count, a->o.src_port.count,
+				a->o.dst_port.count };
+
+	pg_ip_at(&a->o.src_ip, a->o.ipv6, a->flow_k[0], f->src_ip);
+	pg_ip_at(&a->o.dst_ip, a->o.ipv6, a->flow_k[1], f->dst_ip);
+	f->src_port = (uint16_t)(a->o.src_port.lo + a->flow_k[2]);
+	f->dst_port = (uint16_t)(a->o.dst_port.lo + a->flow_k[3]);
+	for (unsigned i = 0; i < 4; i++) {
+		if (++a->flow_k[i] < n[i])
+			break;
+		a->flow_k[i] = 0;
+	}
+}
+
+static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
+{
+	struct pg_parsed pp;
+	enum pg_parse_result r;
+
+	a->rs.frames++;
+	a->rs.bytes += p->pkt_len;
+	r = pg_frame_parse(unic_pkt_data(p), p->data_len, &pp);
+	a->rs.by_result[r]++;
+	if (r != PG_PARSE_OK) {
+		a->rs.no_stamp++;
+		return;
+	}
+	if (pp.stamp.stream >= PG_MAX_STREAMS) {
+		a->rs.bad_stream++;
+		return;
+	}
+	struct pg_stream_stats *st = &a->rs.stream[pp.stamp.stream];
+
+	pg_seq_add(&st->seq, pp.stamp.seq);
+	if (now_tsc >= pp.stamp.tsc)
+		pg_hist_add(&st->lat_ns, (uint64_t)((double)(now_tsc - pp.stamp.tsc) * a->ns_per_cycle));
+}
+
+static void poll_rx(struct pg_app *a)
+{
+	struct unic_pkt *pk[BURST];
+	uint16_t n = unic_rx_burst(a->rx, 0, pk, BURST);
+	uint64_t now = unic_rdtsc();
+
+	for (uint16_t i = 0; i < n; i++)
+		rx_frame(a, pk[i], now);
+	if (n)
+		unic_pkt_free_bulk(pk, n);
+}
+
+static bool tx_done(const struct pg_app *a, uint64_t now_ns)
+{
+	if (g_stop)
+		return true;
+	if (a->o.count && a->sent >= a->o.count)
+		return true;
+	return a->o.duration > 0 && (double)(now_ns - a->t_start_ns) >= a->o.duration * 1e9;
+}
+
+/* Build and send the frames due now. */
+static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pend, unsigned *npend,
+		  unsigned *pend_size)
+{
+	uint64_t now = unic_rdtsc();
+	unsigned n = *npend;
+	uint16_t took;
+
+	while (n < BURST && pg_rate_due(&a->rate, now) &&
+	       !(a->o.count && a->sent + n >= a->o.count)) {
+		struct unic_pkt *p = unic_pkt_alloc(pool);
+		struct pg_flow f;
+		struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = (uint16_t)a->o.tx_port };
+		unsigned size = next_size(a);
+		uint8_t *d;
+
+		if (p == NULL) {
+			a->alloc_fail++;
+			break;
+		}
+		d = unic_pkt_append(p, (uint16_t)size);
+		if (d == NULL) {  /* cannot happen: the pool's data room fits the largest */
+			unic_pkt_free(p);
+			a->alloc_fail++;
+			break;
+		}
+		next_flow(a, &f);
+		s.seq = a->seq++;
+		s.tsc = unic_rdtsc();
+		pg_frame_build(d, size, &a->tmpl, &f, &s);
+		pend[n] = p;
+		pend_size[n] = size;
+		n++;
+		pg_rate_sent(&a->rate, size, now);
+	}
+	if (n == 0)
+		return;
+	took = unic_tx_burst(a->tx, 0, pend, (uint16_t)n);
+	for (unsigned i = 0; i < took; i++) {
+		a->sent++;
+		a->sent_bytes += pend_size[i];
+	}
+	if (took < n) {  /* ring full: kept for the next round, counted */
+		a->tx_full += n - took;
+		memmove(pend, pend + took, (n - took) * sizeof(*pend));
+		memmove(pend_size, pend_size + took, (n - took) * sizeof(*pend_size));
+	}
+	*npend = n - took;
+	if (took)
+		a->last_take_ns = unic_time_ns();
+}
+
+static void status_line(struct pg_app *a, uint64_t now_ns, uint64_t *last_sent, uint64_t *last_rx,
+			uint64_t *last_ns)
+{
+	double dt = (double)(now_ns - *last_ns) / 1e9;
+	uint64_t rx = a->rs.frames;
+
+	fprintf(stderr, "\r%.0fs tx %.3f Mpps rx %.3f Mpps | sent %" PRIu64 " received %" PRIu64
+		" no-stamp %" PRIu64 " in flight/lost %" PRIu64 "   ",
+		(double)(now_ns - a->t_start_ns) / 1e9, (double)(a->sent - *last_sent) / dt / 1e6,
+		(double)(rx - *last_rx) / dt / 1e6, a->sent, rx, a->rs.no_stamp,
+		a->sent > rx ? a->sent - rx : 0);
+	fflush(stderr);
+	*last_sent = a->sent;
+	*last_rx = rx;
+	*last_ns = now_ns;
+}
+
+static void report(struct pg_app *a)
+{
+	double tx_s = (double)(a->t_tx_end_ns - a->t_start_ns) / 1e9;
+	double req = pg_rate_requested(&a->rate);
+	double ach = pg_rate_achieved(&a->rate, a->sent, a->sent_bytes, tx_s);
+	bool miss = pg_rate_missed(req, ach);
+	struct pg_stream_stats *st = &a->rs.stream[a->o.tx_port % PG_MAX_STREAMS];
+	const struct pg_hist *h = &st->lat_ns;
+	uint64_t lost = pg_seq_lost(&st->seq, a->sent);
+	double pps = tx_s > 0 ? (double)a->sent / tx_s : 0;
+	double l2 = tx_s > 0 ? (double)(a->sent_bytes + 4 * a->sent) * 8 / tx_s : 0;
+	double wire = tx_s > 0 ? (double)(a->sent_bytes + 24 * a->sent) * 8 / tx_s : 0;
+	double avg = h->count ? (double)h->sum / (double)h->count : 0;
+
+	if (a->o.json) {
+		printf("{\"tsc_hz\":%" PRIu64 ",\"tx_port\":%d,\"rx_port\":%d,\"sent\":%" PRIu64
+		       ",\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"reordered\":%" PRIu64
+		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"rx_frames\":%" PRIu64
+		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64
+		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
+		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, st->seq.received, lost,
+		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.frames, a->tx_full,
+		       a->alloc_fail, tx_s, pps, l2, wire);
+		if (req > 0)
+			printf(",\"rate\":{\"unit\":\"%s\",\"requested\":%.1f,\"achieved\":%.1f,\"missed\":%s}",
+			       pg_rate_unit_name(a->rate.spec.unit), req, ach, miss ? "true" : "false");
+		printf(",\"latency_ns\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64 ",\"avg\":%.0f,\"p50\":%" PRIu64
+		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}}\n",
+		       h->count, h->count ? h->min : 0, avg, pg_hist_percentile(h, 50),
+		       pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
+		return;
+	}
+	printf("unic-pktgen: TSC %.6f GHz (calibrated against CLOCK_MONOTONIC)\n", (double)a->hz / 1e9);
+	printf("tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
+	       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
+	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
+	printf("          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
+	       a->alloc_fail);
+	if (req > 0)
+		printf("rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
+		       pg_rate_unit_name(a->rate.spec.unit),
+		       miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
+	printf("rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->o.rx_port,
+	       a->rs.frames, a->rs.no_stamp);
+	for (unsigned r = 1; r < PG_PARSE_NB; r++)
+		if (a->rs.by_result[r])
+			printf("          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
+	printf("stream %d: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
+	       ", duplicated %" PRIu64 "\n", a->o.tx_port, st->seq.received, lost, st->seq.reordered,
+	       st->seq.duplicated);
+	printf("latency (ns, %" PRIu64 " samples): min %" PRIu64 " avg %.0f p50 %" PRIu64 " p99 %" PRIu64
+	       " p99.9 %" PRIu64 " max %" PRIu64 "\n", h->count, h->count ? h->min : 0, avg,
+	       pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
+}
+
+static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned max_size,
+		      bool vlan)
+{
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
+				    .rx_mode = UNIC_RX_MODE_POLL };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .numa_node = -1, .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
+	unsigned mtu = max_size - PG_ETH_LEN - (vlan ? PG_VLAN_LEN : 0);
+	int r;
+
+	if (mtu > 1500)
+		c.mtu = (uint16_t)mtu;
+	if ((r = unic_port_configure(port, &c)) || (r = unic_port_rx_queue_setup(port, 0, &rc)) ||
+	    (r = unic_port_tx_queue_setup(port, 0, &tc)) || (r = unic_port_start(port))) {
+		fprintf(stderr, "unic-pktgen: cannot set up port %d (%s)%s: %s (the message above says why)\n",
+			idx, unic_port_name(port), c.mtu ? " for jumbo frames" : "", strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct pg_app a;
+	struct unic_env_options eo;
+	struct unic_env *env = NULL;
+	struct unic_pool *pool = NULL;
+	struct unic_port *ports[UNIC_PORT_MAX];
+	struct unic_pkt *pend[BURST];
+	unsigned pend_size[BURST], npend = 0, nports, max_size = 0;
+	char err[512];
+	int n, ret = PG_EXIT_FAIL;
+
+	n = unic_env_parse(&eo, argc, argv);
+	if (n < 0)
+		return PG_EXIT_USAGE;
+	pg_opts_init(&a.o);
+	if (pg_opts_parse(&a.o, n, argv, err, sizeof(err)) != 0) {
+		fprintf(stderr, "unic-pktgen: error: %s\n", err);
+		return PG_EXIT_USAGE;
+	}
+	if (a.o.help) {
+		pg_usage(stdout, "unic-pktgen");
+		return PG_EXIT_OK;
+	}
+	if (a.o.nb_sizes)
+		for (unsigned i = 0; i < a.o.nb_sizes; i++)
+			max_size = a.o.sizes[i] > max_size ? a.o.sizes[i] : max_size;
+	else
+		max_size = a.o.size_hi;
+
+	env = unic_env_create(&eo);
+	if (env == NULL) {
+		fprintf(stderr, "unic-pktgen: cannot set up the environment: %s (the message above says why)\n",
+			strerror(errno));
+		return PG_EXIT_FAIL;
+	}
+	nports = unic_env_ports(env, ports, UNIC_PORT_MAX);
+	if ((unsigned)a.o.tx_port >= nports || (unsigned)a.o.rx_port >= nports) {
+		fprintf(stderr, "unic-pktgen: error: option %s: port %d does not exist; %u port(s) were created (0..%d: PCI devices, then --vdev in order)\n",
+			(unsigned)a.o.tx_port >= nports ? "--tx-port" : "--rx-port",
+			(unsigned)a.o.tx_port >= nports ? a.o.tx_port : a.o.rx_port, nports, (int)nports - 1);
+		ret = PG_EXIT_USAGE;
+		goto out;
+	}
+	a.tx = ports[a.o.tx_port];
+	a.rx = ports[a.o.rx_port];
+
+	{
+		struct unic_port_info ti = { 0 }, ri = { 0 };
+		struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "pktgen", .mem = unic_env_mem(env),
+						  .cache_size = POOL_CACHE, .numa_node = -1 };
+
+		unic_port_info_get(a.tx, &ti);
+		unic_port_info_get(a.rx, &ri);
+		pc.count = (uint32_t)ti.tx_desc_default + ri.rx_desc_default + 4 * BURST + 2 * POOL_CACHE * 2;
+		if (pc.count < 4096)
+			pc.count = 4096;
+		/* Room for the MTU's frame as the port counts it (tag, FCS). */
+		pc.dataroom = (uint16_t)(max_size + 64 > UNIC_PKT_DATAROOM_DEFAULT ? max_size + 64 : 0);
+		pool = unic_pktpool_create(&pc);
+		if (pool == NULL) {
+			fprintf(stderr, "unic-pktgen: cannot create a pool of %u buffers: %s\n", pc.count,
+				strerror(errno));
+			goto out;
+		}
+	}
+	if (setup_port(a.tx, a.o.tx_port, pool, max_size, a.o.vlan))
+		goto out;
+	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, max_size, a.o.vlan))
+		goto out;
+	{
+		struct unic_link l = { 0 };
+
+		if (unic_port_link_get(a.tx, &l) == 0 && !l.up)
+			unic_port_link_wait(a.tx, 3000, &l);
+		a.link_mbps = l.up ? l.speed_mbps : 0;
+	}
+
+	memset(a.tmpl.dst_mac, 0xff, 6);
+	unic_port_mac_get(a.rx, a.tmpl.dst_mac);
+	unic_port_mac_get(a.tx, a.tmpl.src_mac);
+	a.tmpl.ipv6 = a.o.ipv6;
+	a.tmpl.vlan = a.o.vlan;
+	a.tmpl.vlan_tci = a.o.vid;
+	a.tmpl.ttl = 64;
+	a.hz = unic_tsc_hz();
+	a.ns_per_cycle = 1e9 / (double)a.hz;
+	if (pg_rate_init(&a.rate, &a.o.rate, a.hz, a.link_mbps, err, sizeof(err))) {
+		fprintf(stderr, "unic-pktgen: error: %s\n", err);
+		ret = PG_EXIT_USAGE;
+		goto out;
+	}
+	pg_rxstats_init(&a.rs);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!a.o.json)
+		printf("unic-pktgen: tx port %d (%s) -> rx port %d (%s), TSC %.6f GHz, link %u Mbps\n",
+		       a.o.tx_port, unic_port_name(a.tx), a.o.rx_port, unic_port_name(a.rx),
+		       (double)a.hz / 1e9, a.link_mbps);
+
+	bool live = !a.o.json && isatty(STDERR_FILENO);
+	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0;
+
+	a.t_start_ns = last_ns = a.last_take_ns = unic_time_ns();
+	next_status = a.t_start_ns + 1000000000ull;
+	pg_rate_start(&a.rate, unic_rdtsc());
+	for (;;) {
+		uint64_t now_ns = unic_time_ns();
+
+		if (a.t_tx_end_ns == 0) {
+			if (tx_done(&a, now_ns) && npend == 0) {
+				a.t_tx_end_ns = now_ns;
+				drain_until = now_ns + DRAIN_NS;
+			} else if (!g_stop || npend) {
+				do_tx(&a, pool, pend, &npend, pend_size);
+				if (npend && now_ns - a.last_take_ns > TX_STALL_NS && !a.stalled) {
+					fprintf(stderr, "\nunic-pktgen: tx port %d (%s) took no frame for %.0f s (link down, or no peer?); stopping\n",
+						a.o.tx_port, unic_port_name(a.tx), TX_STALL_NS / 1e9);
+					a.stalled = true;
+					g_stop = 1;
+				}
+				if (g_stop && npend) {  /* interrupted: drop what the port did not take */
+					unic_pkt_free_bulk(pend, npend);
+					npend = 0;
+				}
+			}
+		}
+		poll_rx(&a);
+		if (a.t_tx_end_ns) {
+			if (a.rs.frames >= a.sent && a.sent > 0)
+				break;
+			if (now_ns >= drain_until || g_stop > 1)
+				break;
+		}
+		if (live && now_ns >= next_status) {
+			status_line(&a, now_ns, &last_sent, &last_rx, &last_ns);
+			next_status += 1000000000ull;
+		}
+	}
+	a.t_end_ns = unic_time_ns();
+	if (live)
+		fprintf(stderr, "\n");
+	report(&a);
+	ret = a.stalled ? PG_EXIT_FAIL : PG_EXIT_OK;
+out:
+	if (npend)
+		unic_pkt_free_bulk(pend, npend);
+	if (a.tx && unic_port_state(a.tx) == UNIC_PORT_STARTED)
+		unic_port_stop(a.tx);
+	if (a.rx && a.rx != a.tx && unic_port_state(a.rx) == UNIC_PORT_STARTED)
+		unic_port_stop(a.rx);
+	if (a.tx)
+		unic_port_close(a.tx);
+	if (a.rx && a.rx != a.tx)
+		unic_port_close(a.rx);
+	unic_pool_free(pool);
+	unic_env_destroy(env);
+	return ret;
+}

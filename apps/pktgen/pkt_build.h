@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-pktgen: build Ethernet [802.1Q] / IPv4|IPv6 / UDP frames that carry a
+ * stamp. docs/pktgen.md.
+ *
+ * Frame size: the bytes the application builds, without the 4-byte FCS the
+ * NIC appends (60 is the Ethernet minimum; on the link it is 64 bytes, plus
+ * 20 bytes of preamble and inter-frame gap).
+ *
+ * The stamp is the first PG_STAMP_LEN bytes of the UDP payload, big-endian:
+ *   0  magic      32 bits  PG_STAMP_MAGIC
+ *   4  stream id  16 bits
+ *   6  sequence   32 bits  (the receiver widens it to 64 bits)
+ *   10 tx time    64 bits  TSC at build time
+ * 18 bytes, so a 60-byte IPv4 frame without a tag holds it exactly. The rest
+ * of the payload is zero.
+ */
+#ifndef PG_PKT_BUILD_H
+#define PG_PKT_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PG_STAMP_MAGIC 0x756e6963u  /* "unic" */
+#define PG_STAMP_LEN 18
+#define PG_ETH_LEN 14
+#define PG_VLAN_LEN 4
+#define PG_IPV4_LEN 20
+#define PG_IPV6_LEN 40
+#define PG_UDP_LEN 8
+#define PG_FCS_LEN 4
+#define PG_WIRE_EXTRA 20            /* preamble 8 + inter-frame gap 12 */
+#define PG_SIZE_MIN 60
+#define PG_SIZE_MAX 9000
+
+#define PG_ETHERTYPE_IPV4 0x0800
+#define PG_ETHERTYPE_IPV6 0x86dd
+#define PG_ETHERTYPE_VLAN 0x8100
+
+struct pg_stamp {
+	uint32_t magic;
+	uint16_t stream;
+	uint32_t seq;
+	uint64_t tsc;
+};
+
+/* What stays the same from frame to frame. */
+struct pg_frame_tmpl {
+	uint8_t dst_mac[6], src_mac[6];
+	bool ipv6;
+	bool vlan;
+	uint16_t vlan_tci;   /* VID (12 bits) and priority */
+	uint8_t ttl;         /* hop limit for IPv6 */
+};
+
+/* What changes: the flow. Addresses in network order (IPv4 in ip[0..3]). */
+struct pg_flow {
+	uint8_t src_ip[16], dst_ip[16];
+	uint16_t src_port, dst_port;
+};
+
+/* Smallest frame size that holds the headers and the stamp. */
+unsigned pg_frame_min_size(bool ipv6, bool vlan);
+
+/*
+ * Check a frame size for the template. @return 0, or -EINVAL with a message
+ * in @p err that says the minimum (or maximum).
+ */
+int pg_frame_size_check(const struct pg_frame_tmpl *t, unsigned size, char *err, size_t errlen);
+
+/*
+ * Write a frame of @p size bytes into @p buf (room for @p size bytes).
+ * @p size must have passed pg_frame_size_check. @return size, or 0 if it had
+ * not (nothing written).
+ */
+unsigned pg_frame_build(uint8_t *buf, unsigned size, const struct pg_frame_tmpl *t,
+			const struct pg_flow *f, const struct pg_stamp *s);
+
+/* RFC 1071 arithmetic: add bytes to a 32-bit running sum (an even-length
+ * prefix keeps 16-bit alignment), fold to the one's complement. */
+uint32_t pg_csum_add(uint32_t sum, const uint8_t *p, size_t len);
+uint16_t pg_csum_fold(uint32_t sum);
+
+/* The UDP checksum of a datagram (@p udp, @p len bytes) given the addresses
+ * (4 or 16 bytes each). 0 is sent as 0xffff. */
+uint16_t pg_udp_csum(const uint8_t *src, const uint8_t *dst, bool ipv6, const uint8_t *udp,
+		     size_t len);
+
+/* Big-endian helpers. */
+static inline void pg_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static inline void pg_put32(uint8_t *p, uint32_t v)
+{
+	pg_put16(p, (uint16_t)(v >> 16));
+	pg_put16(p + 2, (uint16_t)v);
+}
+static inline void pg_put64(uint8_t *p, uint64_t v)
+{
+	pg_put32(p, (uint32_t)(v >> 32));
+	pg_put32(p + 4, (uint32_t)v);
+}
+static inline uint16_t pg_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t pg_get32(const uint8_t *p) { return (uint32_t)pg_get16(p) << 16 | pg_get16(p + 2); }
+static inline uint64_t pg_get64(const uint8_t *p) { return (uint64_t)pg_get32(p) << 32 | pg_get32(p + 4); }
+
+#endif /* PG_PKT_BUILD_H */

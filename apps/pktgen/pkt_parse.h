@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-pktgen: parse a received frame (untrusted: every length is checked
+ * against the bytes actually there) and extract its stamp.
+ */
+#ifndef PG_PKT_PARSE_H
+#define PG_PKT_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pkt_build.h"
+
+enum pg_parse_result {
+	PG_PARSE_OK = 0,     /* UDP with a valid stamp */
+	PG_PARSE_SHORT,      /* frame ends inside a header */
+	PG_PARSE_NOT_IP,     /* neither IPv4 nor IPv6 (after an optional tag) */
+	PG_PARSE_NOT_UDP,    /* IP, but not UDP, or an IPv4 fragment / options we do not send */
+	PG_PARSE_BAD_LEN,    /* IP or UDP length disagrees with the frame */
+	PG_PARSE_BAD_CSUM,   /* IPv4 header or UDP checksum wrong */
+	PG_PARSE_NO_STAMP,   /* UDP payload too short, or magic wrong */
+	PG_PARSE_NB
+};
+
+struct pg_parsed {
+	bool vlan, ipv6;
+	uint16_t vlan_tci;
+	unsigned l3_off, l4_off;
+	uint16_t udp_len;
+	struct pg_stamp stamp;
+};
+
+/* Parse @p len bytes at @p buf. Reads nothing outside [buf, buf + len).
+ * Trailing bytes after the IP datagram (Ethernet padding) are allowed. */
+enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_parsed *out);
+
+const char *pg_parse_result_name(enum pg_parse_result r);
+
+#endif /* PG_PKT_PARSE_H */

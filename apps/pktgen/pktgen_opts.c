@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-pktgen options: every error names the option, the value given and
+ * the accepted forms, and returns -EINVAL; nothing exits.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unic/env.h>
+#include <unic/port.h>
+
+#include "pktgen_opts.h"
+
+#define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+
+void pg_opts_init(struct pg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tx_port = -1;
+	o->rx_port = -1;
+	o->sizes[0] = 60;
+	o->nb_sizes = 1;
+	o->src_port = (struct pg_port_range){ 1024, 1 };
+	o->dst_port = (struct pg_port_range){ 1024, 1 };
+}
+
+static int parse_u64(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out,
+		     char *err, size_t errlen)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	if (v[0] < '0' || v[0] > '9')
+		goto bad;
+	x = strtoull(v, &end, 10);
+	if (errno || *end != '\0' || x < min || x > max)
+		goto bad;
+	*out = x;
+	return 0;
+bad:
+	return ERR("option %s: bad value '%s'; expected a whole number from %" PRIu64 " to %" PRIu64,
+		   opt, v, min, max);
+}
+
+/* "a-b" or "a" into lo/hi, each in [min, max]. */
+static int parse_urange(const char *opt, const char *v, uint64_t min, uint64_t max, bool need_dash,
+			uint64_t *lo, uint64_t *hi, char *err, size_t errlen)
+{
+	char buf[64];
+	const char *dash = strchr(v, '-');
+	int rc;
+
+	if ((need_dash && dash == NULL) || strlen(v) >= sizeof(buf))
+		goto bad;
+	if (dash == NULL) {
+		rc = parse_u64(opt, v, min, max, lo, err, errlen);
+		*hi = *lo;
+		return rc;
+	}
+	memcpy(buf, v, (size_t)(dash - v));
+	buf[dash - v] = '\0';
+	if (parse_u64(opt, buf, min, max, lo, err, errlen) ||
+	    parse_u64(opt, dash + 1, min, max, hi, err, errlen) || *hi < *lo)
+		goto bad;
+	return 0;
+bad:
+	return ERR("option %s: bad value '%s'; expected %sLO-HI with %" PRIu64 " <= LO <= HI <= %" PRIu64,
+		   opt, v, need_dash ? "" : "N or ", min, max);
+}
+
+static int parse_ip_range(const char *opt, const char *v, struct pg_ip_range *r, char *err,
+			  size_t errlen)
+{
+	char buf[2][INET6_ADDRSTRLEN + 1];
+	uint8_t a[16] = { 0 }, b[16] = { 0 };
+	const char *dash = strchr(v, '-');
+	bool v6 = strchr(v, ':') != NULL;
+	int af = v6 ? AF_INET6 : AF_INET;
+	size_t n = dash ? (size_t)(dash - v) : strlen(v);
+	uint32_t lo, hi;
+	unsigned off = v6 ? 12 : 0;
+
+	if (n >= sizeof(buf[0]) || (dash && strlen(dash + 1) >= sizeof(buf[1])))
+		goto bad;
+	memcpy(buf[0], v, n);
+	buf[0][n] = '\0';
+	snprintf(buf[1], sizeof(buf[1]), "%s", dash ? dash + 1 : buf[0]);
+	if (inet_pton(af, buf[0], a) != 1 || inet_pton(af, buf[1], b) != 1)
+		goto bad;
+	if (v6 && memcmp(a, b, 12) != 0)
+		goto bad;
+	lo = (uint32_t)a[off] << 24 | (uint32_t)a[off + 1] << 16 | (uint32_t)a[off + 2] << 8 | a[off + 3];
+	hi = (uint32_t)b[off] << 24 | (uint32_t)b[off + 1] << 16 | (uint32_t)b[off + 2] << 8 | b[off + 3];
+	if (hi < lo || (uint64_t)hi - lo + 1 > UINT32_MAX)
+		goto bad;
+	memcpy(r->lo, a, 16);
+	r->count = hi - lo + 1;
+	r->given = true;
+	return v6 ? 6 : 4;
+bad:
+	return ERR("option %s: bad value '%s'; expected an address or a range ADDR-ADDR "
+		   "(IPv4 such as 10.0.0.1-10.0.0.254, or IPv6 such as fd00::1-fd00::ff that differ only in the last 32 bits)",
+		   opt, v);
+}
+
+void pg_ip_at(const struct pg_ip_range *r, bool ipv6, uint32_t i, uint8_t out[16])
+{
+	unsigned off = ipv6 ? 12 : 0;
+	uint32_t lo = (uint32_t)r->lo[off] << 24 | (uint32_t)r->lo[off + 1] << 16 |
+		      (uint32_t)r->lo[off + 2] << 8 | r->lo[off + 3];
+
+	memcpy(out, r->lo, 16);
+	pg_put32(out + off, lo + i);
+}
+
+static int parse_sizes(const char *v, struct pg_opts *o, char *err, size_t errlen)
+{
+	char buf[512], *save = NULL, *t;
+	uint64_t x;
+
+	if (strlen(v) >= sizeof(buf) || v[0] == '\0')
+		goto bad;
+	snprintf(buf, sizeof(buf), "%s", v);
+	o->nb_sizes = 0;
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (o->nb_sizes == PG_MAX_SIZES)
+			return ERR("option --sizes: '%s' lists more than %d sizes", v, PG_MAX_SIZES);
+		if (parse_u64("--sizes", t, PG_SIZE_MIN, PG_SIZE_MAX, &x, err, errlen))
+			goto bad;
+		o->sizes[o->nb_sizes++] = (unsigned)x;
+	}
+	if (o->nb_sizes == 0)
+		goto bad;
+	return 0;
+bad:
+	return ERR("option --sizes: bad value '%s'; expected sizes %d..%d separated by commas, e.g. 64,512,1500",
+		   v, PG_SIZE_MIN, PG_SIZE_MAX);
+}
+
+/* Options that take a value. */
+static const char *const with_value[] = {
+	"--tx-port", "--rx-port", "--size", "--sizes", "--size-range", "--vlan", "--src-ip",
+	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", NULL,
+};
+
+static int check_sizes(struct pg_opts *o, char *err, size_t errlen)
+{
+	struct pg_frame_tmpl t = { .ipv6 = o->ipv6, .vlan = o->vlan };
+	char why[256];
+	unsigned min = o->nb_sizes ? o->sizes[0] : o->size_lo;
+
+	for (unsigned i = 1; i < o->nb_sizes; i++)
+		if (o->sizes[i] < min)
+			min = o->sizes[i];
+	if (pg_frame_size_check(&t, min, why, sizeof(why)))
+		return ERR("option %s: %s", o->nb_sizes ? "--size/--sizes" : "--size-range", why);
+	return 0;
+}
+
+int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t errlen)
+{
+	int fam_src = 0, fam_dst = 0;
+
+	for (int i = 1; i < argc; i++) {
+		char name[32];
+		const char *a = argv[i], *v = NULL, *eq;
+		uint64_t x, lo, hi;
+		int rc = 0;
+
+		eq = strchr(a, '=');
+		if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof(name)) {
+			memcpy(name, a, (size_t)(eq - a));
+			name[eq - a] = '\0';
+			v = eq + 1;
+		} else {
+			snprintf(name, sizeof(name), "%s", a);
+		}
+		bool takes = false;
+
+		for (unsigned k = 0; with_value[k]; k++)
+			takes |= strcmp(name, with_value[k]) == 0;
+		if (takes && v == NULL) {
+			if (i + 1 >= argc)
+				return ERR("option %s: missing value", name);
+			v = argv[++i];
+		} else if (!takes && v != NULL) {
+			return ERR("option %s: takes no value (given '%s')", name, v);
+		}
+		if (strcmp(name, "--tx-port") == 0 || strcmp(name, "--rx-port") == 0) {
+			rc = parse_u64(name, v, 0, UNIC_PORT_MAX - 1, &x, err, errlen);
+			if (!rc)
+				*(name[2] == 't' ? &o->tx_port : &o->rx_port) = (int)x;
+		} else if (strcmp(name, "--size") == 0) {
+			rc = parse_u64(name, v, PG_SIZE_MIN, PG_SIZE_MAX, &x, err, errlen);
+			if (!rc) {
+				o->sizes[0] = (unsigned)x;
+				o->nb_sizes = 1;
+			}
+		} else if (strcmp(name, "--sizes") == 0) {
+			rc = parse_sizes(v, o, err, errlen);
+		} else if (strcmp(name, "--size-range") == 0) {
+			rc = parse_urange(name, v, PG_SIZE_MIN, PG_SIZE_MAX, true, &lo, &hi, err, errlen);
+			if (!rc) {
+				o->size_lo = (unsigned)lo;
+				o->size_hi = (unsigned)hi;
+				o->nb_sizes = 0;
+			}
+		} else if (strcmp(name, "--ipv6") == 0) {
+			o->ipv6 = true;
+		} else if (strcmp(name, "--vlan") == 0) {
+			rc = parse_u64(name, v, 0, 4095, &x, err, errlen);
+			if (!rc) {
+				o->vlan = true;
+				o->vid = (uint16_t)x;
+			}
+		} else if (strcmp(name, "--src-ip") == 0) {
+			rc = parse_ip_range(name, v, &o->src_ip, err, errlen);
+			if (rc > 0) {
+				fam_src = rc;
+				rc = 0;
+			}
+		} else if (strcmp(name, "--dst-ip") == 0) {
+			rc = parse_ip_range(name, v, &o->dst_ip, err, errlen);
+			if (rc > 0) {
+				fam_dst = rc;
+				rc = 0;
+			}
+		} else if (strcmp(name, "--src-port") == 0 || strcmp(name, "--dst-port") == 0) {
+			rc = parse_urange(name, v, 0, 65535, false, &lo, &hi, err, errlen);
+			if (!rc)
+				*(name[2] == 's' ? &o->src_port : &o->dst_port) =
+					(struct pg_port_range){ (uint16_t)lo, (uint32_t)(hi - lo + 1) };
+		} else if (strcmp(name, "--rate") == 0) {
+			rc = pg_rate_parse(v, &o->rate, err, errlen);
+		} else if (strcmp(name, "--count") == 0) {
+			rc = parse_u64(name, v, 1, UINT64_MAX, &o->count, err, errlen);
+		} else if (strcmp(name, "--duration") == 0) {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(v, &end);
+			if (errno || *end || !isfinite(d) || d <= 0 || d > 86400 * 365 ||
+			    ((v[0] < '0' || v[0] > '9') && v[0] != '.'))
+				return ERR("option --duration: bad value '%s'; expected seconds, e.g. 10 or 0.5", v);
+			o->duration = d;
+		} else if (strcmp(name, "--json") == 0) {
+			o->json = true;
+		} else if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+			o->help = true;
+		} else {
+			return ERR("unknown option '%s' (see --help)", a);
+		}
+		if (rc)
+			return -EINVAL;
+	}
+	if (o->help)
+		return 0;
+	if (o->tx_port < 0 || o->rx_port < 0)
+		return ERR("options --tx-port and --rx-port: both are required (port numbers in the order the ports were created: PCI devices, then --vdev)");
+	if ((fam_src && fam_src != (o->ipv6 ? 6 : 4)) || (fam_dst && fam_dst != (o->ipv6 ? 6 : 4)))
+		return ERR("option %s: an %s address with%s --ipv6",
+			   fam_src && fam_src != (o->ipv6 ? 6 : 4) ? "--src-ip" : "--dst-ip",
+			   o->ipv6 ? "IPv4" : "IPv6", o->ipv6 ? "" : "out");
+	if (!o->src_ip.given)
+		parse_ip_range("--src-ip", o->ipv6 ? "fd00::1" : "10.0.0.1", &o->src_ip, err, errlen);
+	if (!o->dst_ip.given)
+		parse_ip_range("--dst-ip", o->ipv6 ? "fd00::2" : "10.0.0.2", &o->dst_ip, err, errlen);
+	return check_sizes(o, err, errlen);
+}
+
+void pg_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [env options] --tx-port N --rx-port N [options]\n"
+		"  --tx-port N, --rx-port N   ports to send on and receive on (may be the same)\n"
+		"  --size N | --sizes a,b,c | --size-range a-b\n"
+		"                             frame sizes without the FCS, %d..%d (default 60)\n"
+		"  --ipv6                     UDP over IPv6 (default IPv4)\n"
+		"  --vlan VID                 add an 802.1Q tag\n"
+		"  --src-ip A[-B], --dst-ip A[-B]   address ranges (flows cycle through them)\n"
+		"  --src-port P[-Q], --dst-port P[-Q]\n"
+		"  --rate R                   1Mpps, 100Mbps (L2, FCS included), 10Gbps-wire\n"
+		"                             (+20 bytes preamble and gap a frame), 10%% of link speed\n"
+		"                             (default: as fast as the port takes frames)\n"
+		"  --count N, --duration S    stop after N frames or S seconds (whichever first)\n"
+		"  --json                     final report as one JSON object\n"
+		"\nenv options:\n%s",
+		prog, PG_SIZE_MIN, PG_SIZE_MAX, unic_env_usage());
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-pktgen's own options (the env options -a, --vdev, -l ... are taken
+ * first by unic_env_parse). Pure functions, unit-tested.
+ */
+#ifndef PG_OPTS_H
+#define PG_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pkt_build.h"
+#include "rate.h"
+
+#define PG_EXIT_OK 0
+#define PG_EXIT_FAIL 1
+#define PG_EXIT_USAGE 2
+
+#define PG_MAX_SIZES 64
+
+/* An address range: lo..hi on the last 32 bits (IPv6: the first 12 bytes are
+ * the same in both ends). */
+struct pg_ip_range {
+	uint8_t lo[16];
+	uint32_t count;       /* addresses in the range, >= 1 */
+	bool given;
+};
+
+struct pg_port_range {
+	uint16_t lo;
+	uint32_t count;
+};
+
+struct pg_opts {
+	int tx_port, rx_port;       /* -1: not given */
+	unsigned sizes[PG_MAX_SIZES];
+	unsigned nb_sizes;          /* a list, cycled */
+	unsigned size_lo, size_hi;  /* --size-range: cycled lo..hi; nb_sizes 0 */
+	bool ipv6;
+	bool vlan;
+	uint16_t vid;
+	struct pg_ip_range src_ip, dst_ip;
+	struct pg_port_range src_port, dst_port;
+	struct pg_rate_spec rate;
+	uint64_t count;             /* 0: no limit */
+	double duration;            /* 0: no limit */
+	bool json;
+	bool help;
+};
+
+void pg_opts_init(struct pg_opts *o);
+
+/*
+ * Parse argv[1..argc-1] (what unic_env_parse left), then check the whole:
+ * address families, frame sizes against the headers and stamp.
+ * @return 0, or -EINVAL with a message naming the option, the value given
+ * and the accepted forms.
+ */
+int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* The address with index @p i of range @p r (i < count). */
+void pg_ip_at(const struct pg_ip_range *r, bool ipv6, uint32_t i, uint8_t out[16]);
+
+void pg_usage(FILE *f, const char *prog);
+
+#endif /* PG_OPTS_H */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* unic-pktgen receive statistics (rxstats.h). */
+#include <math.h>
+#include <string.h>
+
+#include "rxstats.h"
+
+#define SUB (1u << PG_HIST_SUB_BITS)
+
+void pg_hist_init(struct pg_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+unsigned pg_hist_index(uint64_t v)
+{
+	unsigned m;
+
+	if (v < 2 * SUB)
+		return (unsigned)v;
+	m = 63u - (unsigned)__builtin_clzll(v);   /* >= PG_HIST_SUB_BITS + 1 */
+	/* [2^m, 2^(m+1)) split in SUB buckets of width 2^(m - SUB_BITS). */
+	return (m - PG_HIST_SUB_BITS) * SUB + (unsigned)(v >> (m - PG_HIST_SUB_BITS));
+}
+
+uint64_t pg_hist_bucket_lo(unsigned i)
+{
+	unsigned k;
+
+	if (i < 2 * SUB)
+		return i;
+	k = i / SUB - 1;  /* shift: m - SUB_BITS */
+	return (uint64_t)(i % SUB + SUB) << k;
+}
+
+uint64_t pg_hist_bucket_hi(unsigned i)
+{
+	if (i < 2 * SUB)
+		return i;
+	if (i + 1 >= PG_HIST_BUCKETS)
+		return UINT64_MAX;
+	return pg_hist_bucket_lo(i + 1) - 1;
+}
+
+void pg_hist_add(struct pg_hist *h, uint64_t v)
+{
+	h->bucket[pg_hist_index(v)]++;
+	h->count++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+uint64_t pg_hist_percentile(const struct pg_hist *h, double p)
+{
+	uint64_t rank, cum = 0, v;
+	unsigned i;
+
+	if (h->count == 0)
+		return 0;
+	rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+	if (rank < 1)
+		rank = 1;
+	if (rank > h->count)
+		rank = h->count;
+	for (i = 0; i < PG_HIST_BUCKETS; i++) {
+		cum += h->bucket[i];
+		if (cum >= rank)
+			break;
+	}
+	v = pg_hist_bucket_hi(i < PG_HIST_BUCKETS ? i : PG_HIST_BUCKETS - 1);
+	if (v > h->max)
+		v = h->max;
+	if (v < h->min)
+		v = h->min;
+	return v;
+}
+
+void pg_seq_init(struct pg_seq *q)
+{
+	memset(q, 0, sizeof(*q));
+}
+
+static bool seq_test_set(struct pg_seq *q, uint64_t s)
+{
+	unsigned b = (unsigned)(s % PG_SEQ_WINDOW);
+	uint64_t m = 1ull << (b % 64);
+	bool was = q->seen[b / 64] & m;
+
+	q->seen[b / 64] |= m;
+	return was;
+}
+
+static void seq_clear(struct pg_seq *q, uint64_t s)
+{
+	unsigned b = (unsigned)(s % PG_SEQ_WINDOW);
+
+	q->seen[b / 64] &= ~(1ull << (b % 64));
+}
+
+void pg_seq_add(struct pg_seq *q, uint32_t seq32)
+{
+	uint64_t s;
+
+	q->received++;
+	if (!q->any) {
+		/* Streams start at 0; a first number far from 0 still counts from 0. */
+		q->any = true;
+		q->highest = seq32;
+		memset(q->seen, 0, sizeof(q->seen));
+		seq_test_set(q, seq32);
+		q->unique++;
+		return;
+	}
+	/* Widen: the 64-bit number nearest the highest seen with these low bits. */
+	s = (q->highest & ~0xffffffffull) | seq32;
+	if (s > q->highest && s - q->highest > 0x80000000ull && s >= 0x100000000ull)
+		s -= 0x100000000ull;
+	else if (s < q->highest && q->highest - s > 0x80000000ull)
+		s += 0x100000000ull;
+	if (s > q->highest) {
+		uint64_t gap = s - q->highest;
+
+		if (gap >= PG_SEQ_WINDOW) {
+			memset(q->seen, 0, sizeof(q->seen));
+		} else {
+			for (uint64_t x = q->highest + 1; x < s; x++)
+				seq_clear(q, x);
+		}
+		seq_clear(q, s);
+		seq_test_set(q, s);
+		q->highest = s;
+		q->unique++;
+		return;
+	}
+	if (q->highest - s >= PG_SEQ_WINDOW) {  /* too old to tell: late */
+		q->reordered++;
+		q->unique++;
+		return;
+	}
+	if (seq_test_set(q, s)) {
+		q->duplicated++;
+		return;
+	}
+	q->reordered++;
+	q->unique++;
+}
+
+uint64_t pg_seq_lost(const struct pg_seq *q, uint64_t sent)
+{
+	uint64_t expect = sent;
+
+	if (expect == 0)
+		expect = q->any ? q->highest + 1 : 0;
+	return expect > q->unique ? expect - q->unique : 0;
+}
+
+void pg_rxstats_init(struct pg_rxstats *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < PG_MAX_STREAMS; i++) {
+		pg_seq_init(&s->stream[i].seq);
+		pg_hist_init(&s->stream[i].lat_ns);
+	}
+}
