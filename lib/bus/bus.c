@@ -717,6 +717,9 @@ int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table
 		}
 		UNIC_LOG(INFO, BUS, "%s: driver %s created port %s", info->bdf, drv->name,
 			 port ? port->name : "?");
+		/* The registry holds the port now; the driver's reference from
+		 * unic_port_alloc() is not ours to keep. */
+		unic_port_put(port);
 		created++;
 	}
 	for (unsigned i = 0; i < nb_allow; i++) {

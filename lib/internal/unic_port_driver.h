@@ -193,7 +193,9 @@ struct unic_driver {
 	/* Virtual drivers: create a port from "name,key=value,...". */
 	int (*vdev_create)(const char *name, const char *args, struct unic_port **out);
 	/* PCI drivers: the ids they drive (zero-terminated), and the probe the
-	 * bus calls with an opened device (lib/bus, unic_bus_probe). */
+	 * bus calls with an opened device (lib/bus, unic_bus_probe). A probe
+	 * registers its port and hands back its own reference in *out, which
+	 * the bus drops: the registry keeps the port. */
 	const struct unic_pci_id *pci_ids;
 	int (*pci_probe)(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out);
 };
