@@ -12,6 +12,8 @@
 
 #include <unic/env.h>
 
+#include "app_opts.h"
+
 #include "l2fwd.h"
 
 void l2fwd_opts_init(struct l2fwd_opts *o)
@@ -25,26 +27,6 @@ void l2fwd_opts_init(struct l2fwd_opts *o)
 }
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
-
-/* An unsigned decimal in [min, max]. */
-static int parse_uint(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out,
-		      char *err, size_t errlen)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	if (v[0] < '0' || v[0] > '9')
-		goto bad;
-	x = strtoull(v, &end, 10);
-	if (errno || *end != '\0' || x < min || x > max)
-		goto bad;
-	*out = x;
-	return 0;
-bad:
-	return ERR("option %s: bad value '%s'; expected a whole number from %" PRIu64 " to %" PRIu64,
-		   opt, v, min, max);
-}
 
 /* Seconds: a non-negative decimal such as 10, 0.5; at most a day. */
 static int parse_seconds(const char *opt, const char *v, double *out, char *err, size_t errlen)
@@ -190,7 +172,7 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 	case O_PORTMASK:
 		return parse_portmask(v, &o->portmask, err, errlen);
 	case O_QUEUES:
-		rc = parse_uint(name, v, 1, L2FWD_MAX_THREAD_PORTS, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, L2FWD_MAX_THREAD_PORTS, &x, err, errlen);
 		if (rc == 0)
 			o->ports_per_thread = (unsigned)x;
 		break;
@@ -212,42 +194,42 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 	case O_MODE:
 		return parse_mode(v, &o->mode, err, errlen);
 	case O_BUDGET:
-		rc = parse_uint(name, v, 1, UNIC_NAPI_BUDGET_MAX, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, UNIC_NAPI_BUDGET_MAX, &x, err, errlen);
 		if (rc == 0)
 			o->budget = (uint32_t)x;
 		break;
 	case O_WEIGHT:
-		rc = parse_uint(name, v, 1, UNIC_NAPI_WEIGHT_MAX, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, UNIC_NAPI_WEIGHT_MAX, &x, err, errlen);
 		if (rc == 0)
 			o->weight = (uint16_t)x;
 		break;
 	case O_EMPTY:
-		rc = parse_uint(name, v, 1, UINT32_MAX, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, UINT32_MAX, &x, err, errlen);
 		if (rc == 0)
 			o->hybrid_empty_polls = (uint32_t)x;
 		break;
 	case O_IDLE:
-		rc = parse_uint(name, v, 1, UINT32_MAX, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, UINT32_MAX, &x, err, errlen);
 		if (rc == 0)
 			o->hybrid_idle_us = (uint32_t)x;
 		break;
 	case O_RETRY:
-		rc = parse_uint(name, v, 1, 1000000, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, 1000000, &x, err, errlen);
 		if (rc == 0)
 			o->retry_us = (uint32_t)x;
 		break;
 	case O_MAXSLEEP:
-		rc = parse_uint(name, v, 1, 60000, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, 60000, &x, err, errlen);
 		if (rc == 0)
 			o->max_sleep_ms = (uint32_t)x;
 		break;
 	case O_RXD:
-		rc = parse_uint(name, v, 1, 32768, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, 32768, &x, err, errlen);
 		if (rc == 0)
 			o->rxd = (uint16_t)x;
 		break;
 	case O_TXD:
-		rc = parse_uint(name, v, 1, 32768, &x, err, errlen);
+		rc = app_parse_u64(name, v, 1, 32768, &x, err, errlen);
 		if (rc == 0)
 			o->txd = (uint16_t)x;
 		break;

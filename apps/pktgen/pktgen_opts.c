@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <unic/env.h>
+
+#include "app_opts.h"
 #include <unic/port.h>
 
 #include "pktgen_opts.h"
@@ -28,25 +30,6 @@ void pg_opts_init(struct pg_opts *o)
 	o->dst_port = (struct pg_port_range){ 1024, 1 };
 }
 
-static int parse_u64(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out,
-		     char *err, size_t errlen)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	if (v[0] < '0' || v[0] > '9')
-		goto bad;
-	x = strtoull(v, &end, 10);
-	if (errno || *end != '\0' || x < min || x > max)
-		goto bad;
-	*out = x;
-	return 0;
-bad:
-	return ERR("option %s: bad value '%s'; expected a whole number from %" PRIu64 " to %" PRIu64,
-		   opt, v, min, max);
-}
-
 /* "a-b" or "a" into lo/hi, each in [min, max]. */
 static int parse_urange(const char *opt, const char *v, uint64_t min, uint64_t max, bool need_dash,
 			uint64_t *lo, uint64_t *hi, char *err, size_t errlen)
@@ -58,14 +41,14 @@ static int parse_urange(const char *opt, const char *v, uint64_t min, uint64_t m
 	if ((need_dash && dash == NULL) || strlen(v) >= sizeof(buf))
 		goto bad;
 	if (dash == NULL) {
-		rc = parse_u64(opt, v, min, max, lo, err, errlen);
+		rc = app_parse_u64(opt, v, min, max, lo, err, errlen);
 		*hi = *lo;
 		return rc;
 	}
 	memcpy(buf, v, (size_t)(dash - v));
 	buf[dash - v] = '\0';
-	if (parse_u64(opt, buf, min, max, lo, err, errlen) ||
-	    parse_u64(opt, dash + 1, min, max, hi, err, errlen) || *hi < *lo)
+	if (app_parse_u64(opt, buf, min, max, lo, err, errlen) ||
+	    app_parse_u64(opt, dash + 1, min, max, hi, err, errlen) || *hi < *lo)
 		goto bad;
 	return 0;
 bad:
@@ -130,7 +113,7 @@ static int parse_sizes(const char *v, struct pg_opts *o, char *err, size_t errle
 	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (o->nb_sizes == PG_MAX_SIZES)
 			return ERR("option --sizes: '%s' lists more than %d sizes", v, PG_MAX_SIZES);
-		if (parse_u64("--sizes", t, PG_SIZE_MIN, PG_SIZE_MAX, &x, err, errlen))
+		if (app_parse_u64("--sizes", t, PG_SIZE_MIN, PG_SIZE_MAX, &x, err, errlen))
 			goto bad;
 		o->sizes[o->nb_sizes++] = (unsigned)x;
 	}
@@ -192,11 +175,11 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			return ERR("option %s: takes no value (given '%s')", name, v);
 		}
 		if (strcmp(name, "--tx-port") == 0 || strcmp(name, "--rx-port") == 0) {
-			rc = parse_u64(name, v, 0, UNIC_PORT_MAX - 1, &x, err, errlen);
+			rc = app_parse_u64(name, v, 0, UNIC_PORT_MAX - 1, &x, err, errlen);
 			if (!rc)
 				*(name[2] == 't' ? &o->tx_port : &o->rx_port) = (int)x;
 		} else if (strcmp(name, "--size") == 0) {
-			rc = parse_u64(name, v, PG_SIZE_MIN, PG_SIZE_MAX, &x, err, errlen);
+			rc = app_parse_u64(name, v, PG_SIZE_MIN, PG_SIZE_MAX, &x, err, errlen);
 			if (!rc) {
 				o->sizes[0] = (unsigned)x;
 				o->nb_sizes = 1;
@@ -213,7 +196,7 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 		} else if (strcmp(name, "--ipv6") == 0) {
 			o->ipv6 = true;
 		} else if (strcmp(name, "--vlan") == 0) {
-			rc = parse_u64(name, v, 0, 4095, &x, err, errlen);
+			rc = app_parse_u64(name, v, 0, 4095, &x, err, errlen);
 			if (!rc) {
 				o->vlan = true;
 				o->vid = (uint16_t)x;
@@ -238,7 +221,7 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 		} else if (strcmp(name, "--rate") == 0) {
 			rc = pg_rate_parse(v, &o->rate, err, errlen);
 		} else if (strcmp(name, "--count") == 0) {
-			rc = parse_u64(name, v, 1, UINT64_MAX, &o->count, err, errlen);
+			rc = app_parse_u64(name, v, 1, UINT64_MAX, &o->count, err, errlen);
 		} else if (strcmp(name, "--duration") == 0) {
 			char *end;
 			double d;

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Option helpers shared by the applications. */
+#ifndef UNIC_APP_OPTS_H
+#define UNIC_APP_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * Parse @p v, option @p opt's value, as an unsigned decimal in [min, max].
+ * @return 0 and *out, or -EINVAL with a message in @p err naming the option,
+ *         the value and the accepted range.
+ */
+int app_parse_u64(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out,
+		  char *err, size_t errlen);
+
+#endif /* UNIC_APP_OPTS_H */
