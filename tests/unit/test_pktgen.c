@@ -516,6 +516,17 @@ static uint64_t json_u64(const char *s, const char *key)
 	return strtoull(p + strlen(k), NULL, 10);
 }
 
+static double json_dbl(const char *s, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(s, k);
+	cr_assert_not_null(p, "%s not in %s", key, s);
+	return strtod(p + strlen(k), NULL);
+}
+
 Test(pktgen_bin, ring_pair_in_one_process_sends_and_receives_every_frame)
 {
 	static char out[16384];
@@ -545,7 +556,15 @@ Test(pktgen_bin, mixed_sizes_ipv6_vlan_at_a_rate_lose_nothing)
 	cr_assert_not_null(j, "%s", out);
 	cr_assert_eq(json_u64(j, "received"), 20000, "%s", j);
 	cr_assert_eq(json_u64(j, "lost"), 0);
-	HAS(j, "\"missed\":false");
+	/* Whether this loaded machine reached the rate is not for a test to
+	 * judge (no timed assertions); that the report states the request and
+	 * flags a miss of more than 1% exactly when there was one, is. */
+	const char *r = strstr(j, "\"rate\":");
+	cr_assert_not_null(r, "%s", j);
+	double req = json_dbl(r, "requested"), got = json_dbl(r, "achieved");
+	cr_assert_eq(req, 1e8, "1%% of the ring port's 10 Gbit/s on the wire: %s", r);
+	cr_assert_gt(got, 0.0, "%s", r);
+	HAS(r, got < 0.99 * req ? "\"missed\":true" : "\"missed\":false");
 }
 
 Test(pktgen_bin, bad_options_exit_2_with_the_option_named)
