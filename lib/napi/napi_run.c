@@ -162,7 +162,38 @@ static void napi_complete(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint
 	napi_count(&ctx->st.arms, 1);
 }
 
-/* One round. @return packets handed to handlers. */
+/* Has the queue anything to hand over: refused, injected or received? */
+static inline bool napi_has_work(const struct napi_queue *qs)
+{
+	return qs->state != NAPI_Q_OFF &&
+	       (qs->held_n || napi_inj_pending(qs) || unic_rx_pending(qs->port, qs->q));
+}
+
+/*
+ * Packets to keep back for the queues after position @p k in this round's
+ * order (start + k + 1 .. start + n - 1): one for each that has work, at most
+ * @p budget - 1. Only asked when the queue at k could take the whole budget.
+ */
+static uint32_t napi_reserve(const struct unic_napi_ctx *ctx, uint32_t start, uint32_t k,
+			     uint32_t n, uint32_t budget)
+{
+	uint32_t r = 0;
+
+	for (uint32_t j = k + 1; j < n && r + 1 < budget; j++) {
+		uint32_t i = start + j < n ? start + j : start + j - n;
+
+		r += napi_has_work(&ctx->qs[i]);
+	}
+	return r;
+}
+
+/*
+ * One round. Fairness: every queue that has work when the round starts gets
+ * at least one packet of the budget (napi_reserve), so a queue next to a
+ * flooded one waits at most one round even when the budget equals the
+ * flood's weight; and the queue that used up the budget goes last next round.
+ * @return packets handed to handlers.
+ */
 static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
 {
 	uint32_t n = unic_load_relaxed(&ctx->nb_slots);
@@ -190,6 +221,8 @@ static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
 		if (budget == 0)
 			continue; /* out of budget: first next round (below) */
 		quota = (uint16_t)UNIC_MIN((uint32_t)qs->weight, budget);
+		if (UNIC_UNLIKELY(quota == budget) && k + 1 < n)
+			quota = (uint16_t)(quota - napi_reserve(ctx, start, k, n, budget));
 		got = napi_poll_queue(ctx, qs, quota, now);
 		budget -= got;
 		/* The queue that used up the budget goes last next round, so the
