@@ -22,7 +22,7 @@ void pg_csv_row(FILE *f, const struct pg_csv_sample *prev, const struct pg_csv_s
 	if (cur->t_ns <= prev->t_ns)
 		return;
 	dt = (double)(cur->t_ns - prev->t_ns) / 1e9;
-	fprintf(f, "%.3f,%.3f,%" PRIu64 ",%.1f,%.1f,%.1f,%" PRIu64 ",%.1f,%.1f,%" PRIu64 ",%" PRIu64
+	fprintf(f, "%.6f,%.6f,%" PRIu64 ",%.1f,%.1f,%.1f,%" PRIu64 ",%.1f,%.1f,%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",", (double)cur->t_ns / 1e9, dt, txf, (double)txf / dt,
 		(double)(txb + PG_FCS_LEN * txf) * 8 / dt,
 		(double)(txb + (PG_FCS_LEN + PG_WIRE_EXTRA) * txf) * 8 / dt, rxf, (double)rxf / dt,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +48,9 @@ struct pg_pcap_writer *pg_pcap_writer_open(const char *path, uint64_t tsc_hz, ui
 		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(e));
 		goto free_w;
 	}
+	/* One thread writes the stream: no stdio lock per fwrite (pcap_dump
+	 * makes two a frame). */
+	__fsetlocking(w->f, FSETLOCKING_BYCALLER);
 	w->buf = malloc(PG_PCAP_BUFSZ);
 	if (w->buf == NULL || setvbuf(w->f, w->buf, _IOFBF, PG_PCAP_BUFSZ) != 0) {
 		e = ENOMEM;

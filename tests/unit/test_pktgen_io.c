@@ -346,7 +346,7 @@ Test(csv, a_row_is_the_interval_delta_over_measured_time)
 	/* 1000 frames of 60 bytes in 0.5 s: 2000 pps; (60000 + 4*1000)*8/0.5;
 	 * (60000 + 24*1000)*8/0.5. Latency 10..1000: p50 500, p99 990 (within
 	 * their buckets: 500 is in [496, 511], 990 in [960, 991]). */
-	snprintf(want, sizeof(want), "1.500,0.500,1000,2000.0,1024000.0,1344000.0,1000,2000.0,1024000.0,3,5,100,10,");
+	snprintf(want, sizeof(want), "1.500000,0.500000,1000,2000.0,1024000.0,1344000.0,1000,2000.0,1024000.0,3,5,100,10,");
 	cr_assert_eq(strncmp(s, want, strlen(want)), 0, "got:\n%s\nwant prefix:\n%s", s, want);
 	uint64_t p50, p99, max;
 
@@ -357,7 +357,7 @@ Test(csv, a_row_is_the_interval_delta_over_measured_time)
 	/* The second row (0.75 s, no samples). */
 	const char *r2 = strchr(s, '\n') + 1;
 
-	cr_assert_str_eq(r2, "1.750,0.750,1000,1333.3,682666.7,896000.0,1000,1333.3,682666.7,3,5,0,,,,\n");
+	cr_assert_str_eq(r2, "1.750000,0.750000,1000,1333.3,682666.7,896000.0,1000,1333.3,682666.7,3,5,0,,,,\n");
 }
 
 /* ---- options ---- */
@@ -600,7 +600,7 @@ Test(pktgen_bin_io, csv_rows_add_up_to_the_report, .init = mkdir_tmp, .fini = rm
 		cr_assert_eq(sscanf(line, "%lf,%lf,%" SCNu64 ",%lf,%lf,%lf,%" SCNu64 ",%lf,%lf,%" SCNu64 ",%" SCNu64 ",%" SCNu64,
 				    &t, &dt, &txf, &pps, &l2, &wire, &rxf, &rpps, &rl2, &lost, &nostamp, &samples), 12, "%s", line);
 		cr_assert(dt > 0 && dt < 1.5, "%s", line);
-		cr_assert_float_eq(pps, txf / dt, 0.06 + pps * 1e-3, "%s", line);
+		cr_assert_float_eq(pps, txf / dt, 0.06 + pps * 1e-5 / dt, "%s", line);  /* dt printed to 1 us */
 		cr_assert_eq(lost, 0, "%s", line);
 		cr_assert_eq(samples, rxf, "%s", line);   /* every frame stamped */
 		sent += txf;
