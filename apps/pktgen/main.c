@@ -236,10 +236,12 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 	for (unsigned i = 0; i < took; i++) {
 		a->sent++;
 		a->sent_bytes += pg_link_bytes(pend_size[i]);
-		a->pend_pos += 16 + (pend_size[i] < PG_PCAP_SNAPLEN ? pend_size[i] : PG_PCAP_SNAPLEN);
 	}
-	if (a->wtx)
+	if (a->wtx) {  /* pend_pos moves past the records of the frames taken */
+		for (unsigned i = 0; i < took; i++)
+			a->pend_pos += 16 + (pend_size[i] < PG_PCAP_SNAPLEN ? pend_size[i] : PG_PCAP_SNAPLEN);
 		a->npend_written = n - took;
+	}
 	if (took < n) {  /* ring full: kept for the next round, counted */
 		a->tx_full += n - took;
 		memmove(pend, pend + took, (n - took) * sizeof(*pend));
