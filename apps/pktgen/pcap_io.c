@@ -179,6 +179,19 @@ static int capture_grow(struct pg_capture *c, uint32_t *cap_nb, uint64_t *cap_by
 
 int pg_capture_load(struct pg_capture *c, const char *path, char *err, size_t errlen)
 {
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL) {
+		int e = errno;
+
+		memset(c, 0, sizeof(*c));
+		return ERR(-EINVAL, "cannot read capture '%s': %s", path, strerror(e));
+	}
+	return pg_capture_load_file(c, f, path, err, errlen);
+}
+
+int pg_capture_load_file(struct pg_capture *c, FILE *f, const char *path, char *err, size_t errlen)
+{
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	struct pcap_pkthdr *h;
 	const u_char *d;
@@ -188,9 +201,11 @@ int pg_capture_load(struct pg_capture *c, const char *path, char *err, size_t er
 	int dlt, r, rc = 0;
 
 	memset(c, 0, sizeof(*c));
-	p = pcap_open_offline(path, ebuf);
-	if (p == NULL)
+	p = pcap_fopen_offline(f, ebuf);   /* owns f from here on; not on failure */
+	if (p == NULL) {
+		fclose(f);
 		return ERR(-EINVAL, "cannot read capture '%s': %s", path, ebuf);
+	}
 	dlt = pcap_datalink(p);
 	if (dlt != DLT_EN10MB) {
 		const char *name = pcap_datalink_val_to_name(dlt);

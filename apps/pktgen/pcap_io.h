@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define PG_PCAP_SNAPLEN 65535
 #define PG_PCAP_BUFSZ (1u << 20)
@@ -76,6 +77,10 @@ struct pg_capture {
  * @return 0, or -EINVAL / -ENOMEM / -errno with the message in @p err.
  */
 int pg_capture_load(struct pg_capture *c, const char *path, char *err, size_t errlen);
+
+/* The same from an open stream @p f (closed before return), named @p path in
+ * messages. */
+int pg_capture_load_file(struct pg_capture *c, FILE *f, const char *path, char *err, size_t errlen);
 
 void pg_capture_free(struct pg_capture *c);
 
