@@ -354,16 +354,16 @@ static void report(struct pg_app *a)
 	}
 	fprintf(o, "unic-pktgen: TSC %.6f GHz (calibrated against CLOCK_MONOTONIC)\n", (double)a->hz / 1e9);
 	fprintf(o, "tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
-	       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
-	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
+		   "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
+		   a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
 	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
-	       a->alloc_fail);
+		   a->alloc_fail);
 	if (req > 0)
 		fprintf(o, "rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
-		       pg_rate_unit_name(a->rate.spec.unit),
-		       miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
+			   pg_rate_unit_name(a->rate.spec.unit),
+			   miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
 	fprintf(o, "rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->o.rx_port,
-	       a->rs.frames, a->rs.no_stamp);
+		   a->rs.frames, a->rs.no_stamp);
 	for (unsigned r = 1; r < PG_PARSE_NB; r++)
 		if (a->rs.by_result[r])
 			fprintf(o, "          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
@@ -384,8 +384,8 @@ static void report(struct pg_app *a)
 			a->o.write_rx);
 	if (!a->cap.nb)
 		fprintf(o, "latency (ns, %" PRIu64 " samples): min %" PRIu64 " avg %.0f p50 %" PRIu64 " p99 %" PRIu64
-	       " p99.9 %" PRIu64 " max %" PRIu64 "\n", h->count, h->count ? h->min : 0, avg,
-	       pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
+			   " p99.9 %" PRIu64 " max %" PRIu64 "\n", h->count, h->count ? h->min : 0, avg,
+			   pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
 }
 
 static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned mtu)
