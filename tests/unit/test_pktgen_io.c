@@ -180,6 +180,20 @@ Test(pcap_io, a_file_that_cannot_be_created_is_refused_with_the_reason)
 	HAS(err, "No such file or directory");
 }
 
+Test(pcap_io, a_write_that_fails_is_reported_when_the_file_is_closed)
+{
+	uint8_t buf[1500];
+	struct pg_pcap_writer *w = pg_pcap_writer_open("/dev/full", 1000000000ull, 0, err, sizeof(err));
+
+	cr_assert_not_null(w, "%s", err);
+	frame(buf, sizeof(buf), 1, false, false);
+	for (unsigned i = 0; i < 1000; i++)  /* more than the 1 MiB buffer */
+		pg_pcap_write(w, buf, sizeof(buf), i);
+	err[0] = '\0';
+	cr_assert_eq(pg_pcap_writer_close(w, err, sizeof(err)), -EIO);
+	HAS(err, "writing '/dev/full' failed: No space left on device");
+}
+
 Test(pcap_io, bad_captures_are_refused_with_the_file_and_the_reason, .init = mkdir_tmp, .fini = rm_tmp)
 {
 	struct pg_capture c;
@@ -555,9 +569,12 @@ Test(pktgen_bin_io, replay_errors_are_messages_with_exit_2, .init = mkdir_tmp, .
 	HAS(out, "is 9300 bytes (MTU 9286)");
 	HAS(out, "port 0 (ring0) allows an MTU of at most 9216");
 	cr_assert_null(strstr(out, "sent "), "%s", out);
-	/* A file that cannot be created. */
+	/* A file that cannot be created, one that cannot be written. */
 	cr_assert_eq(run(RING2 "--count 1 --write-rx /nonexistent-dir/x.pcap 2>&1"), 2, "%s", out);
 	HAS(out, "option --write-rx: cannot create '/nonexistent-dir/x.pcap'");
+	cr_assert_eq(run(RING2 "--count 1000 --size 1500 --write-tx /dev/full 2>&1"), 1, "%s", out);
+	HAS(out, "stream 0: received 1000, lost 0");
+	HAS(out, "option --write-tx: writing '/dev/full' failed: No space left on device");
 }
 
 Test(pktgen_bin_io, a_stalled_port_leaves_no_record_of_frames_it_never_took, .init = mkdir_tmp,
