@@ -450,6 +450,41 @@ Test(fuzz_seeds, seed_corpus_is_what_the_builder_makes_and_parses)
 	}
 }
 
+Test(fuzz_seeds, capture_seeds_load_as_pcap_and_pcapng_with_the_frame_seeds)
+{
+	const char *src = getenv("UNIC_FUZZ_CORPUS");
+	struct {
+		const char *file;
+		unsigned nb;
+		const char *frames[2];
+	} caps[] = {
+		{ "usec-ipv4-vlan.pcap", 2, { "ipv4-60", "ipv4-vlan-64" } },
+		{ "nsec-ipv6.pcap", 1, { "ipv6-80" } },
+		{ "pcapng-vlan.pcapng", 1, { "ipv4-vlan-64" } },
+	};
+
+	cr_assert_not_null(src, "UNIC_FUZZ_CORPUS is not set: run this test through meson test");
+	for (unsigned i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		char p[512];
+		struct pg_capture c;
+
+		snprintf(p, sizeof(p), "%s/../fuzz_pktgen_pcap/%s", src, caps[i].file);
+		cr_assert_eq(pg_capture_load(&c, p, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(c.nb, caps[i].nb, "%s", p);
+		for (unsigned k = 0; k < c.nb; k++) {
+			static uint8_t want[2000];
+			unsigned n = 0;
+
+			for (unsigned j = 0; j < sizeof(pg_seeds) / sizeof(pg_seeds[0]); j++)
+				if (strcmp(pg_seeds[j].name, caps[i].frames[k]) == 0)
+					n = pg_seed_build(&pg_seeds[j], want);
+			cr_assert_eq(c.len[k], n, "%s frame %u", p, k);
+			cr_assert_eq(memcmp(c.data + c.off[k], want, n), 0, "%s frame %u", p, k);
+		}
+		pg_capture_free(&c);
+	}
+}
+
 /* ---- the binary ---- */
 
 static char out[65536];
