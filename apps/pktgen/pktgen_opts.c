@@ -274,11 +274,11 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 	if (o->csv && strcmp(o->csv, "-") == 0 && o->json)
 		return ERR("options --csv - and --json: both want stdout; give --csv a file name");
 	{
-		const char *files[3] = { o->write_tx, o->write_rx, o->replay };
-		const char *names[3] = { "--write-tx", "--write-rx", "--replay" };
+		const char *files[4] = { o->write_tx, o->write_rx, o->replay, o->csv };
+		const char *names[4] = { "--write-tx", "--write-rx", "--replay", "--csv" };
 
-		for (int i = 0; i < 3; i++)
-			for (int k = i + 1; k < 3; k++)
+		for (int i = 0; i < 4; i++)
+			for (int k = i + 1; k < 4; k++)
 				if (files[i] && files[k] && strcmp(files[i], files[k]) == 0)
 					return ERR("options %s and %s: both name '%s'; give each its own file",
 						   names[i], names[k], files[i]);

@@ -412,6 +412,7 @@ Test(pktgen_opts, file_options_are_taken_and_conflicts_refused)
 		{ "--tx-port 0 --rx-port 1 --csv - --json", { "--csv -", "stdout" } },
 		{ "--tx-port 0 --rx-port 1 --replay x.pcap --write-tx x.pcap", { "--write-tx and --replay", "'x.pcap'" } },
 		{ "--tx-port 0 --rx-port 1 --write-tx y --write-rx y", { "--write-tx and --write-rx", "own file" } },
+		{ "--tx-port 0 --rx-port 1 --replay z --csv z", { "--replay and --csv", "own file" } },
 		{ "--tx-port 0 --rx-port 1 --csv=", { "--csv", "empty file name" } },
 		{ "--tx-port 0 --rx-port 1 --replay", { "--replay", "missing value" } },
 	};
