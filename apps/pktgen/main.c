@@ -21,6 +21,8 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 
+#include "csv.h"
+#include "pcap_io.h"
 #include "pkt_build.h"
 #include "pkt_parse.h"
 #include "pktgen_opts.h"
@@ -58,6 +60,19 @@ struct pg_app {
 	uint32_t link_mbps;
 	uint64_t last_take_ns;     /* the port last took a frame */
 	bool stalled;
+	/* --replay */
+	struct pg_capture cap;
+	uint32_t cap_idx;          /* next frame of the capture */
+	/* --write-tx / --write-rx */
+	struct pg_pcap_writer *wtx, *wrx;
+	unsigned npend_written;    /* pending frames already recorded in wtx */
+	int64_t pend_pos;          /* wtx offset of pend[0]'s record */
+	uint8_t *scratch;          /* a chained received frame, made contiguous */
+	/* --csv */
+	FILE *csv;
+	struct pg_csv_sample csv_prev;
+	struct pg_hist lat_sec;    /* latency of this second's frames */
+	FILE *out;                 /* the text report: stdout, or stderr with --csv - */
 };
 
 static unsigned next_size(struct pg_app *a)
@@ -97,6 +112,8 @@ static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 
 	a->rs.frames++;
 	a->rs.bytes += p->pkt_len;
+	if (a->cap.nb)  /* replayed frames carry whatever stamps the capture holds */
+		return;
 	r = pg_frame_parse(unic_pkt_data(p), p->data_len, &pp);
 	a->rs.by_result[r]++;
 	if (r != PG_PARSE_OK) {
@@ -110,8 +127,31 @@ static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 	struct pg_stream_stats *st = &a->rs.stream[pp.stamp.stream];
 
 	pg_seq_add(&st->seq, pp.stamp.seq);
-	if (now_tsc >= pp.stamp.tsc)
-		pg_hist_add(&st->lat_ns, (uint64_t)((double)(now_tsc - pp.stamp.tsc) * a->ns_per_cycle));
+	if (now_tsc >= pp.stamp.tsc) {
+		uint64_t ns = (uint64_t)((double)(now_tsc - pp.stamp.tsc) * a->ns_per_cycle);
+
+		pg_hist_add(&st->lat_ns, ns);
+		if (a->csv)
+			pg_hist_add(&a->lat_sec, ns);
+	}
+}
+
+/* Record a received frame; a chain is copied into one piece first. */
+static void write_rx(struct pg_app *a, const struct unic_pkt *p, uint64_t now_tsc)
+{
+	uint32_t n = 0;
+
+	if (p->nb_segs <= 1 || p->next == NULL) {
+		pg_pcap_write(a->wrx, unic_pkt_data(p), p->data_len, now_tsc);
+		return;
+	}
+	for (const struct unic_pkt *s = p; s && n < PG_PCAP_SNAPLEN; s = s->next) {
+		uint32_t k = s->data_len < PG_PCAP_SNAPLEN - n ? s->data_len : PG_PCAP_SNAPLEN - n;
+
+		memcpy(a->scratch + n, unic_pkt_data(s), k);
+		n += k;
+	}
+	pg_pcap_write(a->wrx, a->scratch, n, now_tsc);
 }
 
 static void poll_rx(struct pg_app *a)
@@ -120,8 +160,11 @@ static void poll_rx(struct pg_app *a)
 	uint16_t n = unic_rx_burst(a->rx, 0, pk, BURST);
 	uint64_t now = unic_rdtsc();
 
-	for (uint16_t i = 0; i < n; i++)
+	for (uint16_t i = 0; i < n; i++) {
+		if (a->wrx)
+			write_rx(a, pk[i], now);
 		rx_frame(a, pk[i], now);
+	}
 	if (n)
 		unic_pkt_free_bulk(pk, n);
 }
@@ -146,9 +189,7 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 	while (n < BURST && pg_rate_due(&a->rate, now) &&
 	       !(a->o.count && a->sent + n >= a->o.count)) {
 		struct unic_pkt *p = unic_pkt_alloc(pool);
-		struct pg_flow f;
-		struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = (uint16_t)a->o.tx_port };
-		unsigned size = next_size(a);
+		unsigned size = a->cap.nb ? a->cap.len[a->cap_idx] : next_size(a);
 		uint8_t *d;
 
 		if (p == NULL) {
@@ -161,10 +202,18 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 			a->alloc_fail++;
 			break;
 		}
-		next_flow(a, &f);
-		s.seq = a->seq++;
-		s.tsc = unic_rdtsc();
-		pg_frame_build(d, size, &a->tmpl, &f, &s);
+		if (a->cap.nb) {
+			memcpy(d, a->cap.data + a->cap.off[a->cap_idx], size);
+			a->cap_idx = a->cap_idx + 1 == a->cap.nb ? 0 : a->cap_idx + 1;
+		} else {
+			struct pg_flow f;
+			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = (uint16_t)a->o.tx_port };
+
+			next_flow(a, &f);
+			s.seq = a->seq++;
+			s.tsc = unic_rdtsc();
+			pg_frame_build(d, size, &a->tmpl, &f, &s);
+		}
 		pend[n] = p;
 		pend_size[n] = size;
 		n++;
@@ -172,10 +221,26 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 	}
 	if (n == 0)
 		return;
+	/* Recorded before the port owns them (a port may free a frame at once);
+	 * records of frames never taken are cut off at the end (pend_pos). */
+	if (a->wtx && a->npend_written < n) {
+		uint64_t t = unic_rdtsc();
+
+		if (a->npend_written == 0)
+			a->pend_pos = pg_pcap_writer_tell(a->wtx);
+		for (unsigned i = a->npend_written; i < n; i++)
+			pg_pcap_write(a->wtx, unic_pkt_data(pend[i]), pend[i]->data_len, t);
+		a->npend_written = n;
+	}
 	took = unic_tx_burst(a->tx, 0, pend, (uint16_t)n);
 	for (unsigned i = 0; i < took; i++) {
 		a->sent++;
-		a->sent_bytes += pend_size[i];
+		a->sent_bytes += pg_link_bytes(pend_size[i]);
+	}
+	if (a->wtx) {  /* pend_pos moves past the records of the frames taken */
+		for (unsigned i = 0; i < took; i++)
+			a->pend_pos += 16 + (pend_size[i] < PG_PCAP_SNAPLEN ? pend_size[i] : PG_PCAP_SNAPLEN);
+		a->npend_written = n - took;
 	}
 	if (took < n) {  /* ring full: kept for the next round, counted */
 		a->tx_full += n - took;
@@ -204,6 +269,44 @@ static void status_line(struct pg_app *a, uint64_t now_ns, uint64_t *last_sent, 
 	*last_ns = now_ns;
 }
 
+/* Drop the frames the port never took; their records leave the tx capture. */
+static void drop_pending(struct pg_app *a, struct unic_pkt **pend, unsigned *npend)
+{
+	if (*npend == 0)
+		return;
+	if (a->wtx && a->npend_written) {
+		int r = pg_pcap_writer_truncate(a->wtx, a->pend_pos, a->npend_written);
+
+		if (r)
+			fprintf(stderr, "unic-pktgen: --write-tx: could not remove the last %u records (frames never sent) from the capture: %s\n",
+				a->npend_written, strerror(-r));
+		a->npend_written = 0;
+	}
+	unic_pkt_free_bulk(pend, *npend);
+	*npend = 0;
+}
+
+static void csv_tick(struct pg_app *a, uint64_t now_ns)
+{
+	const struct pg_stream_stats *st = &a->rs.stream[a->o.tx_port % PG_MAX_STREAMS];
+	struct pg_csv_sample s = {
+		.t_ns = now_ns - a->t_start_ns,
+		.tx_frames = a->sent, .tx_bytes = a->sent_bytes,
+		.rx_frames = a->rs.frames, .rx_bytes = a->rs.bytes,
+		.no_stamp = a->rs.no_stamp,
+	};
+
+	/* Replayed frames: not yet received (in flight or lost). Stamped: gaps
+	 * below the highest sequence number received. */
+	if (a->cap.nb)
+		s.lost = a->sent > a->rs.frames ? a->sent - a->rs.frames : 0;
+	else
+		s.lost = pg_seq_lost(&st->seq, 0);
+	pg_csv_row(a->csv, &a->csv_prev, &s, &a->lat_sec);
+	a->csv_prev = s;
+	pg_hist_init(&a->lat_sec);
+}
+
 static void report(struct pg_app *a)
 {
 	double tx_s = (double)(a->t_tx_end_ns - a->t_start_ns) / 1e9;
@@ -213,6 +316,13 @@ static void report(struct pg_app *a)
 	struct pg_stream_stats *st = &a->rs.stream[a->o.tx_port % PG_MAX_STREAMS];
 	const struct pg_hist *h = &st->lat_ns;
 	uint64_t lost = pg_seq_lost(&st->seq, a->sent);
+	uint64_t received = st->seq.received;
+	FILE *o = a->out;
+
+	if (a->cap.nb) {  /* replayed: counted by frames, not stamps */
+		received = a->rs.frames;
+		lost = a->sent > received ? a->sent - received : 0;
+	}
 	double pps = tx_s > 0 ? (double)a->sent / tx_s : 0;
 	double l2 = tx_s > 0 ? (double)(a->sent_bytes + 4 * a->sent) * 8 / tx_s : 0;
 	double wire = tx_s > 0 ? (double)(a->sent_bytes + 24 * a->sent) * 8 / tx_s : 0;
@@ -224,9 +334,15 @@ static void report(struct pg_app *a)
 		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"rx_frames\":%" PRIu64
 		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64
 		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
-		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, st->seq.received, lost,
+		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, received, lost,
 		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.frames, a->tx_full,
 		       a->alloc_fail, tx_s, pps, l2, wire);
+		if (a->cap.nb)
+			printf(",\"replay\":{\"frames\":%u,\"bytes\":%" PRIu64 "}", a->cap.nb, a->cap.bytes);
+		if (a->wtx)
+			printf(",\"write_tx_frames\":%" PRIu64, pg_pcap_writer_frames(a->wtx));
+		if (a->wrx)
+			printf(",\"write_rx_frames\":%" PRIu64, pg_pcap_writer_frames(a->wrx));
 		if (req > 0)
 			printf(",\"rate\":{\"unit\":\"%s\",\"requested\":%.1f,\"achieved\":%.1f,\"missed\":%s}",
 			       pg_rate_unit_name(a->rate.spec.unit), req, ach, miss ? "true" : "false");
@@ -236,37 +352,48 @@ static void report(struct pg_app *a)
 		       pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
 		return;
 	}
-	printf("unic-pktgen: TSC %.6f GHz (calibrated against CLOCK_MONOTONIC)\n", (double)a->hz / 1e9);
-	printf("tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
-	       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
-	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
-	printf("          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
-	       a->alloc_fail);
+	fprintf(o, "unic-pktgen: TSC %.6f GHz (calibrated against CLOCK_MONOTONIC)\n", (double)a->hz / 1e9);
+	fprintf(o, "tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
+		   "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
+		   a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
+	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
+		   a->alloc_fail);
 	if (req > 0)
-		printf("rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
-		       pg_rate_unit_name(a->rate.spec.unit),
-		       miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
-	printf("rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->o.rx_port,
-	       a->rs.frames, a->rs.no_stamp);
+		fprintf(o, "rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
+			   pg_rate_unit_name(a->rate.spec.unit),
+			   miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
+	fprintf(o, "rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->o.rx_port,
+		   a->rs.frames, a->rs.no_stamp);
 	for (unsigned r = 1; r < PG_PARSE_NB; r++)
 		if (a->rs.by_result[r])
-			printf("          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
-	printf("stream %d: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
-	       ", duplicated %" PRIu64 "\n", a->o.tx_port, st->seq.received, lost, st->seq.reordered,
-	       st->seq.duplicated);
-	printf("latency (ns, %" PRIu64 " samples): min %" PRIu64 " avg %.0f p50 %" PRIu64 " p99 %" PRIu64
-	       " p99.9 %" PRIu64 " max %" PRIu64 "\n", h->count, h->count ? h->min : 0, avg,
-	       pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
+			fprintf(o, "          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
+	if (a->cap.nb) {
+		fprintf(o, "replay %s: %u frames, %" PRIu64 " bytes in the capture; received %" PRIu64
+			", not received %" PRIu64 " (frames are counted, stamps not read)\n", a->o.replay,
+			a->cap.nb, a->cap.bytes, received, lost);
+	} else {
+		fprintf(o, "stream %d: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
+			", duplicated %" PRIu64 "\n", a->o.tx_port, st->seq.received, lost,
+			st->seq.reordered, st->seq.duplicated);
+	}
+	if (a->wtx)
+		fprintf(o, "pcap: %" PRIu64 " frames sent written to %s\n", pg_pcap_writer_frames(a->wtx),
+			a->o.write_tx);
+	if (a->wrx)
+		fprintf(o, "pcap: %" PRIu64 " frames received written to %s\n", pg_pcap_writer_frames(a->wrx),
+			a->o.write_rx);
+	if (!a->cap.nb)
+		fprintf(o, "latency (ns, %" PRIu64 " samples): min %" PRIu64 " avg %.0f p50 %" PRIu64 " p99 %" PRIu64
+			   " p99.9 %" PRIu64 " max %" PRIu64 "\n", h->count, h->count ? h->min : 0, avg,
+			   pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
 }
 
-static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned max_size,
-		      bool vlan)
+static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned mtu)
 {
 	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
 				    .rx_mode = UNIC_RX_MODE_POLL };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .numa_node = -1, .pool = pool };
 	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
-	unsigned mtu = max_size - PG_ETH_LEN - (vlan ? PG_VLAN_LEN : 0);
 	int r;
 
 	if (mtu > 1500)
@@ -288,7 +415,7 @@ int main(int argc, char **argv)
 	struct unic_pool *pool = NULL;
 	struct unic_port *ports[UNIC_PORT_MAX];
 	struct unic_pkt *pend[BURST];
-	unsigned pend_size[BURST], npend = 0, nports, max_size = 0;
+	unsigned pend_size[BURST], npend = 0, nports, max_size = 0, mtu;
 	char err[512];
 	int n, ret = PG_EXIT_FAIL;
 
@@ -304,17 +431,30 @@ int main(int argc, char **argv)
 		pg_usage(stdout, "unic-pktgen");
 		return PG_EXIT_OK;
 	}
-	if (a.o.nb_sizes)
-		for (unsigned i = 0; i < a.o.nb_sizes; i++)
-			max_size = a.o.sizes[i] > max_size ? a.o.sizes[i] : max_size;
-	else
-		max_size = a.o.size_hi;
+	a.out = a.o.csv && strcmp(a.o.csv, "-") == 0 ? stderr : stdout;
+	if (a.o.replay) {
+		if (pg_capture_load(&a.cap, a.o.replay, err, sizeof(err))) {
+			fprintf(stderr, "unic-pktgen: error: option --replay: %s\n", err);
+			return PG_EXIT_USAGE;
+		}
+		max_size = a.cap.max_len;
+		mtu = a.cap.mtu_needed;
+		if (a.o.count == 0 && a.o.duration == 0)
+			a.o.count = a.cap.nb;   /* the capture once */
+	} else {
+		if (a.o.nb_sizes)
+			for (unsigned i = 0; i < a.o.nb_sizes; i++)
+				max_size = a.o.sizes[i] > max_size ? a.o.sizes[i] : max_size;
+		else
+			max_size = a.o.size_hi;
+		mtu = max_size - PG_ETH_LEN - (a.o.vlan ? PG_VLAN_LEN : 0);
+	}
 
 	env = unic_env_create(&eo);
 	if (env == NULL) {
 		fprintf(stderr, "unic-pktgen: cannot set up the environment: %s (the message above says why)\n",
 			strerror(errno));
-		return PG_EXIT_FAIL;
+		goto out;
 	}
 	nports = unic_env_ports(env, ports, UNIC_PORT_MAX);
 	if ((unsigned)a.o.tx_port >= nports || (unsigned)a.o.rx_port >= nports) {
@@ -334,6 +474,16 @@ int main(int argc, char **argv)
 
 		unic_port_info_get(a.tx, &ti);
 		unic_port_info_get(a.rx, &ri);
+		if (a.cap.nb && (mtu > ti.max_mtu || mtu > ri.max_mtu)) {
+			bool t = mtu > ti.max_mtu;
+
+			fprintf(stderr, "unic-pktgen: error: option --replay: frame %u of '%s' is %u bytes (MTU %u); %s port %d (%s) allows an MTU of at most %u\n",
+				a.cap.mtu_needed_idx + 1, a.o.replay, a.cap.len[a.cap.mtu_needed_idx], mtu,
+				t ? "tx" : "rx", t ? a.o.tx_port : a.o.rx_port, unic_port_name(t ? a.tx : a.rx),
+				t ? ti.max_mtu : ri.max_mtu);
+			ret = PG_EXIT_USAGE;
+			goto out;
+		}
 		pc.count = (uint32_t)ti.tx_desc_default + ri.rx_desc_default + 4 * BURST + 2 * POOL_CACHE * 2;
 		if (pc.count < 4096)
 			pc.count = 4096;
@@ -346,9 +496,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (setup_port(a.tx, a.o.tx_port, pool, max_size, a.o.vlan))
+	if (setup_port(a.tx, a.o.tx_port, pool, mtu))
 		goto out;
-	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, max_size, a.o.vlan))
+	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, mtu))
 		goto out;
 	{
 		struct unic_link l = { 0 };
@@ -373,12 +523,44 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	pg_rxstats_init(&a.rs);
+	pg_hist_init(&a.lat_sec);
+	if (a.o.write_tx || a.o.write_rx) {
+		const char *opt = a.o.write_tx ? "--write-tx" : "--write-rx";
+
+		if (a.o.write_tx)
+			a.wtx = pg_pcap_writer_open(a.o.write_tx, a.hz, unic_rdtsc(), err, sizeof(err));
+		if (a.o.write_rx && (a.o.write_tx == NULL || a.wtx)) {
+			opt = "--write-rx";
+			a.wrx = pg_pcap_writer_open(a.o.write_rx, a.hz, unic_rdtsc(), err, sizeof(err));
+			a.scratch = a.wrx ? malloc(PG_PCAP_SNAPLEN) : NULL;
+		}
+		if ((a.o.write_tx && a.wtx == NULL) || (a.o.write_rx && a.scratch == NULL)) {
+			fprintf(stderr, "unic-pktgen: error: option %s: %s\n", opt,
+				a.o.write_rx && a.wrx && !a.scratch ? "out of memory" : err);
+			ret = PG_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (a.o.csv) {
+		a.csv = strcmp(a.o.csv, "-") == 0 ? stdout : fopen(a.o.csv, "w");
+		if (a.csv == NULL) {
+			fprintf(stderr, "unic-pktgen: error: option --csv: cannot create '%s': %s\n", a.o.csv,
+				strerror(errno));
+			ret = PG_EXIT_USAGE;
+			goto out;
+		}
+		pg_csv_header(a.csv);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!a.o.json)
-		printf("unic-pktgen: tx port %d (%s) -> rx port %d (%s), TSC %.6f GHz, link %u Mbps\n",
-		       a.o.tx_port, unic_port_name(a.tx), a.o.rx_port, unic_port_name(a.rx),
-		       (double)a.hz / 1e9, a.link_mbps);
+		fprintf(a.out, "unic-pktgen: tx port %d (%s) -> rx port %d (%s), TSC %.6f GHz, link %u Mbps\n",
+			a.o.tx_port, unic_port_name(a.tx), a.o.rx_port, unic_port_name(a.rx),
+			(double)a.hz / 1e9, a.link_mbps);
+	if (!a.o.json && a.cap.nb)
+		fprintf(a.out, "unic-pktgen: replay %s: %u frames, %" PRIu64 " bytes, largest %u; sending %" PRIu64 " frames%s\n",
+			a.o.replay, a.cap.nb, a.cap.bytes, a.cap.max_len, a.o.count,
+			a.o.count ? "" : " (until --duration)");
 
 	bool live = !a.o.json && isatty(STDERR_FILENO);
 	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0;
@@ -401,10 +583,8 @@ int main(int argc, char **argv)
 					a.stalled = true;
 					g_stop = 1;
 				}
-				if (g_stop && npend) {  /* interrupted: drop what the port did not take */
-					unic_pkt_free_bulk(pend, npend);
-					npend = 0;
-				}
+				if (g_stop && npend)  /* interrupted: drop what the port did not take */
+					drop_pending(&a, pend, &npend);
 			}
 		}
 		poll_rx(&a);
@@ -414,19 +594,40 @@ int main(int argc, char **argv)
 			if (now_ns >= drain_until || g_stop > 1)
 				break;
 		}
-		if (live && now_ns >= next_status) {
-			status_line(&a, now_ns, &last_sent, &last_rx, &last_ns);
+		if (now_ns >= next_status) {
+			if (live)
+				status_line(&a, now_ns, &last_sent, &last_rx, &last_ns);
+			if (a.csv)
+				csv_tick(&a, now_ns);
 			next_status += 1000000000ull;
 		}
 	}
 	a.t_end_ns = unic_time_ns();
 	if (live)
 		fprintf(stderr, "\n");
+	if (a.csv)
+		csv_tick(&a, a.t_end_ns);  /* the part-second at the end */
 	report(&a);
 	ret = a.stalled ? PG_EXIT_FAIL : PG_EXIT_OK;
 out:
-	if (npend)
-		unic_pkt_free_bulk(pend, npend);
+	drop_pending(&a, pend, &npend);
+	{
+		struct pg_pcap_writer *w[2] = { a.wtx, a.wrx };
+
+		for (int i = 0; i < 2; i++)
+			if (pg_pcap_writer_close(w[i], err, sizeof(err))) {
+				fprintf(stderr, "unic-pktgen: error: option %s: %s\n",
+					i ? "--write-rx" : "--write-tx", err);
+				ret = PG_EXIT_FAIL;
+			}
+	}
+	if (a.csv && a.csv != stdout && fclose(a.csv) != 0) {
+		fprintf(stderr, "unic-pktgen: error: option --csv: writing '%s' failed: %s\n", a.o.csv,
+			strerror(errno));
+		ret = PG_EXIT_FAIL;
+	}
+	free(a.scratch);
+	pg_capture_free(&a.cap);
 	if (a.tx && unic_port_state(a.tx) == UNIC_PORT_STARTED)
 		unic_port_stop(a.tx);
 	if (a.rx && a.rx != a.tx && unic_port_state(a.rx) == UNIC_PORT_STARTED)

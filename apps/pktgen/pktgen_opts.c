@@ -128,7 +128,14 @@ bad:
 /* Options that take a value. */
 static const char *const with_value[] = {
 	"--tx-port", "--rx-port", "--size", "--sizes", "--size-range", "--vlan", "--src-ip",
-	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", NULL,
+	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", "--write-tx",
+	"--write-rx", "--replay", "--csv", NULL,
+};
+
+/* Options that shape the frames pktgen builds: meaningless with --replay. */
+static const char *const frame_opts[] = {
+	"--size", "--sizes", "--size-range", "--ipv6", "--vlan", "--src-ip", "--dst-ip",
+	"--src-port", "--dst-port", NULL,
 };
 
 static int check_sizes(struct pg_opts *o, char *err, size_t errlen)
@@ -167,6 +174,9 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 
 		for (unsigned k = 0; with_value[k]; k++)
 			takes |= strcmp(name, with_value[k]) == 0;
+		for (unsigned k = 0; frame_opts[k] && o->gen_opt == NULL; k++)
+			if (strcmp(name, frame_opts[k]) == 0)
+				o->gen_opt = frame_opts[k];
 		if (takes && v == NULL) {
 			if (i + 1 >= argc)
 				return ERR("option %s: missing value", name);
@@ -232,6 +242,18 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			    ((v[0] < '0' || v[0] > '9') && v[0] != '.'))
 				return ERR("option --duration: bad value '%s'; expected seconds, e.g. 10 or 0.5", v);
 			o->duration = d;
+		} else if (strcmp(name, "--write-tx") == 0 || strcmp(name, "--write-rx") == 0 ||
+			   strcmp(name, "--replay") == 0 || strcmp(name, "--csv") == 0) {
+			if (v[0] == '\0')
+				return ERR("option %s: empty file name", name);
+			if (strcmp(name, "--write-tx") == 0)
+				o->write_tx = v;
+			else if (strcmp(name, "--write-rx") == 0)
+				o->write_rx = v;
+			else if (strcmp(name, "--replay") == 0)
+				o->replay = v;
+			else
+				o->csv = v;
 		} else if (strcmp(name, "--json") == 0) {
 			o->json = true;
 		} else if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
@@ -246,6 +268,21 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 		return 0;
 	if (o->tx_port < 0 || o->rx_port < 0)
 		return ERR("options --tx-port and --rx-port: both are required (port numbers in the order the ports were created: PCI devices, then --vdev)");
+	if (o->replay && o->gen_opt)
+		return ERR("option %s: has no effect with --replay (the capture's frames are sent as they are)",
+			   o->gen_opt);
+	if (o->csv && strcmp(o->csv, "-") == 0 && o->json)
+		return ERR("options --csv - and --json: both want stdout; give --csv a file name");
+	{
+		const char *files[4] = { o->write_tx, o->write_rx, o->replay, o->csv };
+		const char *names[4] = { "--write-tx", "--write-rx", "--replay", "--csv" };
+
+		for (int i = 0; i < 4; i++)
+			for (int k = i + 1; k < 4; k++)
+				if (files[i] && files[k] && strcmp(files[i], files[k]) == 0)
+					return ERR("options %s and %s: both name '%s'; give each its own file",
+						   names[i], names[k], files[i]);
+	}
 	if ((fam_src && fam_src != (o->ipv6 ? 6 : 4)) || (fam_dst && fam_dst != (o->ipv6 ? 6 : 4)))
 		return ERR("option %s: an %s address with%s --ipv6",
 			   fam_src && fam_src != (o->ipv6 ? 6 : 4) ? "--src-ip" : "--dst-ip",
@@ -273,6 +310,12 @@ void pg_usage(FILE *f, const char *prog)
 		"                             (default: as fast as the port takes frames)\n"
 		"  --count N, --duration S    stop after N frames or S seconds (whichever first)\n"
 		"  --json                     final report as one JSON object\n"
+		"  --csv FILE|-               per-second time series as CSV (- : stdout)\n"
+		"  --write-tx FILE            save the frames sent (pcap, ns timestamps)\n"
+		"  --write-rx FILE            save the frames received\n"
+		"  --replay FILE              send a capture's Ethernet frames as they are, paced\n"
+		"                             by --rate per frame size; once, or --count frames\n"
+		"                             (looping over the capture)\n"
 		"\nenv options:\n%s",
 		prog, PG_SIZE_MIN, PG_SIZE_MAX, unic_env_usage());
 }

@@ -48,6 +48,11 @@ struct pg_opts {
 	double duration;            /* 0: no limit */
 	bool json;
 	bool help;
+	const char *write_tx;       /* --write-tx FILE: pcap of what was sent */
+	const char *write_rx;       /* --write-rx FILE: pcap of what was received */
+	const char *replay;         /* --replay FILE: send this capture's frames */
+	const char *csv;            /* --csv FILE, "-" for stdout */
+	const char *gen_opt;        /* the first frame-building option given (none with --replay) */
 };
 
 void pg_opts_init(struct pg_opts *o);

@@ -34,9 +34,13 @@ struct pg_rate_spec {
  */
 int pg_rate_parse(const char *s, struct pg_rate_spec *r, char *err, size_t errlen);
 
+/* Bytes a frame of @p size bytes (no FCS) occupies on the link before the
+ * FCS: a NIC pads a shorter frame to 60 (a replayed capture may hold one). */
+static inline unsigned pg_link_bytes(unsigned size) { return size < 60 ? 60 : size; }
+
 /* Bits a frame of @p size bytes (no FCS) counts for at L2 and on the wire. */
-static inline uint64_t pg_l2_bits(unsigned size) { return (uint64_t)(size + 4) * 8; }
-static inline uint64_t pg_wire_bits(unsigned size) { return (uint64_t)(size + 24) * 8; }
+static inline uint64_t pg_l2_bits(unsigned size) { return (uint64_t)(pg_link_bytes(size) + 4) * 8; }
+static inline uint64_t pg_wire_bits(unsigned size) { return (uint64_t)(pg_link_bytes(size) + 24) * 8; }
 
 struct pg_rate {
 	struct pg_rate_spec spec;
@@ -73,7 +77,7 @@ void pg_rate_sent(struct pg_rate *r, unsigned size, uint64_t now_tsc);
 
 /*
  * The achieved rate, in the request's own unit, over @p seconds for
- * @p frames frames totalling @p bytes (frame bytes, no FCS).
+ * @p frames frames totalling @p bytes (pg_link_bytes of each frame).
  */
 double pg_rate_achieved(const struct pg_rate *r, uint64_t frames, uint64_t bytes, double seconds);
 
