@@ -144,6 +144,9 @@ struct l2fwd_snap {
 	uint64_t rx[L2FWD_MAX_PORTS], tx[L2FWD_MAX_PORTS], dropped[L2FWD_MAX_PORTS];
 	struct unic_port_stats port[L2FWD_MAX_PORTS];
 	bool port_ok[L2FWD_MAX_PORTS];
+	/* The hardware's good-packet counters (xstats), where the driver has them. */
+	uint64_t hw_rx[L2FWD_MAX_PORTS], hw_tx[L2FWD_MAX_PORTS];
+	bool hw_ok[L2FWD_MAX_PORTS];
 	struct unic_napi_ctx_stats napi[L2FWD_MAX_PORTS];
 	uint64_t cpu_ns[L2FWD_MAX_PORTS];
 };

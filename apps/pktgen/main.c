@@ -58,7 +58,20 @@ struct pg_app {
 	uint32_t link_mbps;
 	uint64_t last_take_ns;     /* the port last took a frame */
 	bool stalled;
+	/* The ports' own counters at the end of the run, to set beside ours. */
+	struct port_counts {
+		bool ok, hw_ok;            /* stats_get / the hardware counter answered */
+		struct unic_port_stats st;
+		uint64_t hw;               /* tx_good_packets (tx port), rx_good_packets (rx port) */
+	} txc, rxc;
 };
+
+static void port_counts_get(struct unic_port *port, const char *hw_name, struct port_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ok = unic_port_stats_get(port, &c->st) == 0;
+	c->hw_ok = unic_port_xstat_by_name(port, hw_name, &c->hw) == 0;
+}
 
 static unsigned next_size(struct pg_app *a)
 {
@@ -230,6 +243,16 @@ static void report(struct pg_app *a)
 		if (req > 0)
 			printf(",\"rate\":{\"unit\":\"%s\",\"requested\":%.1f,\"achieved\":%.1f,\"missed\":%s}",
 			       pg_rate_unit_name(a->rate.spec.unit), req, ach, miss ? "true" : "false");
+		printf(",\"tx_port_stats\":{\"ok\":%s,\"opackets\":%" PRIu64 ",\"obytes\":%" PRIu64
+		       ",\"oerrors\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRId64 "}",
+		       a->txc.ok ? "true" : "false", a->txc.st.opackets, a->txc.st.obytes,
+		       a->txc.st.oerrors, a->txc.hw_ok ? (int64_t)a->txc.hw : -1);
+		printf(",\"rx_port_stats\":{\"ok\":%s,\"ipackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
+		       ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
+		       ",\"hw_rx_good_packets\":%" PRId64 "}",
+		       a->rxc.ok ? "true" : "false", a->rxc.st.ipackets, a->rxc.st.ibytes,
+		       a->rxc.st.imissed, a->rxc.st.ierrors, a->rxc.st.rx_nombuf,
+		       a->rxc.hw_ok ? (int64_t)a->rxc.hw : -1);
 		printf(",\"latency_ns\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64 ",\"avg\":%.0f,\"p50\":%" PRIu64
 		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}}\n",
 		       h->count, h->count ? h->min : 0, avg, pg_hist_percentile(h, 50),
@@ -242,12 +265,27 @@ static void report(struct pg_app *a)
 	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
 	printf("          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
 	       a->alloc_fail);
+	if (a->txc.ok) {
+		printf("          port counters: opackets %" PRIu64 " oerrors %" PRIu64, a->txc.st.opackets,
+		       a->txc.st.oerrors);
+		if (a->txc.hw_ok)
+			printf(", hardware tx_good_packets %" PRIu64, a->txc.hw);
+		printf("\n");
+	}
 	if (req > 0)
 		printf("rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
 		       pg_rate_unit_name(a->rate.spec.unit),
 		       miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
 	printf("rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->o.rx_port,
 	       a->rs.frames, a->rs.no_stamp);
+	if (a->rxc.ok) {
+		printf("          port counters: ipackets %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64
+		       " rx_nombuf %" PRIu64, a->rxc.st.ipackets, a->rxc.st.imissed, a->rxc.st.ierrors,
+		       a->rxc.st.rx_nombuf);
+		if (a->rxc.hw_ok)
+			printf(", hardware rx_good_packets %" PRIu64, a->rxc.hw);
+		printf("\n");
+	}
 	for (unsigned r = 1; r < PG_PARSE_NB; r++)
 		if (a->rs.by_result[r])
 			printf("          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
@@ -350,6 +388,14 @@ int main(int argc, char **argv)
 		goto out;
 	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, max_size, a.o.vlan))
 		goto out;
+	if (a.o.promisc) {
+		n = unic_port_promisc_set(a.rx, true);
+		if (n) {
+			fprintf(stderr, "unic-pktgen: cannot make rx port %d (%s) promiscuous (-P): %s\n",
+				a.o.rx_port, unic_port_name(a.rx), strerror(-n));
+			goto out;
+		}
+	}
 	{
 		struct unic_link l = { 0 };
 
@@ -420,6 +466,8 @@ int main(int argc, char **argv)
 		}
 	}
 	a.t_end_ns = unic_time_ns();
+	port_counts_get(a.tx, "tx_good_packets", &a.txc);
+	port_counts_get(a.rx, "rx_good_packets", &a.rxc);
 	if (live)
 		fprintf(stderr, "\n");
 	report(&a);

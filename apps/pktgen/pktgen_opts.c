@@ -234,6 +234,8 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			o->duration = d;
 		} else if (strcmp(name, "--json") == 0) {
 			o->json = true;
+		} else if (strcmp(name, "-P") == 0 || strcmp(name, "--promisc") == 0) {
+			o->promisc = true;
 		} else if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
 			o->help = true;
 		} else {
@@ -272,6 +274,9 @@ void pg_usage(FILE *f, const char *prog)
 		"                             (+20 bytes preamble and gap a frame), 10%% of link speed\n"
 		"                             (default: as fast as the port takes frames)\n"
 		"  --count N, --duration S    stop after N frames or S seconds (whichever first)\n"
+		"  -P, --promisc              the rx port takes frames for any address (needed behind\n"
+		"                             unic-l2fwd, which rewrites the destination to\n"
+		"                             02:00:00:00:00:<port>, unless it runs with --no-mac-updating)\n"
 		"  --json                     final report as one JSON object\n"
 		"\nenv options:\n%s",
 		prog, PG_SIZE_MIN, PG_SIZE_MAX, unic_env_usage());
