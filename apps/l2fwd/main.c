@@ -77,13 +77,13 @@ static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
 				 l.up ? "up" : "down", l.up ? "" : " (frames to it are dropped and counted)");
 		return;
 	}
-	/* The device is being taken away (unbind, hot-unplug): let it go. Its
-	 * queues leave their context at a round boundary; frames forwarded to
-	 * it from then on are dropped and counted; the other ports go on. */
-	UNIC_LOG(WARNING, APP, "l2fwd: port %s: %s: stopping and detaching it; the other ports keep forwarding",
+	/* The device was taken away (unbind, hot-unplug): the library has
+	 * already stopped the port (its queues left their context at a round
+	 * boundary) and marked it removed. Frames forwarded to it from now on
+	 * are dropped and counted; its stats stay readable; the other ports go
+	 * on; it is closed at exit like the others. */
+	UNIC_LOG(WARNING, APP, "l2fwd: port %s: %s: the port was stopped; frames to it are dropped and counted, the other ports keep forwarding",
 		 unic_port_name(port), unic_event_name(ev));
-	unic_port_stop(port);
-	unic_port_detach(port);
 }
 
 static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)

@@ -322,7 +322,7 @@ void bus_dev_release_locked(struct unic_pci_device *dev)
 	if (dev->released)
 		return;
 	dev->ops->release(dev);
-	dev->released = true;
+	__atomic_store_n(&dev->released, true, __ATOMIC_RELEASE);
 }
 
 void unic_pci_close(struct unic_pci_device *dev)
@@ -380,8 +380,12 @@ static void release_handler(int fd, void *arg)
 		UNIC_LOG(WARNING, BUS, "%s: the kernel asks for the device back (unbind or removal); stopping its user and releasing it",
 			 dev->info.bdf);
 	/* The owner stops its port first: nothing may touch the BARs after. */
-	if (dev->release_fn != NULL)
-		dev->release_fn(dev, dev->release_arg);
+	if (dev->release_fn != NULL && dev->release_fn(dev, dev->release_arg) == -EBUSY) {
+		UNIC_LOG(WARNING, BUS, "%s: its owner is closing it; the close releases it",
+			 dev->info.bdf);
+		unic_event_fd_remove(fd);
+		return;
+	}
 	pthread_mutex_lock(&bus->lock);
 	bus_dev_release_locked(dev);
 	pthread_mutex_unlock(&bus->lock);
@@ -399,6 +403,16 @@ int unic_pci_on_release(struct unic_pci_device *dev, unic_pci_release_fn fn, voi
 	dev->release_arg = arg;
 	pthread_mutex_unlock(&dev->bus->lock);
 	return 0;
+}
+
+bool unic_pci_is_gone(const struct unic_pci_device *dev)
+{
+	return dev != NULL && __atomic_load_n(&dev->gone, __ATOMIC_ACQUIRE);
+}
+
+bool unic_pci_is_released(const struct unic_pci_device *dev)
+{
+	return dev != NULL && __atomic_load_n(&dev->released, __ATOMIC_ACQUIRE);
 }
 
 void unic_pci_gone(struct unic_pci_device *dev)

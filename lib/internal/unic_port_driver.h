@@ -124,6 +124,12 @@ struct unic_port {
 	 * lock; stopping is set while stop releases them (claims refused). */
 	struct unic_port_poller pollers[2 * UNIC_PORT_MAX_QUEUES];
 	bool stopping;
+	/* The bus took the device back (unic_port_device_lost): only stats,
+	 * info, close and detach work from then on. Under lock. */
+	bool removed;
+	/* close is running the driver's close op (which may wait for the bus's
+	 * release handler): unic_port_device_lost must not wait for the lock. */
+	bool closing;
 	size_t priv_size;
 	uint8_t priv[] UNIC_CACHE_ALIGNED;  /* the driver's */
 };
@@ -172,6 +178,20 @@ int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
  * took it back and is calling, or has called, release).
  */
 int unic_port_poller_drop(struct unic_port *port, bool tx, uint16_t q, void *owner);
+
+/**
+ * The device under @p port was taken back by the kernel (VFIO device
+ * request) or vanished (@p gone: reads of all-ones). Called by the driver
+ * from its bus release callback, before the bus unmaps anything: posts
+ * UNIC_EVENT_DEV_REQUEST (or UNIC_EVENT_DEV_GONE) for the application,
+ * stops the port if it is started (its pollers are released first, as
+ * unic_port_stop does, so no poller is inside a burst call), and marks it
+ * removed: from then on only info, stats, xstats, close and detach work;
+ * the rest returns -ENODEV with a message saying what to do.
+ * @return 0: the driver may let the bus release the device; -EBUSY: the
+ *         port is being closed by another thread, whose close releases it.
+ */
+int unic_port_device_lost(struct unic_port *port, bool gone);
 
 /* Driver logs that honour the port's message level. */
 #define UNIC_PORT_LOG(port, level, fmt, ...)                                   \

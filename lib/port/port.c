@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <unic/pool.h>
 #include <unic/barrier.h>
@@ -325,6 +326,25 @@ static int port_need_state(struct unic_port *port, unsigned allowed, const char 
 
 #define ST(s) (1u << UNIC_PORT_##s)
 
+/* Lock held. -ENODEV with what to do when the bus took the device back. */
+int port_check_removed(struct unic_port *port, const char *what)
+{
+	if (!port->removed)
+		return 0;
+	UNIC_LOG(ERR, PORT, "%s: %s: its device was released (the kernel took it back, or it vanished); detach the port, bind the device again (unic-devbind --bind vfio-pci <BDF>) and probe it again",
+		 port->name, what);
+	return -ENODEV;
+}
+
+/* port_need_state for what needs the device: refused once it was removed. */
+static int port_need_device(struct unic_port *port, unsigned allowed, const char *what,
+			    const char *needed)
+{
+	int rc = port_check_removed(port, what);
+
+	return rc ? rc : port_need_state(port, allowed, what, needed);
+}
+
 static void release_queues(struct unic_port *port)
 {
 	for (unsigned q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
@@ -437,7 +457,7 @@ int unic_port_configure(struct unic_port *port, const struct unic_port_conf *con
 	c = *conf;
 	c.sz = sizeof(c);
 	pthread_mutex_lock(&port->lock);
-	rc = port_need_state(port, ST(ALLOCATED) | ST(CONFIGURED) | ST(READY), "configure",
+	rc = port_need_device(port, ST(ALLOCATED) | ST(CONFIGURED) | ST(READY), "configure",
 			     "allocated, configured or stopped");
 	if (rc)
 		goto out;
@@ -539,7 +559,7 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	}
 	c = *conf;
 	pthread_mutex_lock(&port->lock);
-	rc = port_need_state(port, ST(CONFIGURED) | ST(READY), "rx queue setup", "configured or stopped");
+	rc = port_need_device(port, ST(CONFIGURED) | ST(READY), "rx queue setup", "configured or stopped");
 	if (rc)
 		goto out;
 	if (q >= port->conf.nb_rxq) {
@@ -612,7 +632,7 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	}
 	c = *conf;
 	pthread_mutex_lock(&port->lock);
-	rc = port_need_state(port, ST(CONFIGURED) | ST(READY), "tx queue setup", "configured or stopped");
+	rc = port_need_device(port, ST(CONFIGURED) | ST(READY), "tx queue setup", "configured or stopped");
 	if (rc)
 		goto out;
 	if (q >= port->conf.nb_txq) {
@@ -669,7 +689,7 @@ int unic_port_start(struct unic_port *port)
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = port_need_state(port, ST(READY), "start", "configured with every queue set up (or stopped)");
+	rc = port_need_device(port, ST(READY), "start", "configured with every queue set up (or stopped)");
 	if (rc)
 		goto out;
 	rc = port->ops->start(port);
@@ -701,6 +721,9 @@ int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
 
 	if (rc)
 		return rc;
+	rc = port_check_removed(port, "poller claim");
+	if (rc)
+		goto out;
 	if (port->state != UNIC_PORT_STARTED || port->stopping) {
 		rc = port->stopping ? -EBUSY : -EINVAL;
 		goto out;
@@ -789,10 +812,54 @@ int unic_port_stop(struct unic_port *port)
 	return rc;
 }
 
+int unic_port_device_lost(struct unic_port *port, bool gone)
+{
+	bool was_started = false;
+	int rc = 0;
+
+	unic_port_event_post(port, gone ? UNIC_EVENT_DEV_GONE : UNIC_EVENT_DEV_REQUEST);
+	/* Not a plain lock: a thread closing the port holds the lock while
+	 * the driver's close waits for the bus's release handler, which is
+	 * the caller. That close releases the device itself. */
+	while (pthread_mutex_trylock(&port->lock) != 0) {
+		if (__atomic_load_n(&port->closing, __ATOMIC_ACQUIRE))
+			return -EBUSY;
+		usleep(100);
+	}
+	if (port->state == UNIC_PORT_CLOSED || port->state == UNIC_PORT_DETACHED) {
+		pthread_mutex_unlock(&port->lock);
+		return 0;
+	}
+	if (port->state == UNIC_PORT_STARTED) {
+		/* Another thread stopping it waits for our pollers too; wait
+		 * for it to finish rather than stop twice. */
+		while (port->stopping) {
+			pthread_mutex_unlock(&port->lock);
+			usleep(100);
+			pthread_mutex_lock(&port->lock);
+		}
+		if (port->state == UNIC_PORT_STARTED) {
+			rc = port_pollers_release(port);
+			if (rc == 0) {
+				port_stop_locked(port);
+				was_started = true;
+			}
+		}
+	}
+	port->removed = true;
+	pthread_mutex_unlock(&port->lock);
+	UNIC_LOG(WARNING, PORT, "%s: %s; %s, only stats, close and detach work on it now",
+		 port->name, gone ? "its device vanished" : "the kernel asked for its device back",
+		 was_started ? "port stopped (its queues' pollers released first)" : "port was not started");
+	return 0;
+}
+
 static void port_close_locked(struct unic_port *port)
 {
+	__atomic_store_n(&port->closing, true, __ATOMIC_RELEASE);
 	release_queues(port);
 	port->ops->close(port);
+	__atomic_store_n(&port->closing, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&port->state, UNIC_PORT_CLOSED, __ATOMIC_RELEASE);
 }
 

@@ -17,18 +17,20 @@
 #include "port_private.h"
 
 /*
- * Call optional op @p op with the port locked and alive; a NULL op is
+ * Call optional op @p op with the port locked, alive and its device not
+ * taken back (-ENODEV); a NULL op is
  * -ENOTSUP, logged at debug so a probing caller is not noisy.
  */
 #define PORT_OP(port, op, ...)                                                   \
 	({                                                                        \
 		int rc_ = port_lock_alive((port), #op);                             \
 		if (rc_ == 0) {                                                   \
-			if ((port)->ops->op == NULL) {                              \
+			rc_ = port_check_removed((port), #op);                      \
+			if (rc_ == 0 && (port)->ops->op == NULL) {                  \
 				UNIC_LOG(DEBUG, PORT, "%s: %s is not supported by this driver", \
 					 (port)->name, #op);                            \
 				rc_ = -ENOTSUP;                                     \
-			} else {                                                  \
+			} else if (rc_ == 0) {                                    \
 				rc_ = (port)->ops->op((port), ##__VA_ARGS__);        \
 			}                                                         \
 			port_unlock(port);                                        \
@@ -144,6 +146,11 @@ int unic_port_mtu_set(struct unic_port *port, uint16_t mtu)
 
 	if (rc)
 		return rc;
+	rc = port_check_removed(port, "mtu_set");
+	if (rc) {
+		port_unlock(port);
+		return rc;
+	}
 	if (port->state == UNIC_PORT_STARTED) {
 		UNIC_LOG(ERR, PORT, "%s: changing the MTU needs the port stopped", port->name);
 		rc = -EBUSY;
@@ -209,6 +216,11 @@ int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src,
 
 	if (rc)
 		return rc;
+	rc = port_check_removed(port, "intr_sources");
+	if (rc) {
+		port_unlock(port);
+		return rc;
+	}
 	if (port->ops->intr_sources == NULL) {
 		rc = -ENOTSUP;
 	} else if (port->state != UNIC_PORT_STARTED) {

@@ -9,6 +9,8 @@
  * detached). @return 0 with the lock held, or -ENODEV without it. */
 int port_lock_alive(struct unic_port *port, const char *what);
 void port_unlock(struct unic_port *port);
+/* Lock held: -ENODEV (and the message) once the device was taken back. */
+int port_check_removed(struct unic_port *port, const char *what);
 
 /* Packets a port's queues may hold from @p pool, as queue setup counts it. */
 uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *pool,

@@ -104,7 +104,7 @@ static void e1000e_stats_update(struct e1000e_port *ep)
 {
 	struct e1000e_hw *hw = &ep->hw;
 
-	if (hw->gone)
+	if (e1000e_hw_off(ep))
 		return;
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++) {
 		const struct e1000e_stat *s = &e1000e_stats[i];
@@ -165,7 +165,7 @@ static int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 	unsigned n = 0;
 
 	e1000e_stats_update(ep);
-	if (!ep->hw.gone) {
+	if (!e1000e_hw_off(ep)) {
 		ep->tsctc += read32(&ep->hw, E1000E_TSCTC);
 		ep->iac += read32(&ep->hw, E1000E_IAC);
 	}
@@ -302,7 +302,7 @@ static void e1000e_info_get(struct unic_port *port, struct unic_port_info *info)
 	snprintf(info->driver, sizeof(info->driver), "e1000e");
 	snprintf(info->bus_addr, sizeof(info->bus_addr), "%s", ep->bdf);
 	/* EEPROM word 5: image version (datasheet 6.1.2), major.minor. */
-	if (!ep->hw.gone && e1000e_eeprom_read(&ep->hw, 5, &ver) == 0)
+	if (!e1000e_hw_off(ep) && e1000e_eeprom_read(&ep->hw, 5, &ver) == 0)
 		snprintf(info->fw_version, sizeof(info->fw_version), "eeprom %u.%u-%u",
 			 (ver >> 12) & 0xf, (ver >> 4) & 0xff, ver & 0xf);
 	info->numa_node = port->numa_node;
@@ -591,9 +591,10 @@ static void e1000e_close(struct unic_port *port)
 		txq_free(&ep->txq[q]);
 	}
 	if (ep->dev) {
-		if (!ep->hw.gone)
+		if (!e1000e_hw_off(ep)) {
 			(void)e1000e_hw_reset(&ep->hw);
-		unic_pci_bus_master(ep->dev, false);
+			unic_pci_bus_master(ep->dev, false);
+		}
 		unic_pci_close(ep->dev);
 		ep->dev = NULL;
 	}
@@ -820,6 +821,27 @@ static bool mac_valid(const uint8_t *m)
 	return !(m[0] & 1) && memcmp(m, zero, sizeof(zero)) != 0;
 }
 
+/*
+ * The bus's release callback (its event dispatch): the kernel asks for the
+ * device back, or it vanished. Stop the port through the core, which first
+ * takes the queues back from their pollers (lib/napi waits for a round
+ * boundary), so nothing touches BAR0 once the bus unmaps it.
+ */
+static int e1000e_released(struct unic_pci_device *dev, void *arg)
+{
+	struct unic_port *port = arg;
+	struct e1000e_port *ep = e1000e_priv(port);
+	bool gone = unic_pci_is_gone(dev);
+	int rc;
+
+	if (gone)
+		__atomic_store_n(&ep->hw.gone, true, __ATOMIC_RELEASE); /* stop writes nothing */
+	rc = unic_port_device_lost(port, gone);
+	if (rc == 0)
+		__atomic_store_n(&ep->hw.gone, true, __ATOMIC_RELEASE);
+	return rc;
+}
+
 static int e1000e_pci_probe(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out)
 {
 	const struct unic_pci_info *info = unic_pci_info(dev);
@@ -878,6 +900,9 @@ static int e1000e_pci_probe(struct unic_bus *bus, struct unic_pci_device *dev, s
 	rc = unic_port_register(port);
 	if (rc < 0)
 		goto master_off;
+	/* Registered: the port outlives the callback (its close closes the
+	 * device, which waits for a running release handler). */
+	unic_pci_on_release(dev, e1000e_released, port);
 	UNIC_PORT_LOG(port, INFO, "%s: 82574L, MAC %02x:%02x:%02x:%02x:%02x:%02x", info->bdf,
 		      port->mac[0], port->mac[1], port->mac[2], port->mac[3], port->mac[4], port->mac[5]);
 	*out = port;

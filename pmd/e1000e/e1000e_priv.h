@@ -177,6 +177,18 @@ static inline struct e1000e_port *e1000e_priv(struct unic_port *port)
 	return unic_port_priv(port);
 }
 
+/*
+ * No register access: the device vanished (all-ones), or the bus took it
+ * back (unic_port_device_lost marked the port removed under its lock; the
+ * bus unmaps BAR0 right after). Control ops run under the port lock, so
+ * checking here before touching BAR0 is enough.
+ */
+static inline bool e1000e_hw_off(const struct e1000e_port *ep)
+{
+	return __atomic_load_n(&ep->hw.gone, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&ep->hw.port->removed, __ATOMIC_ACQUIRE);
+}
+
 /* e1000e_hw.c */
 int e1000e_hw_reset(struct e1000e_hw *hw);
 int e1000e_eeprom_read(struct e1000e_hw *hw, uint16_t word, uint16_t *val);

@@ -698,12 +698,17 @@ Test(bus, bars_config_bus_master_irqs_and_reset_through_vfio)
 }
 
 static int released;
+static int release_rc;    /* what the owner answers */
+static bool release_gone; /* unic_pci_is_gone() as the owner saw it */
 
-static void on_release(struct unic_pci_device *dev, void *arg)
+static int on_release(struct unic_pci_device *dev, void *arg)
 {
-	(void)dev;
 	cr_assert_eq(arg, &released);
+	/* The owner is called before anything is released. */
+	cr_assert(!unic_pci_is_released(dev));
+	release_gone = unic_pci_is_gone(dev);
 	released++;
+	return release_rc;
 }
 
 static void dispatch_until_released(void)
@@ -732,9 +737,31 @@ Test(bus, the_kernels_request_calls_on_release_and_releases_the_device)
 	cr_assert_eq(write(fk.req_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
 	dispatch_until_released();
 	cr_assert_eq(released, 1);
+	cr_assert(!release_gone, "a request is not a device gone");
 	assert_logged("asks for the device back");
 	assert_logged("released");
+	cr_assert(unic_pci_is_released(dev));
 	cr_assert_eq(unic_pci_bar_read32(dev, 0, 8, &v), -ENODEV);
+	unic_pci_close(dev);
+}
+
+Test(bus, an_owner_that_is_closing_the_device_releases_it_itself)
+{
+	struct unic_pci_device *dev;
+	uint64_t one = 1;
+
+	fake_add_dev(root, &nic_vfio);
+	dev_file("7");
+	released = 0;
+	release_rc = -EBUSY;
+	cr_assert_eq(unic_pci_open(bus, "0000:00:03.0", &dev), 0);
+	cr_assert_eq(unic_pci_on_release(dev, on_release, &released), 0);
+	cr_assert_eq(write(fk.req_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	dispatch_until_released();
+	cr_assert_eq(released, 1);
+	assert_logged("its owner is closing it");
+	cr_assert(!unic_pci_is_released(dev), "the bus released a device its owner is closing");
+	release_rc = 0;
 	unic_pci_close(dev);
 }
 
@@ -751,6 +778,7 @@ Test(bus, a_device_gone_takes_the_release_path)
 	unic_pci_gone(dev);  /* twice: once is enough */
 	dispatch_until_released();
 	cr_assert_eq(released, 1);
+	cr_assert(release_gone);
 	assert_logged("reads as all-ones");
 	cr_assert_eq(unic_pci_irq_count(dev, UNIC_PCI_IRQ_MSIX), -ENODEV);
 	unic_pci_close(dev);

@@ -7,7 +7,10 @@
  */
 #include <sched.h>
 
+#include <unic/event.h>
+
 #include "napi_common.h"
+#include "unic_port_driver.h" /* unic_port_device_lost: what a driver calls */
 
 TestSuite(napi, .init = setup, .fini = teardown, .timeout = 240);
 
@@ -697,6 +700,82 @@ Test(napi, stopping_a_port_while_its_queue_is_polled_under_traffic_a_thousand_ti
 	cr_assert_gt(t.handled, 0);
 	unic_napi_ctx_destroy(ctx);
 	port_down(rx);
+	port_down(tx);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0, "pool in use: %u", unic_pool_in_use_count(pool));
+}
+
+/*
+ * The bus took the device back (what pmd/e1000e's release callback does,
+ * with a ring port standing in): the queue's poller lets go at a round
+ * boundary, the port stops, the application hears of it, and the port only
+ * answers stats, close and detach from then on.
+ */
+static int lost_events;
+
+static void lost_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	(void)port;
+	cr_assert_eq(ev, UNIC_EVENT_DEV_REQUEST);
+	(*(int *)arg)++;
+}
+
+Test(napi, a_device_taken_back_stops_its_port_under_traffic_and_leaves_stats_readable)
+{
+	struct unic_port *tx = port_create("ring0");
+	struct unic_port *rx = port_create("ring1,peer=ring0");
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct td t = { .tx = tx };
+	struct unic_napi_queue_stats qst;
+	struct unic_port_stats st;
+	struct unic_link link;
+	struct runner r;
+	pthread_t blaster;
+	uint64_t handled;
+
+	port_up(tx, 1);
+	port_up(rx, 1);
+	lost_events = 0;
+	cr_assert_eq(unic_event_callback_register(rx, UNIC_EVENT_DEV_REQUEST, lost_cb, &lost_events), 0);
+	runner_start(&r, ctx);
+	cr_assert_eq(pthread_create(&blaster, NULL, td_blaster, &t), 0);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 32, td_handler, &t), 0);
+	while (__atomic_load_n(&t.handled, __ATOMIC_RELAXED) < 10000)
+		sleep_ns(100000);
+
+	cr_assert_eq(unic_port_device_lost(rx, false), 0, "%s", logbuf);
+	cr_assert_eq(unic_port_state(rx), UNIC_PORT_READY, "the port was not stopped");
+	cr_assert_eq(unic_napi_queue_stats_get(ctx, rx, 0, &qst), -ENOENT,
+		     "the queue is still in its context");
+	handled = __atomic_load_n(&t.handled, __ATOMIC_RELAXED);
+	sleep_ns(20000000);
+	cr_assert_eq(__atomic_load_n(&t.handled, __ATOMIC_RELAXED), handled,
+		     "packets were handled after the device was taken back");
+	cr_assert_eq(t.after_stop, 0);
+
+	/* What needs the device says so; stats still read. */
+	logbuf[0] = '\0';
+	cr_assert_eq(unic_port_link_get(rx, &link), -ENODEV);
+	cr_assert(strstr(logbuf, "its device was released") != NULL, "log: %s", logbuf);
+	cr_assert_eq(unic_port_start(rx), -ENODEV);
+	cr_assert_eq(unic_port_promisc_set(rx, true), -ENODEV);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 32, td_handler, &t) < 0, true);
+	cr_assert_eq(unic_port_stats_get(rx, &st), 0);
+	cr_assert_geq(st.ipackets, handled, "stats after removal: %" PRIu64, st.ipackets);
+
+	/* The application is told (dispatch runs the callback). */
+	for (int i = 0; i < 100 && lost_events == 0; i++) {
+		unic_event_dispatch();
+		sleep_ns(1000000);
+	}
+	cr_assert_eq(lost_events, 1, "UNIC_EVENT_DEV_REQUEST reached the callback %d times", lost_events);
+	cr_assert_eq(unic_port_device_lost(rx, false), 0, "a second request is harmless");
+
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELAXED);
+	pthread_join(blaster, NULL);
+	runner_stop(&r);
+	unic_event_callback_unregister(rx, UNIC_EVENT_DEV_REQUEST, lost_cb, &lost_events);
+	unic_napi_ctx_destroy(ctx);
+	port_down(rx); /* close and detach still work */
 	port_down(tx);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "pool in use: %u", unic_pool_in_use_count(pool));
 }

@@ -199,11 +199,18 @@ int unic_pci_intx_unmask(struct unic_pci_device *dev);
 /**
  * Called (from the library's event dispatch) when the kernel asks for the
  * device back (VFIO request IRQ), or a driver saw it vanish (all-ones reads,
- * unic_pci_gone()). The callback stops the owning port; the bus then releases
- * the device.
+ * unic_pci_gone(); unic_pci_is_gone() tells which). The callback stops the
+ * owning port (drivers: unic_port_device_lost) and returns 0; the bus then
+ * releases the device (interrupts off, BARs unmapped, device fd closed) and
+ * unic_pci_close() later frees what is left. -EBUSY: the owner is closing
+ * the device right now; its unic_pci_close() releases it.
  */
-typedef void (*unic_pci_release_fn)(struct unic_pci_device *dev, void *arg);
+typedef int (*unic_pci_release_fn)(struct unic_pci_device *dev, void *arg);
 int unic_pci_on_release(struct unic_pci_device *dev, unic_pci_release_fn fn, void *arg);
+/** Was the device reported gone (all-ones reads), rather than requested? */
+bool unic_pci_is_gone(const struct unic_pci_device *dev);
+/** Was the device released (request or gone)? No BAR access works after. */
+bool unic_pci_is_released(const struct unic_pci_device *dev);
 /** A driver reports that the device reads as all-ones. */
 void unic_pci_gone(struct unic_pci_device *dev);
 

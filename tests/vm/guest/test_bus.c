@@ -368,11 +368,12 @@ Test(bus, e1000e_reset_by_function_reset_or_bus_reset)
 static int released;
 static char log_seen[512];
 
-static void on_release(struct unic_pci_device *dev, void *arg)
+static int on_release(struct unic_pci_device *dev, void *arg)
 {
 	(void)dev;
 	(void)arg;
 	__atomic_add_fetch(&released, 1, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 static void log_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)

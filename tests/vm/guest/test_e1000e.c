@@ -1275,3 +1275,207 @@ Test(e1000e, tso_packet_is_taken_and_all_its_bytes_arrive)
 		  "%u frames carry %u IPv4 payload bytes; expected %u (fragments) or %u (segments)", frames,
 		  l4bytes, 20 + PAY, 3 * 20 + PAY);
 }
+
+/* ---- the kernel takes a port's device back while it forwards -------------------- */
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <unic/napi.h>
+
+struct taken {
+	struct unic_port *tx;
+	uint8_t dst[6];
+	bool stop;
+	uint64_t handled;
+	uint64_t sent;
+	unsigned requests;     /* UNIC_EVENT_DEV_REQUEST callbacks */
+	char bdf[32];
+	int unbind_err;
+	int unbind_done;
+	double unbind_s;
+};
+
+static uint16_t taken_handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
+			      void *arg)
+{
+	struct taken *t = arg;
+
+	(void)port;
+	(void)q;
+	unic_pkt_free_bulk(pkts, n);
+	__atomic_fetch_add(&t->handled, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+static void *taken_sender(void *arg)
+{
+	struct taken *t = arg;
+	uint8_t src[6];
+	uint32_t seq = 0;
+
+	unic_port_mac_get(t->tx, src);
+	while (!__atomic_load_n(&t->stop, __ATOMIC_RELAXED)) {
+		struct unic_pkt *pkts[8];
+		uint16_t took;
+
+		for (int k = 0; k < 8; k++)
+			pkts[k] = pkt_make(256, 2048, t->dst, src, seq++);
+		took = unic_tx_burst(t->tx, 0, pkts, 8);
+		for (int k = took; k < 8; k++)
+			unic_pkt_free(pkts[k]);
+		__atomic_fetch_add(&t->sent, took, __ATOMIC_RELAXED);
+		usleep(200);
+	}
+	unic_pool_cache_flush(pool);
+	return NULL;
+}
+
+static void *taken_unbind(void *arg)
+{
+	struct taken *t = arg;
+	uint64_t t0 = now_ms();
+	int fd = open("/sys/bus/pci/drivers/vfio-pci/unbind", O_WRONLY);
+
+	if (fd < 0) {
+		t->unbind_err = errno;
+	} else {
+		/* Blocks until vfio-pci has the device back. */
+		if (write(fd, t->bdf, strlen(t->bdf)) < 0)
+			t->unbind_err = errno;
+		close(fd);
+	}
+	t->unbind_s = (double)(now_ms() - t0) / 1e3;
+	__atomic_store_n(&t->unbind_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+struct napi_thread {
+	struct unic_napi_ctx *ctx;
+	bool stop;
+	int rc;
+};
+
+static void *napi_thread_main(void *arg)
+{
+	struct napi_thread *n = arg;
+
+	n->rc = unic_napi_run(n->ctx, &n->stop);
+	unic_pool_cache_flush(pool);
+	return NULL;
+}
+
+static void request_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	(void)port;
+	if (ev == UNIC_EVENT_DEV_REQUEST)
+		__atomic_fetch_add(&((struct taken *)arg)->requests, 1, __ATOMIC_RELAXED);
+}
+
+TestSuite(e1000e_release, .timeout = 240);
+
+/*
+ * ports[1] receives under a hybrid napi context while ports[0] sends; the
+ * guest unbinds ports[1]'s device from vfio-pci. The unbind must complete
+ * within 5 s (the bus layer hands the device back), the port is stopped with
+ * its poller gone, the application gets UNIC_EVENT_DEV_REQUEST, stats still
+ * read, and ports[0] keeps working. Bound again, the device probes afresh.
+ */
+Test(e1000e_release, unbinding_a_polled_port_stops_it_and_the_process_goes_on, .timeout = 300)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1,
+				       .rx_mode = UNIC_RX_MODE_HYBRID };
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "release", .mode = UNIC_NAPI_HYBRID };
+	struct taken t = { 0 };
+	struct napi_thread nt = { 0 };
+	struct unic_port_info info;
+	struct unic_port_stats st;
+	struct unic_link link;
+	pthread_t snd, napi, unb;
+	uint64_t end, handled, sent_before;
+	char drv[64];
+
+	if (getenv("UNIC_VM_ACCESS") == NULL || !is_vfio())
+		cr_skip_test("the kernel's device request is a VFIO feature");
+	setup();
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], &conf, 256);
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(unic_port_info_get(ports[1], &info), 0);
+	snprintf(t.bdf, sizeof(t.bdf), "%s", info.bus_addr);
+	t.tx = ports[0];
+	unic_port_mac_get(ports[1], t.dst);
+	nt.ctx = unic_napi_ctx_create(&nc);
+	cr_assert_not_null(nt.ctx, "napi context: %s; log: %s", strerror(errno), libtail);
+	cr_assert_eq(unic_napi_queue_add(nt.ctx, ports[1], 0, 64, taken_handler, &t), 0, "log: %s", libtail);
+	cr_assert_eq(unic_event_callback_register(ports[1], UNIC_EVENT_DEV_REQUEST, request_cb, &t), 0);
+	cr_assert_eq(unic_event_thread_start(), 0);
+	cr_assert_eq(pthread_create(&napi, NULL, napi_thread_main, &nt), 0);
+	cr_assert_eq(pthread_create(&snd, NULL, taken_sender, &t), 0);
+	end = now_ms() + 20000;
+	while (__atomic_load_n(&t.handled, __ATOMIC_RELAXED) < 2000 && now_ms() < end)
+		usleep(10000);
+	cr_assert_geq(t.handled, 2000, "traffic did not flow: %" PRIu64 " handled, %" PRIu64 " sent; log: %s",
+		      t.handled, t.sent, libtail);
+
+	cr_assert_eq(pthread_create(&unb, NULL, taken_unbind, &t), 0);
+	end = now_ms() + 10000;
+	while (!__atomic_load_n(&t.unbind_done, __ATOMIC_ACQUIRE) && now_ms() < end)
+		usleep(10000);
+	cr_assert(t.unbind_done, "the unbind of %s did not complete within 10 s; log: %s", t.bdf, libtail);
+	pthread_join(unb, NULL);
+	cr_assert_eq(t.unbind_err, 0, "unbind: %s", strerror(t.unbind_err));
+	cr_assert_lt(t.unbind_s, 5.0, "the unbind took %.1f s", t.unbind_s);
+	fprintf(stderr, "# unbind of %s under traffic completed in %.2f s\n", t.bdf, t.unbind_s);
+	cr_assert_neq(guest_pci_link(t.bdf, "driver", drv, sizeof(drv)), 0, "%s is still bound (to %s)", t.bdf,
+		      drv);
+
+	cr_assert_eq(unic_port_state(ports[1]), UNIC_PORT_READY, "the port was not stopped; log: %s", libtail);
+	end = now_ms() + 2000;
+	while (__atomic_load_n(&t.requests, __ATOMIC_RELAXED) == 0 && now_ms() < end)
+		usleep(10000);
+	cr_assert_eq(t.requests, 1, "UNIC_EVENT_DEV_REQUEST reached the callback %u times", t.requests);
+	handled = __atomic_load_n(&t.handled, __ATOMIC_RELAXED);
+	usleep(100000);
+	cr_assert_eq(__atomic_load_n(&t.handled, __ATOMIC_RELAXED), handled, "packets handled after the release");
+	cr_assert_eq(unic_port_link_get(ports[1], &link), -ENODEV);
+	cr_assert_eq(unic_port_start(ports[1]), -ENODEV);
+	cr_assert_eq(unic_port_stats_get(ports[1], &st), 0);
+	cr_assert_geq(st.ipackets, 2000, "stats after the release: %" PRIu64 " received", st.ipackets);
+
+	/* The other port still sends (no peer now: the hub drops). */
+	sent_before = __atomic_load_n(&t.sent, __ATOMIC_RELAXED);
+	usleep(200000);
+	cr_assert_gt(__atomic_load_n(&t.sent, __ATOMIC_RELAXED), sent_before, "ports[0] stopped sending");
+
+	__atomic_store_n(&t.stop, true, __ATOMIC_RELAXED);
+	pthread_join(snd, NULL);
+	__atomic_store_n(&nt.stop, true, __ATOMIC_RELEASE);
+	unic_napi_wake(nt.ctx);
+	pthread_join(napi, NULL);
+	cr_assert_eq(nt.rc, 0);
+	unic_event_thread_stop();
+	unic_event_callback_unregister(ports[1], UNIC_EVENT_DEV_REQUEST, request_cb, &t);
+	unic_napi_ctx_destroy(nt.ctx);
+	teardown(); /* detaches the removed port: close after the release */
+
+	/* Bound again, it probes and carries traffic. */
+	{
+		FILE *f = fopen("/sys/bus/pci/drivers_probe", "w");
+
+		cr_assert_not_null(f);
+		fprintf(f, "%s", t.bdf);
+		fclose(f);
+		cr_assert_eq(guest_pci_link(t.bdf, "driver", drv, sizeof(drv)), 0, "%s not bound again", t.bdf);
+		cr_assert_str_eq(drv, "vfio-pci");
+	}
+	setup();
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], NULL, 256);
+	{
+		struct xfer x;
+
+		xfer_run(ports[0], ports[1], 1000, 256, 2048, 0, &x);
+		cr_assert_eq(x.got, 1000, "after the rebind: %u of 1000 arrived", x.got);
+	}
+	teardown();
+}
