@@ -31,7 +31,8 @@
 
 struct l2fwd_opts {
 	uint64_t portmask;          /* 0: not given */
-	unsigned ports_per_thread;  /* -q, 1..L2FWD_MAX_PORTS */
+	unsigned ports_per_thread;  /* -q, 1..L2FWD_MAX_THREAD_PORTS */
+	uint16_t nb_queues;         /* --queues: rx and tx queues per port (RSS), 1..UNIC_PORT_MAX_QUEUES */
 	double stats_period;        /* -T seconds; 0: no periodic stats */
 	double duration;            /* -t seconds; 0: until SIGINT/SIGTERM */
 	bool promisc;               /* -P */
@@ -104,6 +105,7 @@ struct l2fwd_worker {
 	struct unic_napi_ctx *ctx;
 	struct l2fwd_route *routes[L2FWD_MAX_THREAD_PORTS];
 	unsigned nb_routes;
+	uint16_t nb_queues;              /* rx queues per port (and tx queues) */
 	uint16_t weight;
 	struct unic_pool *pool;
 	const bool *stop;

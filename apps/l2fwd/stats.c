@@ -94,6 +94,13 @@ static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			fprintf(f, " imissed %" PRIu64 " ierrors %" PRIu64 " rx_nombuf %" PRIu64
 				" oerrors %" PRIu64 "\n", b->port[p].imissed, b->port[p].ierrors,
 				b->port[p].rx_nombuf, b->port[p].oerrors);
+			if (app->opts.nb_queues > 1) {
+				fprintf(f, "  queues:");
+				for (unsigned q = 0; q < app->opts.nb_queues && q < UNIC_PORT_MAX_QUEUES; q++)
+					fprintf(f, " rx%u %" PRIu64 " tx%u %" PRIu64, q, b->port[p].q_ipackets[q], q,
+						b->port[p].q_opackets[q]);
+				fprintf(f, "\n");
+			}
 		} else
 			fprintf(f, "  port: gone (detached)\n");
 		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];
@@ -146,6 +153,17 @@ static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
 		if (b->hw_ok[p])
 			fprintf(f, ",\"hw_rx_good_packets\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRIu64,
 				b->hw_rx[p], b->hw_tx[p]);
+		if (b->port_ok[p] && app->opts.nb_queues > 1) {
+			/* The port's own per-queue counts: rx queue q, tx queue q. */
+			for (unsigned k = 0; k < 2; k++) {
+				const uint64_t *v = k ? b->port[p].q_opackets : b->port[p].q_ipackets;
+
+				fprintf(f, ",\"%s\":[", k ? "q_opackets" : "q_ipackets");
+				for (unsigned q = 0; q < app->opts.nb_queues && q < UNIC_PORT_MAX_QUEUES; q++)
+					fprintf(f, "%s%" PRIu64, q ? "," : "", v[q]);
+				fprintf(f, "]");
+			}
+		}
 		fprintf(f, "}");
 		first = false;
 		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];

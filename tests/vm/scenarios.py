@@ -151,6 +151,8 @@ BOOTS = [
                  apps_check('vlan', 'fwd -n 20000 -r 5kpps -g "-P --vlan 100 --sizes 64,600,1518"'),
                  # Without MAC rewriting, frames reach nic3 addressed to it.
                  apps_check('no-mac-updating', 'fwd -n 20000 -r 5kpps -g "" -f "-P --no-mac-updating"'),
+                 # Two queues a port, RSS: rx queue N -> tx queue N.
+                 apps_check('two-queues', 'mq'),
              )),
              # README command 1 (tools/demo): both apps' reports on the host.
              Scenario('demo', (
