@@ -298,11 +298,11 @@ static void report(struct pg_app *a)
 }
 
 static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned max_size,
-		      bool vlan)
+		      bool vlan, uint16_t rxd)
 {
 	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
 				    .rx_mode = UNIC_RX_MODE_POLL };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .numa_node = -1, .pool = pool };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = rxd, .numa_node = -1, .pool = pool };
 	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
 	unsigned mtu = max_size - PG_ETH_LEN - (vlan ? PG_VLAN_LEN : 0);
 	int r;
@@ -372,7 +372,9 @@ int main(int argc, char **argv)
 
 		unic_port_info_get(a.tx, &ti);
 		unic_port_info_get(a.rx, &ri);
-		pc.count = (uint32_t)ti.tx_desc_default + ri.rx_desc_default + 4 * BURST + 2 * POOL_CACHE * 2;
+		/* Both ports' rx rings (the tx port's is set up too), the tx ring. */
+		pc.count = (uint32_t)ti.tx_desc_default + 2u * (a.o.rxd ? a.o.rxd : ri.rx_desc_default) +
+			   4 * BURST + 2 * POOL_CACHE * 2;
 		if (pc.count < 4096)
 			pc.count = 4096;
 		/* Room for the MTU's frame as the port counts it (tag, FCS). */
@@ -384,9 +386,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (setup_port(a.tx, a.o.tx_port, pool, max_size, a.o.vlan))
+	if (setup_port(a.tx, a.o.tx_port, pool, max_size, a.o.vlan, a.o.rxd))
 		goto out;
-	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, max_size, a.o.vlan))
+	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, max_size, a.o.vlan, a.o.rxd))
 		goto out;
 	if (a.o.promisc) {
 		n = unic_port_promisc_set(a.rx, true);

@@ -144,13 +144,13 @@ BOOTS = [
              # Each run: every frame back once and in order; pktgen's,
              # l2fwd's, the ports' and the hardware's counters all equal.
              Scenario('fwd', (
-                 apps_check('hybrid-100k', 'fwd -m hybrid -n 100000 -r 5kpps'),
-                 apps_check('poll', 'fwd -m poll -n 20000 -r 5kpps'),
-                 apps_check('interrupt', 'fwd -m interrupt -n 20000 -r 5kpps'),
-                 apps_check('sizes', 'fwd -n 20000 -r 5kpps -g "-P --sizes 60,61,128,511,1024,1514"'),
-                 apps_check('vlan', 'fwd -n 20000 -r 5kpps -g "-P --vlan 100 --sizes 64,600,1518"'),
+                 apps_check('hybrid-100k', 'fwd -m hybrid -n 100000 -r 2kpps', timeout=600),
+                 apps_check('poll', 'fwd -m poll -n 10000 -r 2kpps'),
+                 apps_check('interrupt', 'fwd -m interrupt -n 10000 -r 2kpps'),
+                 apps_check('sizes', 'fwd -n 10000 -r 2kpps -g "-P --sizes 60,61,128,511,1024,1514"'),
+                 apps_check('vlan', 'fwd -n 10000 -r 2kpps -g "-P --vlan 100 --sizes 64,600,1518"'),
                  # Without MAC rewriting, frames reach nic3 addressed to it.
-                 apps_check('no-mac-updating', 'fwd -n 20000 -r 5kpps -g "" -f "-P --no-mac-updating"'),
+                 apps_check('no-mac-updating', 'fwd -n 10000 -r 2kpps -g "" -f "-P --no-mac-updating"'),
                  # Two queues a port, RSS: rx queue N -> tx queue N.
                  apps_check('two-queues', 'mq'),
              )),
