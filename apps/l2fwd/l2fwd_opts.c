@@ -428,7 +428,7 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --json               statistics as one JSON object per line\n"
 		"  -h, --help               this text\n"
 		"\n"
-		"Common options (anywhere on the line, no \"--\" needed):\n%s\n"
+		"%s\n"
 		"Exit status: 0 stopped normally (duration, SIGINT, SIGTERM); 1 setup or run-time\n"
 		"failure; 2 bad command line (option, value, port mask or port map).\n",
 		prog, L2FWD_MAX_THREAD_PORTS, UNIC_NAPI_BUDGET_MAX, UNIC_NAPI_BUDGET_DEFAULT,

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
 
 #include "guest_pci.h"
 
@@ -83,4 +85,52 @@ int guest_nics_expected(const char *model)
 		n += strcmp(nic_model, model) == 0;
 	fclose(f);
 	return n;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *unbind_main(void *arg)
+{
+	struct guest_unbind *u = arg;
+	double t0 = mono_s();
+	int fd = open("/sys/bus/pci/drivers/vfio-pci/unbind", O_WRONLY);
+
+	if (fd < 0) {
+		u->err = errno;
+	} else {
+		/* Blocks until vfio-pci has the device back. */
+		if (write(fd, u->bdf, strlen(u->bdf)) < 0)
+			u->err = errno;
+		close(fd);
+	}
+	u->took = mono_s() - t0;
+	__atomic_store_n(&u->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int guest_unbind_start(struct guest_unbind *u, const char *bdf)
+{
+	memset(u, 0, sizeof(*u));
+	snprintf(u->bdf, sizeof(u->bdf), "%s", bdf);
+	return -pthread_create(&u->thread, NULL, unbind_main, u);
+}
+
+int guest_rebind(const char *bdf)
+{
+	FILE *f = fopen("/sys/bus/pci/drivers_probe", "w");
+	int rc = 0;
+
+	if (f == NULL)
+		return -errno;
+	if (fprintf(f, "%s", bdf) < 0)
+		rc = -EIO;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	return rc;
 }

@@ -6,6 +6,7 @@
 #ifndef UNIC_TESTS_VM_GUEST_PCI_H
 #define UNIC_TESTS_VM_GUEST_PCI_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,5 +29,23 @@ int guest_nics_expected(const char *model);
 /* A sysfs attribute of a PCI device ("iommu_group", "driver") as the basename
  * of its symlink target; 0 or -errno. */
 int guest_pci_link(const char *bdf, const char *attr, char *out, size_t size);
+
+/*
+ * Unbind a device from vfio-pci in a thread (the write blocks until the
+ * driver has the device back) and time it; done is set (release) at the end.
+ */
+struct guest_unbind {
+	char bdf[GUEST_BDF_LEN];
+	int done;
+	int err;      /* errno of the open or write, 0 */
+	double took;  /* seconds the write took */
+	pthread_t thread;
+};
+
+/* Start unbinding @p bdf; 0 or -errno (no thread). */
+int guest_unbind_start(struct guest_unbind *u, const char *bdf);
+/* Bind it again through drivers_probe (its driver_override stays); 0 or
+ * -errno; the caller checks the driver. */
+int guest_rebind(const char *bdf);
 
 #endif

@@ -425,40 +425,11 @@ Test(bus, a_device_gone_is_released_and_the_process_goes_on)
 	unic_pci_close(dev);
 }
 
-struct unbinder {
-	char bdf[GUEST_BDF_LEN];
-	int done;
-	int err;
-	double took;
-};
-
-static void *unbind_thread(void *arg)
-{
-	struct unbinder *u = arg;
-	double t0 = now();
-	int fd = open("/sys/bus/pci/drivers/vfio-pci/unbind", O_WRONLY);
-
-	if (fd < 0) {
-		u->err = errno;
-	} else {
-		/* Blocks until vfio-pci has the device back. */
-		if (write(fd, u->bdf, strlen(u->bdf)) < 0)
-			u->err = errno;
-		close(fd);
-	}
-	u->took = now() - t0;
-	__atomic_store_n(&u->done, 1, __ATOMIC_SEQ_CST);
-	return NULL;
-}
-
 static void rebind(const char *bdf)
 {
-	FILE *f = fopen("/sys/bus/pci/drivers_probe", "w");
 	char drv[64] = "";
 
-	cr_assert_not_null(f);
-	fprintf(f, "%s", bdf);
-	fclose(f);
+	cr_assert_eq(guest_rebind(bdf), 0);
 	cr_assert_eq(guest_pci_link(bdf, "driver", drv, sizeof(drv)), 0, "%s not bound again", bdf);
 	cr_assert_str_eq(drv, "vfio-pci");
 }
@@ -467,8 +438,7 @@ Test(bus, the_kernel_takes_a_held_device_back_within_5_seconds)
 {
 	char bdf[GUEST_MAX_DEVICES][GUEST_BDF_LEN], drv[64];
 	struct unic_pci_device *dev;
-	struct unbinder u = { 0 };
-	pthread_t t;
+	struct guest_unbind u;
 	size_t len;
 	void *va;
 	uint32_t v;
@@ -482,12 +452,11 @@ Test(bus, the_kernel_takes_a_held_device_back_within_5_seconds)
 	log_seen[0] = '\0';
 	unic_log_set_sink(log_sink, NULL);
 	cr_assert_eq(unic_pci_on_release(dev, on_release, NULL), 0);
-	snprintf(u.bdf, sizeof(u.bdf), "%s", bdf[0]);
-	cr_assert_eq(pthread_create(&t, NULL, unbind_thread, &u), 0);
+	cr_assert_eq(guest_unbind_start(&u, bdf[0]), 0);
 	dispatch_until(&u.done, 8);
 	unic_log_set_sink(tail_sink, NULL);
 	cr_assert(u.done, "the unbind of %s did not complete within 8 s", bdf[0]);
-	pthread_join(t, NULL);
+	pthread_join(u.thread, NULL);
 	cr_assert_eq(u.err, 0, "unbind: %s", strerror(u.err));
 	cr_assert_lt(u.took, 5.0, "the unbind took %.1f s", u.took);
 	cr_assert_eq(released, 1, "on_release was called %d times", released);

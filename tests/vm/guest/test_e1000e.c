@@ -1278,7 +1278,6 @@ Test(e1000e, tso_packet_is_taken_and_all_its_bytes_arrive)
 
 /* ---- the kernel takes a port's device back while it forwards -------------------- */
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <unic/napi.h>
 
@@ -1289,10 +1288,6 @@ struct taken {
 	uint64_t handled;
 	uint64_t sent;
 	unsigned requests;     /* UNIC_EVENT_DEV_REQUEST callbacks */
-	char bdf[32];
-	int unbind_err;
-	int unbind_done;
-	double unbind_s;
 };
 
 static uint16_t taken_handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
@@ -1327,25 +1322,6 @@ static void *taken_sender(void *arg)
 		usleep(200);
 	}
 	unic_pool_cache_flush(pool);
-	return NULL;
-}
-
-static void *taken_unbind(void *arg)
-{
-	struct taken *t = arg;
-	uint64_t t0 = now_ms();
-	int fd = open("/sys/bus/pci/drivers/vfio-pci/unbind", O_WRONLY);
-
-	if (fd < 0) {
-		t->unbind_err = errno;
-	} else {
-		/* Blocks until vfio-pci has the device back. */
-		if (write(fd, t->bdf, strlen(t->bdf)) < 0)
-			t->unbind_err = errno;
-		close(fd);
-	}
-	t->unbind_s = (double)(now_ms() - t0) / 1e3;
-	__atomic_store_n(&t->unbind_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -1390,7 +1366,8 @@ Test(e1000e_release, unbinding_a_polled_port_stops_it_and_the_process_goes_on, .
 	struct unic_port_info info;
 	struct unic_port_stats st;
 	struct unic_link link;
-	pthread_t snd, napi, unb;
+	struct guest_unbind u;
+	pthread_t snd, napi;
 	uint64_t end, handled, sent_before;
 	char drv[64];
 
@@ -1401,7 +1378,6 @@ Test(e1000e_release, unbinding_a_polled_port_stops_it_and_the_process_goes_on, .
 	port_up(ports[1], &conf, 256);
 	memset(&info, 0, sizeof(info));
 	cr_assert_eq(unic_port_info_get(ports[1], &info), 0);
-	snprintf(t.bdf, sizeof(t.bdf), "%s", info.bus_addr);
 	t.tx = ports[0];
 	unic_port_mac_get(ports[1], t.dst);
 	nt.ctx = unic_napi_ctx_create(&nc);
@@ -1417,16 +1393,16 @@ Test(e1000e_release, unbinding_a_polled_port_stops_it_and_the_process_goes_on, .
 	cr_assert_geq(t.handled, 2000, "traffic did not flow: %" PRIu64 " handled, %" PRIu64 " sent; log: %s",
 		      t.handled, t.sent, libtail);
 
-	cr_assert_eq(pthread_create(&unb, NULL, taken_unbind, &t), 0);
+	cr_assert_eq(guest_unbind_start(&u, info.bus_addr), 0);
 	end = now_ms() + 10000;
-	while (!__atomic_load_n(&t.unbind_done, __ATOMIC_ACQUIRE) && now_ms() < end)
+	while (!__atomic_load_n(&u.done, __ATOMIC_ACQUIRE) && now_ms() < end)
 		usleep(10000);
-	cr_assert(t.unbind_done, "the unbind of %s did not complete within 10 s; log: %s", t.bdf, libtail);
-	pthread_join(unb, NULL);
-	cr_assert_eq(t.unbind_err, 0, "unbind: %s", strerror(t.unbind_err));
-	cr_assert_lt(t.unbind_s, 5.0, "the unbind took %.1f s", t.unbind_s);
-	fprintf(stderr, "# unbind of %s under traffic completed in %.2f s\n", t.bdf, t.unbind_s);
-	cr_assert_neq(guest_pci_link(t.bdf, "driver", drv, sizeof(drv)), 0, "%s is still bound (to %s)", t.bdf,
+	cr_assert(u.done, "the unbind of %s did not complete within 10 s; log: %s", u.bdf, libtail);
+	pthread_join(u.thread, NULL);
+	cr_assert_eq(u.err, 0, "unbind: %s", strerror(u.err));
+	cr_assert_lt(u.took, 5.0, "the unbind took %.1f s", u.took);
+	fprintf(stderr, "# unbind of %s under traffic completed in %.2f s\n", u.bdf, u.took);
+	cr_assert_neq(guest_pci_link(u.bdf, "driver", drv, sizeof(drv)), 0, "%s is still bound (to %s)", u.bdf,
 		      drv);
 
 	cr_assert_eq(unic_port_state(ports[1]), UNIC_PORT_READY, "the port was not stopped; log: %s", libtail);
@@ -1459,15 +1435,9 @@ Test(e1000e_release, unbinding_a_polled_port_stops_it_and_the_process_goes_on, .
 	teardown(); /* detaches the removed port: close after the release */
 
 	/* Bound again, it probes and carries traffic. */
-	{
-		FILE *f = fopen("/sys/bus/pci/drivers_probe", "w");
-
-		cr_assert_not_null(f);
-		fprintf(f, "%s", t.bdf);
-		fclose(f);
-		cr_assert_eq(guest_pci_link(t.bdf, "driver", drv, sizeof(drv)), 0, "%s not bound again", t.bdf);
-		cr_assert_str_eq(drv, "vfio-pci");
-	}
+	cr_assert_eq(guest_rebind(u.bdf), 0);
+	cr_assert_eq(guest_pci_link(u.bdf, "driver", drv, sizeof(drv)), 0, "%s not bound again", u.bdf);
+	cr_assert_str_eq(drv, "vfio-pci");
 	setup();
 	port_up(ports[0], NULL, 256);
 	port_up(ports[1], NULL, 256);
