@@ -56,18 +56,23 @@ int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf
 	w->ctx = unic_napi_ctx_create(conf);
 	if (w->ctx == NULL)
 		return -errno;
+	/* Every queue of a port goes to the port's thread, so each counter
+	 * keeps a single writer; rx queue q sends on tx queue q (the handler). */
 	for (unsigned i = 0; i < w->nb_routes; i++) {
 		struct l2fwd_route *r = w->routes[i];
 
-		rc = unic_napi_queue_add(w->ctx, r->in, 0, w->weight, l2fwd_handle, r);
-		if (rc)
-			return rc;
-		/* Transmit completions of the queue this thread sends on are
-		 * reclaimed before it sleeps; the engine takes 8 at most, past
-		 * that the driver reclaims on its own as the ring fills. */
-		rc = unic_napi_txq_add(w->ctx, r->out, 0);
-		if (rc && rc != -EEXIST && rc != -ENOSPC)
-			return rc;
+		for (uint16_t q = 0; q < w->nb_queues; q++) {
+			rc = unic_napi_queue_add(w->ctx, r->in, q, w->weight, l2fwd_handle, r);
+			if (rc)
+				return rc;
+			/* Transmit completions of the queues this thread sends on
+			 * are reclaimed before it sleeps; the engine takes 8 at
+			 * most, past that the driver reclaims on its own as the
+			 * ring fills. */
+			rc = unic_napi_txq_add(w->ctx, r->out, q);
+			if (rc && rc != -EEXIST && rc != -ENOSPC)
+				return rc;
+		}
 	}
 	return 0;
 }

@@ -31,7 +31,8 @@
 
 struct l2fwd_opts {
 	uint64_t portmask;          /* 0: not given */
-	unsigned ports_per_thread;  /* -q, 1..L2FWD_MAX_PORTS */
+	unsigned ports_per_thread;  /* -q, 1..L2FWD_MAX_THREAD_PORTS */
+	uint16_t nb_queues;         /* --queues: rx and tx queues per port (RSS), 1..UNIC_PORT_MAX_QUEUES */
 	double stats_period;        /* -T seconds; 0: no periodic stats */
 	double duration;            /* -t seconds; 0: until SIGINT/SIGTERM */
 	bool promisc;               /* -P */
@@ -104,6 +105,7 @@ struct l2fwd_worker {
 	struct unic_napi_ctx *ctx;
 	struct l2fwd_route *routes[L2FWD_MAX_THREAD_PORTS];
 	unsigned nb_routes;
+	uint16_t nb_queues;              /* rx queues per port (and tx queues) */
 	uint16_t weight;
 	struct unic_pool *pool;
 	const bool *stop;
@@ -144,6 +146,9 @@ struct l2fwd_snap {
 	uint64_t rx[L2FWD_MAX_PORTS], tx[L2FWD_MAX_PORTS], dropped[L2FWD_MAX_PORTS];
 	struct unic_port_stats port[L2FWD_MAX_PORTS];
 	bool port_ok[L2FWD_MAX_PORTS];
+	/* The hardware's good-packet counters (xstats), where the driver has them. */
+	uint64_t hw_rx[L2FWD_MAX_PORTS], hw_tx[L2FWD_MAX_PORTS];
+	bool hw_ok[L2FWD_MAX_PORTS];
 	struct unic_napi_ctx_stats napi[L2FWD_MAX_PORTS];
 	uint64_t cpu_ns[L2FWD_MAX_PORTS];
 };

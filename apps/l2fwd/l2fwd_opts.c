@@ -24,6 +24,7 @@ void l2fwd_opts_init(struct l2fwd_opts *o)
 	o->mac_updating = true;
 	o->mode = UNIC_NAPI_HYBRID;
 	o->weight = 32;
+	o->nb_queues = 1;
 }
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
@@ -130,7 +131,7 @@ static int parse_mode(const char *v, enum unic_napi_mode *m, char *err, size_t e
 enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
 	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
-	O_JSON, O_DURATION, O_HELP,
+	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES,
 };
 
 struct opt_def {
@@ -157,6 +158,7 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "max-sleep-ms", true, O_MAXSLEEP },
 	{ 0, "rxd", true, O_RXD },
 	{ 0, "txd", true, O_TXD },
+	{ 0, "queues", true, O_NB_QUEUES },
 	{ 0, "json", false, O_JSON },
 	{ 't', "duration", true, O_DURATION },
 	{ 'h', "help", false, O_HELP },
@@ -232,6 +234,11 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		rc = app_parse_u64(name, v, 1, 32768, &x, err, errlen);
 		if (rc == 0)
 			o->txd = (uint16_t)x;
+		break;
+	case O_NB_QUEUES:
+		rc = app_parse_u64(name, v, 1, UNIC_PORT_MAX_QUEUES, &x, err, errlen);
+		if (rc == 0)
+			o->nb_queues = (uint16_t)x;
 		break;
 	case O_JSON:
 		o->json = true;
@@ -416,6 +423,8 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --retry-us N         longest sleep while packets are held (default %u)\n"
 		"      --max-sleep-ms N     longest sleep (default %u)\n"
 		"      --rxd N, --txd N     rx/tx descriptors per queue (default: the driver's)\n"
+		"      --queues N           rx and tx queues per port, 1..%u (default 1); RSS spreads\n"
+		"                           flows over the rx queues; rx queue N sends on tx queue N\n"
 		"      --json               statistics as one JSON object per line\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -424,5 +433,6 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"failure; 2 bad command line (option, value, port mask or port map).\n",
 		prog, L2FWD_MAX_THREAD_PORTS, UNIC_NAPI_BUDGET_MAX, UNIC_NAPI_BUDGET_DEFAULT,
 		UNIC_NAPI_WEIGHT_MAX, UNIC_NAPI_EMPTY_POLLS_DEFAULT, UNIC_NAPI_IDLE_US_DEFAULT,
-		UNIC_NAPI_RETRY_US_DEFAULT, UNIC_NAPI_MAX_SLEEP_MS_DEFAULT, unic_env_usage());
+		UNIC_NAPI_RETRY_US_DEFAULT, UNIC_NAPI_MAX_SLEEP_MS_DEFAULT, UNIC_PORT_MAX_QUEUES,
+		unic_env_usage());
 }

@@ -57,9 +57,9 @@ static uint32_t pool_size(struct l2fwd_app *app, unsigned nb_threads, uint32_t *
 			continue;
 		memset(&info, 0, sizeof(info));
 		unic_port_info_get(app->ports[p], &info);
-		rx += app->opts.rxd ? app->opts.rxd : info.rx_desc_default;
-		tx += app->opts.txd ? app->opts.txd : info.tx_desc_default;
-		polls += burst;
+		rx += (uint64_t)app->opts.nb_queues * (app->opts.rxd ? app->opts.rxd : info.rx_desc_default);
+		tx += (uint64_t)app->opts.nb_queues * (app->opts.txd ? app->opts.txd : info.tx_desc_default);
+		polls += (uint64_t)app->opts.nb_queues * burst;
 	}
 	*why_rx = (uint32_t)rx;
 	*why_tx = (uint32_t)tx;
@@ -89,8 +89,10 @@ static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
 static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
 {
 	struct unic_port *port = app->ports[p];
-	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
+	uint16_t nq = app->opts.nb_queues;
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = nq, .nb_txq = nq,
 				    .rx_mode = port_rx_mode(app->opts.mode), .link_intr = true };
+	struct unic_port_info info = { 0 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = app->opts.rxd, .numa_node = -1,
 				    .pool = pool };
 	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = app->opts.txd, .numa_node = -1 };
@@ -98,8 +100,28 @@ static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
 	struct unic_link link;
 	int rc2;
 
-	if ((rc2 = unic_port_configure(port, &c)) || (rc2 = unic_port_rx_queue_setup(port, 0, &rc)) ||
-	    (rc2 = unic_port_tx_queue_setup(port, 0, &tc)) || (rc2 = unic_port_start(port))) {
+	unic_port_info_get(port, &info);
+	if (nq > info.max_rxq || nq > info.max_txq) {
+		fprintf(stderr, "l2fwd: cannot set up port %u (%s): --queues %u, but the %s driver has %u rx and %u tx queues\n",
+			p, name, nq, info.driver, info.max_rxq, info.max_txq);
+		return -EINVAL;
+	}
+	if (nq > 1) {
+		/* Spread flows over the rx queues with every hash the port has. */
+		c.rss_hash_types = info.rss_hash_capa;
+		if (c.rss_hash_types == 0) {
+			fprintf(stderr, "l2fwd: cannot set up port %u (%s): --queues %u needs RSS, which the %s driver does not offer\n",
+				p, name, nq, info.driver);
+			return -ENOTSUP;
+		}
+	}
+	rc2 = unic_port_configure(port, &c);
+	for (uint16_t q = 0; rc2 == 0 && q < nq; q++)
+		if ((rc2 = unic_port_rx_queue_setup(port, q, &rc)) == 0)
+			rc2 = unic_port_tx_queue_setup(port, q, &tc);
+	if (rc2 == 0)
+		rc2 = unic_port_start(port);
+	if (rc2) {
 		fprintf(stderr, "l2fwd: cannot set up port %u (%s): %s (the message above says why)\n",
 			p, name, strerror(-rc2));
 		return rc2;
@@ -253,8 +275,11 @@ int main(int argc, char **argv)
 			count, strerror(errno));
 		goto out_env;
 	}
-	fprintf(app.info, "l2fwd: pool of %u packets: rx descriptors %u + tx descriptors %u + one poll per port + caches of %u threads\n",
+	fprintf(app.info, "l2fwd: pool of %u packets: rx descriptors %u + tx descriptors %u + one poll per rx queue + caches of %u threads\n",
 		count, prx, ptx, app.nb_workers + 1);
+	if (app.opts.nb_queues > 1)
+		fprintf(app.info, "l2fwd: %u rx and tx queues per port, RSS on; rx queue N sends on tx queue N\n",
+			app.opts.nb_queues);
 
 	for (unsigned i = 0; i < nb_used; i++)
 		if (setup_port(&app, used_list[i], pool) != 0)
@@ -276,6 +301,7 @@ int main(int argc, char **argv)
 
 		wk->idx = w;
 		wk->weight = app.opts.weight;
+		wk->nb_queues = app.opts.nb_queues;
 		wk->pool = pool;
 		wk->stop = &stop;
 		wk->core = own_threads ? -1 : eopts->cores[w + 1];

@@ -41,6 +41,9 @@ void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s)
 		s->tx[p] = ld(&app->cnt[p].tx);
 		s->dropped[p] = ld(&app->cnt[p].dropped);
 		s->port_ok[p] = unic_port_stats_get(app->ports[p], &s->port[p]) == 0;
+		s->hw_ok[p] = s->port_ok[p] &&
+			      unic_port_xstat_by_name(app->ports[p], "rx_good_packets", &s->hw_rx[p]) == 0 &&
+			      unic_port_xstat_by_name(app->ports[p], "tx_good_packets", &s->hw_tx[p]) == 0;
 	}
 	for (unsigned w = 0; w < app->nb_workers; w++) {
 		unic_napi_ctx_stats_get(app->workers[w].ctx, &s->napi[w]);
@@ -83,11 +86,22 @@ static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
 		fprintf(f, "  sent     %15" PRIu64 "  %s\n", b->tx[p], fmt_pps(rate(a->tx[p], b->tx[p], dt), r2, sizeof(r2)));
 		fprintf(f, "  dropped  %15" PRIu64 "  %s\n", b->dropped[p],
 			fmt_pps(rate(a->dropped[p], b->dropped[p], dt), r3, sizeof(r3)));
-		if (b->port_ok[p])
-			fprintf(f, "  port: imissed %" PRIu64 " ierrors %" PRIu64 " rx_nombuf %" PRIu64
+		if (b->port_ok[p]) {
+			fprintf(f, "  port: ipackets %" PRIu64 " opackets %" PRIu64, b->port[p].ipackets,
+				b->port[p].opackets);
+			if (b->hw_ok[p])
+				fprintf(f, " (hardware: rx %" PRIu64 " tx %" PRIu64 ")", b->hw_rx[p], b->hw_tx[p]);
+			fprintf(f, " imissed %" PRIu64 " ierrors %" PRIu64 " rx_nombuf %" PRIu64
 				" oerrors %" PRIu64 "\n", b->port[p].imissed, b->port[p].ierrors,
 				b->port[p].rx_nombuf, b->port[p].oerrors);
-		else
+			if (app->opts.nb_queues > 1) {
+				fprintf(f, "  queues:");
+				for (unsigned q = 0; q < app->opts.nb_queues && q < UNIC_PORT_MAX_QUEUES; q++)
+					fprintf(f, " rx%u %" PRIu64 " tx%u %" PRIu64, q, b->port[p].q_ipackets[q], q,
+						b->port[p].q_opackets[q]);
+				fprintf(f, "\n");
+			}
+		} else
 			fprintf(f, "  port: gone (detached)\n");
 		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];
 		arx += a->rx[p], atx += a->tx[p], adr += a->dropped[p];
@@ -132,9 +146,24 @@ static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			b->dropped[p], rate(a->rx[p], b->rx[p], dt), rate(a->tx[p], b->tx[p], dt),
 			rate(a->dropped[p], b->dropped[p], dt));
 		if (b->port_ok[p])
-			fprintf(f, ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
-				",\"oerrors\":%" PRIu64, b->port[p].imissed, b->port[p].ierrors,
-				b->port[p].rx_nombuf, b->port[p].oerrors);
+			fprintf(f, ",\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"imissed\":%" PRIu64
+				",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 ",\"oerrors\":%" PRIu64,
+				b->port[p].ipackets, b->port[p].opackets, b->port[p].imissed,
+				b->port[p].ierrors, b->port[p].rx_nombuf, b->port[p].oerrors);
+		if (b->hw_ok[p])
+			fprintf(f, ",\"hw_rx_good_packets\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRIu64,
+				b->hw_rx[p], b->hw_tx[p]);
+		if (b->port_ok[p] && app->opts.nb_queues > 1) {
+			/* The port's own per-queue counts: rx queue q, tx queue q. */
+			for (unsigned k = 0; k < 2; k++) {
+				const uint64_t *v = k ? b->port[p].q_opackets : b->port[p].q_ipackets;
+
+				fprintf(f, ",\"%s\":[", k ? "q_opackets" : "q_ipackets");
+				for (unsigned q = 0; q < app->opts.nb_queues && q < UNIC_PORT_MAX_QUEUES; q++)
+					fprintf(f, "%s%" PRIu64, q ? "," : "", v[q]);
+				fprintf(f, "]");
+			}
+		}
 		fprintf(f, "}");
 		first = false;
 		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];

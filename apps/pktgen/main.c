@@ -73,7 +73,20 @@ struct pg_app {
 	struct pg_csv_sample csv_prev;
 	struct pg_hist lat_sec;    /* latency of this second's frames */
 	FILE *out;                 /* the text report: stdout, or stderr with --csv - */
+	/* The ports' own counters at the end of the run, to set beside ours. */
+	struct port_counts {
+		bool ok, hw_ok;            /* stats_get / the hardware counter answered */
+		struct unic_port_stats st;
+		uint64_t hw;               /* tx_good_packets (tx port), rx_good_packets (rx port) */
+	} txc, rxc;
 };
+
+static void port_counts_get(struct unic_port *port, const char *hw_name, struct port_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ok = unic_port_stats_get(port, &c->st) == 0;
+	c->hw_ok = unic_port_xstat_by_name(port, hw_name, &c->hw) == 0;
+}
 
 static unsigned next_size(struct pg_app *a)
 {
@@ -346,6 +359,16 @@ static void report(struct pg_app *a)
 		if (req > 0)
 			printf(",\"rate\":{\"unit\":\"%s\",\"requested\":%.1f,\"achieved\":%.1f,\"missed\":%s}",
 			       pg_rate_unit_name(a->rate.spec.unit), req, ach, miss ? "true" : "false");
+		printf(",\"tx_port_stats\":{\"ok\":%s,\"opackets\":%" PRIu64 ",\"obytes\":%" PRIu64
+		       ",\"oerrors\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRId64 "}",
+		       a->txc.ok ? "true" : "false", a->txc.st.opackets, a->txc.st.obytes,
+		       a->txc.st.oerrors, a->txc.hw_ok ? (int64_t)a->txc.hw : -1);
+		printf(",\"rx_port_stats\":{\"ok\":%s,\"ipackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
+		       ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64
+		       ",\"hw_rx_good_packets\":%" PRId64 "}",
+		       a->rxc.ok ? "true" : "false", a->rxc.st.ipackets, a->rxc.st.ibytes,
+		       a->rxc.st.imissed, a->rxc.st.ierrors, a->rxc.st.rx_nombuf,
+		       a->rxc.hw_ok ? (int64_t)a->rxc.hw : -1);
 		printf(",\"latency_ns\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64 ",\"avg\":%.0f,\"p50\":%" PRIu64
 		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}}\n",
 		       h->count, h->count ? h->min : 0, avg, pg_hist_percentile(h, 50),
@@ -354,16 +377,31 @@ static void report(struct pg_app *a)
 	}
 	fprintf(o, "unic-pktgen: TSC %.6f GHz (calibrated against CLOCK_MONOTONIC)\n", (double)a->hz / 1e9);
 	fprintf(o, "tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
-		   "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
-		   a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
+	       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
+	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
 	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
-		   a->alloc_fail);
+	       a->alloc_fail);
+	if (a->txc.ok) {
+		fprintf(o, "          port counters: opackets %" PRIu64 " oerrors %" PRIu64, a->txc.st.opackets,
+		       a->txc.st.oerrors);
+		if (a->txc.hw_ok)
+			fprintf(o, ", hardware tx_good_packets %" PRIu64, a->txc.hw);
+		fprintf(o, "\n");
+	}
 	if (req > 0)
 		fprintf(o, "rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
-			   pg_rate_unit_name(a->rate.spec.unit),
-			   miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
+		       pg_rate_unit_name(a->rate.spec.unit),
+		       miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
 	fprintf(o, "rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->o.rx_port,
-		   a->rs.frames, a->rs.no_stamp);
+	       a->rs.frames, a->rs.no_stamp);
+	if (a->rxc.ok) {
+		fprintf(o, "          port counters: ipackets %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64
+		       " rx_nombuf %" PRIu64, a->rxc.st.ipackets, a->rxc.st.imissed, a->rxc.st.ierrors,
+		       a->rxc.st.rx_nombuf);
+		if (a->rxc.hw_ok)
+			fprintf(o, ", hardware rx_good_packets %" PRIu64, a->rxc.hw);
+		fprintf(o, "\n");
+	}
 	for (unsigned r = 1; r < PG_PARSE_NB; r++)
 		if (a->rs.by_result[r])
 			fprintf(o, "          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
@@ -388,11 +426,12 @@ static void report(struct pg_app *a)
 			   pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
 }
 
-static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned mtu)
+static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned mtu,
+		      uint16_t rxd)
 {
 	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
 				    .rx_mode = UNIC_RX_MODE_POLL };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .numa_node = -1, .pool = pool };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = rxd, .numa_node = -1, .pool = pool };
 	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
 	int r;
 
@@ -484,7 +523,9 @@ int main(int argc, char **argv)
 			ret = PG_EXIT_USAGE;
 			goto out;
 		}
-		pc.count = (uint32_t)ti.tx_desc_default + ri.rx_desc_default + 4 * BURST + 2 * POOL_CACHE * 2;
+		/* Both ports' rx rings (the tx port's is set up too), the tx ring. */
+		pc.count = (uint32_t)ti.tx_desc_default + 2u * (a.o.rxd ? a.o.rxd : ri.rx_desc_default) +
+			   4 * BURST + 2 * POOL_CACHE * 2;
 		if (pc.count < 4096)
 			pc.count = 4096;
 		/* Room for the MTU's frame as the port counts it (tag, FCS). */
@@ -496,10 +537,18 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (setup_port(a.tx, a.o.tx_port, pool, mtu))
+	if (setup_port(a.tx, a.o.tx_port, pool, mtu, a.o.rxd))
 		goto out;
-	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, mtu))
+	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, mtu, a.o.rxd))
 		goto out;
+	if (a.o.promisc) {
+		n = unic_port_promisc_set(a.rx, true);
+		if (n) {
+			fprintf(stderr, "unic-pktgen: cannot make rx port %d (%s) promiscuous (-P): %s\n",
+				a.o.rx_port, unic_port_name(a.rx), strerror(-n));
+			goto out;
+		}
+	}
 	{
 		struct unic_link l = { 0 };
 
@@ -603,6 +652,8 @@ int main(int argc, char **argv)
 		}
 	}
 	a.t_end_ns = unic_time_ns();
+	port_counts_get(a.tx, "tx_good_packets", &a.txc);
+	port_counts_get(a.rx, "rx_good_packets", &a.rxc);
 	if (live)
 		fprintf(stderr, "\n");
 	if (a.csv)

@@ -129,7 +129,7 @@ bad:
 static const char *const with_value[] = {
 	"--tx-port", "--rx-port", "--size", "--sizes", "--size-range", "--vlan", "--src-ip",
 	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", "--write-tx",
-	"--write-rx", "--replay", "--csv", NULL,
+	"--write-rx", "--replay", "--csv", "--rxd", NULL,
 };
 
 /* Options that shape the frames pktgen builds: meaningless with --replay. */
@@ -256,6 +256,12 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 				o->csv = v;
 		} else if (strcmp(name, "--json") == 0) {
 			o->json = true;
+		} else if (strcmp(name, "--rxd") == 0) {
+			rc = app_parse_u64(name, v, 1, 32768, &x, err, errlen);
+			if (!rc)
+				o->rxd = (uint16_t)x;
+		} else if (strcmp(name, "-P") == 0 || strcmp(name, "--promisc") == 0) {
+			o->promisc = true;
 		} else if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
 			o->help = true;
 		} else {
@@ -309,6 +315,11 @@ void pg_usage(FILE *f, const char *prog)
 		"                             (+20 bytes preamble and gap a frame), 10%% of link speed\n"
 		"                             (default: as fast as the port takes frames)\n"
 		"  --count N, --duration S    stop after N frames or S seconds (whichever first)\n"
+		"  --rxd N                    rx descriptors (default: the driver's); more give a\n"
+		"                             receiver that falls behind more room\n"
+		"  -P, --promisc              the rx port takes frames for any address (needed behind\n"
+		"                             unic-l2fwd, which rewrites the destination to\n"
+		"                             02:00:00:00:00:<port>, unless it runs with --no-mac-updating)\n"
 		"  --json                     final report as one JSON object\n"
 		"  --csv FILE|-               per-second time series as CSV (- : stdout)\n"
 		"  --write-tx FILE            save the frames sent (pcap, ns timestamps)\n"

@@ -92,6 +92,8 @@ struct napi_queue {
 	uint8_t state;
 	bool backoff;                /* the handler refused packets in its last call */
 	bool woken;                  /* woken by its source, first packet not yet handed over */
+	bool heavy;                  /* its last poll took its whole quota: polled after the light ones */
+	uint64_t seen_round;         /* the round that last visited it */
 	uint32_t empty_streak;
 	uint64_t last_pkt_ns;
 	uint64_t wake_ns;

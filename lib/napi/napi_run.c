@@ -170,28 +170,31 @@ static inline bool napi_has_work(const struct napi_queue *qs)
 }
 
 /*
- * Packets to keep back for the queues after position @p k in this round's
- * order (start + k + 1 .. start + n - 1): one for each that has work, at most
- * @p budget - 1. Only asked when the queue at k could take the whole budget.
+ * How many queues not yet visited this round (@p round) have work. Only
+ * asked when a queue's quota would take the whole budget left.
  */
-static uint32_t napi_reserve(const struct unic_napi_ctx *ctx, uint32_t start, uint32_t k,
-			     uint32_t n, uint32_t budget)
+static uint32_t napi_waiting(const struct unic_napi_ctx *ctx, uint32_t n, uint64_t round)
 {
-	uint32_t r = 0;
+	uint32_t w = 0;
 
-	for (uint32_t j = k + 1; j < n && r + 1 < budget; j++) {
-		uint32_t i = start + j < n ? start + j : start + j - n;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct napi_queue *qs = &ctx->qs[i];
 
-		r += napi_has_work(&ctx->qs[i]);
+		w += qs->seen_round != round && napi_has_work(qs);
 	}
-	return r;
+	return w;
 }
 
 /*
- * One round. Fairness: every queue that has work when the round starts gets
- * at least one packet of the budget (napi_reserve), so a queue next to a
- * flooded one waits at most one round even when the budget equals the
- * flood's weight; and the queue that used up the budget goes last next round.
+ * One round, in two passes over the queues in round-robin order: first the
+ * light ones (their last poll drained them: trickles, idle queues), then the
+ * heavy ones (their last poll took the whole quota). Fairness:
+ *  - a light queue is served before any flood, so what it holds when the
+ *    round starts is handled in this round;
+ *  - a queue whose quota would take all the budget left shares it with the
+ *    queues still waiting that have work (an equal part each), so a flood
+ *    that comes first cannot starve them either;
+ *  - the queue that used up the budget goes last in the next round.
  * @return packets handed to handlers.
  */
 static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
@@ -200,38 +203,49 @@ static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
 	uint32_t start = ctx->rr_start < n ? ctx->rr_start : 0;
 	uint32_t next_start = UINT32_MAX;
 	uint32_t budget = ctx->conf.budget;
+	uint64_t round = unic_load_relaxed(&ctx->st.rounds);
 	unsigned handled = 0;
 
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = start + k < n ? start + k : start + k - n;
-		struct napi_queue *qs = &ctx->qs[i];
-		uint16_t quota, got;
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t i = start + k < n ? start + k : start + k - n;
+			struct napi_queue *qs = &ctx->qs[i];
+			uint16_t quota, got;
 
-		if (qs->state == NAPI_Q_OFF)
-			continue;
-		if (qs->state == NAPI_Q_ARMED) {
-			/* Awake anyway: look at armed queues without waiting for
-			 * their interrupt (a load, no system call). A doorbell
-			 * that rang meanwhile is a spurious wake later. */
-			if (!unic_rx_pending(qs->port, qs->q) && !napi_inj_pending(qs))
+			if (qs->seen_round == round || (pass == 0 && qs->heavy))
 				continue;
-			unic_rx_intr_disable(qs->port, qs->q);
-			qs->state = NAPI_Q_ACTIVE;
+			qs->seen_round = round;
+			if (qs->state == NAPI_Q_OFF)
+				continue;
+			if (qs->state == NAPI_Q_ARMED) {
+				/* Awake anyway: look at armed queues without waiting
+				 * for their interrupt (a load, no system call). A
+				 * doorbell that rang meanwhile is a spurious wake. */
+				if (!unic_rx_pending(qs->port, qs->q) && !napi_inj_pending(qs))
+					continue;
+				unic_rx_intr_disable(qs->port, qs->q);
+				qs->state = NAPI_Q_ACTIVE;
+			}
+			if (budget == 0)
+				continue; /* out of budget: first next round (below) */
+			quota = (uint16_t)UNIC_MIN((uint32_t)qs->weight, budget);
+			if (UNIC_UNLIKELY(quota == budget) && budget > 1) {
+				uint32_t w = napi_waiting(ctx, n, round);
+
+				if (w)
+					quota = (uint16_t)UNIC_MAX(budget / (w + 1), 1u);
+			}
+			got = napi_poll_queue(ctx, qs, quota, now);
+			qs->heavy = got == quota; /* it would have taken more */
+			budget -= got;
+			/* The queue that used up the budget goes last next round,
+			 * so the ones it starved this round go first. */
+			if (budget == 0 && next_start == UINT32_MAX)
+				next_start = i + 1 < n ? i + 1 : 0;
+			handled += got;
+			if (got < quota && !qs->backoff && qs->held_n == 0)
+				napi_complete(ctx, qs, now);
 		}
-		if (budget == 0)
-			continue; /* out of budget: first next round (below) */
-		quota = (uint16_t)UNIC_MIN((uint32_t)qs->weight, budget);
-		if (UNIC_UNLIKELY(quota == budget) && k + 1 < n)
-			quota = (uint16_t)(quota - napi_reserve(ctx, start, k, n, budget));
-		got = napi_poll_queue(ctx, qs, quota, now);
-		budget -= got;
-		/* The queue that used up the budget goes last next round, so the
-		 * ones it starved this round (or polled before it) go first. */
-		if (budget == 0 && next_start == UINT32_MAX)
-			next_start = i + 1 < n ? i + 1 : 0;
-		handled += got;
-		if (got < quota && !qs->backoff && qs->held_n == 0)
-			napi_complete(ctx, qs, now);
 	}
 	if (next_start != UINT32_MAX)
 		ctx->rr_start = next_start;

@@ -54,6 +54,7 @@ Test(l2fwd_opts, defaults_are_dpdks_with_hybrid_receive)
 	cr_assert(!o.promisc);
 	cr_assert_eq(o.mode, UNIC_NAPI_HYBRID);
 	cr_assert_eq(o.duration, 0);
+	cr_assert_eq(o.nb_queues, 1);
 }
 
 Test(l2fwd_opts, every_option_is_taken_in_each_form)
@@ -63,8 +64,9 @@ Test(l2fwd_opts, every_option_is_taken_in_each_form)
 	cr_assert_eq(parse(&o, "-p 0x3 -q2 -T 0.5 -P --no-mac-updating --portmap=(0,1)(2,3) "
 			       "--rx-mode poll --budget=64 --weight 16 --hybrid-empty-polls 8 "
 			       "--hybrid-idle-us=20 --retry-us 50 --max-sleep-ms 10 --rxd 512 --txd=256 "
-			       "--json -t 2"), 0, "%s", err);
+			       "--json -t 2 --queues=2"), 0, "%s", err);
 	cr_assert_eq(o.portmask, 3);
+	cr_assert_eq(o.nb_queues, 2);
 	cr_assert_eq(o.ports_per_thread, 2);
 	cr_assert_float_eq(o.stats_period, 0.5, 1e-9);
 	cr_assert(o.promisc);
@@ -122,6 +124,9 @@ Test(l2fwd_opts, bad_values_are_refused_with_the_accepted_range)
 	HAS(err, "from 1 to 65535");
 	cr_assert_eq(parse(&o, "--weight 257"), -EINVAL);
 	HAS(err, "from 1 to 256");
+	cr_assert_eq(parse(&o, "--queues 17"), -EINVAL);
+	HAS(err, "option --queues: bad value '17'; expected a whole number from 1 to 16");
+	cr_assert_eq(parse(&o, "--queues 0"), -EINVAL);
 	cr_assert_eq(parse(&o, "--rx-mode busy"), -EINVAL);
 	HAS(err, "option --rx-mode: unknown mode 'busy'; expected poll, interrupt or hybrid");
 	cr_assert_eq(parse(&o, "--rx-mode="), -EINVAL);

@@ -291,7 +291,7 @@ static uint16_t trickle_handler(struct unic_port *port, uint16_t q, struct unic_
 	return n;
 }
 
-/* Keeps queue 0's ring full; every 200 us one packet on queue 1. */
+/* Keeps queue 0's ring full; one packet at a time on queue 1, 200 us apart. */
 static void *fair_producer(void *arg)
 {
 	struct fair *f = arg;
@@ -316,7 +316,11 @@ static void *fair_producer(void *arg)
 			warm = __atomic_load_n(&f->flood_handled, __ATOMIC_RELAXED) > 10000;
 			continue;
 		}
-		if (unic_time_ns() >= next) {
+		/* A trickle: one packet at a time, the next 200 us after the
+		 * last was handled. (Sent by the clock alone, packets pile up
+		 * while a loaded machine keeps the context off its CPU, and a
+		 * pile is a flood, not a trickle.) */
+		if (unic_time_ns() >= next && __atomic_load_n(&f->trickle_handled, __ATOMIC_ACQUIRE) == seq) {
 			struct unic_pkt *p = pkt_make(seq);
 
 			if (p == NULL)
@@ -431,13 +435,20 @@ Test(napi, a_queue_with_work_gets_part_of_the_budget_even_behind_a_flooded_queue
 	cr_assert_eq(unic_napi_queue_add(ctx, rx, 1, 64, qcount_handler, &c), 0, "%s", logbuf);
 	for (unsigned round = 0; round < 20; round++) {
 		uint64_t before0 = c.n[0];
+		int got;
 
 		send_seq(tx, 0, round * 100, 100);
 		send_seq(tx, 1, round, 1);
-		cr_assert_eq(unic_napi_run_once(ctx, 0), 64, "round %u", round);
+		got = unic_napi_run_once(ctx, 0);
 		cr_assert_eq(c.n[1], round + 1, "round %u: the trickle packet waited (flood got %" PRIu64 ")",
 			     round, c.n[0] - before0);
-		cr_assert_eq(c.n[0] - before0, 63, "round %u: the flood got the rest of the budget", round);
+		/* Round 0 polls the flood first (both queues new, in order):
+		 * it gets an equal part of the budget with the waiting queue.
+		 * From then on the trickle, light, goes first and the flood,
+		 * heavy, gets the rest: the whole budget is used. */
+		cr_assert_geq(c.n[0] - before0, 32, "round %u: the flood got %" PRIu64, round, c.n[0] - before0);
+		if (round > 0)
+			cr_assert_eq(got, 64, "round %u: %d of the budget of 64 used", round, got);
 	}
 	/* What the flood still holds comes through once the trickle is quiet. */
 	while (unic_napi_run_once(ctx, 0) > 0)

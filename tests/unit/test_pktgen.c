@@ -429,7 +429,9 @@ Test(pktgen_opts, every_option_is_taken)
 
 	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port=1 --sizes 64,128,1500 --vlan 7 --src-ip 10.0.0.1-10.0.0.10 "
 			       "--dst-ip=10.1.0.1 --src-port 100-199 --dst-port 53 --rate 1Mpps --count 1000 "
-			       "--duration 2.5 --json"), 0, "%s", err);
+			       "--duration 2.5 --json --rxd 4096 -P"), 0, "%s", err);
+	cr_assert_eq(o.rxd, 4096);
+	cr_assert(o.promisc);
 	cr_assert_eq(o.tx_port, 0);
 	cr_assert_eq(o.rx_port, 1);
 	cr_assert_eq(o.nb_sizes, 3);

@@ -47,6 +47,24 @@ def devbind_check(name, command, timeout=60):
     return Check(name, _SH + command, binaries=DEVBIND, timeout=timeout)
 
 
+# Topology a, access vfio, for the applications: unic-pktgen drives nic0 and
+# nic3, unic-l2fwd forwards between nic1 and nic2 (guest/unic-apps):
+#   nic0 --hub0--> nic1 [l2fwd] nic2 --hub1--> nic3
+# All on the root bus: no bus reset at each open (about 4 s each behind a
+# root port); the e1000e driver reprograms everything itself.
+APPS = Topology(access='vfio', nics=(
+    Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('e1000e', 'hub1', 'root-bus'),
+    Nic('e1000e', 'hub1', 'root-bus'),
+))
+APPS_BIN = ('apps/unic-l2fwd', 'apps/unic-pktgen', 'tests/vm/guest/unic-apps')
+
+
+def apps_check(name, args, timeout=180, show=False):
+    return Check(name, 'unic-apps ' + args, binaries=APPS_BIN, timeout=timeout, show=show)
+
+
 # Non-root use (docs/pci.md): user alice runs unic-l2fwd on nic0 and nic1
 # over VFIO with --no-huge.  Without the group files the error names the
 # file; with them but a 64 KiB memlock limit it names RLIMIT_MEMLOCK; with
@@ -142,6 +160,32 @@ BOOTS = [
                  # setup/hugepages reserved 64 pages; asking for 64 on node 0 keeps them.
                  devbind_check('hugepages', 'unic-devbind --hugepages; unic-devbind --reserve 64 --node 0; '
                                '[ $(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages) -eq 64 ]'),
+             )),
+         )),
+    Boot('apps', APPS, description='unic-pktgen -> unic-l2fwd -> unic-pktgen over VFIO, two hubs',
+         scenarios=(
+             # Each run: every frame back once and in order; pktgen's,
+             # l2fwd's, the ports' and the hardware's counters all equal.
+             Scenario('fwd', (
+                 apps_check('hybrid-100k', 'fwd -m hybrid -n 100000 -r 2kpps', timeout=600),
+                 apps_check('poll', 'fwd -m poll -n 10000 -r 2kpps'),
+                 apps_check('interrupt', 'fwd -m interrupt -n 10000 -r 2kpps'),
+                 apps_check('sizes', 'fwd -n 10000 -r 2kpps -g "-P --sizes 60,61,128,511,1024,1514"'),
+                 apps_check('vlan', 'fwd -n 10000 -r 2kpps -g "-P --vlan 100 --sizes 64,600,1518"'),
+                 # Without MAC rewriting, frames reach nic3 addressed to it.
+                 apps_check('no-mac-updating', 'fwd -n 10000 -r 2kpps -g "" -f "-P --no-mac-updating"'),
+                 # Two queues a port, RSS: rx queue N -> tx queue N.
+                 apps_check('two-queues', 'mq'),
+             )),
+             # README command 1 (tools/demo): both apps' reports on the host.
+             Scenario('demo', (
+                 apps_check('demo', 'demo', timeout=120, show=True),
+             )),
+             # Last: they leave frames queued in QEMU for stopped NICs, and
+             # the unbind takes a NIC away.
+             Scenario('disrupt', (
+                 apps_check('sigint', 'sigint'),
+                 apps_check('unbind', 'unbind'),
              )),
          )),
     # Must fail (meson: should_fail): a guest check that fails is reported.

@@ -117,6 +117,8 @@ class Check:
     timeout: seconds; past it the guest kills the command and goes on (0:
         no guest-side timeout).  The host stops the guest if a check makes
         no progress for its timeout plus CHECK_SLACK.
+    show: the host prints the check's stdout after the boot, pass or fail
+        (tests/vm/run without --tap; the demo's reports).
     """
     name: str
     command: str
@@ -124,6 +126,7 @@ class Check:
     binaries: Tuple[str, ...] = ()
     timeout: int = 60
     frames: Optional[Tuple[str, int]] = None
+    show: bool = False
 
 
 def criterion(name, binary, timeout=120):

@@ -190,8 +190,18 @@ class Peers:
         return out
 
 
+def shown_output(boot, stream):
+    """The stdout of the boot's checks marked show=True, as text blocks."""
+    blocks = []
+    for check in boot.plan():
+        out = stream.checks.get(check.name)
+        if check.show and out is not None:
+            blocks.append('--- %s: %s\n%s' % (boot.name, check.name, '\n'.join(out.out)))
+    return blocks
+
+
 def run_boot(boot, kernel, work, build_root, shell=False):
-    """Runs one boot; returns (results, notes for the report)."""
+    """Runs one boot; returns (results, notes for the report, shown output)."""
     run_id = secrets.token_hex(4)
     console, res_path, initrd = work.files(boot, run_id)
     started = time.monotonic()
@@ -201,7 +211,7 @@ def run_boot(boot, kernel, work, build_root, shell=False):
     if shell:
         _shell(boot, kernel, initrd, append, res_path)
         os.remove(initrd)
-        return [], []
+        return [], [], []
 
     cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
                        'file:' + console, 'file:' + res_path)
@@ -232,4 +242,4 @@ def run_boot(boot, kernel, work, build_root, shell=False):
     log(timing)
     if all(r.ok for r in out):
         os.remove(initrd)      # kept only to reproduce a failure
-    return out, [timing]
+    return out, [timing], shown_output(boot, stream)
