@@ -419,6 +419,19 @@ static void errcat(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Do these commands all have a literal word at @p at? */
+static bool lits_agree(const struct tp_cmd_def *const *defs, unsigned n, unsigned at)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct word w[TP_CMD_MAX_TOKENS];
+		unsigned nw = syntax_words(defs[i]->syntax, w, TP_CMD_MAX_TOKENS);
+
+		if (at >= nw || w[at].kind != W_LIT)
+			return false;
+	}
+	return true;
+}
+
 int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 {
 	char *tok[TP_CMD_MAX_TOKENS];
@@ -492,6 +505,23 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 			break;
 		case F_NONE:
 			break;
+		}
+	} else if (bm.fail == F_BAD && lits_agree(bestdef, nbest, bm.at_word)) {
+		/* Several commands differ in this word: list every word they take. */
+		errcat(err, errlen, "bad word '%s'; expected ", bm.tok);
+		for (unsigned i = 0; i < nbest; i++) {
+			struct word w[TP_CMD_MAX_TOKENS], v[TP_CMD_MAX_TOKENS];
+			bool dup = false;
+
+			syntax_words(bestdef[i]->syntax, w, TP_CMD_MAX_TOKENS);
+			for (unsigned k = 0; k < i && !dup; k++) {
+				syntax_words(bestdef[k]->syntax, v, TP_CMD_MAX_TOKENS);
+				dup = v[bm.at_word].len == w[bm.at_word].len &&
+				      memcmp(v[bm.at_word].s, w[bm.at_word].s, w[bm.at_word].len) == 0;
+			}
+			if (!dup)
+				errcat(err, errlen, "%s%.*s", i ? "|" : "", (int)w[bm.at_word].len,
+				       w[bm.at_word].s);
 		}
 	} else {
 		errcat(err, errlen, "bad arguments for '%s'", tok[0]);

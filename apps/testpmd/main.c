@@ -178,6 +178,9 @@ static char **complete(const char *text, int start, int end)
 	nb_cands = tp_cmd_complete(rl_line_buffer, (size_t)end, ids, n, cands, 64, &wstart);
 	if (nb_cands == 0)
 		return NULL;
+	/* "key=" waits for its value: no space after it. */
+	rl_completion_append_character =
+		nb_cands == 1 && cands[0][strlen(cands[0]) - 1] == '=' ? '\0' : ' ';
 	return rl_completion_matches(text, cand_gen);
 }
 
