@@ -202,7 +202,11 @@ static int run_line(struct tp_app *app, const char *line)
 	return tp_exec(app, &cmd);
 }
 
-/* @return 0 all went well, 1 a line failed, TP_EXEC_QUIT (quit or a signal). */
+#define BATCH_OK     0
+#define BATCH_FAILED 1 /* a line failed (and, without --continue, the batch stopped there) */
+#define BATCH_QUIT   2 /* "quit", every line before it went well */
+
+/* @return BATCH_OK (end of input), BATCH_FAILED or BATCH_QUIT. */
 static int run_batch(struct tp_app *app, FILE *in, const char *name, bool cont)
 {
 	char *line = NULL;
@@ -225,12 +229,14 @@ static int run_batch(struct tp_app *app, FILE *in, const char *name, bool cont)
 			rc = run_line(app, line);
 		}
 		fflush(app->out);
+		if (got_signal)
+			break; /* not the command's failure: quit as asked */
 		if (rc == TP_EXEC_QUIT) {
 			free(line);
-			return status ? status : TP_EXEC_QUIT;
+			return status ? status : BATCH_QUIT;
 		}
 		if (rc < 0) {
-			status = 1;
+			status = BATCH_FAILED;
 			if (!cont) {
 				fprintf(app->err, "%s:%u: the command failed; stopping (--continue runs on)\n", name,
 					lineno);
@@ -364,14 +370,14 @@ int main(int argc, char **argv)
 		fprintf(app.out, "Read CLI commands from %s\n", o.file);
 		n = run_batch(&app, f, o.file, o.cont);
 		fclose(f);
-		if (n == 1)
+		if (n == BATCH_FAILED)
 			status = TP_EXIT_CMD;
-		if (n != 0)
+		if (n != BATCH_OK)
 			interactive = false;
 	}
 	if (interactive && !got_signal)
 		run_interactive(&app);
-	else if (o.file == NULL && !got_signal && run_batch(&app, stdin, "stdin", o.cont) == 1)
+	else if (o.file == NULL && !got_signal && run_batch(&app, stdin, "stdin", o.cont) == BATCH_FAILED)
 		status = TP_EXIT_CMD;
 	if (got_signal)
 		fprintf(app.out, "\n%s: quitting\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
