@@ -935,3 +935,68 @@ Test(testpmd_binary, sigterm_during_a_sleep_quits_cleanly, .timeout = 60)
 	HAS(out, "Bye...");
 	HASNT(out, "Infos for port 0");
 }
+
+/* ---- the binary at a terminal (libedit) -------------------------------------------- */
+
+#include <poll.h>
+#include <pty.h>
+
+/* Read what the terminal shows for @p ms milliseconds, appended to out. */
+static void tty_read(int fd, size_t *n, int ms)
+{
+	uint64_t end = unic_time_ns() + (uint64_t)ms * 1000000ull;
+
+	while (unic_time_ns() < end && *n < sizeof(out) - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		r = read(fd, out + *n, sizeof(out) - 1 - *n);
+		if (r <= 0)
+			break;
+		*n += (size_t)r;
+	}
+	out[*n] = '\0';
+}
+
+Test(testpmd_binary, at_a_terminal_tab_completes_commands_and_port_numbers_and_history_recalls,
+     .timeout = 60)
+{
+	int fd, st;
+	size_t n = 0;
+	pid_t pid = forkpty(&fd, NULL, NULL, NULL);
+
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		setenv("HOME", "/tmp", 1);
+		execl(binary(), "unic-testpmd", "--no-huge", "--no-pci", "--vdev", "null0", "--vdev", "null1",
+		      (char *)NULL);
+		_exit(127);
+	}
+	tty_read(fd, &n, 1500);
+	HAS(out, "testpmd> ");
+	cr_assert_eq(write(fd, "sh\t", 3), 3);
+	tty_read(fd, &n, 300);
+	HAS(out, "ow ");                       /* "sh" became "show " */
+	cr_assert_eq(write(fd, "port li\t", 8), 8);
+	tty_read(fd, &n, 300);
+	cr_assert_eq(write(fd, "\t\t", 2), 2);  /* list the candidates: the ports and all */
+	tty_read(fd, &n, 300);
+	HAS(out, "0    1    all");
+	cr_assert_eq(write(fd, "1\n", 2), 2);
+	tty_read(fd, &n, 500);
+	HAS(out, "Port 1 Link up");
+	size_t before = n;
+
+	cr_assert_eq(write(fd, "\033[A\n", 4), 4); /* up arrow: the last line again */
+	tty_read(fd, &n, 500);
+	HAS(out + before, "Port 1 Link up");
+	cr_assert_eq(write(fd, "quit\n", 5), 5);
+	tty_read(fd, &n, 1000);
+	HAS(out, "Bye...");
+	close(fd);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st));
+	cr_assert_eq(WEXITSTATUS(st), 0);
+}
