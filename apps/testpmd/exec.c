@@ -14,6 +14,7 @@
 
 #include <unic/cycles.h>
 #include <unic/env.h>
+#include <unic/event.h>
 #include <unic/log.h>
 #include <unic/pool.h>
 
@@ -1097,6 +1098,47 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	}
 	fprintf(app->err, "internal: command %d has no action\n", cmd->def->id);
 	return -ENOSYS;
+}
+
+/* ---- events: dispatched in the main thread, between commands ---------------- */
+
+static void event_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	struct tp_app *app = arg;
+	uint16_t id = unic_port_id(port);
+	struct unic_link l;
+
+	if (id >= TP_MAX_PORTS || app->ports[id].port != port)
+		return;
+	if (ev == UNIC_EVENT_LINK) {
+		if (unic_port_link_get(port, &l) == 0)
+			fprintf(app->out, "\nPort %u: link state change event: link %s\n", id, l.up ? "up" : "down");
+		return;
+	}
+	/* The device is being taken away (unbind, hot-unplug): let it go; the
+	 * other ports keep forwarding. */
+	fprintf(app->out, "\nPort %u: device removal event (%s): detaching it; the other ports keep forwarding\n",
+		id, unic_event_name(ev));
+	tp_fwd_pause(app);
+	tp_port_detach(app, id);
+	tp_fwd_resume(app);
+}
+
+int tp_events_register(struct tp_app *app)
+{
+	for (int ev = 0; ev < UNIC_EVENT_COUNT; ev++) {
+		int rc = unic_event_callback_register(NULL, (enum unic_event_type)ev, event_cb, app);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void tp_events_unregister(struct tp_app *app)
+{
+	for (int ev = 0; ev < UNIC_EVENT_COUNT; ev++)
+		unic_event_callback_unregister(NULL, (enum unic_event_type)ev, event_cb, app);
 }
 
 /* ---- quit ------------------------------------------------------------------------------ */

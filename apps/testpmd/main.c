@@ -6,8 +6,13 @@
  *
  * Signals: SIGINT and SIGTERM set a flag the loops check between commands
  * (and "sleep" returns early); forwarding threads block them.
+ *
+ * Port events (link changes, device removal) are dispatched in this thread:
+ * between batch lines, and while the prompt waits for a key (libedit reads
+ * through ev_getc, which polls the terminal and the event fd).
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,7 @@
 #include <editline/readline.h>
 
 #include <unic/env.h>
+#include <unic/event.h>
 #include <unic/log.h>
 
 #include "app_opts.h"
@@ -152,6 +158,43 @@ static int opts_parse(struct tp_opts *o, int argc, char **argv, char *err, size_
 	return 0;
 }
 
+/* ---- events ------------------------------------------------------------------------ */
+
+static void events_dispatch(void)
+{
+	if (unic_event_fd() >= 0)
+		unic_event_dispatch();
+}
+
+/* libedit's character source: wait for a key, dispatching events meanwhile. */
+static int ev_getc(FILE *f)
+{
+	int efd = unic_event_fd();
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = fileno(f), .events = POLLIN }, { .fd = efd, .events = POLLIN } };
+		unsigned char c;
+		int n = poll(p, efd >= 0 ? 2 : 1, -1);
+
+		if (got_signal)
+			return EOF;
+		if (n < 0)
+			continue;
+		if (efd >= 0 && p[1].revents) {
+			unic_event_dispatch();
+			fflush(stdout);
+		}
+		if (p[0].revents) {
+			ssize_t r = read(fileno(f), &c, 1);
+
+			if (r == 1)
+				return c;
+			if (r == 0 || errno != EINTR)
+				return EOF;
+		}
+	}
+}
+
 /* ---- completion (libedit's readline interface) ---------------------------------- */
 
 static char cands[64][TP_CMD_CAND_LEN];
@@ -219,6 +262,7 @@ static int run_batch(struct tp_app *app, FILE *in, const char *name, bool cont)
 		int rc;
 
 		lineno++;
+		events_dispatch();
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (strlen(line) != (size_t)len) {
@@ -254,6 +298,7 @@ static int run_interactive(struct tp_app *app)
 	const char *home = getenv("HOME");
 
 	g_app = app;
+	rl_getc_function = ev_getc;
 	rl_attempted_completion_function = complete;
 	rl_completer_word_break_characters = (char *)" \t";
 	snprintf(hist, sizeof(hist), "%s/.unic_testpmd_history", home ? home : ".");
@@ -348,6 +393,8 @@ int main(int argc, char **argv)
 	if (status != TP_EXIT_OK)
 		goto out;
 	fprintf(app.out, "Done: %d port%s\n", n, n == 1 ? "" : "s");
+	if (tp_events_register(&app) != 0)
+		fprintf(stderr, "unic-testpmd: warning: port events (link, device removal) will not be shown\n");
 	if (o.auto_start) {
 		static struct tp_cmd cmd;
 		char e[256];
@@ -382,6 +429,8 @@ int main(int argc, char **argv)
 	if (got_signal)
 		fprintf(app.out, "\n%s: quitting\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
 out:
+	events_dispatch();
+	tp_events_unregister(&app);
 	tp_app_quit(&app);
 	tp_app_fini(&app);
 	unic_env_destroy(env);

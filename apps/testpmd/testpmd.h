@@ -156,6 +156,10 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd);
 /* Stop forwarding, stop and close every port, print the totals. */
 void tp_app_quit(struct tp_app *app);
 void tp_app_fini(struct tp_app *app);
+/* Port events (link, device removal): the callbacks run where
+ * unic_event_dispatch() is called, the main thread. */
+int tp_events_register(struct tp_app *app);
+void tp_events_unregister(struct tp_app *app);
 /* Current port ids (for completion). */
 unsigned tp_port_ids(const struct tp_app *app, uint16_t *ids, unsigned max);
 

@@ -21,6 +21,7 @@
 
 #include <unic/cycles.h>
 #include <unic/env.h>
+#include <unic/event.h>
 #include <unic/log.h>
 #include <unic/pool.h>
 
@@ -542,6 +543,26 @@ Test(testpmd_engine, flowgen_spreads_destinations_and_frees_what_it_receives, .i
 		usleep(1000);
 	cr_assert_eq(__atomic_load_n(&tp_cnt(app, near_id, 0)->rx, __ATOMIC_RELAXED), 10);
 	cr_assert_eq(exec("stop"), 0);
+}
+
+Test(testpmd_engine, a_removed_device_is_detached_and_forwarding_goes_on_without_it, .init = eng_setup,
+     .fini = eng_teardown, .timeout = 30)
+{
+	cr_assert_eq(tp_events_register(app), 0);
+	cr_assert_eq(exec("start"), 0);
+	cr_assert_eq(unic_port_event_post(app->ports[near_id].port, UNIC_EVENT_LINK), 0);
+	cr_assert_eq(unic_port_event_post(app->ports[near_id].port, UNIC_EVENT_DEV_GONE), 0);
+	cr_assert_geq(unic_event_dispatch(), 2);
+	fflush(app->out);
+	HAS(outbuf, "link state change event: link up");
+	HAS(outbuf, "device removal event (dev_gone): detaching it; the other ports keep forwarding");
+	cr_assert_null(app->ports[near_id].port, "the port is gone from testpmd");
+	cr_assert(app->fwd_on, "forwarding stays on");
+	cr_assert_eq(app->nb_streams, 0);
+	cr_assert_eq(exec("stop"), 0);
+	fflush(app->out);
+	HAS(outbuf, "(detached)");
+	tp_events_unregister(app);
 }
 
 /* ---- the binary ---------------------------------------------------------------------- */
