@@ -951,7 +951,9 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 				rc = rc ? rc : op_err(app, ids[i], "clear stats", r);
 				continue;
 			}
-			app->ports[ids[i]].last_ns = 0;
+			app->ports[ids[i]].last_ns = unic_time_ns(); /* rates from now */
+			app->ports[ids[i]].last_ipk = app->ports[ids[i]].last_opk = 0;
+			app->ports[ids[i]].last_ib = app->ports[ids[i]].last_ob = 0;
 			fprintf(app->out, "\n  NIC statistics for port %u cleared\n", ids[i]);
 		}
 		return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <unic/bus.h>
+#include <unic/cycles.h>
 #include <unic/env.h>
 #include <unic/pool.h>
 
@@ -203,6 +204,16 @@ int tp_port_start(struct tp_app *app, uint16_t id)
 		fprintf(app->err, "port %u: cannot start: %s (the message above says why)\n", id,
 			strerror(-rc));
 		return rc;
+	}
+	/* The first "show port stats" gives the rates since this start. */
+	struct unic_port_stats ps;
+
+	if (unic_port_stats_get(p->port, &ps) == 0) {
+		p->last_ns = unic_time_ns();
+		p->last_ipk = ps.ipackets;
+		p->last_opk = ps.opackets;
+		p->last_ib = ps.ibytes;
+		p->last_ob = ps.obytes;
 	}
 	return 0;
 }
