@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * What each command does. Results go to app->out, refusals and errors to
- * app->err; every failure returns -errno so batch mode can stop on it.
+ * What each command does (the "show" output is in show.c). Results go to
+ * app->out, refusals and errors to app->err; every failure returns -errno so
+ * batch mode can stop on it.
  * Commands that change which ports forward stop the forwarding threads
  * around the change and start them again (fwd.c).
  */
@@ -19,9 +20,6 @@
 #include <unic/pool.h>
 
 #include "testpmd.h"
-
-#define REGS_MAX 4096
-#define EEPROM_LEN 128
 
 int tp_app_init(struct tp_app *app, struct unic_env *env)
 {
@@ -56,7 +54,7 @@ static void usage(struct tp_app *app, const struct tp_cmd *cmd)
 }
 
 /* Is there a port @p id? Says which ports exist when not. */
-static int port_check(struct tp_app *app, uint64_t id)
+int tp_port_check(struct tp_app *app, uint64_t id)
 {
 	uint16_t ids[TP_MAX_PORTS];
 	unsigned n;
@@ -72,13 +70,13 @@ static int port_check(struct tp_app *app, uint64_t id)
 }
 
 /* The ports an argument names: one, or every port for "all". @return count or -errno. */
-static int ports_of(struct tp_app *app, const struct tp_cmd_arg *a, uint16_t *ids)
+int tp_ports_of(struct tp_app *app, const struct tp_cmd_arg *a, uint16_t *ids)
 {
 	int rc;
 
 	if (a->num == TP_CMD_PORT_ALL)
 		return (int)tp_port_ids(app, ids, TP_MAX_PORTS);
-	rc = port_check(app, a->num);
+	rc = tp_port_check(app, a->num);
 	if (rc)
 		return rc;
 	ids[0] = (uint16_t)a->num;
@@ -102,7 +100,7 @@ static int need_fwd_off(struct tp_app *app)
 }
 
 /* Report a port-layer error, -ENOTSUP above all, clearly. */
-static int op_err(struct tp_app *app, uint16_t id, const char *what, int rc)
+int tp_op_err(struct tp_app *app, uint16_t id, const char *what, int rc)
 {
 	if (rc == -ENOTSUP)
 		fprintf(app->err, "port %u: %s: not supported by the %s driver (-ENOTSUP)\n", id, what,
@@ -118,307 +116,23 @@ static int op_err(struct tp_app *app, uint16_t id, const char *what, int rc)
 	return rc;
 }
 
-static int info_of(struct tp_app *app, uint16_t id, struct unic_port_info *info)
+int tp_info_of(struct tp_app *app, uint16_t id, struct unic_port_info *info)
 {
 	int rc = unic_port_info_get(app->ports[id].port, info);
 
-	return rc ? op_err(app, id, "info", rc) : 0;
+	return rc ? tp_op_err(app, id, "info", rc) : 0;
 }
 
-static void fmt_mac(char *b, size_t l, const uint8_t *m)
+void tp_fmt_mac(char *b, size_t l, const uint8_t *m)
 {
 	snprintf(b, l, "%02X:%02X:%02X:%02X:%02X:%02X", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
-static const char *offl(uint64_t f, char *b, size_t l)
+const char *tp_offl(uint64_t f, char *b, size_t l)
 {
 	if (f == 0 || unic_offload_names(f, b, l) <= 0)
 		snprintf(b, l, "none");
 	return b;
-}
-
-/* ---- show ------------------------------------------------------------------------- */
-
-static int show_info(struct tp_app *app, uint16_t id)
-{
-	struct tp_port *p = &app->ports[id];
-	struct unic_port_info info;
-	struct unic_port_conf c;
-	struct unic_link l;
-	uint8_t mac[6];
-	char b[256];
-	bool have_conf;
-	int rc;
-
-	fprintf(app->out, "\n********************* Infos for port %-2u *********************\n", id);
-	if (unic_port_mac_get(p->port, mac) == 0) {
-		fmt_mac(b, sizeof(b), mac);
-		fprintf(app->out, "MAC address: %s\n", b);
-	}
-	fprintf(app->out, "Device name: %s\n", unic_port_name(p->port));
-	fprintf(app->out, "Driver name: %s\n", p->driver);
-	fprintf(app->out, "State: %s\n", unic_port_state_name(unic_port_state(p->port)));
-	rc = info_of(app, id, &info);
-	if (rc)
-		return rc;
-	fprintf(app->out, "Bus address: %s\n", info.bus_addr);
-	if (info.fw_version[0])
-		fprintf(app->out, "Firmware version: %s\n", info.fw_version);
-	fprintf(app->out, "Connect to socket: %d\n", info.numa_node);
-	if (unic_port_link_get(p->port, &l) == 0) {
-		fprintf(app->out, "Link status: %s\n", l.up ? "up" : "down");
-		fprintf(app->out, "Link speed: %u Mbps\n", l.speed_mbps);
-		fprintf(app->out, "Link duplex: %s\n", l.full_duplex ? "full-duplex" : "half-duplex");
-		fprintf(app->out, "Autoneg status: %s\n", l.autoneg ? "On" : "Off");
-	}
-	have_conf = unic_port_conf_get(p->port, &c) == 0;
-	fprintf(app->out, "MTU: %u\n", have_conf && c.mtu ? c.mtu : 1500);
-	fprintf(app->out, "Promiscuous mode: %s\n", p->promisc ? "enabled" : "disabled");
-	fprintf(app->out, "Allmulticast mode: %s\n", p->allmulti ? "enabled" : "disabled");
-	fprintf(app->out, "Max possible RX queues: %u\n", info.max_rxq);
-	fprintf(app->out, "Max possible number of RXDs per queue: %u\n", info.rx_desc_max);
-	fprintf(app->out, "Min possible number of RXDs per queue: %u\n", info.rx_desc_min);
-	fprintf(app->out, "RXDs number alignment: %u\n", info.rx_desc_align);
-	fprintf(app->out, "Current number of RX queues: %u\n", have_conf ? c.nb_rxq : 0);
-	fprintf(app->out, "Max possible TX queues: %u\n", info.max_txq);
-	fprintf(app->out, "Max possible number of TXDs per queue: %u\n", info.tx_desc_max);
-	fprintf(app->out, "Min possible number of TXDs per queue: %u\n", info.tx_desc_min);
-	fprintf(app->out, "TXDs number alignment: %u\n", info.tx_desc_align);
-	fprintf(app->out, "Current number of TX queues: %u\n", have_conf ? c.nb_txq : 0);
-	fprintf(app->out, "Min/max MTU: %u/%u\n", info.min_mtu, info.max_mtu);
-	fprintf(app->out, "Rx interrupts: %s\n", info.has_intr ? "yes" : "no");
-	fprintf(app->out, "Receive mode: %s\n", have_conf ? unic_rx_mode_name(c.rx_mode) : "(not configured)");
-	fprintf(app->out, "Message level: %s\n",
-		unic_log_level_name((enum unic_log_level)unic_port_msglevel_get(p->port)));
-	fprintf(app->out, "Wanted at the next start: rxq %u txq %u rxd %u txd %u mtu %u rx-mode %s%s\n",
-		p->conf.nb_rxq, p->conf.nb_txq, p->rxd ? p->rxd : info.rx_desc_default,
-		p->txd ? p->txd : info.tx_desc_default, p->conf.mtu ? p->conf.mtu : 1500,
-		unic_rx_mode_name(p->conf.rx_mode), p->need_config ? " (pending)" : " (in effect)");
-	return 0;
-}
-
-static int show_stats(struct tp_app *app, uint16_t id)
-{
-	struct tp_port *p = &app->ports[id];
-	struct unic_port_stats st;
-	uint64_t now = unic_time_ns(), rpps = 0, tpps = 0, rbps = 0, tbps = 0;
-	int rc = unic_port_stats_get(p->port, &st);
-
-	if (rc)
-		return op_err(app, id, "stats", rc);
-	if (p->last_ns && now > p->last_ns) {
-		double dt = (double)(now - p->last_ns) / 1e9;
-
-		if (st.ipackets >= p->last_ipk)
-			rpps = (uint64_t)((double)(st.ipackets - p->last_ipk) / dt);
-		if (st.opackets >= p->last_opk)
-			tpps = (uint64_t)((double)(st.opackets - p->last_opk) / dt);
-		if (st.ibytes >= p->last_ib)
-			rbps = (uint64_t)((double)(st.ibytes - p->last_ib) * 8 / dt);
-		if (st.obytes >= p->last_ob)
-			tbps = (uint64_t)((double)(st.obytes - p->last_ob) * 8 / dt);
-	}
-	p->last_ns = now;
-	p->last_ipk = st.ipackets;
-	p->last_opk = st.opackets;
-	p->last_ib = st.ibytes;
-	p->last_ob = st.obytes;
-	fprintf(app->out, "\n  ######################## NIC statistics for port %-2u ########################\n", id);
-	fprintf(app->out, "  RX-packets: %-10" PRIu64 " RX-missed: %-10" PRIu64 " RX-bytes:  %" PRIu64 "\n",
-		st.ipackets, st.imissed, st.ibytes);
-	fprintf(app->out, "  RX-errors: %" PRIu64 "\n", st.ierrors);
-	fprintf(app->out, "  RX-nombuf:  %-10" PRIu64 "\n", st.rx_nombuf);
-	fprintf(app->out, "  TX-packets: %-10" PRIu64 " TX-errors: %-10" PRIu64 " TX-bytes:  %" PRIu64 "\n",
-		st.opackets, st.oerrors, st.obytes);
-	fprintf(app->out, "\n  Throughput (since last show)\n");
-	fprintf(app->out, "  Rx-pps: %12" PRIu64 "          Rx-bps: %12" PRIu64 "\n", rpps, rbps);
-	fprintf(app->out, "  Tx-pps: %12" PRIu64 "          Tx-bps: %12" PRIu64 "\n", tpps, tbps);
-	fprintf(app->out, "  ############################################################################\n");
-	return 0;
-}
-
-static int show_xstats(struct tp_app *app, uint16_t id)
-{
-	struct unic_port *port = app->ports[id].port;
-	struct unic_xstat_name *names = NULL;
-	uint64_t *vals = NULL;
-	int n, m, rc = 0;
-
-	n = unic_port_xstats_names(port, NULL, 0);
-	if (n < 0)
-		return op_err(app, id, "xstats", n);
-	names = calloc((size_t)n + 1, sizeof(*names));
-	vals = calloc((size_t)n + 1, sizeof(*vals));
-	if (names == NULL || vals == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	n = unic_port_xstats_names(port, names, (unsigned)n);
-	m = unic_port_xstats_get(port, vals, (unsigned)(n > 0 ? n : 0));
-	if (n < 0 || m < 0) {
-		rc = op_err(app, id, "xstats", n < 0 ? n : m);
-		goto out;
-	}
-	fprintf(app->out, "###### NIC extended statistics for port %-2u\n", id);
-	for (int i = 0; i < n && i < m; i++)
-		fprintf(app->out, "%s: %" PRIu64 "\n", names[i].name, vals[i]);
-out:
-	free(names);
-	free(vals);
-	return rc;
-}
-
-static int show_link(struct tp_app *app, uint16_t id)
-{
-	struct unic_link l;
-	int rc = unic_port_link_get(app->ports[id].port, &l);
-
-	if (rc)
-		return op_err(app, id, "link", rc);
-	fprintf(app->out, "Port %u Link %s - speed %u Mbps - %s-duplex%s\n", id, l.up ? "up" : "down",
-		l.speed_mbps, l.full_duplex ? "full" : "half", l.autoneg ? " - autoneg" : "");
-	return 0;
-}
-
-static int show_regs(struct tp_app *app, uint16_t id)
-{
-	uint32_t *off = calloc(REGS_MAX, sizeof(uint32_t)), *val = calloc(REGS_MAX, sizeof(uint32_t));
-	struct unic_regs r = { .offset = off, .value = val, .count_max = REGS_MAX };
-	int rc = -ENOMEM;
-
-	if (off && val) {
-		rc = unic_port_regs_get(app->ports[id].port, &r);
-		if (rc)
-			op_err(app, id, "register dump", rc);
-	}
-	if (rc == 0) {
-		fprintf(app->out, "Port %u registers (layout version %u, %u registers):\n", id, r.version,
-			r.count);
-		for (uint32_t i = 0; i < r.count && i < REGS_MAX; i++)
-			fprintf(app->out, "  0x%05x: 0x%08x\n", off[i], val[i]);
-	}
-	free(off);
-	free(val);
-	return rc;
-}
-
-static int show_eeprom(struct tp_app *app, uint16_t id)
-{
-	uint8_t buf[EEPROM_LEN];
-	int rc = unic_port_eeprom_get(app->ports[id].port, 0, sizeof(buf), buf);
-
-	if (rc)
-		return op_err(app, id, "EEPROM dump", rc);
-	fprintf(app->out, "Port %u EEPROM, %u bytes from 0:\n", id, EEPROM_LEN);
-	for (unsigned i = 0; i < sizeof(buf); i += 16) {
-		fprintf(app->out, "  %04x:", i);
-		for (unsigned k = 0; k < 16; k++)
-			fprintf(app->out, " %02x", buf[i + k]);
-		fprintf(app->out, "\n");
-	}
-	return 0;
-}
-
-static int show_napi(struct tp_app *app, uint16_t id)
-{
-	struct tp_port *p = &app->ports[id];
-	unsigned shown = 0;
-
-	fprintf(app->out, "Port %u napi: knobs budget %u weight %u empty-polls %u idle-us %u max-sleep-ms %u (0: default)\n",
-		id, p->knobs.budget, p->knobs.weight, p->knobs.empty_polls, p->knobs.idle_us,
-		p->knobs.max_sleep_ms);
-	for (unsigned t = 0; t < app->nb_threads; t++) {
-		struct tp_thread *th = &app->threads[t];
-
-		for (unsigned i = 0; i < th->nb_streams; i++) {
-			struct tp_stream *s = th->streams[i];
-			struct unic_napi_queue_stats qs;
-
-			if (s->rx_port != id || unic_napi_queue_stats_get(th->ctx, s->rxp, s->rx_q, &qs) != 0)
-				continue;
-			fprintf(app->out, "  rx queue %u: thread %u (%s): polls %" PRIu64 " empty %" PRIu64
-				" packets %" PRIu64 " arms %" PRIu64 " arm-failures %" PRIu64
-				" interrupts %" PRIu64 " rechecks-caught %" PRIu64 "\n",
-				s->rx_q, t, unic_napi_mode_name(unic_napi_ctx_mode(th->ctx)), qs.polls,
-				qs.empty_polls, qs.packets, qs.arms, qs.arm_failures, qs.interrupts,
-				qs.rechecks_caught);
-			shown++;
-		}
-	}
-	for (unsigned t = 0; t < app->nb_threads && shown; t++) {
-		struct unic_napi_ctx_stats cs;
-		bool mine = false;
-
-		for (unsigned i = 0; i < app->threads[t].nb_streams; i++)
-			mine |= app->threads[t].streams[i]->rx_port == id;
-		if (!mine || unic_napi_ctx_stats_get(app->threads[t].ctx, &cs) != 0)
-			continue;
-		fprintf(app->out, "  thread %u: rounds %" PRIu64 " sleeps %" PRIu64 " wakeups %" PRIu64
-			" asleep %.3f s cpu %.3f s\n", t, cs.rounds, cs.sleeps, cs.wakeups,
-			(double)cs.asleep_ns / 1e9, (double)cs.cpu_ns / 1e9);
-	}
-	if (shown == 0)
-		fprintf(app->out, "  no rx queue of port %u is being polled (figures exist while forwarding runs with this port)\n",
-			id);
-	return 0;
-}
-
-static int show_capa(struct tp_app *app, uint16_t id)
-{
-	struct unic_port_info info;
-	struct unic_port_conf c;
-	char b[512];
-	int rc = info_of(app, id, &info);
-
-	if (rc)
-		return rc;
-	fprintf(app->out, "Port %u (%s):\n", id, app->ports[id].driver);
-	fprintf(app->out, "  Rx offloads capabilities: %s\n", offl(info.rx_offload_capa, b, sizeof(b)));
-	fprintf(app->out, "  Tx offloads capabilities: %s\n", offl(info.tx_offload_capa, b, sizeof(b)));
-	if (unic_port_conf_get(app->ports[id].port, &c) == 0) {
-		fprintf(app->out, "  Rx offloads configured: %s\n", offl(c.rx_offloads, b, sizeof(b)));
-		fprintf(app->out, "  Tx offloads configured: %s\n", offl(c.tx_offloads, b, sizeof(b)));
-	}
-	fprintf(app->out, "  Rx interrupts: %s\n", info.has_intr ? "yes" : "no");
-	fprintf(app->out, "  Max link speed: %u Mbps\n", info.speed_capa_mbps);
-	return 0;
-}
-
-static int show_fwd(struct tp_app *app)
-{
-	FILE *f = app->out;
-
-	fprintf(f, "%s packet forwarding - burst=%u - nbcore=%u - txpkts=", tp_engine_name(app->engine),
-		app->burst, app->nbcore);
-	for (unsigned i = 0; i < app->nb_txpkts; i++)
-		fprintf(f, "%s%u", i ? "," : "", app->txpkts[i]);
-	fprintf(f, "\n");
-	if (!app->fwd_on) {
-		fprintf(f, "forwarding is stopped; 'start' makes streams from the started ports:");
-		for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
-			if (tp_port_started(app, id))
-				fprintf(f, " %u", id);
-		fprintf(f, "\n");
-		return 0;
-	}
-	fprintf(f, "streams=%u threads=%u\n", app->nb_streams, app->nb_threads);
-	for (unsigned t = 0; t < app->nb_threads; t++) {
-		struct tp_thread *th = &app->threads[t];
-
-		if (th->core >= 0)
-			fprintf(f, "Thread %u (core %d, %s) forwards packets on %u streams:\n", t, th->core,
-				unic_rx_mode_name(th->mode), th->nb_streams);
-		else
-			fprintf(f, "Thread %u (not pinned, %s) forwards packets on %u streams:\n", t,
-				unic_rx_mode_name(th->mode), th->nb_streams);
-		for (unsigned i = 0; i < th->nb_streams; i++) {
-			struct tp_stream *s = th->streams[i];
-
-			fprintf(f, "  RX P=%u/Q=%u -> TX P=%u/Q=%u peer=02:00:00:00:00:%02X\n", s->rx_port,
-				s->rx_q, s->tx_port, s->tx_q, s->tx_port);
-		}
-	}
-	return 0;
 }
 
 /* ---- forwarding commands ------------------------------------------------------------ */
@@ -492,7 +206,7 @@ static int port_op(struct tp_app *app, const struct tp_cmd *cmd)
 	uint16_t ids[TP_MAX_PORTS];
 	unsigned op = cmd->arg[1].kw;
 	bool all = cmd->arg[2].num == TP_CMD_PORT_ALL;
-	int n = ports_of(app, &cmd->arg[2], ids), rc = 0;
+	int n = tp_ports_of(app, &cmd->arg[2], ids), rc = 0;
 
 	if (n < 0)
 		return n;
@@ -529,6 +243,11 @@ static int port_op(struct tp_app *app, const struct tp_cmd *cmd)
 				fprintf(app->out, "Port %u is closed\n", id);
 			break;
 		case 3: /* reset */
+			if (unic_port_state(app->ports[id].port) == UNIC_PORT_CLOSED) {
+				fprintf(app->err, "port %u is closed; 'port detach %u' removes it\n", id, id);
+				r = -ENODEV;
+				break;
+			}
 			if (tp_port_started(app, id))
 				r = tp_port_stop(app, id);
 			if (r == 0) {
@@ -553,7 +272,7 @@ static int port_qcfg(struct tp_app *app, const struct tp_cmd *cmd)
 	uint16_t ids[TP_MAX_PORTS];
 	unsigned what = cmd->arg[3].kw;
 	uint64_t v = cmd->arg[4].num;
-	int n = ports_of(app, &cmd->arg[2], ids);
+	int n = tp_ports_of(app, &cmd->arg[2], ids);
 
 	if (n < 0)
 		return n;
@@ -562,7 +281,7 @@ static int port_qcfg(struct tp_app *app, const struct tp_cmd *cmd)
 			return -EBUSY;
 	for (int i = 0; i < n; i++) {
 		struct unic_port_info info;
-		int rc = info_of(app, ids[i], &info);
+		int rc = tp_info_of(app, ids[i], &info);
 
 		if (rc)
 			return rc;
@@ -613,7 +332,7 @@ static int port_qcfg(struct tp_app *app, const struct tp_cmd *cmd)
 
 static int port_mtu(struct tp_app *app, uint64_t id, uint64_t mtu)
 {
-	int rc = port_check(app, id);
+	int rc = tp_port_check(app, id);
 
 	if (rc)
 		return rc;
@@ -626,7 +345,7 @@ static int port_mtu(struct tp_app *app, uint64_t id, uint64_t mtu)
 	}
 	rc = unic_port_mtu_set(app->ports[id].port, (uint16_t)mtu);
 	if (rc)
-		return op_err(app, (uint16_t)id, "MTU", rc);
+		return tp_op_err(app, (uint16_t)id, "MTU", rc);
 	app->ports[id].conf.mtu = (uint16_t)mtu;
 	app->ports[id].need_config = true;
 	fprintf(app->out, "Port %" PRIu64 ": MTU %" PRIu64 "\n", id, mtu);
@@ -637,20 +356,20 @@ static int port_coalesce(struct tp_app *app, const struct tp_cmd *cmd)
 {
 	uint16_t id = (uint16_t)cmd->arg[2].num;
 	struct unic_coalesce c;
-	int rc = port_check(app, cmd->arg[2].num);
+	int rc = tp_port_check(app, cmd->arg[2].num);
 
 	if (rc)
 		return rc;
 	rc = unic_port_coalesce_get(app->ports[id].port, &c);
 	if (rc)
-		return op_err(app, id, "coalesce", rc);
+		return tp_op_err(app, id, "coalesce", rc);
 	if (cmd->arg[4].kw == 0)
 		c.rx_usecs = (uint32_t)cmd->arg[5].num;
 	else
 		c.tx_usecs = (uint32_t)cmd->arg[5].num;
 	rc = unic_port_coalesce_set(app->ports[id].port, &c);
 	if (rc)
-		return op_err(app, id, "coalesce", rc);
+		return tp_op_err(app, id, "coalesce", rc);
 	fprintf(app->out, "Port %u: rx-usecs %u tx-usecs %u\n", id, c.rx_usecs, c.tx_usecs);
 	return 0;
 }
@@ -667,7 +386,7 @@ static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
 	uint16_t ids[TP_MAX_PORTS];
 	uint32_t val[5] = { 0 };
 	bool given[5] = { false };
-	int n = ports_of(app, &cmd->arg[2], ids);
+	int n = tp_ports_of(app, &cmd->arg[2], ids);
 
 	if (n < 0)
 		return n;
@@ -719,7 +438,7 @@ static int need_capa(struct tp_app *app, uint16_t id, bool rx, uint64_t flag, co
 {
 	struct unic_port_info info;
 	char b[512];
-	int rc = info_of(app, id, &info);
+	int rc = tp_info_of(app, id, &info);
 
 	if (rc)
 		return rc;
@@ -727,7 +446,7 @@ static int need_capa(struct tp_app *app, uint16_t id, bool rx, uint64_t flag, co
 		return 0;
 	fprintf(app->err, "port %u (%s) has no %s offload (it supports: %s)%s%s (-ENOTSUP)\n", id,
 		app->ports[id].driver, unic_offload_name(flag),
-		offl(rx ? info.rx_offload_capa : info.tx_offload_capa, b, sizeof(b)),
+		tp_offl(rx ? info.rx_offload_capa : info.tx_offload_capa, b, sizeof(b)),
 		instead ? "; " : "", instead ? instead : "");
 	return -ENOTSUP;
 }
@@ -737,7 +456,7 @@ static int vlan_set(struct tp_app *app, unsigned what, uint64_t port, bool on)
 	static const uint64_t rxflag[] = { UNIC_RX_OFFLOAD_VLAN_STRIP, UNIC_RX_OFFLOAD_VLAN_FILTER };
 	uint16_t id = (uint16_t)port;
 	struct tp_port *p;
-	int rc = port_check(app, port);
+	int rc = tp_port_check(app, port);
 
 	if (rc || (rc = need_stopped(app, id)))
 		return rc;
@@ -769,7 +488,7 @@ static int csum_set(struct tp_app *app, const struct tp_cmd *cmd)
 	bool hw = cmd->arg[3].kw == 0;
 	uint16_t id = (uint16_t)cmd->arg[4].num;
 	char instead[64];
-	int rc = port_check(app, cmd->arg[4].num);
+	int rc = tp_port_check(app, cmd->arg[4].num);
 
 	if (rc || (rc = need_stopped(app, id)))
 		return rc;
@@ -785,7 +504,7 @@ static int csum_set(struct tp_app *app, const struct tp_cmd *cmd)
 static int tso_set(struct tp_app *app, uint64_t mss, uint64_t port)
 {
 	uint16_t id = (uint16_t)port;
-	int rc = port_check(app, port);
+	int rc = tp_port_check(app, port);
 
 	if (rc || (rc = need_stopped(app, id)))
 		return rc;
@@ -807,7 +526,7 @@ static int tso_set(struct tp_app *app, uint64_t mss, uint64_t port)
 static int tx_vlan(struct tp_app *app, uint64_t port, bool on, uint16_t vid)
 {
 	uint16_t id = (uint16_t)port;
-	int rc = port_check(app, port);
+	int rc = tp_port_check(app, port);
 
 	if (rc || (rc = need_stopped(app, id)))
 		return rc;
@@ -824,7 +543,7 @@ static int each_port(struct tp_app *app, const struct tp_cmd_arg *a, const char 
 		     int (*fn)(struct unic_port *, bool), bool on, size_t state_off)
 {
 	uint16_t ids[TP_MAX_PORTS];
-	int n = ports_of(app, a, ids), rc = 0;
+	int n = tp_ports_of(app, a, ids), rc = 0;
 
 	if (n < 0)
 		return n;
@@ -832,7 +551,7 @@ static int each_port(struct tp_app *app, const struct tp_cmd_arg *a, const char 
 		int r = fn(app->ports[ids[i]].port, on);
 
 		if (r) {
-			op_err(app, ids[i], what, r);
+			tp_op_err(app, ids[i], what, r);
 			rc = rc ? rc : r;
 			continue;
 		}
@@ -845,7 +564,7 @@ static int each_port(struct tp_app *app, const struct tp_cmd_arg *a, const char 
 static int port_detach(struct tp_app *app, uint64_t port)
 {
 	uint16_t ids[TP_MAX_PORTS];
-	int rc = port_check(app, port);
+	int rc = tp_port_check(app, port);
 
 	if (rc)
 		return rc;
@@ -886,33 +605,6 @@ static int do_sleep(uint64_t ms)
 
 /* ---- dispatch ----------------------------------------------------------------------- */
 
-static int show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa)
-{
-	uint16_t ids[TP_MAX_PORTS];
-	int n = ports_of(app, pa, ids), rc = 0;
-
-	if (n < 0)
-		return n;
-	for (int i = 0; i < n; i++) {
-		int r;
-
-		switch (what) {
-		case 0: r = show_info(app, ids[i]); break;
-		case 1: r = show_stats(app, ids[i]); break;
-		case 2: r = show_xstats(app, ids[i]); break;
-		case 3: r = show_link(app, ids[i]); break;
-		case 4: r = show_regs(app, ids[i]); break;
-		case 5: r = show_eeprom(app, ids[i]); break;
-		case 6: r = show_napi(app, ids[i]); break;
-		default: r = show_capa(app, ids[i]); break;
-		}
-		if (r && rc == 0)
-			rc = r;
-	}
-	(void)cmd;
-	return rc;
-}
-
 int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 {
 	const struct tp_cmd_arg *a = cmd->arg;
@@ -934,13 +626,13 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		}
 		return do_sleep(a[1].num);
 	case TP_CMD_SHOW_PORT:
-		return show_port(app, cmd, a[2].kw, &a[3]);
+		return tp_show_port(app, cmd, a[2].kw, &a[3]);
 	case TP_CMD_SHOW_CAPA:
-		return show_port(app, cmd, 7, &a[3]);
+		return tp_show_port(app, cmd, 7, &a[3]);
 	case TP_CMD_SHOW_FWD:
-		return show_fwd(app);
+		return tp_show_fwd(app);
 	case TP_CMD_CLEAR_STATS:
-		n = ports_of(app, &a[3], ids);
+		n = tp_ports_of(app, &a[3], ids);
 		if (n < 0)
 			return n;
 		rc = 0;
@@ -948,7 +640,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 			int r = unic_port_stats_reset(app->ports[ids[i]].port);
 
 			if (r) {
-				rc = rc ? rc : op_err(app, ids[i], "clear stats", r);
+				rc = rc ? rc : tp_op_err(app, ids[i], "clear stats", r);
 				continue;
 			}
 			app->ports[ids[i]].last_ns = unic_time_ns(); /* rates from now */
@@ -1015,14 +707,14 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		uint16_t id = (uint16_t)a[2].num;
 		char b[32];
 
-		if ((rc = port_check(app, a[2].num)))
+		if ((rc = tp_port_check(app, a[2].num)))
 			return rc;
 		rc = a[1].kw == 0 ? unic_port_mac_set(app->ports[id].port, a[3].mac) :
 		     a[1].kw == 1 ? unic_port_mac_add(app->ports[id].port, a[3].mac) :
 				    unic_port_mac_remove(app->ports[id].port, a[3].mac);
 		if (rc)
-			return op_err(app, id, what[a[1].kw], rc);
-		fmt_mac(b, sizeof(b), a[3].mac);
+			return tp_op_err(app, id, what[a[1].kw], rc);
+		tp_fmt_mac(b, sizeof(b), a[3].mac);
 		fprintf(app->out, "Port %u: %s %s\n", id, what[a[1].kw], b);
 		return 0;
 	}
@@ -1031,11 +723,11 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		bool up = cmd->def->id == TP_CMD_SET_LINK ? a[2].kw == 0 : a[1].kw == 0;
 		uint16_t id = (uint16_t)a[3].num;
 
-		if ((rc = port_check(app, a[3].num)))
+		if ((rc = tp_port_check(app, a[3].num)))
 			return rc;
 		rc = unic_port_link_set(app->ports[id].port, up);
 		if (rc)
-			return op_err(app, id, up ? "set link up" : "set link down", rc);
+			return tp_op_err(app, id, up ? "set link up" : "set link down", rc);
 		fprintf(app->out, "Port %u: link set %s\n", id, up ? "up" : "down");
 		return 0;
 	}
@@ -1059,11 +751,11 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		uint16_t id = (uint16_t)a[3].num;
 		struct unic_port_conf c;
 
-		if ((rc = port_check(app, a[3].num)))
+		if ((rc = tp_port_check(app, a[3].num)))
 			return rc;
 		rc = unic_port_vlan_filter_set(app->ports[id].port, (uint16_t)a[2].num, a[1].kw == 0);
 		if (rc)
-			return op_err(app, id, a[1].kw == 0 ? "rx_vlan add" : "rx_vlan rm", rc);
+			return tp_op_err(app, id, a[1].kw == 0 ? "rx_vlan add" : "rx_vlan rm", rc);
 		fprintf(app->out, "Port %u: VLAN %" PRIu64 " %s the filter\n", id, a[2].num,
 			a[1].kw == 0 ? "added to" : "removed from");
 		if (unic_port_conf_get(app->ports[id].port, &c) != 0 ||
@@ -1080,13 +772,13 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	case TP_CMD_TSO_SET:
 		return tso_set(app, a[2].num, a[3].num);
 	case TP_CMD_SET_MSGLEVEL:
-		n = ports_of(app, &a[2], ids);
+		n = tp_ports_of(app, &a[2], ids);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++) {
 			rc = unic_port_msglevel_set(app->ports[ids[i]].port, (int)a[3].num);
 			if (rc)
-				return op_err(app, ids[i], "set msglevel", rc);
+				return tp_op_err(app, ids[i], "set msglevel", rc);
 			fprintf(app->out, "Port %u: message level %s\n", ids[i],
 				unic_log_level_name((enum unic_log_level)a[3].num));
 		}

@@ -4,7 +4,8 @@
  * manner of DPDK's testpmd. docs/testpmd.md.
  *
  * cmd.c:   the command table, parser, help and completion (pure; cmd.h).
- * exec.c:  what each command does, and the show/stop output.
+ * exec.c:  what each command does.
+ * show.c:  the "show" commands' output.
  * ports.c: each port's wanted configuration, applied at port start; pools;
  *          attach and detach.
  * fwd.c:   the forwarding engines and threads (one napi context each).
@@ -162,6 +163,18 @@ int tp_events_register(struct tp_app *app);
 void tp_events_unregister(struct tp_app *app);
 /* Current port ids (for completion). */
 unsigned tp_port_ids(const struct tp_app *app, uint16_t *ids, unsigned max);
+
+/* exec.c: helpers that print what went wrong (show.c uses them too) */
+int tp_port_check(struct tp_app *app, uint64_t id);
+int tp_ports_of(struct tp_app *app, const struct tp_cmd_arg *a, uint16_t *ids);
+int tp_op_err(struct tp_app *app, uint16_t id, const char *what, int rc);
+int tp_info_of(struct tp_app *app, uint16_t id, struct unic_port_info *info);
+void tp_fmt_mac(char *b, size_t l, const uint8_t *m);
+const char *tp_offl(uint64_t f, char *b, size_t l);
+
+/* show.c: what 0..6 = info, stats, xstats, link, regs, eeprom, napi; 7 capabilities */
+int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa);
+int tp_show_fwd(struct tp_app *app);
 
 /* ports.c */
 void tp_port_defaults(struct tp_app *app, uint16_t id);
