@@ -426,7 +426,8 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 	for (unsigned i = 0; i < nb; i++) {
 		uint16_t p = list[i], d = peer[p];
 
-		if (app->engine != TP_FWD_RXONLY && conf[p].nb_rxq > conf[d].nb_txq) {
+		/* Every engine may send (rxonly too, with tx_first). */
+		if (conf[p].nb_rxq > conf[d].nb_txq) {
 			fprintf(app->err, "port %u has %u rx queues but port %u, where it sends, has %u tx queues; "
 				"give them as many ('port config all txq %u', then restart the ports)\n",
 				p, conf[p].nb_rxq, d, conf[d].nb_txq, conf[p].nb_rxq);

@@ -763,6 +763,15 @@ Test(testpmd_binary, forwarding_settings_wait_for_stop_and_start_stop_say_their_
 	HAS(out, "Set mac packet forwarding mode");
 }
 
+Test(testpmd_binary, start_refuses_a_port_with_more_rx_queues_than_its_partner_has_tx_queues, .timeout = 60)
+{
+	cr_assert_eq(run(RING_PAIR, "port stop all\nport config 0 rxq 2\nport start all\nset fwd rxonly\n"
+			 "start tx_first\n", out, sizeof(out)), 1, "%s", out);
+	HAS(out, "port 0 has 2 rx queues but port 1, where it sends, has 1 tx queues; "
+		 "give them as many ('port config all txq 2', then restart the ports)");
+	HASNT(out, "packet forwarding - ports=");
+}
+
 Test(testpmd_binary, a_batch_stops_at_the_first_failure_unless_continue, .timeout = 60)
 {
 	cr_assert_eq(run("--vdev null0", "show port link 0\nset burst 0\nshow port info 0\n", out, sizeof(out)), 1);
