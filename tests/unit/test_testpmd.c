@@ -968,6 +968,106 @@ Test(testpmd_binary, sigterm_during_a_sleep_quits_cleanly, .timeout = 60)
 	HASNT(out, "Infos for port 0");
 }
 
+/*
+ * Random commands, valid and not: every table entry instantiated with
+ * values drawn from good, edge and bad ones, in a random order, run with
+ * --continue over ring and null ports while ports come and go. The program
+ * must survive all of it (exit 0 or 1, never a signal, no sanitizer report)
+ * and still close down cleanly.
+ */
+static void random_line(char *line, size_t len, unsigned *seed)
+{
+	static const char *const ports[] = { "0", "1", "2", "3", "7", "all", "all", "63" };
+	static const char *const nums[] = { "0", "1", "2", "16", "32", "64", "256", "1024", "9000",
+					    "4294967295", "70000", "17" };
+	static const char *const specs[] = { "null4", "ring5,peer=ring0", "ring6", "ring7,peer=ring6",
+					     "bogus0", "03:00.0" };
+	unsigned nb;
+	const struct tp_cmd_def *t = tp_cmd_table(&nb);
+	const char *s = t[rand_r(seed) % nb].syntax;
+	size_t off = 0;
+
+	if (rand_r(seed) % 8 == 0)
+		s = "start tx_first"; /* keep traffic going often */
+	line[0] = '\0';
+	while (*s && off + 64 < len) {
+		size_t l = strcspn(s, " ");
+		char w[256];
+		const char *v;
+
+		snprintf(w, sizeof(w), "%.*s", (int)l, s);
+		if (w[0] == '[') {
+			v = rand_r(seed) % 3 ? "" : "budget=64";
+		} else if (strcmp(w, "<port>") == 0 || strcmp(w, "<port|all>") == 0) {
+			v = ports[rand_r(seed) % 8];
+		} else if (strcmp(w, "<mac>") == 0) {
+			v = rand_r(seed) % 2 ? "02:00:00:00:00:42" : "01:00:5e:00:00:01";
+		} else if (strcmp(w, "<spec>") == 0) {
+			v = specs[rand_r(seed) % 6];
+		} else if (strcmp(w, "<sizes>") == 0) {
+			v = rand_r(seed) % 2 ? "64,64,30" : "42";
+		} else if (strcmp(w, "<level>") == 0) {
+			v = rand_r(seed) % 2 ? "debug" : "error";
+		} else if (strcmp(w, "<words...>") == 0) {
+			v = "port";
+		} else if (strcmp(w, "<ms>") == 0) {
+			v = "5";
+		} else if (w[0] == '<') {
+			v = nums[rand_r(seed) % 12];
+		} else {
+			unsigned n = 1, k;
+			char *p = w;
+
+			for (char *c = w; *c; c++)
+				n += *c == '|';
+			k = rand_r(seed) % n;
+			while (k--)
+				p = strchr(p, '|') + 1;
+			p[strcspn(p, "|")] = '\0';
+			v = p;
+		}
+		off += (size_t)snprintf(line + off, len - off, "%s%s", off ? " " : "", v);
+		s += l;
+		while (*s == ' ')
+			s++;
+	}
+	if (strncmp(line, "quit", 4) == 0 || strncmp(line, "sleep", 5) == 0)
+		snprintf(line, len, "show config fwd");
+	/* Now and then a word too many, or one missing. */
+	if (rand_r(seed) % 10 == 0 && off + 8 < len)
+		strcat(line, " extra");
+	else if (rand_r(seed) % 10 == 0 && strrchr(line, ' '))
+		*strrchr(line, ' ') = '\0';
+}
+
+Test(testpmd_binary, random_commands_never_crash_it, .timeout = 240)
+{
+	static char script[1 << 16];
+	size_t off = 0;
+
+	setenv("ASAN_OPTIONS", "exitcode=99", 1);
+	for (unsigned round = 0; round < 3; round++) {
+		unsigned seed = 1234 + round;
+
+		off = 0;
+		for (int i = 0; i < 250; i++) {
+			char line[256];
+
+			random_line(line, sizeof(line), &seed);
+			off += (size_t)snprintf(script + off, sizeof(script) - off, "%s\n", line);
+		}
+		int st = run("--vdev ring0 --vdev ring1,peer=ring0 --vdev null0 --continue", script, out, sizeof(out));
+
+		cr_assert(st == 0 || st == 1, "seed %u: exit status %d:\n%s", seed, st, out);
+		if (getenv("TESTPMD_RANDOM_DUMP"))
+			fprintf(stderr, "%s", out);
+		HASNT(out, "Sanitizer");
+		HASNT(out, "runtime error");
+		HASNT(out, "internal:");
+		HAS(out, "Bye...");
+	}
+}
+
 /* ---- the binary at a terminal (libedit) -------------------------------------------- */
 
 #include <poll.h>
