@@ -927,6 +927,10 @@ Test(testpmd_binary, exit_status_names_the_failure, .timeout = 60)
 			 "show config fwd\nshow port info 0\n", out, sizeof(out)), 0, "%s", out);
 	HAS(out, "rxonly packet forwarding - burst=16 - nbcore=2");
 	HAS(out, "Current number of RX queues: 2");
+	cr_assert_eq(run("--vdev null0 --vdev null1 --auto-start --rx-mode poll", "sleep 200\nstop\n", out,
+			 sizeof(out)), 0, "%s", out);
+	HAS(out, "io packet forwarding - ports=2");
+	cr_assert_gt(num_after(out, "Accumulated forward statistics", "RX-packets:"), 1000);
 }
 
 Test(testpmd_binary, sigterm_during_a_sleep_quits_cleanly, .timeout = 60)
