@@ -7,7 +7,6 @@
  * around the change and start them again (fwd.c).
  */
 #include <errno.h>
-#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,23 +538,28 @@ static int tx_vlan(struct tp_app *app, uint64_t port, bool on, uint16_t vid)
 	return 0;
 }
 
-static int each_port(struct tp_app *app, const struct tp_cmd_arg *a, const char *what,
-		     int (*fn)(struct unic_port *, bool), bool on, size_t state_off)
+/* set promisc|allmulti <port|all> on|off */
+static int rx_filter_set(struct tp_app *app, const struct tp_cmd_arg *a, bool allmulti, bool on)
 {
+	const char *what = allmulti ? "allmulticast mode" : "promiscuous mode";
 	uint16_t ids[TP_MAX_PORTS];
 	int n = tp_ports_of(app, a, ids), rc = 0;
 
 	if (n < 0)
 		return n;
 	for (int i = 0; i < n; i++) {
-		int r = fn(app->ports[ids[i]].port, on);
+		struct tp_port *p = &app->ports[ids[i]];
+		int r = allmulti ? unic_port_allmulti_set(p->port, on) : unic_port_promisc_set(p->port, on);
 
 		if (r) {
 			tp_op_err(app, ids[i], what, r);
 			rc = rc ? rc : r;
 			continue;
 		}
-		*(bool *)((char *)&app->ports[ids[i]] + state_off) = on; /* as last set here */
+		if (allmulti) /* as last set here: the port layer has no getter */
+			p->allmulti = on;
+		else
+			p->promisc = on;
 		fprintf(app->out, "Port %u: %s %s\n", ids[i], what, on ? "on" : "off");
 	}
 	return rc;
@@ -697,11 +701,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 			return rc;
 		return set_txpkts(app, &a[2]);
 	case TP_CMD_SET_PROMISC:
-		if (a[1].kw == 0)
-			return each_port(app, &a[2], "promiscuous mode", unic_port_promisc_set, a[3].kw == 0,
-					 offsetof(struct tp_port, promisc));
-		return each_port(app, &a[2], "allmulticast mode", unic_port_allmulti_set, a[3].kw == 0,
-				 offsetof(struct tp_port, allmulti));
+		return rx_filter_set(app, &a[2], a[1].kw == 1, a[3].kw == 0);
 	case TP_CMD_MAC_ADDR: {
 		static const char *const what[] = { "mac_addr set", "mac_addr add", "mac_addr remove" };
 		uint16_t id = (uint16_t)a[2].num;
