@@ -97,6 +97,9 @@ static int opts_parse(struct tp_opts *o, int argc, char **argv, char *err, size_
 		if (a[0] == '-' && a[1] == '-' && eqs) {
 			snprintf(name, sizeof(name), "%.*s", (int)(eqs - a), a);
 			v = eqs + 1;
+		} else if (strncmp(a, "-f", 2) == 0 && a[2] != '\0') { /* -fFILE */
+			snprintf(name, sizeof(name), "-f");
+			v = a + 2;
 		} else {
 			snprintf(name, sizeof(name), "%s", a);
 		}
@@ -105,7 +108,12 @@ static int opts_parse(struct tp_opts *o, int argc, char **argv, char *err, size_
 	do {                                                                              \
 		if (v == NULL) {                                                          \
 			if (i + 1 >= argc) {                                              \
-				snprintf(err, errlen, "option %s: missing value", name);    \
+				snprintf(err, errlen, "option %s: missing value at the end of the command line", name); \
+				return -EINVAL;                                           \
+			}                                                                 \
+			if (argv[i + 1][0] == '-') {                                      \
+				snprintf(err, errlen, "option %s: missing value, got the option '%s' instead (a value that starts with '-' needs the --opt=value form)", \
+					 name, argv[i + 1]);                              \
 				return -EINVAL;                                           \
 			}                                                                 \
 			v = argv[++i];                                                    \

@@ -914,6 +914,9 @@ Test(testpmd_binary, exit_status_names_the_failure, .timeout = 60)
 	snprintf(cmdline, sizeof(cmdline), "%s --no-huge --no-pci --burst 0 2>/dev/null", binary());
 	st = system(cmdline);
 	cr_assert_eq(WEXITSTATUS(st), 2);
+	snprintf(cmdline, sizeof(cmdline), "%s --no-huge --no-pci --burst --continue 2>/dev/null", binary());
+	st = system(cmdline);
+	cr_assert_eq(WEXITSTATUS(st), 2, "a missing value is not taken from the next option");
 	snprintf(cmdline, sizeof(cmdline), "%s --no-huge --no-pci --frob 2>/dev/null", binary());
 	st = system(cmdline);
 	cr_assert_eq(WEXITSTATUS(st), 2);
@@ -927,6 +930,9 @@ Test(testpmd_binary, exit_status_names_the_failure, .timeout = 60)
 			 "show config fwd\nshow port info 0\n", out, sizeof(out)), 0, "%s", out);
 	HAS(out, "rxonly packet forwarding - burst=16 - nbcore=2");
 	HAS(out, "Current number of RX queues: 2");
+	/* -fFILE, as l2fwd's -p3: run() adds its own -f, which comes last and wins. */
+	cr_assert_eq(run("--vdev null0 -f/nonexistent", "show port link 0\n", out, sizeof(out)), 0, "%s", out);
+	HAS(out, "Port 0 Link up");
 	cr_assert_eq(run("--vdev null0 --vdev null1 --auto-start --rx-mode poll", "sleep 200\nstop\n", out,
 			 sizeof(out)), 0, "%s", out);
 	HAS(out, "io packet forwarding - ports=2");
