@@ -659,7 +659,7 @@ Test(testpmd_binary, io_over_a_ring_pair_forward_and_nic_statistics_agree, .time
 
 Test(testpmd_binary, rxonly_counts_each_packet_sent_first_exactly_once, .timeout = 60)
 {
-	cr_assert_eq(run(RING_PAIR, "set fwd rxonly\nstart tx_first 2\nsleep 300\nstop\n", out, sizeof(out)), 0,
+	cr_assert_eq(run(RING_PAIR, "set fwd rxonly\nstart tx_first 2\nsleep 1000\nstop\n", out, sizeof(out)), 0,
 		     "%s", out);
 	cr_assert_eq(num_after(out, "Accumulated forward statistics", "RX-packets:"), 128, "%s", out);
 	cr_assert_eq(num_after(out, "Accumulated forward statistics", "TX-packets:"), 128);
@@ -964,7 +964,16 @@ Test(testpmd_binary, sigterm_during_a_sleep_quits_cleanly, .timeout = 60)
 		_exit(127);
 	}
 	close(fds[1]);
-	usleep(1000 * 1000);
+	/* Wait until it sleeps (its handlers are in place by then), then signal. */
+	for (uint64_t end = unic_time_ns() + 20000000000ull;
+	     (out[n] = '\0', strstr(out, "testpmd> sleep 20000") == NULL) && unic_time_ns() < end;) {
+		r = read(fds[0], out + n, sizeof(out) - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	HAS(out, "testpmd> sleep 20000");
+	usleep(100 * 1000);
 	cr_assert_eq(kill(pid, SIGTERM), 0);
 	while ((r = read(fds[0], out + n, sizeof(out) - 1 - n)) > 0)
 		n += (size_t)r;
