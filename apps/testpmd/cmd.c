@@ -28,6 +28,8 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_START_TXFIRST, "start tx_first", "send one burst on each stream first, then forward" },
 	{ TP_CMD_START_TXFIRST_N, "start tx_first <bursts>", "send this many bursts (1..10000) on each stream first, then forward" },
 	{ TP_CMD_STOP, "stop", "stop forwarding and print the forward statistics" },
+	{ TP_CMD_SHOW_FWD_STATS, "show fwd stats all", "the forward statistics since 'start', while forwarding runs" },
+	{ TP_CMD_CLEAR_FWD_STATS, "clear fwd stats all", "zero the forward statistics" },
 	{ TP_CMD_SET_FWD, "set fwd " ENGINES, "the forwarding engine" },
 	{ TP_CMD_SET_BURST, "set burst <n>", "packets per burst (1..256)" },
 	{ TP_CMD_SET_NBCORE, "set nbcore <n>", "forwarding threads (1..64)" },

@@ -666,6 +666,13 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		return fwd_start(app, (unsigned)a[2].num);
 	case TP_CMD_STOP:
 		return fwd_stop(app);
+	case TP_CMD_SHOW_FWD_STATS:
+		tp_fwd_show(app);
+		return 0;
+	case TP_CMD_CLEAR_FWD_STATS:
+		tp_fwd_clear(app);
+		fprintf(app->out, "\n  forward statistics cleared\n");
+		return 0;
 	case TP_CMD_SET_FWD:
 		if ((rc = need_fwd_off(app)))
 			return rc;

@@ -568,6 +568,30 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 
 static void print_stats(struct tp_app *app, bool streams);
 
+void tp_fwd_show(struct tp_app *app)
+{
+	print_stats(app, true);
+}
+
+void tp_fwd_clear(struct tp_app *app)
+{
+	/* Each counter has one writer, its thread: stop them around the reset. */
+	bool on = app->fwd_on;
+
+	tp_fwd_pause(app);
+	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
+		struct tp_port *tp = &app->ports[id];
+		struct unic_port_stats st;
+
+		for (unsigned q = 0; q < TP_MAX_QUEUES; q++)
+			memset(tp_cnt(app, id, q), 0, sizeof(struct tp_qcnt));
+		if (tp->port && unic_port_stats_get(tp->port, &st) == 0)
+			tp->fwd_imissed_base = st.imissed;
+	}
+	if (on)
+		tp_fwd_resume(app);
+}
+
 void tp_fwd_stop(struct tp_app *app, bool print)
 {
 	threads_join(app);

@@ -193,6 +193,9 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset);
 void tp_fwd_stop(struct tp_app *app, bool print);
 /* Stop the threads around a change of the ports (quietly), and restart. */
 void tp_fwd_pause(struct tp_app *app);
+/* "show fwd stats all" (any time) and "clear fwd stats all". */
+void tp_fwd_show(struct tp_app *app);
+void tp_fwd_clear(struct tp_app *app);
 int tp_fwd_resume(struct tp_app *app);
 struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q);
 

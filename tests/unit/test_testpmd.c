@@ -657,6 +657,20 @@ Test(testpmd_binary, io_over_a_ring_pair_forward_and_nic_statistics_agree, .time
 	HAS(out, "Bye...");
 }
 
+Test(testpmd_binary, fwd_stats_show_while_running_and_clear_to_zero, .timeout = 60)
+{
+	cr_assert_eq(run(RING_PAIR, "start tx_first\nsleep 200\nshow fwd stats all\nstop\nclear fwd stats all\n"
+			 "show fwd stats all\n", out, sizeof(out)), 0, "%s", out);
+	const char *during = strstr(out, "testpmd> show fwd stats all"), *after;
+
+	cr_assert_not_null(during);
+	cr_assert_gt(num_after(during, "Accumulated forward statistics", "RX-packets:"), 1000);
+	after = strstr(out, "forward statistics cleared");
+	cr_assert_not_null(after, "%s", out);
+	cr_assert_eq(num_after(after, "Accumulated forward statistics", "RX-packets:"), 0);
+	cr_assert_eq(num_after(after, "Accumulated forward statistics", "TX-packets:"), 0);
+}
+
 Test(testpmd_binary, rxonly_counts_each_packet_sent_first_exactly_once, .timeout = 60)
 {
 	cr_assert_eq(run(RING_PAIR, "set fwd rxonly\nstart tx_first 2\nsleep 1000\nstop\n", out, sizeof(out)), 0,
