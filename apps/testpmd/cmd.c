@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-testpmd's command table and its parser, help and completion (cmd.h).
+ * Everything works from the syntax strings; nothing here allocates.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd.h"
+
+#define ENGINES "io|mac|macswap|rxonly|txonly|flowgen"
+
+static const struct tp_cmd_def cmd_table[] = {
+	{ TP_CMD_HELP, "help", "list every command" },
+	{ TP_CMD_HELP_TOPIC, "help <words...>", "the commands that start with these words, with what they do" },
+	{ TP_CMD_QUIT, "quit", "stop forwarding, stop and close every port, print the totals, exit" },
+	{ TP_CMD_SLEEP, "sleep <ms>", "wait (scripts; unic extension)" },
+	{ TP_CMD_SHOW_PORT, "show port info|stats|xstats|link|regs|eeprom|napi <port|all>",
+	  "port details, NIC statistics (with rates since the last show), extended statistics, link, register and EEPROM dumps, the napi engine's figures" },
+	{ TP_CMD_SHOW_CAPA, "show port capabilities <port|all>", "offloads the port supports and those configured, by name" },
+	{ TP_CMD_SHOW_FWD, "show config fwd", "forwarding engine, threads and streams" },
+	{ TP_CMD_CLEAR_STATS, "clear port stats <port|all>", "zero the NIC statistics" },
+	{ TP_CMD_START, "start", "start forwarding on every started port" },
+	{ TP_CMD_START_TXFIRST, "start tx_first", "send one burst on each stream first, then forward" },
+	{ TP_CMD_START_TXFIRST_N, "start tx_first <bursts>", "send this many bursts (1..10000) on each stream first, then forward" },
+	{ TP_CMD_STOP, "stop", "stop forwarding and print the forward statistics" },
+	{ TP_CMD_SHOW_FWD_STATS, "show fwd stats all", "the forward statistics since 'start', while forwarding runs" },
+	{ TP_CMD_CLEAR_FWD_STATS, "clear fwd stats all", "zero the forward statistics" },
+	{ TP_CMD_SET_FWD, "set fwd " ENGINES, "the forwarding engine" },
+	{ TP_CMD_SET_BURST, "set burst <n>", "packets per burst (1..256)" },
+	{ TP_CMD_SET_NBCORE, "set nbcore <n>", "forwarding threads (1..64)" },
+	{ TP_CMD_SET_TXPKTS, "set txpkts <sizes>", "txonly/flowgen packet: segment sizes, e.g. 64 or 64,128 (first >= 42)" },
+	{ TP_CMD_SET_PROMISC, "set promisc|allmulti <port|all> on|off", "promiscuous or all-multicast receive" },
+	{ TP_CMD_MAC_ADDR, "mac_addr set|add|remove <port> <mac>", "the port's address, or an extra unicast address" },
+	{ TP_CMD_SET_LINK, "set link up|down <port>", "bring the link up or down" },
+	{ TP_CMD_SET_LINK_DPDK, "set link-up|link-down port <port>", "the same, DPDK's spelling" },
+	{ TP_CMD_PORT_OP, "port stop|start|close|reset <port|all>",
+	  "stop or start (applying pending configuration), close (for good), reset (back to the start-up configuration)" },
+	{ TP_CMD_PORT_QCFG, "port config <port|all> rxq|txq|rxd|txd <n>", "queues (1..16) or descriptors per queue (port stopped)" },
+	{ TP_CMD_PORT_MTU, "port config <port> mtu <n>", "MTU (port stopped)" },
+	{ TP_CMD_PORT_MTU_DPDK, "port config mtu <port> <n>", "the same, DPDK's spelling" },
+	{ TP_CMD_PORT_COALESCE, "port config <port> coalesce rx-usecs|tx-usecs <n>", "interrupt coalescing" },
+	{ TP_CMD_SET_RXMODE,
+	  "set rx-mode <port|all> poll|interrupt|hybrid [budget=<n>] [weight=<n>] [empty-polls=<n>] [idle-us=<n>] [max-sleep-ms=<n>]",
+	  "receive mode and the napi engine's knobs (port stopped)" },
+	{ TP_CMD_VLAN_SET, "vlan set strip|filter|insert <port> on|off", "VLAN offloads (port stopped)" },
+	{ TP_CMD_VLAN_SET_DPDK, "vlan set strip|filter|insert on|off <port>", "the same, DPDK's order" },
+	{ TP_CMD_RX_VLAN, "rx_vlan add|rm <vid> <port>", "add or remove a VLAN id in the port's filter" },
+	{ TP_CMD_TX_VLAN_SET, "tx_vlan set <port> <vid>", "insert this VLAN tag in every packet sent on the port (port stopped)" },
+	{ TP_CMD_TX_VLAN_RESET, "tx_vlan reset <port>", "stop inserting a VLAN tag (port stopped)" },
+	{ TP_CMD_CSUM_SET, "csum set ip|udp|tcp hw|sw <port>", "checksums of generated packets: by the NIC or in software (port stopped)" },
+	{ TP_CMD_TSO_SET, "tso set <mss> <port>", "TCP segmentation offload segment size; 0: off (port stopped)" },
+	{ TP_CMD_SET_MSGLEVEL, "set msglevel <port|all> <level>", "driver log level: error, warning, notice, info, debug or 1..5" },
+	{ TP_CMD_PORT_ATTACH, "port attach <spec>", "a PCI device (BDF) or a virtual one (vdev spec, e.g. ring2,peer=ring1)" },
+	{ TP_CMD_PORT_DETACH, "port detach <port>", "stop, close and remove a port; the others keep forwarding" },
+};
+
+const struct tp_cmd_def *tp_cmd_table(unsigned *nb)
+{
+	*nb = sizeof(cmd_table) / sizeof(cmd_table[0]);
+	return cmd_table;
+}
+
+/* ---- syntax words ---------------------------------------------------------- */
+
+enum word_kind { W_LIT, W_PORT, W_PORT_ALL, W_MAC, W_VID, W_LEVEL, W_SIZES, W_SPEC, W_REST, W_NUM, W_KNOB };
+
+struct word {
+	const char *s;  /* the word in the syntax string */
+	size_t len;
+	enum word_kind kind;
+	const char *key; /* knob: the key, keylen bytes */
+	size_t keylen;
+};
+
+static bool eq(const char *a, size_t alen, const char *b)
+{
+	return strlen(b) == alen && memcmp(a, b, alen) == 0;
+}
+
+/* Split a syntax string into words. @return how many (<= max). */
+static unsigned syntax_words(const char *syn, struct word *w, unsigned max)
+{
+	unsigned n = 0;
+
+	while (*syn && n < max) {
+		const char *e = strchr(syn, ' ');
+		size_t len = e ? (size_t)(e - syn) : strlen(syn);
+		struct word *x = &w[n++];
+
+		x->s = syn;
+		x->len = len;
+		x->key = NULL;
+		x->keylen = 0;
+		if (syn[0] == '[') {
+			const char *eqs = memchr(syn, '=', len);
+
+			x->kind = W_KNOB;
+			x->key = syn + 1;
+			x->keylen = eqs ? (size_t)(eqs - syn - 1) : len - 2;
+		} else if (syn[0] == '<') {
+			const char *in = syn + 1;
+			size_t il = len - 2;
+
+			if (eq(in, il, "port"))
+				x->kind = W_PORT;
+			else if (eq(in, il, "port|all"))
+				x->kind = W_PORT_ALL;
+			else if (eq(in, il, "mac"))
+				x->kind = W_MAC;
+			else if (eq(in, il, "vid"))
+				x->kind = W_VID;
+			else if (eq(in, il, "level"))
+				x->kind = W_LEVEL;
+			else if (eq(in, il, "sizes"))
+				x->kind = W_SIZES;
+			else if (eq(in, il, "spec"))
+				x->kind = W_SPEC;
+			else if (il > 3 && memcmp(in + il - 3, "...", 3) == 0)
+				x->kind = W_REST;
+			else
+				x->kind = W_NUM;
+		} else {
+			x->kind = W_LIT;
+		}
+		syn += len;
+		while (*syn == ' ')
+			syn++;
+	}
+	return n;
+}
+
+/* Index of @p tok among the '|'-separated alternatives of a literal, or -1. */
+static int lit_index(const struct word *w, const char *tok)
+{
+	const char *p = w->s, *end = w->s + w->len;
+	int i = 0;
+
+	while (p < end) {
+		const char *bar = memchr(p, '|', (size_t)(end - p));
+		size_t l = bar ? (size_t)(bar - p) : (size_t)(end - p);
+
+		if (eq(p, l, tok))
+			return i;
+		i++;
+		p += l + 1;
+	}
+	return -1;
+}
+
+/* ---- values -------------------------------------------------------------------- */
+
+static int parse_num(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > max)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+	for (int i = 0; i < 6; i++) {
+		int h = hexval(s[0]), l = h < 0 ? -1 : hexval(s[1]);
+
+		if (h < 0 || l < 0)
+			return -1;
+		mac[i] = (uint8_t)(h * 16 + l);
+		s += 2;
+		if (i < 5 && *s++ != ':')
+			return -1;
+	}
+	return *s == '\0' ? 0 : -1;
+}
+
+static int parse_level(const char *s, uint64_t *out)
+{
+	static const char *const names[] = { "error", "warning", "notice", "info", "debug" };
+
+	for (unsigned i = 0; i < 5; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = i + 1;
+			return 0;
+		}
+	if (parse_num(s, 5, out) == 0 && *out >= 1)
+		return 0;
+	return -1;
+}
+
+static int parse_sizes(const char *s, struct tp_cmd_arg *a)
+{
+	a->nb_sizes = 0;
+	for (;;) {
+		uint64_t v = 0;
+		unsigned digits = 0;
+
+		while (*s >= '0' && *s <= '9') {
+			v = v * 10 + (uint64_t)(*s++ - '0');
+			if (++digits > 5)
+				return -1;
+		}
+		if (digits == 0 || v < 1 || v > 65535 || a->nb_sizes == TP_CMD_MAX_SIZES)
+			return -1;
+		a->sizes[a->nb_sizes++] = (uint16_t)v;
+		if (*s == '\0')
+			return 0;
+		if (*s++ != ',')
+			return -1;
+	}
+}
+
+/* What a placeholder expects, for messages. */
+static const char *expects(const struct word *w)
+{
+	switch (w->kind) {
+	case W_PORT:
+		return "a port number (0..63)";
+	case W_PORT_ALL:
+		return "a port number (0..63) or 'all'";
+	case W_MAC:
+		return "a MAC address xx:xx:xx:xx:xx:xx";
+	case W_VID:
+		return "a VLAN id (0..4095)";
+	case W_LEVEL:
+		return "error, warning, notice, info, debug or 1..5";
+	case W_SIZES:
+		return "sizes 1..65535, comma-separated, at most 8";
+	case W_KNOB:
+		return "key=N with N a whole number";
+	case W_NUM:
+		return "a whole number (0..4294967295)";
+	default:
+		return "one word";
+	}
+}
+
+/* Check one typed word against one syntax word and fill @p a. @return 0 or -1. */
+static int take(const struct word *w, const char *tok, struct tp_cmd_arg *a)
+{
+	int i;
+
+	a->str = tok;
+	switch (w->kind) {
+	case W_LIT:
+		i = lit_index(w, tok);
+		if (i < 0)
+			return -1;
+		a->kw = (unsigned)i;
+		return 0;
+	case W_PORT_ALL:
+		if (strcmp(tok, "all") == 0) {
+			a->num = TP_CMD_PORT_ALL;
+			return 0;
+		}
+		/* fall through */
+	case W_PORT:
+		return parse_num(tok, TP_CMD_MAX_PORT, &a->num);
+	case W_MAC:
+		return parse_mac(tok, a->mac);
+	case W_VID:
+		return parse_num(tok, 4095, &a->num);
+	case W_LEVEL:
+		return parse_level(tok, &a->num);
+	case W_SIZES:
+		return parse_sizes(tok, a);
+	case W_SPEC:
+	case W_REST:
+		return 0;
+	case W_NUM:
+		return parse_num(tok, UINT32_MAX, &a->num);
+	case W_KNOB:
+		break;
+	}
+	return -1;
+}
+
+/* ---- matching ----------------------------------------------------------------- */
+
+enum fail_kind { F_NONE, F_MISSING, F_BAD, F_EXTRA, F_DUP };
+
+struct match {
+	unsigned score;      /* typed words accepted before the failure */
+	enum fail_kind fail;
+	unsigned at_word;    /* syntax word of the failure */
+	const char *tok;     /* the word that failed (bad, extra, duplicate) */
+};
+
+/* Split @p line into words in @p buf. @return the count, or -1: too many. */
+static int split(const char *line, char *buf, size_t buflen, char **tok, unsigned max)
+{
+	size_t n = strnlen(line, buflen);
+	unsigned nt = 0;
+	char *p;
+
+	if (n >= buflen)
+		return -2;
+	memcpy(buf, line, n + 1);
+	p = buf;
+	for (;;) {
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		if (*p == '\0' || *p == '#')
+			break;
+		if (nt == max)
+			return -1;
+		tok[nt++] = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if (*p == '\0')
+			break;
+		*p++ = '\0';
+	}
+	*p = '\0';
+	return (int)nt;
+}
+
+static void match_def(const struct tp_cmd_def *d, char **tok, unsigned nt, struct tp_cmd *cmd,
+		      char *rest, size_t restlen, struct match *m)
+{
+	struct word w[TP_CMD_MAX_TOKENS];
+	unsigned nw = syntax_words(d->syntax, w, TP_CMD_MAX_TOKENS), si = 0, ti = 0;
+
+	memset(m, 0, sizeof(*m));
+	memset(cmd->arg, 0, sizeof(cmd->arg[0]) * nw);
+	cmd->nb_args = nw;
+	for (; si < nw && w[si].kind != W_KNOB; si++) {
+		if (ti >= nt) {
+			m->fail = F_MISSING;
+			m->at_word = si;
+			m->score = ti;
+			return;
+		}
+		if (w[si].kind == W_REST) {
+			size_t off = 0;
+
+			rest[0] = '\0';
+			cmd->arg[si].str = rest;
+			for (; ti < nt && off + 1 < restlen; ti++) {
+				int l = snprintf(rest + off, restlen - off, "%s%s", off ? " " : "", tok[ti]);
+
+				off = l > 0 && (size_t)l < restlen - off ? off + (size_t)l : restlen - 1;
+			}
+			ti = nt;
+			continue;
+		}
+		if (take(&w[si], tok[ti], &cmd->arg[si]) != 0) {
+			m->fail = F_BAD;
+			m->at_word = si;
+			m->tok = tok[ti];
+			m->score = ti;
+			return;
+		}
+		ti++;
+	}
+	/* Knobs: key=value, any order, each once. */
+	for (; ti < nt; ti++) {
+		const char *eqs = strchr(tok[ti], '=');
+		size_t kl = eqs ? (size_t)(eqs - tok[ti]) : strlen(tok[ti]);
+		unsigned k;
+
+		for (k = si; k < nw; k++)
+			if (w[k].keylen == kl && memcmp(w[k].key, tok[ti], kl) == 0)
+				break;
+		m->tok = tok[ti];
+		m->score = ti;
+		if (k == nw) {
+			m->fail = F_EXTRA;
+			m->at_word = si < nw ? si : nw;
+			return;
+		}
+		m->at_word = k;
+		if (cmd->arg[k].set) {
+			m->fail = F_DUP;
+			return;
+		}
+		if (eqs == NULL || parse_num(eqs + 1, UINT32_MAX, &cmd->arg[k].num) != 0) {
+			m->fail = F_BAD;
+			return;
+		}
+		cmd->arg[k].set = true;
+		cmd->arg[k].str = tok[ti];
+	}
+	m->score = ti;
+	m->fail = F_NONE;
+}
+
+/* Append to err. */
+static void errcat(char *err, size_t errlen, const char *fmt, ...)
+{
+	size_t l = strnlen(err, errlen);
+	va_list ap;
+
+	if (l + 1 >= errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + l, errlen - l, fmt, ap);
+	va_end(ap);
+}
+
+/* Do these commands all have a literal word at @p at? */
+static bool lits_agree(const struct tp_cmd_def *const *defs, unsigned n, unsigned at)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct word w[TP_CMD_MAX_TOKENS];
+		unsigned nw = syntax_words(defs[i]->syntax, w, TP_CMD_MAX_TOKENS);
+
+		if (at >= nw || w[at].kind != W_LIT)
+			return false;
+	}
+	return true;
+}
+
+int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
+{
+	char *tok[TP_CMD_MAX_TOKENS];
+	unsigned nb, best = 0, nbest = 0;
+	const struct tp_cmd_def *t = tp_cmd_table(&nb);
+	const struct tp_cmd_def *bestdef[8];
+	struct match bm = { 0 };
+	int nt;
+
+	if (errlen)
+		err[0] = '\0';
+	cmd->def = NULL;
+	nt = split(line, cmd->buf, sizeof(cmd->buf), tok, TP_CMD_MAX_TOKENS);
+	if (nt == -2) {
+		errcat(err, errlen, "line too long (the limit is %d characters)", TP_CMD_LINE_MAX - 1);
+		return TP_PARSE_ERROR;
+	}
+	if (nt == -1) {
+		errcat(err, errlen, "too many words (the limit is %d)", TP_CMD_MAX_TOKENS);
+		return TP_PARSE_ERROR;
+	}
+	if (nt == 0)
+		return TP_PARSE_EMPTY;
+
+	for (unsigned i = 0; i < nb; i++) {
+		struct match m;
+
+		match_def(&t[i], tok, (unsigned)nt, cmd, cmd->rest, sizeof(cmd->rest), &m);
+		if (m.fail == F_NONE) {
+			cmd->def = &t[i];
+			return TP_PARSE_OK;
+		}
+		if (m.score == 0)
+			continue;
+		if (m.score > best) {
+			best = m.score;
+			nbest = 0;
+			bm = m;
+		}
+		if (m.score == best && nbest < 8)
+			bestdef[nbest++] = &t[i];
+	}
+	if (nbest == 0) {
+		errcat(err, errlen, "unknown command '%s'; type 'help' for the list", tok[0]);
+		return TP_PARSE_ERROR;
+	}
+	/* Say what is wrong when the closest commands agree on it. */
+	if (nbest == 1 || bm.fail == F_EXTRA || bm.fail == F_MISSING) {
+		struct word w[TP_CMD_MAX_TOKENS];
+		unsigned nw = syntax_words(bestdef[0]->syntax, w, TP_CMD_MAX_TOKENS);
+
+		switch (bm.fail) {
+		case F_MISSING:
+			errcat(err, errlen, "missing argument");
+			if (nbest == 1 && bm.at_word < nw)
+				errcat(err, errlen, " %.*s", (int)w[bm.at_word].len, w[bm.at_word].s);
+			break;
+		case F_EXTRA:
+			errcat(err, errlen, "unexpected '%s'", bm.tok);
+			break;
+		case F_DUP:
+			errcat(err, errlen, "'%s' given twice", bm.tok);
+			break;
+		case F_BAD:
+			if (bm.at_word < nw && w[bm.at_word].kind == W_LIT)
+				errcat(err, errlen, "bad word '%s'; expected %.*s", bm.tok,
+				       (int)w[bm.at_word].len, w[bm.at_word].s);
+			else if (bm.at_word < nw)
+				errcat(err, errlen, "bad value '%s' for %.*s; expected %s", bm.tok,
+				       (int)w[bm.at_word].len, w[bm.at_word].s, expects(&w[bm.at_word]));
+			break;
+		case F_NONE:
+			break;
+		}
+	} else if (bm.fail == F_BAD && lits_agree(bestdef, nbest, bm.at_word)) {
+		/* Several commands differ in this word: list every word they take. */
+		errcat(err, errlen, "bad word '%s'; expected ", bm.tok);
+		for (unsigned i = 0; i < nbest; i++) {
+			struct word w[TP_CMD_MAX_TOKENS], v[TP_CMD_MAX_TOKENS];
+			bool dup = false;
+
+			syntax_words(bestdef[i]->syntax, w, TP_CMD_MAX_TOKENS);
+			for (unsigned k = 0; k < i && !dup; k++) {
+				syntax_words(bestdef[k]->syntax, v, TP_CMD_MAX_TOKENS);
+				dup = v[bm.at_word].len == w[bm.at_word].len &&
+				      memcmp(v[bm.at_word].s, w[bm.at_word].s, w[bm.at_word].len) == 0;
+			}
+			if (!dup)
+				errcat(err, errlen, "%s%.*s", i ? "|" : "", (int)w[bm.at_word].len,
+				       w[bm.at_word].s);
+		}
+	} else {
+		errcat(err, errlen, "bad arguments for '%s'", tok[0]);
+	}
+	for (unsigned i = 0; i < nbest; i++)
+		errcat(err, errlen, "\nusage: %s", bestdef[i]->syntax);
+	return TP_PARSE_ERROR;
+}
+
+int tp_cmd_knob(const struct tp_cmd *cmd, const char *key)
+{
+	struct word w[TP_CMD_MAX_TOKENS];
+	unsigned nw;
+
+	if (cmd->def == NULL)
+		return -1;
+	nw = syntax_words(cmd->def->syntax, w, TP_CMD_MAX_TOKENS);
+	for (unsigned i = 0; i < nw; i++)
+		if (w[i].kind == W_KNOB && eq(w[i].key, w[i].keylen, key))
+			return (int)i;
+	return -1;
+}
+
+/* ---- help ------------------------------------------------------------------------ */
+
+int tp_cmd_help(FILE *f, const char *topic)
+{
+	char buf[TP_CMD_LINE_MAX];
+	char *tok[TP_CMD_MAX_TOKENS];
+	unsigned nb, shown = 0;
+	const struct tp_cmd_def *t = tp_cmd_table(&nb);
+	int nt = topic ? split(topic, buf, sizeof(buf), tok, TP_CMD_MAX_TOKENS) : 0;
+
+	if (nt < 0) {
+		fprintf(f, "help: topic too long\n");
+		return -1;
+	}
+	if (nt == 0)
+		fprintf(f, "Commands (type 'help WORD' for details; <port|all> takes a port number or 'all'):\n");
+	for (unsigned i = 0; i < nb; i++) {
+		struct word w[TP_CMD_MAX_TOKENS];
+		unsigned nw = syntax_words(t[i].syntax, w, TP_CMD_MAX_TOKENS);
+		bool ok = (unsigned)nt <= nw;
+
+		for (int k = 0; ok && k < nt; k++) {
+			struct tp_cmd_arg a;
+
+			memset(&a, 0, sizeof(a));
+			if (w[k].kind == W_KNOB)
+				ok = false;
+			else if (w[k].kind != W_REST)
+				ok = take(&w[k], tok[k], &a) == 0;
+		}
+		if (!ok)
+			continue;
+		if (nt == 0)
+			fprintf(f, "  %s\n", t[i].syntax);
+		else
+			fprintf(f, "%s\n    %s\n", t[i].syntax, t[i].help);
+		shown++;
+	}
+	if (shown == 0) {
+		fprintf(f, "no command starts with '%s'; type 'help' for the list\n", topic);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- completion ---------------------------------------------------------------- */
+
+static void cand_add(char (*out)[TP_CMD_CAND_LEN], unsigned max, unsigned *n, const char *s,
+		     size_t len)
+{
+	if (len >= TP_CMD_CAND_LEN || *n >= max)
+		return;
+	for (unsigned i = 0; i < *n; i++)
+		if (strlen(out[i]) == len && memcmp(out[i], s, len) == 0)
+			return;
+	memcpy(out[*n], s, len);
+	out[*n][len] = '\0';
+	(*n)++;
+}
+
+unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, unsigned nb_ports,
+			 char (*out)[TP_CMD_CAND_LEN], unsigned max, size_t *start)
+{
+	char buf[TP_CMD_LINE_MAX], partial[TP_CMD_LINE_MAX];
+	char *tok[TP_CMD_MAX_TOKENS];
+	unsigned nb, n = 0;
+	const struct tp_cmd_def *t = tp_cmd_table(&nb);
+	size_t plen = 0;
+	int nt;
+
+	if (len >= sizeof(buf))
+		return 0;
+	len = strnlen(line, len);
+	/* The word under the cursor: from the last space before it. */
+	while (plen < len && !isspace((unsigned char)line[len - plen - 1]))
+		plen++;
+	*start = len - plen;
+	memcpy(partial, line + *start, plen);
+	partial[plen] = '\0';
+	memcpy(buf, line, *start);
+	buf[*start] = '\0';
+	{
+		char tmp[TP_CMD_LINE_MAX];
+
+		memcpy(tmp, buf, *start + 1);
+		nt = split(tmp, buf, sizeof(buf), tok, TP_CMD_MAX_TOKENS);
+	}
+	if (nt < 0 || nt >= TP_CMD_MAX_TOKENS || strchr(partial, '#'))
+		return 0;
+	for (unsigned i = 0; i < nb; i++) {
+		struct word w[TP_CMD_MAX_TOKENS];
+		unsigned nw = syntax_words(t[i].syntax, w, TP_CMD_MAX_TOKENS);
+		bool ok = true;
+		int k;
+
+		for (k = 0; ok && k < nt; k++) {
+			struct tp_cmd_arg a;
+
+			memset(&a, 0, sizeof(a));
+			if ((unsigned)k >= nw)
+				ok = false;
+			else if (w[k].kind == W_KNOB)
+				break; /* knobs: any order; offer the rest below */
+			else
+				ok = w[k].kind == W_REST || take(&w[k], tok[k], &a) == 0;
+		}
+		if (!ok)
+			continue;
+		if ((unsigned)k < nw && w[k].kind == W_KNOB) {
+			for (unsigned j = (unsigned)k; j < nw; j++) {
+				char kb[TP_CMD_CAND_LEN];
+				int kl = snprintf(kb, sizeof(kb), "%.*s=", (int)w[j].keylen, w[j].key);
+
+				if (kl > 0 && strncmp(kb, partial, plen) == 0)
+					cand_add(out, max, &n, kb, (size_t)kl);
+			}
+			continue;
+		}
+		if ((unsigned)nt >= nw)
+			continue;
+		const struct word *x = &w[nt];
+
+		if (x->kind == W_LIT) {
+			const char *p = x->s, *end = x->s + x->len;
+
+			while (p < end) {
+				const char *bar = memchr(p, '|', (size_t)(end - p));
+				size_t l = bar ? (size_t)(bar - p) : (size_t)(end - p);
+
+				if (l >= plen && memcmp(p, partial, plen) == 0)
+					cand_add(out, max, &n, p, l);
+				p += l + 1;
+			}
+		} else if (x->kind == W_PORT || x->kind == W_PORT_ALL) {
+			for (unsigned j = 0; j < nb_ports; j++) {
+				char pb[8];
+				int l = snprintf(pb, sizeof(pb), "%u", ports[j]);
+
+				if (l > 0 && strncmp(pb, partial, plen) == 0)
+					cand_add(out, max, &n, pb, (size_t)l);
+			}
+			if (x->kind == W_PORT_ALL && strncmp("all", partial, plen) == 0)
+				cand_add(out, max, &n, "all", 3);
+		} else if (x->kind == W_LEVEL) {
+			static const char *const lv[] = { "error", "warning", "notice", "info", "debug" };
+
+			for (unsigned j = 0; j < 5; j++)
+				if (strncmp(lv[j], partial, plen) == 0)
+					cand_add(out, max, &n, lv[j], strlen(lv[j]));
+		}
+	}
+	return n;
+}

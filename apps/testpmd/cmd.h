@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-testpmd's command language: one table of commands, each a syntax
+ * string and a help line, used for parsing, usage lines, help and tab
+ * completion. Pure: no libunic, no libedit, no globals written; the fuzz
+ * harness (tests/fuzz/fuzz_testpmd_cmd.c) builds this file alone.
+ *
+ * Syntax strings are words separated by one space:
+ *   a|b|c        one of these literal words (the argument's kw is its index)
+ *   <port>       a port number 0..TP_CMD_MAX_PORT
+ *   <port|all>   a port number or "all" (num = TP_CMD_PORT_ALL)
+ *   <mac>        xx:xx:xx:xx:xx:xx (hex)
+ *   <vid>        VLAN id 0..4095
+ *   <level>      1..5 or error|warning|notice|info|debug (num = 1..5)
+ *   <sizes>      comma-separated sizes 1..65535, at most TP_CMD_MAX_SIZES
+ *   <spec>       any one word
+ *   <words...>   one or more words to the end of the line (rest)
+ *   <anything>   a whole number 0..4294967295
+ *   [key=<n>]    optional "key=N" (whole number), any order, at the end
+ * A '#' at the start of a word begins a comment to the end of the line.
+ */
+#ifndef TP_CMD_H
+#define TP_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TP_CMD_LINE_MAX   1024 /* longer lines are refused */
+#define TP_CMD_MAX_TOKENS 32
+#define TP_CMD_MAX_SIZES  8
+#define TP_CMD_MAX_PORT   63
+#define TP_CMD_PORT_ALL   0xffffu
+#define TP_CMD_CAND_LEN   48   /* one completion candidate, NUL included */
+
+enum tp_cmd_id {
+	TP_CMD_HELP,
+	TP_CMD_HELP_TOPIC,
+	TP_CMD_QUIT,
+	TP_CMD_SLEEP,
+	TP_CMD_SHOW_PORT,
+	TP_CMD_SHOW_CAPA,
+	TP_CMD_SHOW_FWD,
+	TP_CMD_CLEAR_STATS,
+	TP_CMD_START,
+	TP_CMD_START_TXFIRST,
+	TP_CMD_START_TXFIRST_N,
+	TP_CMD_STOP,
+	TP_CMD_SHOW_FWD_STATS,
+	TP_CMD_CLEAR_FWD_STATS,
+	TP_CMD_SET_FWD,
+	TP_CMD_SET_BURST,
+	TP_CMD_SET_NBCORE,
+	TP_CMD_SET_TXPKTS,
+	TP_CMD_SET_PROMISC,
+	TP_CMD_MAC_ADDR,
+	TP_CMD_SET_LINK,
+	TP_CMD_SET_LINK_DPDK,
+	TP_CMD_PORT_OP,
+	TP_CMD_PORT_QCFG,
+	TP_CMD_PORT_MTU,
+	TP_CMD_PORT_MTU_DPDK,
+	TP_CMD_PORT_COALESCE,
+	TP_CMD_SET_RXMODE,
+	TP_CMD_VLAN_SET,
+	TP_CMD_VLAN_SET_DPDK,
+	TP_CMD_RX_VLAN,
+	TP_CMD_TX_VLAN_SET,
+	TP_CMD_TX_VLAN_RESET,
+	TP_CMD_CSUM_SET,
+	TP_CMD_TSO_SET,
+	TP_CMD_SET_MSGLEVEL,
+	TP_CMD_PORT_ATTACH,
+	TP_CMD_PORT_DETACH,
+	TP_CMD_COUNT
+};
+
+struct tp_cmd_def {
+	enum tp_cmd_id id;
+	const char *syntax;
+	const char *help;
+};
+
+/* One argument per word of the syntax string, at the same position. */
+struct tp_cmd_arg {
+	const char *str;      /* the word as typed; NULL for a knob not given */
+	unsigned kw;          /* literal: index of the alternative typed */
+	uint64_t num;         /* number, port (TP_CMD_PORT_ALL), vid, level, knob value */
+	bool set;             /* knob: given */
+	uint8_t mac[6];
+	uint16_t sizes[TP_CMD_MAX_SIZES];
+	unsigned nb_sizes;
+};
+
+struct tp_cmd {
+	const struct tp_cmd_def *def;
+	unsigned nb_args;                     /* words in the syntax */
+	struct tp_cmd_arg arg[TP_CMD_MAX_TOKENS];
+	char buf[TP_CMD_LINE_MAX];            /* the words, split; str points here */
+	char rest[TP_CMD_LINE_MAX];           /* <words...>: joined with one space */
+};
+
+enum {
+	TP_PARSE_OK = 0,
+	TP_PARSE_EMPTY = 1,    /* blank line or comment */
+	TP_PARSE_ERROR = -1,   /* message and usage lines in err */
+};
+
+/* The command table. @return its first entry; *nb its size. */
+const struct tp_cmd_def *tp_cmd_table(unsigned *nb);
+
+/*
+ * Parse one line. @return TP_PARSE_OK (cmd filled), TP_PARSE_EMPTY, or
+ * TP_PARSE_ERROR with a message in @p err: what is wrong, then "usage: ..."
+ * for each command the line came closest to. Never reads past @p line's NUL.
+ */
+int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen);
+
+/* The index of knob @p key of @p cmd's syntax, or -1. */
+int tp_cmd_knob(const struct tp_cmd *cmd, const char *key);
+
+/*
+ * Help: every command (topic NULL or ""), or those whose first words match
+ * the topic's. @return 0, or -1 when nothing matches (a line says so).
+ */
+int tp_cmd_help(FILE *f, const char *topic);
+
+/*
+ * Completion of the first @p len bytes of @p line (the cursor position): the
+ * candidates for the word under the cursor, deduplicated, in table order.
+ * Port placeholders offer @p ports (and "all" where allowed). *start is the
+ * offset in @p line where the word under the cursor begins.
+ * @return the number of candidates written (<= max).
+ */
+unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, unsigned nb_ports,
+			 char (*out)[TP_CMD_CAND_LEN], unsigned max, size_t *start);
+
+#endif /* TP_CMD_H */

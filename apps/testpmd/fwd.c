@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Forwarding: streams, threads and the engines.
+ *
+ * A stream is one rx queue q of a started port p and what it sends on: tx
+ * queue q of p's peer. Started ports pair in id order (0<->1, 2<->3; an odd
+ * one out sends to itself), as DPDK's default "paired" topology. Streams
+ * are grouped by their rx port's receive mode and napi knobs; each thread
+ * runs one napi context of one group (so every port keeps its own mode), and
+ * nbcore threads are shared among the groups (at least one each).
+ *
+ * Engines: io (as received), mac (destination 02:00:00:00:00:<tx port>,
+ * source the tx port's MAC), macswap (swap the two), rxonly (free),
+ * txonly (generate on every round, no receive), flowgen (receive and free,
+ * generate UDP flows to 1024 destination addresses on every round). A
+ * generating thread never sleeps: it always has work.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unic/cycles.h>
+#include <unic/env.h>
+#include <unic/pool.h>
+
+#include "testpmd.h"
+
+#define FLOWGEN_FLOWS 1024
+#define HDR_LEN 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
+
+static const char *const engine_names[TP_FWD_COUNT] = {
+	"io", "mac", "macswap", "rxonly", "txonly", "flowgen",
+};
+
+const char *tp_engine_name(enum tp_engine e)
+{
+	return (unsigned)e < TP_FWD_COUNT ? engine_names[e] : "?";
+}
+
+struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q)
+{
+	return &app->cnt[(size_t)port * TP_MAX_QUEUES + q];
+}
+
+/* One writer per counter; readers are other threads. */
+static inline void cnt_add(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+/* ---- the engines ------------------------------------------------------------ */
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)(p[len - 1] << 8);
+	return sum;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Fill lengths, the flow's address and the checksums of a generated frame. */
+static void gen_fill(struct tp_stream *s, struct unic_pkt *p, uint32_t flow)
+{
+	uint8_t *h = unic_pkt_data(p);
+	uint16_t ip_len = (uint16_t)(p->pkt_len - 14), udp_len = (uint16_t)(p->pkt_len - 34);
+
+	memcpy(h, s->tmpl, HDR_LEN);
+	put16(h + 16, ip_len);
+	put16(h + 38, udp_len);
+	if (s->engine == TP_FWD_FLOWGEN) {
+		h[32] = (uint8_t)(flow >> 8 & 0x3);  /* 198.18.0.0 + flow */
+		h[33] = (uint8_t)flow;
+	}
+	if (s->sw_ip_cksum)
+		put16(h + 24, (uint16_t)~csum_fold(csum_add(0, h + 14, 20)));
+	/* UDP: the pseudo-header sum, then the rest in software, or the NIC. */
+	uint32_t sum = csum_add(0, h + 26, 8) + 17 + udp_len;
+
+	if (s->sw_udp_cksum) {
+		uint16_t c;
+
+		sum = csum_add(sum, h + 34, (size_t)(p->data_len - 34));
+		for (struct unic_pkt *seg = p->next; seg; seg = seg->next)
+			sum = csum_add(sum, unic_pkt_data(seg), seg->data_len); /* even sizes keep alignment */
+		c = (uint16_t)~csum_fold(sum);
+		put16(h + 40, c ? c : 0xffff);
+	} else if (s->tx_flags & UNIC_PKT_TX_UDP_CKSUM) {
+		put16(h + 40, csum_fold(sum));
+	}
+	p->ol_flags |= s->tx_flags;
+	p->l2_len = 14;
+	p->l3_len = 20;
+	p->l4_len = 8;
+	if (s->vlan_on) {
+		p->ol_flags |= UNIC_PKT_TX_VLAN;
+		p->vlan_tci = s->vlan;
+	}
+}
+
+/* Generate and send one burst on the stream's tx queue. */
+static void gen_burst(struct tp_stream *s)
+{
+	struct unic_pkt *pkts[TP_BURST_MAX], *segs[TP_BURST_MAX * TP_CMD_MAX_SIZES];
+	unsigned ns = s->nb_txpkts, n = s->burst;
+	uint16_t sent;
+
+	if (unic_pkt_alloc_bulk(s->pool, segs, n * ns) != 0)
+		return; /* the pool is short: better luck next round */
+	for (unsigned i = 0; i < n; i++) {
+		struct unic_pkt *first = segs[i * ns], *prev = first;
+		uint32_t total = 0;
+
+		for (unsigned k = 0; k < ns; k++) {
+			struct unic_pkt *seg = segs[i * ns + k];
+
+			seg->data_len = s->txpkts[k];
+			total += s->txpkts[k];
+			if (k) {
+				prev->next = seg;
+				prev = seg;
+			}
+		}
+		first->pkt_len = total;
+		first->nb_segs = (uint16_t)ns;
+		gen_fill(s, first, s->flow);
+		if (s->engine == TP_FWD_FLOWGEN)
+			s->flow = (s->flow + 1) % FLOWGEN_FLOWS;
+		pkts[i] = first;
+	}
+	sent = unic_tx_burst(s->txp, s->tx_q, pkts, (uint16_t)n);
+	if (sent < n) {
+		unic_pkt_free_bulk(pkts + sent, n - sent);
+		cnt_add(&s->txc->dropped, n - sent);
+	}
+	cnt_add(&s->txc->tx, sent);
+}
+
+static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
+			   void *arg)
+{
+	struct tp_stream *s = arg;
+	uint16_t sent;
+
+	(void)port;
+	(void)q;
+	cnt_add(&s->rxc->rx, n);
+	switch (s->engine) {
+	case TP_FWD_RXONLY:
+	case TP_FWD_FLOWGEN:
+	case TP_FWD_TXONLY:
+		unic_pkt_free_bulk(pkts, n);
+		return n;
+	case TP_FWD_MAC:
+		for (uint16_t i = 0; i < n; i++)
+			if (pkts[i]->data_len >= 12)
+				memcpy(unic_pkt_data(pkts[i]), s->eth, 12);
+		break;
+	case TP_FWD_MACSWAP:
+		for (uint16_t i = 0; i < n; i++) {
+			uint8_t *d = unic_pkt_data(pkts[i]), t[6];
+
+			if (pkts[i]->data_len < 12)
+				continue;
+			memcpy(t, d, 6);
+			memcpy(d, d + 6, 6);
+			memcpy(d + 6, t, 6);
+		}
+		break;
+	default:
+		break;
+	}
+	if (s->vlan_on)
+		for (uint16_t i = 0; i < n; i++) {
+			pkts[i]->ol_flags |= UNIC_PKT_TX_VLAN;
+			pkts[i]->vlan_tci = s->vlan;
+		}
+	sent = unic_tx_burst(s->txp, s->tx_q, pkts, n);
+	if (sent < n) {
+		unic_pkt_free_bulk(pkts + sent, (uint32_t)(n - sent));
+		cnt_add(&s->txc->dropped, (uint64_t)(n - sent));
+	}
+	cnt_add(&s->txc->tx, sent);
+	return n;
+}
+
+static void gen_round(struct unic_napi_ctx *ctx, void *arg)
+{
+	struct tp_thread *t = arg;
+
+	(void)ctx;
+	for (unsigned i = 0; i < t->nb_streams; i++)
+		gen_burst(t->streams[i]);
+}
+
+static bool gen_pending(struct unic_napi_ctx *ctx, void *arg)
+{
+	(void)ctx;
+	(void)arg;
+	return true;
+}
+
+static int thread_main(void *arg)
+{
+	struct tp_thread *t = arg;
+	struct tp_app *app = t->app;
+
+	for (unsigned i = 0; i < t->nb_streams; i++)
+		for (unsigned b = 0; b < t->streams[i]->tx_first; b++)
+			gen_burst(t->streams[i]);
+	t->ret = unic_napi_run(t->ctx, &app->stop);
+	for (unsigned i = 0; i < app->nb_pools; i++)
+		unic_pool_cache_flush(app->pools[i]);
+	return t->ret;
+}
+
+static void *thread_tramp(void *arg)
+{
+	thread_main(arg);
+	return NULL;
+}
+
+/* ---- streams and threads ----------------------------------------------------- */
+
+static enum unic_napi_mode napi_mode(enum unic_rx_mode m)
+{
+	return m == UNIC_RX_MODE_POLL ? UNIC_NAPI_POLL :
+	       m == UNIC_RX_MODE_INTERRUPT ? UNIC_NAPI_INTERRUPT : UNIC_NAPI_HYBRID;
+}
+
+struct group {
+	enum unic_rx_mode mode;
+	struct tp_knobs k;
+	unsigned nb_streams, nb_threads, first_thread;
+};
+
+static bool group_eq(const struct group *g, enum unic_rx_mode mode, const struct tp_knobs *k)
+{
+	return g->mode == mode && g->k.budget == k->budget && g->k.empty_polls == k->empty_polls &&
+	       g->k.idle_us == k->idle_us && g->k.max_sleep_ms == k->max_sleep_ms;
+}
+
+static void stream_init(struct tp_app *app, struct tp_stream *s, uint16_t p, uint16_t q, uint16_t d,
+			unsigned tx_first)
+{
+	struct tp_port *tp = &app->ports[d];
+	uint8_t mac[UNIC_ETHER_ADDR_LEN] = { 0 };
+	uint8_t *h = s->tmpl;
+
+	memset(s, 0, sizeof(*s));
+	s->app = app;
+	s->rx_port = p;
+	s->rx_q = q;
+	s->tx_port = d;
+	s->tx_q = q;
+	s->rxp = app->ports[p].port;
+	s->txp = tp->port;
+	s->rxc = tp_cnt(app, p, q);
+	s->txc = tp_cnt(app, d, q);
+	s->engine = app->engine;
+	s->pool = tp->pool;
+	s->burst = app->burst;
+	s->nb_txpkts = app->nb_txpkts;
+	memcpy(s->txpkts, app->txpkts, sizeof(s->txpkts));
+	s->tx_first = tx_first;
+	s->vlan_on = tp->tx_vlan_on;
+	s->vlan = tp->tx_vlan;
+	unic_port_mac_get(tp->port, mac);
+	s->eth[0] = 0x02;
+	s->eth[5] = (uint8_t)d;
+	memcpy(s->eth + 6, mac, 6);
+	/* Ethernet, IPv4 198.18.0.1 -> 198.18.0.2 (RFC 2544's range), UDP 9 -> 9. */
+	memcpy(h, s->eth, 12);
+	h[12] = 0x08;
+	h[13] = 0x00;
+	h[14] = 0x45;
+	h[22] = 64;
+	h[23] = 17;
+	h[26] = 198;
+	h[27] = 18;
+	h[29] = 1;
+	h[30] = 198;
+	h[31] = 18;
+	h[33] = 2;
+	h[35] = 9;
+	h[37] = 9;
+	s->sw_ip_cksum = !tp->csum_hw[0];
+	s->sw_udp_cksum = !tp->csum_hw[1];
+	if (tp->csum_hw[0])
+		s->tx_flags |= UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM;
+	if (tp->csum_hw[1])
+		s->tx_flags |= UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_UDP_CKSUM;
+}
+
+static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct group *g)
+{
+	char name[32];
+	struct unic_napi_conf nc = {
+		.sz = sizeof(nc), .name = name, .mode = napi_mode(g->mode), .budget = g->k.budget,
+		.hybrid_empty_polls = g->k.empty_polls, .hybrid_idle_us = g->k.idle_us,
+		.max_sleep_ms = g->k.max_sleep_ms,
+	};
+	bool gen = app->engine == TP_FWD_TXONLY || app->engine == TP_FWD_FLOWGEN;
+	int rc;
+
+	snprintf(name, sizeof(name), "tp%u", t->idx);
+	t->mode = g->mode;
+	t->ctx = unic_napi_ctx_create(&nc);
+	if (t->ctx == NULL) {
+		fprintf(app->err, "thread %u: cannot create its napi context: %s\n", t->idx, strerror(errno));
+		return -errno;
+	}
+	for (unsigned i = 0; i < t->nb_streams; i++) {
+		struct tp_stream *s = t->streams[i];
+		uint32_t w = app->ports[s->rx_port].knobs.weight;
+
+		if (app->engine != TP_FWD_TXONLY) {
+			rc = unic_napi_queue_add(t->ctx, s->rxp, s->rx_q,
+						 (uint16_t)(w ? w : app->burst), fwd_handle, s);
+			if (rc) {
+				fprintf(app->err, "thread %u: port %u rx queue %u: %s\n", t->idx, s->rx_port,
+					s->rx_q, strerror(-rc));
+				return rc;
+			}
+		}
+		if (app->engine != TP_FWD_RXONLY) {
+			rc = unic_napi_txq_add(t->ctx, s->txp, s->tx_q);
+			if (rc && rc != -EEXIST && rc != -ENOSPC) {
+				fprintf(app->err, "thread %u: port %u tx queue %u: %s\n", t->idx, s->tx_port,
+					s->tx_q, strerror(-rc));
+				return rc;
+			}
+		}
+	}
+	if (gen) {
+		struct unic_napi_hooks h = { .sz = sizeof(h), .round = gen_round,
+					     .work_pending = gen_pending, .arg = t };
+
+		unic_napi_hooks_set(t->ctx, &h);
+	}
+	t->gen = gen;
+	return 0;
+}
+
+/* Stop the threads at their next round boundary and wait for them. */
+static void threads_join(struct tp_app *app)
+{
+	__atomic_store_n(&app->stop, true, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < app->nb_threads; i++)
+		if (app->threads[i].ctx)
+			unic_napi_wake(app->threads[i].ctx);
+	for (unsigned i = 0; i < app->nb_threads; i++) {
+		struct tp_thread *t = &app->threads[i];
+
+		if (!t->launched)
+			continue;
+		if (t->own)
+			pthread_join((pthread_t)t->tid, NULL);
+		else
+			unic_env_wait(app->env, t->idx);
+		t->launched = false;
+	}
+}
+
+static void threads_teardown(struct tp_app *app)
+{
+	threads_join(app);
+	for (unsigned i = 0; i < app->nb_threads; i++) {
+		struct tp_thread *t = &app->threads[i];
+
+		unic_napi_ctx_destroy(t->ctx);
+		free(t->streams);
+		memset(t, 0, sizeof(*t));
+	}
+	app->nb_threads = 0;
+	free(app->streams);
+	app->streams = NULL;
+	app->nb_streams = 0;
+	__atomic_store_n(&app->stop, false, __ATOMIC_RELEASE);
+}
+
+int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
+{
+	uint16_t list[TP_MAX_PORTS], peer[TP_MAX_PORTS];
+	struct unic_port_conf conf[TP_MAX_PORTS];
+	struct group groups[TP_MAX_PORTS];
+	unsigned nb = 0, ng = 0, ns = 0, nt, workers = unic_env_worker_count(app->env);
+	int rc;
+
+	for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
+		if (tp_port_started(app, id) && unic_port_conf_get(app->ports[id].port, &conf[id]) == 0)
+			list[nb++] = id;
+	if (reset) {
+		for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
+			app->ports[id].in_fwd = false;
+			if (app->ports[id].port)
+				for (unsigned q = 0; q < TP_MAX_QUEUES; q++)
+					memset(tp_cnt(app, id, q), 0, sizeof(struct tp_qcnt));
+		}
+	}
+	if (nb == 0) {
+		if (reset) {
+			fprintf(app->err, "no started port to forward on: run 'port start all'\n");
+			return -ENODEV;
+		}
+		return 0; /* resuming with nothing left: forwarding stays on, idle */
+	}
+	for (unsigned i = 0; i < nb; i++)
+		peer[list[i]] = (i % 2 == 0) ? (i + 1 < nb ? list[i + 1] : list[i]) : list[i - 1];
+	for (unsigned i = 0; i < nb; i++) {
+		uint16_t p = list[i], d = peer[p];
+
+		/* Every engine may send (rxonly too, with tx_first). */
+		if (conf[p].nb_rxq > conf[d].nb_txq) {
+			fprintf(app->err, "port %u has %u rx queues but port %u, where it sends, has %u tx queues; "
+				"give them as many ('port config all txq %u', then restart the ports)\n",
+				p, conf[p].nb_rxq, d, conf[d].nb_txq, conf[p].nb_rxq);
+			return -EINVAL;
+		}
+		ns += conf[p].nb_rxq;
+	}
+	app->streams = calloc(ns, sizeof(*app->streams));
+	if (app->streams == NULL)
+		return -ENOMEM;
+
+	/* Streams, grouped by their rx port's mode and knobs. */
+	unsigned *sg = calloc(ns, sizeof(*sg));
+
+	if (sg == NULL) {
+		free(app->streams);
+		app->streams = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < nb; i++) {
+		uint16_t p = list[i];
+		struct tp_port *tp = &app->ports[p];
+		enum unic_rx_mode mode = app->engine == TP_FWD_TXONLY ? UNIC_RX_MODE_POLL : conf[p].rx_mode;
+		unsigned g;
+
+		for (g = 0; g < ng && !group_eq(&groups[g], mode, &tp->knobs); g++)
+			;
+		if (g == ng) {
+			memset(&groups[g], 0, sizeof(groups[g]));
+			groups[g].mode = mode;
+			groups[g].k = tp->knobs;
+			ng++;
+		}
+		tp->in_fwd = true;
+		if (reset) {
+			struct unic_port_stats st;
+
+			tp->fwd_imissed_base = unic_port_stats_get(tp->port, &st) == 0 ? st.imissed : 0;
+		}
+		for (uint16_t q = 0; q < conf[p].nb_rxq; q++) {
+			stream_init(app, &app->streams[app->nb_streams], p, q, peer[p], tx_first);
+			sg[app->nb_streams++] = g;
+			groups[g].nb_streams++;
+		}
+	}
+	/* Threads: one per group at least, the rest of nbcore to groups with
+	 * more streams than threads, never more threads than streams. */
+	nt = 0;
+	for (unsigned g = 0; g < ng; g++)
+		groups[g].nb_threads = 1;
+	nt = ng;
+	for (bool more = true; more && nt < app->nbcore && nt < TP_MAX_THREADS;) {
+		more = false;
+		for (unsigned g = 0; g < ng && nt < app->nbcore; g++)
+			if (groups[g].nb_threads < groups[g].nb_streams) {
+				groups[g].nb_threads++;
+				nt++;
+				more = true;
+			}
+	}
+	if (nt > TP_MAX_THREADS)
+		nt = TP_MAX_THREADS;
+	if (ng > app->nbcore)
+		fprintf(app->out, "note: ports in %u different receive modes need %u threads (nbcore is %u)\n",
+			ng, ng, app->nbcore);
+	for (unsigned g = 0, t = 0; g < ng; g++) {
+		groups[g].first_thread = t;
+		t += groups[g].nb_threads;
+	}
+	app->nb_threads = nt;
+	for (unsigned t = 0; t < nt; t++) {
+		app->threads[t].app = app;
+		app->threads[t].idx = t;
+		app->threads[t].streams = calloc(ns, sizeof(struct tp_stream *));
+		if (app->threads[t].streams == NULL) {
+			free(sg);
+			threads_teardown(app);
+			return -ENOMEM;
+		}
+	}
+	unsigned rr[TP_MAX_PORTS] = { 0 };
+
+	for (unsigned i = 0; i < app->nb_streams; i++) {
+		struct group *g = &groups[sg[i]];
+		struct tp_thread *t = &app->threads[g->first_thread + rr[sg[i]]++ % g->nb_threads];
+
+		t->streams[t->nb_streams++] = &app->streams[i];
+	}
+	for (unsigned t = 0; t < nt; t++) {
+		unsigned g;
+
+		for (g = 0; g < ng && !(t >= groups[g].first_thread &&
+					t < groups[g].first_thread + groups[g].nb_threads); g++)
+			;
+		rc = thread_setup(app, &app->threads[t], &groups[g]);
+		if (rc) {
+			free(sg);
+			threads_teardown(app);
+			return rc;
+		}
+	}
+	free(sg);
+	const struct unic_env_options *eo = unic_env_opts(app->env);
+	sigset_t set, old;
+
+	/* Signals go to the main thread (the command loop), never a forwarder. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	for (unsigned t = 0; t < nt; t++) {
+		struct tp_thread *th = &app->threads[t];
+
+		if (nt <= workers) {
+			th->core = eo->cores[t + 1];
+			rc = unic_env_launch(app->env, t, thread_main, th);
+		} else {
+			pthread_t tid;
+
+			th->core = -1;
+			th->own = true;
+			rc = -pthread_create(&tid, NULL, thread_tramp, th);
+			th->tid = (unsigned long)tid;
+		}
+		if (rc) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			fprintf(app->err, "cannot start forwarding thread %u: %s\n", t, strerror(-rc));
+			threads_teardown(app);
+			return rc;
+		}
+		th->launched = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (reset)
+		app->fwd_start_ns = unic_time_ns();
+	return 0;
+}
+
+static void print_stats(struct tp_app *app, bool streams);
+
+void tp_fwd_show(struct tp_app *app)
+{
+	print_stats(app, true);
+}
+
+void tp_fwd_clear(struct tp_app *app)
+{
+	/* Each counter has one writer, its thread: stop them around the reset. */
+	bool on = app->fwd_on;
+
+	tp_fwd_pause(app);
+	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
+		struct tp_port *tp = &app->ports[id];
+		struct unic_port_stats st;
+
+		for (unsigned q = 0; q < TP_MAX_QUEUES; q++)
+			memset(tp_cnt(app, id, q), 0, sizeof(struct tp_qcnt));
+		if (tp->port && unic_port_stats_get(tp->port, &st) == 0)
+			tp->fwd_imissed_base = st.imissed;
+	}
+	if (on)
+		tp_fwd_resume(app);
+}
+
+void tp_fwd_stop(struct tp_app *app, bool print)
+{
+	threads_join(app);
+	if (print)
+		print_stats(app, true);
+	threads_teardown(app);
+	app->fwd_on = false;
+}
+
+void tp_fwd_pause(struct tp_app *app)
+{
+	if (app->fwd_on)
+		threads_teardown(app);
+}
+
+int tp_fwd_resume(struct tp_app *app)
+{
+	int rc;
+
+	if (!app->fwd_on)
+		return 0;
+	rc = tp_fwd_start(app, 0, false);
+	if (rc)
+		fprintf(app->err, "forwarding could not resume: %s; it is stopped now\n", strerror(-rc));
+	if (rc)
+		app->fwd_on = false;
+	return rc;
+}
+
+/* ---- forward statistics ----------------------------------------------------------- */
+
+static void fwd_lines(FILE *f, uint64_t rx, uint64_t rxd, uint64_t tx, uint64_t txd)
+{
+	fprintf(f, "  RX-packets: %-14" PRIu64 " RX-dropped: %-14" PRIu64 " RX-total: %" PRIu64 "\n",
+		rx, rxd, rx + rxd);
+	fprintf(f, "  TX-packets: %-14" PRIu64 " TX-dropped: %-14" PRIu64 " TX-total: %" PRIu64 "\n",
+		tx, txd, tx + txd);
+}
+
+static void print_stats(struct tp_app *app, bool streams)
+{
+	FILE *f = app->out;
+	uint64_t trx = 0, trxd = 0, ttx = 0, ttxd = 0;
+	unsigned nports = 0;
+
+	for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
+		nports += app->ports[id].in_fwd;
+	if (streams && app->nb_streams > nports) {
+		for (unsigned i = 0; i < app->nb_streams; i++) {
+			struct tp_stream *s = &app->streams[i];
+
+			fprintf(f, "\n  ------- Forward Stats for RX Port=%2u/Queue=%2u -> TX Port=%2u/Queue=%2u -------\n",
+				s->rx_port, s->rx_q, s->tx_port, s->tx_q);
+			fprintf(f, "  RX-packets: %-14" PRIu64 " TX-packets: %-14" PRIu64 " TX-dropped: %" PRIu64 "\n",
+				__atomic_load_n(&s->rxc->rx, __ATOMIC_RELAXED),
+				__atomic_load_n(&s->txc->tx, __ATOMIC_RELAXED),
+				__atomic_load_n(&s->txc->dropped, __ATOMIC_RELAXED));
+		}
+	}
+	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
+		struct tp_port *tp = &app->ports[id];
+		uint64_t rx = 0, rxd = 0, tx = 0, txd = 0;
+		struct unic_port_stats st;
+
+		if (!tp->in_fwd)
+			continue;
+		for (unsigned q = 0; q < TP_MAX_QUEUES; q++) {
+			struct tp_qcnt *c = tp_cnt(app, id, q);
+
+			rx += __atomic_load_n(&c->rx, __ATOMIC_RELAXED);
+			tx += __atomic_load_n(&c->tx, __ATOMIC_RELAXED);
+			txd += __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
+		}
+		if (tp->port && unic_port_stats_get(tp->port, &st) == 0 && st.imissed >= tp->fwd_imissed_base)
+			rxd = st.imissed - tp->fwd_imissed_base;
+		fprintf(f, "\n  ---------------------- Forward statistics for port %-2u %s----------------------\n",
+			id, tp->port ? "" : "(detached) ");
+		fwd_lines(f, rx, rxd, tx, txd);
+		fprintf(f, "  ----------------------------------------------------------------------------\n");
+		trx += rx;
+		trxd += rxd;
+		ttx += tx;
+		ttxd += txd;
+	}
+	fprintf(f, "\n  +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++\n");
+	fwd_lines(f, trx, trxd, ttx, ttxd);
+	fprintf(f, "  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
+}

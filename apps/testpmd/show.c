@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The "show" commands: port details, NIC and extended statistics (DPDK
+ * testpmd's line forms), link, register and EEPROM dumps, napi figures,
+ * capabilities, and the forwarding configuration.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unic/cycles.h>
+#include <unic/log.h>
+
+#include "testpmd.h"
+
+#define REGS_MAX 4096
+#define EEPROM_LEN 128
+
+/* ---- show ------------------------------------------------------------------------- */
+
+static int show_info(struct tp_app *app, uint16_t id)
+{
+	struct tp_port *p = &app->ports[id];
+	struct unic_port_info info;
+	struct unic_port_conf c;
+	struct unic_link l;
+	uint8_t mac[6];
+	char b[256];
+	bool have_conf;
+	int rc;
+
+	fprintf(app->out, "\n********************* Infos for port %-2u *********************\n", id);
+	if (unic_port_mac_get(p->port, mac) == 0) {
+		tp_fmt_mac(b, sizeof(b), mac);
+		fprintf(app->out, "MAC address: %s\n", b);
+	}
+	fprintf(app->out, "Device name: %s\n", unic_port_name(p->port));
+	fprintf(app->out, "Driver name: %s\n", p->driver);
+	fprintf(app->out, "State: %s\n", unic_port_state_name(unic_port_state(p->port)));
+	rc = tp_info_of(app, id, &info);
+	if (rc)
+		return rc;
+	fprintf(app->out, "Bus address: %s\n", info.bus_addr);
+	if (info.fw_version[0])
+		fprintf(app->out, "Firmware version: %s\n", info.fw_version);
+	fprintf(app->out, "Connect to socket: %d\n", info.numa_node);
+	if (unic_port_link_get(p->port, &l) == 0) {
+		fprintf(app->out, "Link status: %s\n", l.up ? "up" : "down");
+		fprintf(app->out, "Link speed: %u Mbps\n", l.speed_mbps);
+		fprintf(app->out, "Link duplex: %s\n", l.full_duplex ? "full-duplex" : "half-duplex");
+		fprintf(app->out, "Autoneg status: %s\n", l.autoneg ? "On" : "Off");
+	}
+	have_conf = unic_port_conf_get(p->port, &c) == 0;
+	fprintf(app->out, "MTU: %u\n", have_conf && c.mtu ? c.mtu : 1500);
+	fprintf(app->out, "Promiscuous mode: %s\n", p->promisc ? "enabled" : "disabled");
+	fprintf(app->out, "Allmulticast mode: %s\n", p->allmulti ? "enabled" : "disabled");
+	fprintf(app->out, "Max possible RX queues: %u\n", info.max_rxq);
+	fprintf(app->out, "Max possible number of RXDs per queue: %u\n", info.rx_desc_max);
+	fprintf(app->out, "Min possible number of RXDs per queue: %u\n", info.rx_desc_min);
+	fprintf(app->out, "RXDs number alignment: %u\n", info.rx_desc_align);
+	fprintf(app->out, "Current number of RX queues: %u\n", have_conf ? c.nb_rxq : 0);
+	fprintf(app->out, "Max possible TX queues: %u\n", info.max_txq);
+	fprintf(app->out, "Max possible number of TXDs per queue: %u\n", info.tx_desc_max);
+	fprintf(app->out, "Min possible number of TXDs per queue: %u\n", info.tx_desc_min);
+	fprintf(app->out, "TXDs number alignment: %u\n", info.tx_desc_align);
+	fprintf(app->out, "Current number of TX queues: %u\n", have_conf ? c.nb_txq : 0);
+	fprintf(app->out, "Min/max MTU: %u/%u\n", info.min_mtu, info.max_mtu);
+	fprintf(app->out, "Rx interrupts: %s\n", info.has_intr ? "yes" : "no");
+	fprintf(app->out, "Receive mode: %s\n", have_conf ? unic_rx_mode_name(c.rx_mode) : "(not configured)");
+	fprintf(app->out, "Message level: %s\n",
+		unic_log_level_name((enum unic_log_level)unic_port_msglevel_get(p->port)));
+	fprintf(app->out, "Wanted at the next start: rxq %u txq %u rxd %u txd %u mtu %u rx-mode %s%s\n",
+		p->conf.nb_rxq, p->conf.nb_txq, p->rxd ? p->rxd : info.rx_desc_default,
+		p->txd ? p->txd : info.tx_desc_default, p->conf.mtu ? p->conf.mtu : 1500,
+		unic_rx_mode_name(p->conf.rx_mode), p->need_config ? " (pending)" : " (in effect)");
+	return 0;
+}
+
+static int show_stats(struct tp_app *app, uint16_t id)
+{
+	struct tp_port *p = &app->ports[id];
+	struct unic_port_stats st;
+	uint64_t now = unic_time_ns(), rpps = 0, tpps = 0, rbps = 0, tbps = 0;
+	int rc = unic_port_stats_get(p->port, &st);
+
+	if (rc)
+		return tp_op_err(app, id, "stats", rc);
+	if (p->last_ns && now > p->last_ns) {
+		double dt = (double)(now - p->last_ns) / 1e9;
+
+		if (st.ipackets >= p->last_ipk)
+			rpps = (uint64_t)((double)(st.ipackets - p->last_ipk) / dt);
+		if (st.opackets >= p->last_opk)
+			tpps = (uint64_t)((double)(st.opackets - p->last_opk) / dt);
+		if (st.ibytes >= p->last_ib)
+			rbps = (uint64_t)((double)(st.ibytes - p->last_ib) * 8 / dt);
+		if (st.obytes >= p->last_ob)
+			tbps = (uint64_t)((double)(st.obytes - p->last_ob) * 8 / dt);
+	}
+	p->last_ns = now;
+	p->last_ipk = st.ipackets;
+	p->last_opk = st.opackets;
+	p->last_ib = st.ibytes;
+	p->last_ob = st.obytes;
+	fprintf(app->out, "\n  ######################## NIC statistics for port %-2u ########################\n", id);
+	fprintf(app->out, "  RX-packets: %-10" PRIu64 " RX-missed: %-10" PRIu64 " RX-bytes:  %" PRIu64 "\n",
+		st.ipackets, st.imissed, st.ibytes);
+	fprintf(app->out, "  RX-errors: %" PRIu64 "\n", st.ierrors);
+	fprintf(app->out, "  RX-nombuf:  %-10" PRIu64 "\n", st.rx_nombuf);
+	fprintf(app->out, "  TX-packets: %-10" PRIu64 " TX-errors: %-10" PRIu64 " TX-bytes:  %" PRIu64 "\n",
+		st.opackets, st.oerrors, st.obytes);
+	fprintf(app->out, "\n  Throughput (since last show)\n");
+	fprintf(app->out, "  Rx-pps: %12" PRIu64 "          Rx-bps: %12" PRIu64 "\n", rpps, rbps);
+	fprintf(app->out, "  Tx-pps: %12" PRIu64 "          Tx-bps: %12" PRIu64 "\n", tpps, tbps);
+	fprintf(app->out, "  ############################################################################\n");
+	return 0;
+}
+
+static int show_xstats(struct tp_app *app, uint16_t id)
+{
+	struct unic_port *port = app->ports[id].port;
+	struct unic_xstat_name *names = NULL;
+	uint64_t *vals = NULL;
+	int n, m, rc = 0;
+
+	n = unic_port_xstats_names(port, NULL, 0);
+	if (n < 0)
+		return tp_op_err(app, id, "xstats", n);
+	names = calloc((size_t)n + 1, sizeof(*names));
+	vals = calloc((size_t)n + 1, sizeof(*vals));
+	if (names == NULL || vals == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	n = unic_port_xstats_names(port, names, (unsigned)n);
+	m = unic_port_xstats_get(port, vals, (unsigned)(n > 0 ? n : 0));
+	if (n < 0 || m < 0) {
+		rc = tp_op_err(app, id, "xstats", n < 0 ? n : m);
+		goto out;
+	}
+	fprintf(app->out, "###### NIC extended statistics for port %-2u\n", id);
+	for (int i = 0; i < n && i < m; i++)
+		fprintf(app->out, "%s: %" PRIu64 "\n", names[i].name, vals[i]);
+out:
+	free(names);
+	free(vals);
+	return rc;
+}
+
+static int show_link(struct tp_app *app, uint16_t id)
+{
+	struct unic_link l;
+	int rc = unic_port_link_get(app->ports[id].port, &l);
+
+	if (rc)
+		return tp_op_err(app, id, "link", rc);
+	fprintf(app->out, "Port %u Link %s - speed %u Mbps - %s-duplex%s\n", id, l.up ? "up" : "down",
+		l.speed_mbps, l.full_duplex ? "full" : "half", l.autoneg ? " - autoneg" : "");
+	return 0;
+}
+
+static int show_regs(struct tp_app *app, uint16_t id)
+{
+	uint32_t *off = calloc(REGS_MAX, sizeof(uint32_t)), *val = calloc(REGS_MAX, sizeof(uint32_t));
+	struct unic_regs r = { .offset = off, .value = val, .count_max = REGS_MAX };
+	int rc = -ENOMEM;
+
+	if (off && val) {
+		rc = unic_port_regs_get(app->ports[id].port, &r);
+		if (rc)
+			tp_op_err(app, id, "register dump", rc);
+	}
+	if (rc == 0) {
+		fprintf(app->out, "Port %u registers (layout version %u, %u registers):\n", id, r.version,
+			r.count);
+		for (uint32_t i = 0; i < r.count && i < REGS_MAX; i++)
+			fprintf(app->out, "  0x%05x: 0x%08x\n", off[i], val[i]);
+	}
+	free(off);
+	free(val);
+	return rc;
+}
+
+static int show_eeprom(struct tp_app *app, uint16_t id)
+{
+	uint8_t buf[EEPROM_LEN];
+	int rc = unic_port_eeprom_get(app->ports[id].port, 0, sizeof(buf), buf);
+
+	if (rc)
+		return tp_op_err(app, id, "EEPROM dump", rc);
+	fprintf(app->out, "Port %u EEPROM, %u bytes from 0:\n", id, EEPROM_LEN);
+	for (unsigned i = 0; i < sizeof(buf); i += 16) {
+		fprintf(app->out, "  %04x:", i);
+		for (unsigned k = 0; k < 16; k++)
+			fprintf(app->out, " %02x", buf[i + k]);
+		fprintf(app->out, "\n");
+	}
+	return 0;
+}
+
+static int show_napi(struct tp_app *app, uint16_t id)
+{
+	struct tp_port *p = &app->ports[id];
+	unsigned shown = 0;
+
+	fprintf(app->out, "Port %u napi: knobs budget %u weight %u empty-polls %u idle-us %u max-sleep-ms %u (0: default)\n",
+		id, p->knobs.budget, p->knobs.weight, p->knobs.empty_polls, p->knobs.idle_us,
+		p->knobs.max_sleep_ms);
+	for (unsigned t = 0; t < app->nb_threads; t++) {
+		struct tp_thread *th = &app->threads[t];
+
+		for (unsigned i = 0; i < th->nb_streams; i++) {
+			struct tp_stream *s = th->streams[i];
+			struct unic_napi_queue_stats qs;
+
+			if (s->rx_port != id || unic_napi_queue_stats_get(th->ctx, s->rxp, s->rx_q, &qs) != 0)
+				continue;
+			fprintf(app->out, "  rx queue %u: thread %u (%s): polls %" PRIu64 " empty %" PRIu64
+				" packets %" PRIu64 " arms %" PRIu64 " arm-failures %" PRIu64
+				" interrupts %" PRIu64 " rechecks-caught %" PRIu64 "\n",
+				s->rx_q, t, unic_napi_mode_name(unic_napi_ctx_mode(th->ctx)), qs.polls,
+				qs.empty_polls, qs.packets, qs.arms, qs.arm_failures, qs.interrupts,
+				qs.rechecks_caught);
+			shown++;
+		}
+	}
+	for (unsigned t = 0; t < app->nb_threads && shown; t++) {
+		struct unic_napi_ctx_stats cs;
+		bool mine = false;
+
+		for (unsigned i = 0; i < app->threads[t].nb_streams; i++)
+			mine |= app->threads[t].streams[i]->rx_port == id;
+		if (!mine || unic_napi_ctx_stats_get(app->threads[t].ctx, &cs) != 0)
+			continue;
+		fprintf(app->out, "  thread %u: rounds %" PRIu64 " sleeps %" PRIu64 " wakeups %" PRIu64
+			" asleep %.3f s cpu %.3f s\n", t, cs.rounds, cs.sleeps, cs.wakeups,
+			(double)cs.asleep_ns / 1e9, (double)cs.cpu_ns / 1e9);
+	}
+	if (shown == 0)
+		fprintf(app->out, "  no rx queue of port %u is being polled (figures exist while forwarding runs with this port)\n",
+			id);
+	return 0;
+}
+
+static int show_capa(struct tp_app *app, uint16_t id)
+{
+	struct unic_port_info info;
+	struct unic_port_conf c;
+	char b[512];
+	int rc = tp_info_of(app, id, &info);
+
+	if (rc)
+		return rc;
+	fprintf(app->out, "Port %u (%s):\n", id, app->ports[id].driver);
+	fprintf(app->out, "  Rx offloads capabilities: %s\n", tp_offl(info.rx_offload_capa, b, sizeof(b)));
+	fprintf(app->out, "  Tx offloads capabilities: %s\n", tp_offl(info.tx_offload_capa, b, sizeof(b)));
+	if (unic_port_conf_get(app->ports[id].port, &c) == 0) {
+		fprintf(app->out, "  Rx offloads configured: %s\n", tp_offl(c.rx_offloads, b, sizeof(b)));
+		fprintf(app->out, "  Tx offloads configured: %s\n", tp_offl(c.tx_offloads, b, sizeof(b)));
+	}
+	fprintf(app->out, "  Rx interrupts: %s\n", info.has_intr ? "yes" : "no");
+	fprintf(app->out, "  Max link speed: %u Mbps\n", info.speed_capa_mbps);
+	return 0;
+}
+
+int tp_show_fwd(struct tp_app *app)
+{
+	FILE *f = app->out;
+
+	fprintf(f, "%s packet forwarding - burst=%u - nbcore=%u - txpkts=", tp_engine_name(app->engine),
+		app->burst, app->nbcore);
+	for (unsigned i = 0; i < app->nb_txpkts; i++)
+		fprintf(f, "%s%u", i ? "," : "", app->txpkts[i]);
+	fprintf(f, "\n");
+	if (!app->fwd_on) {
+		fprintf(f, "forwarding is stopped; 'start' makes streams from the started ports:");
+		for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
+			if (tp_port_started(app, id))
+				fprintf(f, " %u", id);
+		fprintf(f, "\n");
+		return 0;
+	}
+	fprintf(f, "streams=%u threads=%u\n", app->nb_streams, app->nb_threads);
+	for (unsigned t = 0; t < app->nb_threads; t++) {
+		struct tp_thread *th = &app->threads[t];
+
+		if (th->core >= 0)
+			fprintf(f, "Thread %u (core %d, %s) forwards packets on %u streams:\n", t, th->core,
+				unic_rx_mode_name(th->mode), th->nb_streams);
+		else
+			fprintf(f, "Thread %u (not pinned, %s) forwards packets on %u streams:\n", t,
+				unic_rx_mode_name(th->mode), th->nb_streams);
+		for (unsigned i = 0; i < th->nb_streams; i++) {
+			struct tp_stream *s = th->streams[i];
+
+			fprintf(f, "  RX P=%u/Q=%u -> TX P=%u/Q=%u peer=02:00:00:00:00:%02X\n", s->rx_port,
+				s->rx_q, s->tx_port, s->tx_q, s->tx_port);
+		}
+	}
+	return 0;
+}
+
+int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa)
+{
+	uint16_t ids[TP_MAX_PORTS];
+	int n = tp_ports_of(app, pa, ids), rc = 0;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		int r;
+
+		switch (what) {
+		case 0: r = show_info(app, ids[i]); break;
+		case 1: r = show_stats(app, ids[i]); break;
+		case 2: r = show_xstats(app, ids[i]); break;
+		case 3: r = show_link(app, ids[i]); break;
+		case 4: r = show_regs(app, ids[i]); break;
+		case 5: r = show_eeprom(app, ids[i]); break;
+		case 6: r = show_napi(app, ids[i]); break;
+		default: r = show_capa(app, ids[i]); break;
+		}
+		if (r && rc == 0)
+			rc = r;
+	}
+	(void)cmd;
+	return rc;
+}
+

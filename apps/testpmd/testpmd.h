@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * unic-testpmd: an interactive, scriptable control and forwarding CLI in the
+ * manner of DPDK's testpmd. docs/testpmd.md.
+ *
+ * cmd.c:   the command table, parser, help and completion (pure; cmd.h).
+ * exec.c:  what each command does.
+ * show.c:  the "show" commands' output.
+ * ports.c: each port's wanted configuration, applied at port start; pools;
+ *          attach and detach.
+ * fwd.c:   the forwarding engines and threads (one napi context each).
+ * main.c:  options, the environment, the interactive (libedit) and batch
+ *          loops.
+ *
+ * Threads: the main thread runs every command. Forwarding threads only run
+ * their napi context; a command that changes which ports forward stops them
+ * (a round boundary), changes the ports, and starts them again.
+ */
+#ifndef TESTPMD_H
+#define TESTPMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <unic/common.h>
+#include <unic/napi.h>
+#include <unic/port.h>
+
+#include "cmd.h"
+
+#define TP_MAX_PORTS    64
+#define TP_MAX_QUEUES   UNIC_PORT_MAX_QUEUES
+#define TP_MAX_THREADS  64
+#define TP_MAX_POOLS    256
+#define TP_BURST_MAX    256
+#define TP_POOL_CACHE   256
+
+/* Exit codes (docs/testpmd.md). */
+#define TP_EXIT_OK    0
+#define TP_EXIT_CMD   1 /* batch: a command failed (without --continue) */
+#define TP_EXIT_FAIL  3 /* set-up failure: memory, devices */
+#define TP_EXIT_USAGE 2 /* bad command line */
+
+/* Order as in the "set fwd" syntax. */
+enum tp_engine { TP_FWD_IO, TP_FWD_MAC, TP_FWD_MACSWAP, TP_FWD_RXONLY, TP_FWD_TXONLY,
+		 TP_FWD_FLOWGEN, TP_FWD_COUNT };
+
+const char *tp_engine_name(enum tp_engine e);
+
+/* The napi engine's knobs of one port (0: the engine's default). */
+struct tp_knobs {
+	uint32_t budget, weight, empty_polls, idle_us, max_sleep_ms;
+};
+
+/* Counters of one (port, queue): rx by the thread polling it, tx/dropped by
+ * the thread sending on it; each on its own line. */
+struct tp_qcnt {
+	uint64_t rx UNIC_CACHE_ALIGNED;
+	uint64_t tx UNIC_CACHE_ALIGNED;
+	uint64_t dropped;
+};
+
+struct tp_port {
+	struct unic_port *port;   /* NULL: no port with this id */
+	bool ours;                /* attached here: detach is ours at exit */
+	char driver[32];          /* for messages, also once the port is closed */
+	bool promisc, allmulti;   /* as last set here */
+	bool need_config;         /* configure and set up queues at the next start */
+	/* Wanted configuration (applied at the next "port start"). */
+	struct unic_port_conf conf;
+	uint16_t rxd, txd;        /* 0: the driver's default */
+	struct tp_knobs knobs;
+	bool tx_vlan_on;
+	uint16_t tx_vlan;
+	uint16_t tso_mss;
+	bool csum_hw[3];          /* ip, udp, tcp */
+	struct unic_pool *pool;   /* rx pool; old ones stay in app->pools */
+	uint32_t pool_count;
+	/* Forward statistics: the port took part since the last "start". */
+	bool in_fwd;
+	uint64_t fwd_imissed_base;
+	/* "show port stats": the figures at the last show, for the rates. */
+	uint64_t last_ns, last_ipk, last_opk, last_ib, last_ob;
+};
+
+struct tp_app;
+
+struct tp_stream {
+	struct tp_app *app;
+	struct unic_port *rxp, *txp;
+	uint16_t rx_port, rx_q, tx_port, tx_q;
+	struct tp_qcnt *rxc, *txc;
+	enum tp_engine engine;
+	struct unic_pool *pool;   /* for generated packets */
+	uint8_t eth[12];          /* mac engine: destination, source */
+	bool vlan_on;
+	uint16_t vlan;
+	uint64_t tx_flags;        /* UNIC_PKT_TX_* for generated packets */
+	bool sw_ip_cksum, sw_udp_cksum;
+	uint8_t tmpl[64];         /* generated frame's headers */
+	uint32_t flow;
+	uint16_t burst;
+	uint16_t txpkts[TP_CMD_MAX_SIZES];
+	unsigned nb_txpkts;
+	unsigned tx_first;        /* bursts to send before forwarding */
+};
+
+struct tp_thread {
+	struct tp_app *app;
+	unsigned idx;
+	struct unic_napi_ctx *ctx;
+	enum unic_rx_mode mode;
+	struct tp_stream **streams;
+	unsigned nb_streams;
+	bool gen;                 /* txonly/flowgen: generate every round */
+	int core;                 /* -1: not pinned */
+	bool launched, own;
+	unsigned long tid;        /* pthread_t when own */
+	int ret;
+};
+
+struct tp_app {
+	struct unic_env *env;
+	struct tp_port ports[TP_MAX_PORTS];
+	struct tp_qcnt *cnt;                  /* [TP_MAX_PORTS * TP_MAX_QUEUES] */
+	/* Forwarding configuration. */
+	enum tp_engine engine;
+	uint16_t burst;
+	unsigned nbcore;
+	uint16_t txpkts[TP_CMD_MAX_SIZES];
+	unsigned nb_txpkts;
+	/* Start-up port configuration ("port reset" goes back to it). */
+	uint16_t def_rxq, def_txq, def_rxd, def_txd;
+	enum unic_rx_mode def_mode;
+	/* Forwarding state. */
+	bool fwd_on;
+	bool stop;                            /* threads: stop at the next round */
+	struct tp_stream *streams;
+	unsigned nb_streams;
+	struct tp_thread threads[TP_MAX_THREADS];
+	unsigned nb_threads;
+	uint64_t fwd_start_ns;
+	struct unic_pool *pools[TP_MAX_POOLS];
+	unsigned nb_pools;
+	FILE *out;                            /* results */
+	FILE *err;                            /* errors and refusals */
+};
+
+/* Return codes of tp_exec. */
+#define TP_EXEC_QUIT 1
+
+/* exec.c */
+int tp_app_init(struct tp_app *app, struct unic_env *env);
+/* Run one parsed command. @return 0, TP_EXEC_QUIT, or -errno (a message was printed). */
+int tp_exec(struct tp_app *app, const struct tp_cmd *cmd);
+/* Stop forwarding, stop and close every port, print the totals. */
+void tp_app_quit(struct tp_app *app);
+void tp_app_fini(struct tp_app *app);
+/* Port events (link, device removal): the callbacks run where
+ * unic_event_dispatch() is called, the main thread. */
+int tp_events_register(struct tp_app *app);
+void tp_events_unregister(struct tp_app *app);
+/* Current port ids (for completion). */
+unsigned tp_port_ids(const struct tp_app *app, uint16_t *ids, unsigned max);
+
+/* exec.c: helpers that print what went wrong (show.c uses them too) */
+int tp_port_check(struct tp_app *app, uint64_t id);
+int tp_ports_of(struct tp_app *app, const struct tp_cmd_arg *a, uint16_t *ids);
+int tp_op_err(struct tp_app *app, uint16_t id, const char *what, int rc);
+int tp_info_of(struct tp_app *app, uint16_t id, struct unic_port_info *info);
+void tp_fmt_mac(char *b, size_t l, const uint8_t *m);
+const char *tp_offl(uint64_t f, char *b, size_t l);
+
+/* show.c: what 0..6 = info, stats, xstats, link, regs, eeprom, napi; 7 capabilities */
+int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa);
+int tp_show_fwd(struct tp_app *app);
+
+/* ports.c */
+void tp_port_defaults(struct tp_app *app, uint16_t id);
+int tp_port_add(struct tp_app *app, struct unic_port *port, bool ours);
+int tp_port_start(struct tp_app *app, uint16_t id);
+int tp_port_stop(struct tp_app *app, uint16_t id);
+int tp_port_close(struct tp_app *app, uint16_t id);
+int tp_port_detach(struct tp_app *app, uint16_t id);
+int tp_port_attach(struct tp_app *app, const char *spec, uint16_t *id);
+bool tp_port_started(const struct tp_app *app, uint16_t id);
+void tp_pools_free(struct tp_app *app);
+
+/* fwd.c */
+int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset);
+/* Stop the threads; with @p print, the forward statistics first. */
+void tp_fwd_stop(struct tp_app *app, bool print);
+/* Stop the threads around a change of the ports (quietly), and restart. */
+void tp_fwd_pause(struct tp_app *app);
+/* "show fwd stats all" (any time) and "clear fwd stats all". */
+void tp_fwd_show(struct tp_app *app);
+void tp_fwd_clear(struct tp_app *app);
+int tp_fwd_resume(struct tp_app *app);
+struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q);
+
+#endif /* TESTPMD_H */
