@@ -342,12 +342,25 @@ static int port_mtu(struct tp_app *app, uint64_t id, uint64_t mtu)
 		fprintf(app->err, "port %" PRIu64 ": MTU %" PRIu64 " is too large\n", id, mtu);
 		return -EINVAL;
 	}
-	rc = unic_port_mtu_set(app->ports[id].port, (uint16_t)mtu);
-	if (rc)
-		return tp_op_err(app, (uint16_t)id, "MTU", rc);
+	/* Checked against the port's range now, applied at the next start
+	 * with a pool whose buffers hold such a frame (ports.c): setting it on
+	 * the port now would be refused while the old, smaller buffers are
+	 * set up. */
+	{
+		struct unic_port_info info;
+
+		rc = unic_port_info_get(app->ports[id].port, &info);
+		if (rc)
+			return tp_op_err(app, (uint16_t)id, "MTU", rc);
+		if (mtu < info.min_mtu || mtu > info.max_mtu) {
+			fprintf(app->err, "port %" PRIu64 ": MTU %" PRIu64 "; this port takes %u..%u\n", id, mtu,
+				info.min_mtu, info.max_mtu);
+			return -EINVAL;
+		}
+	}
 	app->ports[id].conf.mtu = (uint16_t)mtu;
 	app->ports[id].need_config = true;
-	fprintf(app->out, "Port %" PRIu64 ": MTU %" PRIu64 "\n", id, mtu);
+	fprintf(app->out, "Port %" PRIu64 ": MTU %" PRIu64 "; 'port start' applies it\n", id, mtu);
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <unic/pool.h>
+
 #include "port_private.h"
 
 /*
@@ -163,6 +165,20 @@ int unic_port_mtu_set(struct unic_port *port, uint16_t mtu)
 			 info.min_mtu, info.max_mtu);
 		rc = -EINVAL;
 		goto out;
+	}
+	/* The rx queues already set up must hold such a frame (queue setup's
+	 * rule): MTU + Ethernet header, CRC and one VLAN tag in one buffer,
+	 * unless the port chains buffers. */
+	for (unsigned q = 0; q < port->conf.nb_rxq && q < UNIC_PORT_MAX_QUEUES; q++) {
+		const struct unic_pool *pool = port->rxq[q].pool;
+
+		if (port->rxq[q].q && pool && (uint32_t)mtu + 22 > pool->pkt_dataroom &&
+		    !(port->conf.rx_offloads & UNIC_RX_OFFLOAD_SCATTER)) {
+			UNIC_LOG(ERR, PORT, "%s: MTU %u needs %u-byte buffers but rx queue %u's pool %s has %u; enable the scatter rx offload (configure) or set the queue up again with a pool of a larger data room",
+				 port->name, mtu, mtu + 22, q, pool->name, pool->pkt_dataroom);
+			rc = -EINVAL;
+			goto out;
+		}
 	}
 	rc = port->ops->mtu_set ? port->ops->mtu_set(port, mtu) : 0;
 	if (rc == 0)

@@ -433,6 +433,25 @@ Test(port, mtu_beyond_the_buffer_needs_scatter)
 	finish(p);
 }
 
+/* The same rule when the MTU changes after the rx queues were set up. */
+Test(port, an_mtu_set_later_must_fit_the_rx_buffers_too)
+{
+	struct unic_port *p = new_port("jumbo%d");
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1 };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 64, .pool = pool };
+
+	cr_assert_eq(unic_port_configure(p, &c), 0);
+	cr_assert_eq(unic_port_rx_queue_setup(p, 0, &rc), 0);
+	cr_assert_eq(unic_port_mtu_set(p, 9000), -EINVAL);
+	cr_assert(strstr(last_err, "rx queue 0") && strstr(last_err, "scatter"), "%s", last_err);
+	cr_assert_eq(unic_port_mtu_set(p, 1500), 0);
+	c.rx_offloads = UNIC_RX_OFFLOAD_SCATTER;
+	cr_assert_eq(unic_port_configure(p, &c), 0);
+	cr_assert_eq(unic_port_rx_queue_setup(p, 0, &rc), 0);
+	cr_assert_eq(unic_port_mtu_set(p, 9000), 0);
+	finish(p);
+}
+
 Test(port, descriptor_counts_are_checked)
 {
 	struct unic_port *p = new_port("desc%d");
