@@ -404,7 +404,7 @@ static void program_filters(struct e1000e_port *ep, struct unic_port *port)
 	for (unsigned i = 0; i < E1000E_RAR_SIZE; i++)
 		e1000e_rar_set(hw, i, ep->uc_used[i] ? ep->uc_addr[i] : NULL);
 	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
-		write32(hw, E1000E_MTA(i), 0);
+		write32(hw, E1000E_MTA(i), ep->mta[i]);
 	for (unsigned i = 0; i < E1000E_VFTA_SIZE; i++)
 		write32(hw, E1000E_VFTA(i), ep->vfta[i]);
 	write32(hw, E1000E_VET, 0x8100);
@@ -708,6 +708,24 @@ static int e1000e_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHE
 	return -ENOENT;
 }
 
+/*
+ * Multicast list: the MTA holds one bit per 12-bit hash (RCTL.MO stays 00,
+ * address bits 47:36); a frame to a group address whose bit is set passes
+ * the filter (and so can an unlisted address with the same hash).
+ */
+static int e1000e_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN],
+				   unsigned nb)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	e1000e_mta_build(addrs, nb, 0, ep->mta);
+	if (ep->hw.gone)
+		return -ENODEV;
+	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
+		write32(&ep->hw, E1000E_MTA(i), ep->mta[i]);
+	return 0;
+}
+
 /* VFTA (datasheet 10.2.5.12): 4096 bits, word id >> 5, bit id & 31. */
 static int e1000e_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
 {
@@ -798,6 +816,7 @@ static const struct unic_port_ops e1000e_ops = {
 	.mac_remove = e1000e_mac_remove,
 	.promisc_set = e1000e_promisc_set,
 	.allmulti_set = e1000e_allmulti_set,
+	.mc_addr_list_set = e1000e_mc_addr_list_set,
 	.mtu_set = e1000e_mtu_set,
 	.regs_get = e1000e_regs_get,
 	.eeprom_get = e1000e_eeprom_get,
@@ -811,6 +830,7 @@ static void e1000e_setup(struct unic_port *port)
 {
 	port->ops = &e1000e_ops;
 	port->drv = &unic_e1000e_driver;
+	e1000e_priv(port)->intx_rx_fd = -1;
 }
 
 static bool mac_valid(const uint8_t *m)
