@@ -475,6 +475,7 @@ static int e1000e_start(struct unic_port *port)
 	rc = e1000e_link_setup(hw);
 	if (rc < 0)
 		UNIC_PORT_LOG(port, WARNING, "PHY access failed (%s); link left as it is", strerror(-rc));
+	ep->link_admin_down = false;
 
 	ctrl = read32(hw, E1000E_CTRL);
 	if (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP ||
@@ -609,19 +610,49 @@ static int e1000e_link_get(struct unic_port *port, struct unic_link *link)
 	if (ep->hw.gone)
 		return -ENODEV;
 	e1000e_link_read(&ep->hw, link);
+	if (ep->link_admin_down) {
+		/* Set down by link_set(false): down whatever STATUS says
+		 * (QEMU 7.2 keeps STATUS.LU through SLU and PHY power-down). */
+		link->up = false;
+		link->speed_mbps = 0;
+		link->full_duplex = false;
+	}
 	return 0;
 }
 
+/*
+ * Link down: CTRL.SLU clear and the PHY powered down (datasheet 4.6.7,
+ * PHY control bit 11): on an 82574 the link drops and the partner sees it.
+ * QEMU 7.2 emulates neither (STATUS.LU stays set), so the driver also
+ * stops the MAC itself: receive and transmit are disabled (RCTL.EN,
+ * TCTL.EN) until link_set(true), and link_get reports the link down.
+ * Link up: SLU, PHY powered up, autonegotiation restarted (QEMU: LSC after
+ * 500 ms), the MAC enabled again if the port is started. start brings the
+ * link up as well.
+ */
 static int e1000e_link_set(struct unic_port *port, bool up)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
 	struct e1000e_hw *hw = &ep->hw;
+	bool started = port->state == UNIC_PORT_STARTED;
 	uint16_t bmcr;
 	int rc;
 
+	if (hw->gone)
+		return -ENODEV;
 	if (up) {
+		ep->link_admin_down = false;
 		set_bits32(hw, E1000E_CTRL, E1000E_CTRL_SLU);
+		if (started) {
+			set_bits32(hw, E1000E_TCTL, E1000E_TCTL_EN);
+			set_bits32(hw, E1000E_RCTL, E1000E_RCTL_EN);
+		}
 		return e1000e_link_restart(hw);
+	}
+	ep->link_admin_down = true;
+	if (started) {
+		clear_bits32(hw, E1000E_RCTL, E1000E_RCTL_EN);
+		clear_bits32(hw, E1000E_TCTL, E1000E_TCTL_EN);
 	}
 	clear_bits32(hw, E1000E_CTRL, E1000E_CTRL_SLU);
 	rc = e1000e_phy_read(hw, E1000E_PHY_CTRL, &bmcr);

@@ -162,6 +162,7 @@ struct e1000e_port {
 	uint32_t vfta[E1000E_VFTA_SIZE];
 	uint32_t mta[E1000E_MTA_SIZE];  /* multicast list as hash bits (RCTL.MO = 0) */
 	uint32_t rx_usecs, tx_usecs;
+	bool link_admin_down;         /* link_set(false): MAC stopped, link reported down */
 	/* interrupts */
 	bool intr_on;
 	bool intx;                    /* one shared INTx source (RXT0) */
