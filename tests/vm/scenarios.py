@@ -82,6 +82,7 @@ BOOTS = [
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
+                 Check('notes', 'cat /tmp/e1000e-notes.txt'),
              )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
@@ -104,6 +105,7 @@ BOOTS = [
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
+                 Check('notes', 'cat /tmp/e1000e-notes.txt'),
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'
