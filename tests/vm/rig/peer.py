@@ -42,6 +42,7 @@ SOL_PACKET = 263                            # linux/socket.h
 PACKET_VNET_HDR = 15                        # linux/if_packet.h
 LINKTYPE_USER0 = 147
 RCVBUF = 8 << 20
+SO_RCVBUFFORCE = 33                         # asm-generic/socket.h
 
 
 def run(*cmd):
@@ -69,7 +70,12 @@ def forward(ifname):
 
 def capture_socket(ifname, vnet=False):
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+    try:
+        # Past net.core.rmem_max (root): two 60 KB GSO frames and their
+        # segments must fit while this process waits for the CPU.
+        sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+    except OSError:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
     if vnet:
         sock.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
     sock.bind((ifname, 0))
@@ -145,17 +151,15 @@ def main():
                 if len(words) == 4 and words[0] == 'send':
                     send(sock, words[1], words[2], int(words[3]))
         for s in (sock, vnet, segs):
-            if s not in ready:
-                continue
-            try:
-                frame, addr = s.recvfrom(262144)
-            except BlockingIOError:
-                continue
-            except OSError:
-                return              # QEMU exited and took the tap with it
-            if addr[2] == socket.PACKET_OUTGOING:
-                continue            # what the host itself sent
-            pcap_write(outs[s], frame)
+            while s in ready:       # everything it holds
+                try:
+                    frame, addr = s.recvfrom(262144)
+                except BlockingIOError:
+                    break
+                except OSError:
+                    return          # QEMU exited and took the tap with it
+                if addr[2] != socket.PACKET_OUTGOING:   # not what the host sent
+                    pcap_write(outs[s], frame)
     for out in outs.values():
         out.close()
 
