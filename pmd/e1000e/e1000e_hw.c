@@ -179,7 +179,7 @@ void e1000e_rar_set(struct e1000e_hw *hw, unsigned idx, const uint8_t *mac)
 }
 
 /*
- * MTA hash (datasheet 10.2.5.1, RCTL.MO): 12 bits of the destination
+ * MTA hash (82574 datasheet: MTA and RCTL.MO): 12 bits of the destination
  * address taken with byte 0 as the least significant; MO 00 takes bits
  * 47:36, 01 bits 46:35, 10 bits 45:34, 11 bits 43:32. Only bytes 4 and 5
  * hold them: shift byte 5 left and byte 4 right by the rest of 8.

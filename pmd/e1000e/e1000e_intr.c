@@ -117,7 +117,7 @@ void e1000e_intr_off(struct unic_port *port)
  *
  * With conf.link_intr the line also carries LSC, and one reader must see
  * every cause: the event thread then owns the INTx fd (e1000e_intx_demux).
- * It reads ICR, which clears it in INTx mode (datasheet 10.2.4.1; QEMU 7.2
+ * It reads ICR, which clears it in INTx mode (82574 datasheet, ICR; QEMU 7.2
  * likewise: e1000e_mac_icr_read without MSI-X), posts UNIC_EVENT_LINK on
  * LSC, passes RXT0 on to an eventfd that is the rx queues' source, and
  * unmasks INTx. The pollers sleep on that eventfd like on an MSI-X vector.

@@ -304,7 +304,7 @@ Test(e1000e_fp, a_frame_over_three_buffers_is_one_chain)
 /* ---- multicast hash (MTA) ---------------------------------------------------- */
 
 /*
- * The datasheet's rule (82574 10.2.5.1 / RCTL.MO), computed here another
+ * The datasheet's rule (82574: MTA, RCTL.MO), computed here another
  * way than the driver does: the destination address as one 48-bit number
  * with the first byte on the wire least significant; MO 00 hashes bits
  * 47:36, 01 bits 46:35, 10 bits 45:34, 11 bits 43:32.
@@ -357,7 +357,7 @@ Test(e1000e_hw, mta_image_sets_one_bit_per_listed_address_and_nothing_else)
 	for (unsigned i = 0; i < 3; i++) {
 		unsigned h = datasheet_hash(addrs[i], 0);
 
-		/* Register h[11:5], bit h[4:0] (datasheet 10.2.5.1). */
+		/* Register h[11:5], bit h[4:0] (datasheet, MTA). */
 		cr_assert(mta[h / 32] & (1u << (h % 32)), "address %u: hash 0x%x not set", i, h);
 	}
 	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
@@ -403,7 +403,7 @@ Test(e1000e_fp, ipv6_tso_writes_a_tcp_ipv6_context_and_tse_data_descriptors)
 	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1);
 	cr_assert_eq(txq.refused, 0, "an IPv6 TSO packet was refused");
 	cr_assert_eq(txq.tso, 1);
-	/* Context (datasheet 7.3.2.3): DEXT, DTYP context, TUCMD TCP and TSE,
+	/* Context descriptor (datasheet, TCP/IP context): DEXT, DTYP context, TUCMD TCP and TSE,
 	 * IP clear (IPv6), payload length 1500; MSS and header length. */
 	cr_assert(c->ctx.cmd_len & E1000E_TXD_CMD_DEXT);
 	cr_assert_eq(c->ctx.cmd_len & (0xfu << 20), E1000E_TXD_DTYP_C);

@@ -19,8 +19,8 @@
  * bridge floods it). The payload is "unic-vm RUN CHECK i\n" and then
  * payload_byte(k) for payload offset k. The IPv4 header checksum is sent as
  * zero; the L4 checksum field holds the pseudo-header sum the 82574 wants
- * (with the L4 length; for TSO without it, datasheet 7.3.6.2.1, as Intel's
- * drivers write it).
+ * (with the L4 length; for TSO without it, as the datasheet's TSO section
+ * and Intel's drivers have it).
  *
  * The exit status is the number of guest-side failures: a packet not taken,
  * refused or not counted by the driver and the device.
