@@ -62,6 +62,10 @@ struct unic_port_ops {
 	int (*mac_remove)(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
 	int (*promisc_set)(struct unic_port *port, bool on);
 	int (*allmulti_set)(struct unic_port *port, bool on);
+	/** Replace the multicast list (addresses checked by the core: group
+	 * addresses, at most UNIC_PORT_MC_ADDR_MAX; @p nb 0 empties it). */
+	int (*mc_addr_list_set)(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN],
+				unsigned nb);
 	int (*mtu_set)(struct unic_port *port, uint16_t mtu);
 	int (*coalesce_get)(struct unic_port *port, struct unic_coalesce *c);
 	int (*coalesce_set)(struct unic_port *port, const struct unic_coalesce *c);

@@ -141,6 +141,25 @@ int unic_port_allmulti_set(struct unic_port *port, bool on)
 	return PORT_OP(port, allmulti_set, on);
 }
 
+int unic_port_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN],
+			       unsigned nb)
+{
+	if (nb > UNIC_PORT_MC_ADDR_MAX || (nb > 0 && addrs == NULL)) {
+		UNIC_LOG(ERR, PORT, "%s: multicast list of %u addresses; at most %u", port->name, nb,
+			 UNIC_PORT_MC_ADDR_MAX);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < nb; i++) {
+		if (!(addrs[i][0] & 1)) {
+			UNIC_LOG(ERR, PORT, "%s: multicast list entry %u (%02x:%02x:%02x:%02x:%02x:%02x) is not a group address",
+				 port->name, i, addrs[i][0], addrs[i][1], addrs[i][2], addrs[i][3], addrs[i][4],
+				 addrs[i][5]);
+			return -EINVAL;
+		}
+	}
+	return PORT_OP(port, mc_addr_list_set, addrs, nb);
+}
+
 int unic_port_mtu_set(struct unic_port *port, uint16_t mtu)
 {
 	struct unic_port_info info;

@@ -178,6 +178,32 @@ void e1000e_rar_set(struct e1000e_hw *hw, unsigned idx, const uint8_t *mac)
 	write32(hw, E1000E_RAH(idx), (uint32_t)mac[4] | (uint32_t)mac[5] << 8 | E1000E_RAH_AV);
 }
 
+/*
+ * MTA hash (82574 datasheet: MTA and RCTL.MO): 12 bits of the destination
+ * address taken with byte 0 as the least significant; MO 00 takes bits
+ * 47:36, 01 bits 46:35, 10 bits 45:34, 11 bits 43:32. Only bytes 4 and 5
+ * hold them: shift byte 5 left and byte 4 right by the rest of 8.
+ */
+uint16_t e1000e_mta_hash(const uint8_t mac[UNIC_ETHER_ADDR_LEN], unsigned mo)
+{
+	static const uint8_t right[4] = { 4, 3, 2, 0 }; /* shift of byte 4 */
+
+	return (uint16_t)(((unsigned)mac[4] >> right[mo & 3] |
+			   (unsigned)mac[5] << (8 - right[mo & 3])) & 0xfffu);
+}
+
+void e1000e_mta_build(const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb, unsigned mo,
+		      uint32_t mta[E1000E_MTA_SIZE])
+{
+	memset(mta, 0, E1000E_MTA_SIZE * sizeof(mta[0]));
+	for (unsigned i = 0; i < nb; i++) {
+		uint16_t h = e1000e_mta_hash(addrs[i], mo);
+
+		/* Word h[11:5], bit h[4:0]. */
+		mta[h >> 5] |= 1u << (h & 31);
+	}
+}
+
 void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link)
 {
 	uint32_t st = read32(hw, E1000E_STATUS);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "e1000e_priv.h"
@@ -92,6 +93,12 @@ void e1000e_intr_off(struct unic_port *port)
 	if (ep->other_watched)
 		unic_event_fd_remove(ep->irq_fds[E1000E_VEC_OTHER]);
 	ep->other_watched = false;
+	if (ep->intx_demux)
+		unic_event_fd_remove(ep->irq_fds[0]);
+	ep->intx_demux = false;
+	if (ep->intx_rx_fd >= 0)
+		close(ep->intx_rx_fd);
+	ep->intx_rx_fd = -1;
 	unic_pci_irq_disable(ep->dev);
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
 		ep->rxq[q].irq_fd = -1;
@@ -107,7 +114,13 @@ void e1000e_intr_off(struct unic_port *port)
  * unmask callback (after each wake) clears RXT0 in ICR so the level drops,
  * then unmasks INTx (uio_pci_generic masks it in the command register when
  * it fires, and has no irqcontrol write).
- * Link changes are not reported in this mode: poll unic_port_link_get().
+ *
+ * With conf.link_intr the line also carries LSC, and one reader must see
+ * every cause: the event thread then owns the INTx fd (e1000e_intx_demux).
+ * It reads ICR, which clears it in INTx mode (82574 datasheet, ICR; QEMU 7.2
+ * likewise: e1000e_mac_icr_read without MSI-X), posts UNIC_EVENT_LINK on
+ * LSC, passes RXT0 on to an eventfd that is the rx queues' source, and
+ * unmasks INTx. The pollers sleep on that eventfd like on an MSI-X vector.
  */
 static int e1000e_intx_ack(void *ctx)
 {
@@ -116,6 +129,35 @@ static int e1000e_intx_ack(void *ctx)
 	/* Drop the level first, then unmask: no second interrupt. */
 	write32(&ep->hw, E1000E_ICR, E1000E_ICR_RXT0);
 	return unic_pci_intx_unmask(ep->dev);
+}
+
+static void e1000e_intx_demux(int fd, void *arg)
+{
+	struct unic_port *port = arg;
+	struct e1000e_port *ep = e1000e_priv(port);
+	struct e1000e_hw *hw = &ep->hw;
+	uint32_t count, icr;
+	uint64_t one = 1;
+
+	if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count) || hw->gone)
+		return;                       /* EAGAIN: another wake took it */
+	icr = read32(hw, E1000E_ICR);         /* clears every cause: the level drops */
+	if (icr == 0xffffffffu) {
+		hw->gone = true;
+		unic_pci_gone(ep->dev);
+		return;
+	}
+	__atomic_fetch_add(&ep->other_irqs, 1, __ATOMIC_RELAXED);
+	if (icr & E1000E_ICR_LSC) {
+		__atomic_fetch_add(&ep->link_events, 1, __ATOMIC_RELAXED);
+		unic_port_event_post(port, UNIC_EVENT_LINK);
+	}
+	if ((icr & E1000E_ICR_RXT0) && ep->intx_rx_fd >= 0 &&
+	    __atomic_load_n(&ep->intx_armed, __ATOMIC_RELAXED) != 0 &&
+	    write(ep->intx_rx_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+		/* Only EAGAIN (the counter is full): the poller is awake anyway. */
+	}
+	(void)unic_pci_intx_unmask(ep->dev);
 }
 
 static int e1000e_intx_on(struct unic_port *port)
@@ -134,8 +176,6 @@ static int e1000e_intx_on(struct unic_port *port)
 		UNIC_PORT_LOG(port, ERR, "cannot enable INTx: %s", strerror(-rc));
 		return rc;
 	}
-	if (port->conf.link_intr)
-		UNIC_PORT_LOG(port, NOTICE, "INTx: link changes are not reported as events; poll the link instead");
 	ep->intr_on = true;
 	ep->intx = true;
 	ep->nb_irq = 1;
@@ -148,6 +188,26 @@ static int e1000e_intx_on(struct unic_port *port)
 	write32(hw, E1000E_IVAR, 0);
 	(void)read32(hw, E1000E_ICR);
 	write32(hw, E1000E_ICR, 0xffffffffu);
+	if (port->conf.link_intr) {
+		ep->intx_rx_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (ep->intx_rx_fd < 0) {
+			rc = -errno;
+			UNIC_PORT_LOG(port, ERR, "INTx: cannot create the rx eventfd: %s", strerror(-rc));
+			e1000e_intr_off(port);
+			return rc;
+		}
+		for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+			ep->rxq[q].irq_fd = ep->intx_rx_fd; /* a stale count is dropped at arm time */
+		rc = unic_event_fd_add(ep->irq_fds[0], e1000e_intx_demux, port);
+		if (rc < 0) {
+			UNIC_PORT_LOG(port, ERR, "INTx: cannot watch the interrupt for link changes: %s",
+				      strerror(-rc));
+			e1000e_intr_off(port);
+			return rc;
+		}
+		ep->intx_demux = true;
+		write32(hw, E1000E_IMS, E1000E_ICR_LSC);
+	}
 	return 0;
 }
 
@@ -205,6 +265,16 @@ int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *src, un
 
 	if (!ep->intr_on || port->conf.rx_mode == UNIC_RX_MODE_POLL)
 		return -ENOTSUP;
+	if (ep->intx && ep->intx_demux) {
+		if (max > 0)
+			src[0] = (struct unic_intr_source){
+				.fd = ep->intx_rx_fd,
+				.kind = UNIC_INTR_EVENTFD,
+				.queue_mask = (1u << port->conf.nb_rxq) - 1,
+				.index = 0,
+			};
+		return 1;
+	}
 	if (ep->intx) {
 		if (max > 0)
 			src[0] = (struct unic_intr_source){

@@ -404,7 +404,7 @@ static void program_filters(struct e1000e_port *ep, struct unic_port *port)
 	for (unsigned i = 0; i < E1000E_RAR_SIZE; i++)
 		e1000e_rar_set(hw, i, ep->uc_used[i] ? ep->uc_addr[i] : NULL);
 	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
-		write32(hw, E1000E_MTA(i), 0);
+		write32(hw, E1000E_MTA(i), ep->mta[i]);
 	for (unsigned i = 0; i < E1000E_VFTA_SIZE; i++)
 		write32(hw, E1000E_VFTA(i), ep->vfta[i]);
 	write32(hw, E1000E_VET, 0x8100);
@@ -475,6 +475,7 @@ static int e1000e_start(struct unic_port *port)
 	rc = e1000e_link_setup(hw);
 	if (rc < 0)
 		UNIC_PORT_LOG(port, WARNING, "PHY access failed (%s); link left as it is", strerror(-rc));
+	ep->link_admin_down = false;
 
 	ctrl = read32(hw, E1000E_CTRL);
 	if (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP ||
@@ -610,19 +611,49 @@ static int e1000e_link_get(struct unic_port *port, struct unic_link *link)
 	if (ep->hw.gone)
 		return -ENODEV;
 	e1000e_link_read(&ep->hw, link);
+	if (ep->link_admin_down) {
+		/* Set down by link_set(false): down whatever STATUS says
+		 * (QEMU 7.2 keeps STATUS.LU through SLU and PHY power-down). */
+		link->up = false;
+		link->speed_mbps = 0;
+		link->full_duplex = false;
+	}
 	return 0;
 }
 
+/*
+ * Link down: CTRL.SLU clear and the PHY powered down (datasheet 4.6.7,
+ * PHY control bit 11): on an 82574 the link drops and the partner sees it.
+ * QEMU 7.2 emulates neither (STATUS.LU stays set), so the driver also
+ * stops the MAC itself: receive and transmit are disabled (RCTL.EN,
+ * TCTL.EN) until link_set(true), and link_get reports the link down.
+ * Link up: SLU, PHY powered up, autonegotiation restarted (QEMU: LSC after
+ * 500 ms), the MAC enabled again if the port is started. start brings the
+ * link up as well.
+ */
 static int e1000e_link_set(struct unic_port *port, bool up)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
 	struct e1000e_hw *hw = &ep->hw;
+	bool started = port->state == UNIC_PORT_STARTED;
 	uint16_t bmcr;
 	int rc;
 
+	if (hw->gone)
+		return -ENODEV;
 	if (up) {
+		ep->link_admin_down = false;
 		set_bits32(hw, E1000E_CTRL, E1000E_CTRL_SLU);
+		if (started) {
+			set_bits32(hw, E1000E_TCTL, E1000E_TCTL_EN);
+			set_bits32(hw, E1000E_RCTL, E1000E_RCTL_EN);
+		}
 		return e1000e_link_restart(hw);
+	}
+	ep->link_admin_down = true;
+	if (started) {
+		clear_bits32(hw, E1000E_RCTL, E1000E_RCTL_EN);
+		clear_bits32(hw, E1000E_TCTL, E1000E_TCTL_EN);
 	}
 	clear_bits32(hw, E1000E_CTRL, E1000E_CTRL_SLU);
 	rc = e1000e_phy_read(hw, E1000E_PHY_CTRL, &bmcr);
@@ -707,6 +738,24 @@ static int e1000e_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHE
 		}
 	}
 	return -ENOENT;
+}
+
+/*
+ * Multicast list: the MTA holds one bit per 12-bit hash (RCTL.MO stays 00,
+ * address bits 47:36); a frame to a group address whose bit is set passes
+ * the filter (and so can an unlisted address with the same hash).
+ */
+static int e1000e_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN],
+				   unsigned nb)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	e1000e_mta_build(addrs, nb, 0, ep->mta);
+	if (ep->hw.gone)
+		return -ENODEV;
+	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
+		write32(&ep->hw, E1000E_MTA(i), ep->mta[i]);
+	return 0;
 }
 
 /* VFTA (datasheet 10.2.5.12): 4096 bits, word id >> 5, bit id & 31. */
@@ -799,6 +848,7 @@ static const struct unic_port_ops e1000e_ops = {
 	.mac_remove = e1000e_mac_remove,
 	.promisc_set = e1000e_promisc_set,
 	.allmulti_set = e1000e_allmulti_set,
+	.mc_addr_list_set = e1000e_mc_addr_list_set,
 	.mtu_set = e1000e_mtu_set,
 	.regs_get = e1000e_regs_get,
 	.eeprom_get = e1000e_eeprom_get,
@@ -812,6 +862,7 @@ static void e1000e_setup(struct unic_port *port)
 {
 	port->ops = &e1000e_ops;
 	port->drv = &unic_e1000e_driver;
+	e1000e_priv(port)->intx_rx_fd = -1;
 }
 
 static bool mac_valid(const uint8_t *m)

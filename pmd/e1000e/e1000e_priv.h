@@ -160,11 +160,15 @@ struct e1000e_port {
 	uint8_t uc_addr[E1000E_RAR_SIZE][UNIC_ETHER_ADDR_LEN]; /* [0] is port->mac */
 	bool uc_used[E1000E_RAR_SIZE];
 	uint32_t vfta[E1000E_VFTA_SIZE];
+	uint32_t mta[E1000E_MTA_SIZE];  /* multicast list as hash bits (RCTL.MO = 0) */
 	uint32_t rx_usecs, tx_usecs;
+	bool link_admin_down;         /* link_set(false): MAC stopped, link reported down */
 	/* interrupts */
 	bool intr_on;
 	bool intx;                    /* one shared INTx source (RXT0) */
 	uint32_t intx_armed;          /* atomic: bit q, rx queue q armed */
+	bool intx_demux;              /* INTx with link events: the event thread reads ICR */
+	int intx_rx_fd;               /* then the rx queues' eventfd, else -1 */
 	bool other_watched;
 	int irq_fds[5];
 	unsigned nb_irq;
@@ -196,6 +200,11 @@ int e1000e_phy_read(struct e1000e_hw *hw, uint32_t reg, uint16_t *val);
 int e1000e_phy_write(struct e1000e_hw *hw, uint32_t reg, uint16_t val);
 int e1000e_mac_read(struct e1000e_hw *hw, uint8_t mac[UNIC_ETHER_ADDR_LEN]);
 void e1000e_rar_set(struct e1000e_hw *hw, unsigned idx, const uint8_t *mac);
+/** The 12-bit MTA hash of @p mac under RCTL.MO = @p mo (0..3). */
+uint16_t e1000e_mta_hash(const uint8_t mac[UNIC_ETHER_ADDR_LEN], unsigned mo);
+/** The 128-word MTA image that accepts exactly the hashes of @p addrs. */
+void e1000e_mta_build(const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb, unsigned mo,
+		      uint32_t mta[E1000E_MTA_SIZE]);
 void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
 int e1000e_link_restart(struct e1000e_hw *hw);
 int e1000e_link_setup(struct e1000e_hw *hw);

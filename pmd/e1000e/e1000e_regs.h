@@ -139,6 +139,7 @@
 #define E1000E_RCTL_LBM_MASK    (3u << 6)
 #define E1000E_RCTL_RDMTS_HALF  (0u << 8)
 #define E1000E_RCTL_DTYP_MASK   (3u << 10)
+#define E1000E_RCTL_MO_SHIFT    12         /* multicast offset: which 12 address bits hash into the MTA */
 #define E1000E_RCTL_MO_MASK     (3u << 12)
 #define E1000E_RCTL_BAM         (1u << 15) /* accept broadcast */
 #define E1000E_RCTL_BSIZE_SHIFT 16         /* 2 bits; meaning depends on BSEX */

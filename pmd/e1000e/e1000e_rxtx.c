@@ -336,9 +336,17 @@ static void tx_ctx_write(volatile union e1000e_tx_desc *d, const struct unic_pkt
 		tucmd |= E1000E_TXD_TUCMD_TCP;
 	if (f & UNIC_PKT_TX_IPV4)
 		tucmd |= E1000E_TXD_TUCMD_IP;
+	/* IPCSS locates the IP header (TSO updates its length in every
+	 * segment, IPv6 too); IPCSO/IPCSE only exist for the IPv4 header
+	 * checksum, and are 0 for IPv6 (as Intel's drivers write them). */
 	d->ctx.ipcss = (uint8_t)l2;
-	d->ctx.ipcso = (uint8_t)(l2 + 10);
-	d->ctx.ipcse = (uint16_t)(l2 + l3 - 1);
+	if (f & UNIC_PKT_TX_IPV4) {
+		d->ctx.ipcso = (uint8_t)(l2 + 10);
+		d->ctx.ipcse = (uint16_t)(l2 + l3 - 1);
+	} else {
+		d->ctx.ipcso = 0;
+		d->ctx.ipcse = 0;
+	}
 	d->ctx.tucss = (uint8_t)(l2 + l3);
 	d->ctx.tucso = (uint8_t)(l2 + l3 + (tcp ? 16 : 6));
 	d->ctx.tucse = 0; /* to the end of the packet */
@@ -354,9 +362,16 @@ static void tx_ctx_write(volatile union e1000e_tx_desc *d, const struct unic_pkt
 	d->ctx.cmd_len = tucmd;
 }
 
+/*
+ * QEMU quirk: the emulated 82574 takes at most 64 data descriptors for one
+ * packet (E1000E_MAX_TX_FRAGS) and drops the whole packet, silently, past
+ * that; a 64 KiB TSO packet in 2 KiB buffers split at 4 KiB needs up to 64.
+ */
+#define E1000E_TX_MAX_DATA_DESC 64u
+
 /* Descriptors a packet needs, checked: @return the count, or 0 if the
  * chain is malformed (a zero-length segment, nb_segs or pkt_len not what
- * it holds, more than 64 segments). */
+ * it holds, more than 64 segments) or needs more than 64 data descriptors. */
 static inline uint16_t tx_descs(const struct unic_pkt *p)
 {
 	uint32_t len = 0;
@@ -369,7 +384,7 @@ static inline uint16_t tx_descs(const struct unic_pkt *p)
 		d = (uint16_t)(d + seg_descs(unic_pkt_data_iova(s), s->data_len));
 		n++;
 	}
-	if (UNIC_UNLIKELY(n != p->nb_segs || len != p->pkt_len))
+	if (UNIC_UNLIKELY(n != p->nb_segs || len != p->pkt_len || d > E1000E_TX_MAX_DATA_DESC))
 		return 0;
 	return d;
 }
@@ -486,6 +501,11 @@ int e1000e_rx_intr_enable(void *q)
 	if (rxq->ep->intx) {
 		__atomic_fetch_or(&rxq->ep->intx_armed, 1u << rxq->qid, __ATOMIC_RELAXED);
 		write32(hw, E1000E_ICR, E1000E_ICR_RXT0);
+		/* INTx with link events: the queues sleep on an eventfd the
+		 * event thread writes (e1000e_intr.c); drop a stale count. */
+		if (rxq->irq_fd >= 0 && read(rxq->irq_fd, &stale, sizeof(stale)) < 0) {
+			/* EAGAIN: nothing stale. */
+		}
 		write32(hw, E1000E_IMS, E1000E_ICR_RXT0);
 		return 0;
 	}

@@ -300,3 +300,202 @@ Test(e1000e_fp, a_frame_over_three_buffers_is_one_chain)
 	cr_assert_eq(got[0]->next->next->data_len, 100);
 	unic_pkt_free(got[0]);
 }
+
+/* ---- multicast hash (MTA) ---------------------------------------------------- */
+
+/*
+ * The datasheet's rule (82574: MTA, RCTL.MO), computed here another
+ * way than the driver does: the destination address as one 48-bit number
+ * with the first byte on the wire least significant; MO 00 hashes bits
+ * 47:36, 01 bits 46:35, 10 bits 45:34, 11 bits 43:32.
+ */
+static unsigned datasheet_hash(const uint8_t mac[6], unsigned mo)
+{
+	static const unsigned low_bit[4] = { 36, 35, 34, 32 };
+	uint64_t a = 0;
+
+	for (int i = 5; i >= 0; i--)
+		a = a << 8 | mac[i];
+	return (unsigned)(a >> low_bit[mo]) & 0xfffu;
+}
+
+Test(e1000e_hw, mta_hash_takes_the_address_bits_rctl_mo_selects)
+{
+	/* Intel's worked example: 01:AA:00:12:34:56 hashes to 0x563, 0xAC6,
+	 * 0x58D and 0x634 under MO 0..3. */
+	static const uint8_t ex[6] = { 0x01, 0xaa, 0x00, 0x12, 0x34, 0x56 };
+	static const unsigned want[4] = { 0x563, 0xac6, 0x58d, 0x634 };
+	uint8_t mac[6] = { 0x01, 0x00, 0x5e, 0, 0, 0 };
+
+	for (unsigned mo = 0; mo < 4; mo++) {
+		cr_assert_eq(datasheet_hash(ex, mo), want[mo], "the test's own rule, MO %u", mo);
+		cr_assert_eq(e1000e_mta_hash(ex, mo), want[mo], "MO %u: 0x%x", mo, e1000e_mta_hash(ex, mo));
+	}
+	/* Every value of the two bytes that carry the hash, every MO. */
+	for (unsigned v = 0; v < 65536; v++) {
+		mac[4] = (uint8_t)v;
+		mac[5] = (uint8_t)(v >> 8);
+		for (unsigned mo = 0; mo < 4; mo++)
+			cr_assert_eq(e1000e_mta_hash(mac, mo), datasheet_hash(mac, mo),
+				     "%02x:%02x MO %u: driver 0x%x, datasheet 0x%x", mac[4], mac[5], mo,
+				     e1000e_mta_hash(mac, mo), datasheet_hash(mac, mo));
+	}
+}
+
+Test(e1000e_hw, mta_image_sets_one_bit_per_listed_address_and_nothing_else)
+{
+	static const uint8_t addrs[3][6] = {
+		{ 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 },
+		{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 },
+		{ 0x01, 0xaa, 0x00, 0x12, 0x34, 0x56 },
+	};
+	uint32_t mta[E1000E_MTA_SIZE];
+	unsigned bits = 0;
+
+	memset(mta, 0xff, sizeof(mta));
+	e1000e_mta_build(addrs, 3, 0, mta);
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned h = datasheet_hash(addrs[i], 0);
+
+		/* Register h[11:5], bit h[4:0] (datasheet, MTA). */
+		cr_assert(mta[h / 32] & (1u << (h % 32)), "address %u: hash 0x%x not set", i, h);
+	}
+	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
+		bits += (unsigned)__builtin_popcount(mta[i]);
+	cr_assert_eq(bits, 3, "%u bits set for three addresses with distinct hashes", bits);
+	e1000e_mta_build(addrs, 0, 0, mta);
+	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
+		cr_assert_eq(mta[i], 0, "an empty list clears the table");
+}
+
+/* ---- tx offload contexts ----------------------------------------------------- */
+
+/* Ethernet + IPv6 + TCP headers, then @p pay payload bytes in one segment. */
+static struct unic_pkt *tcp6_pkt(uint16_t pay)
+{
+	struct unic_pkt *p = unic_pkt_alloc(pool);
+	uint8_t *f;
+
+	cr_assert_not_null(p);
+	f = unic_pkt_append(p, (uint16_t)(74 + pay));
+	memset(f, 0, 74 + pay);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	f[14] = 0x60;
+	f[14 + 4] = (uint8_t)((20 + pay) >> 8);
+	f[14 + 5] = (uint8_t)(20 + pay);
+	f[14 + 6] = 6;
+	f[14 + 7] = 64;
+	f[54 + 12] = 5 << 4;
+	p->ol_flags = UNIC_PKT_TX_IPV6 | UNIC_PKT_TX_TCP_SEG;
+	p->l2_len = 14;
+	p->l3_len = 40;
+	p->l4_len = 20;
+	p->tso_segsz = 500;
+	return p;
+}
+
+Test(e1000e_fp, ipv6_tso_writes_a_tcp_ipv6_context_and_tse_data_descriptors)
+{
+	struct unic_pkt *p = tcp6_pkt(1500);
+	volatile union e1000e_tx_desc *c = &tx_ring[0];
+
+	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1);
+	cr_assert_eq(txq.refused, 0, "an IPv6 TSO packet was refused");
+	cr_assert_eq(txq.tso, 1);
+	/* Context descriptor (datasheet, TCP/IP context): DEXT, DTYP context, TUCMD TCP and TSE,
+	 * IP clear (IPv6), payload length 1500; MSS and header length. */
+	cr_assert(c->ctx.cmd_len & E1000E_TXD_CMD_DEXT);
+	cr_assert_eq(c->ctx.cmd_len & (0xfu << 20), E1000E_TXD_DTYP_C);
+	cr_assert(c->ctx.cmd_len & E1000E_TXD_TUCMD_TCP);
+	cr_assert(c->ctx.cmd_len & E1000E_TXD_CMD_TSE);
+	cr_assert(!(c->ctx.cmd_len & E1000E_TXD_TUCMD_IP), "IPv6 context marked IPv4");
+	cr_assert_eq(c->ctx.cmd_len & 0xfffffu, 1500);
+	cr_assert_eq(c->ctx.mss, 500);
+	cr_assert_eq(c->ctx.hdr_len, 74);
+	cr_assert_eq(c->ctx.ipcss, 14);
+	cr_assert_eq(c->ctx.ipcso, 0, "no IPv4 header checksum in an IPv6 context");
+	cr_assert_eq(c->ctx.tucss, 54);
+	cr_assert_eq(c->ctx.tucso, 54 + 16);
+	/* Data: TSE on every descriptor, TXSM (TCP checksum) but no IXSM. */
+	for (unsigned i = 1; i < tdt; i++) {
+		cr_assert(tx_ring[i].data.cmd_len & E1000E_TXD_CMD_TSE, "descriptor %u without TSE", i);
+		cr_assert(tx_ring[i].data.status_popts & E1000E_TXD_POPTS_TXSM);
+		cr_assert(!(tx_ring[i].data.status_popts & E1000E_TXD_POPTS_IXSM));
+	}
+	cr_assert(tx_ring[tdt - 1].data.cmd_len & E1000E_TXD_CMD_EOP);
+}
+
+Test(e1000e_fp, ipv6_tso_with_an_extension_header_length_is_refused)
+{
+	struct unic_pkt *p = tcp6_pkt(1000);
+
+	p->l3_len = 48; /* not what the header says (no extension headers) */
+	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1);
+	cr_assert_eq(txq.refused, 1);
+	cr_assert_eq(tdt, 0, "nothing sent");
+}
+
+Test(e1000e_fp, a_packet_needing_over_64_data_descriptors_is_refused)
+{
+	/* 65 segments of 60 bytes: a 65-descriptor chain (QEMU drops it). */
+	struct e1000e_txq big = txq;
+	static union e1000e_tx_desc ring[256];
+	static struct unic_pkt *sw[256];
+	static uint16_t rs[256];
+	struct unic_pkt *head = pkt(60), *tail = head;
+
+	big.ring = ring;
+	big.sw_ring = sw;
+	big.rs_idx = rs;
+	big.nb_desc = 256;
+	for (int i = 1; i < 64; i++) {
+		tail->next = pkt(60);
+		tail = tail->next;
+		head->nb_segs++;
+		head->pkt_len += 60;
+	}
+	/* 64 segments, 64 descriptors: taken. */
+	cr_assert_eq(e1000e_tx_burst(&big, &head, 1), 1);
+	cr_assert_eq(big.refused, 0);
+	cr_assert_eq(tdt, 64);
+	e1000e_txq_drain(&big);
+	/* One segment that crosses 4 KiB more: 65 descriptors, refused. */
+	head = pkt(60);
+	tail = head;
+	for (int i = 1; i < 63; i++) {
+		tail->next = pkt(60);
+		tail = tail->next;
+		head->nb_segs++;
+		head->pkt_len += 60;
+	}
+	{
+		struct unic_pkt *spare[64], *c = NULL;
+		unsigned nb = 0;
+
+		while (c == NULL && nb < 64) {
+			struct unic_pkt *x = unic_pkt_alloc(pool);
+			uint64_t off;
+
+			cr_assert_not_null(x);
+			off = (x->buf_iova / 4096 + 1) * 4096 - 30 - x->buf_iova;
+			if (off + 60 <= x->buf_len) {
+				x->data_off = (uint16_t)off;
+				x->data_len = 60;
+				x->pkt_len = 60;
+				c = x;
+			} else {
+				spare[nb++] = x;
+			}
+		}
+		unic_pkt_free_bulk(spare, nb);
+		cr_assert_not_null(c, "no buffer holds a 4 KiB boundary");
+		tail->next = c;
+		head->nb_segs++;
+		head->pkt_len += 60;
+	}
+	tdt = 0;
+	cr_assert_eq(e1000e_tx_burst(&big, &head, 1), 1, "taken (freed), not left to the caller");
+	cr_assert_eq(big.refused, 1, "64 segments needing 65 descriptors were not refused");
+	cr_assert_eq(tdt, 0, "nothing sent");
+}

@@ -516,6 +516,16 @@ Test(port, missing_optional_ops_return_enotsup)
 	cr_assert_eq(unic_port_mac_set(p, mac), -EINVAL, "multicast refused before the driver");
 	cr_assert_eq(unic_port_mac_get(p, mac), 0);
 	cr_assert_eq(mac[5], 0x42);
+	{
+		static const uint8_t groups[2][6] = { { 0x01, 0, 0x5e, 0, 0, 1 }, { 0x02, 0, 0, 0, 0, 1 } };
+
+		cr_assert_eq(unic_port_mc_addr_list_set(p, groups, 1), -ENOTSUP);
+		cr_assert_eq(unic_port_mc_addr_list_set(p, groups, 2), -EINVAL,
+			     "a unicast address in the multicast list refused before the driver");
+		cr_assert_eq(unic_port_mc_addr_list_set(p, groups, UNIC_PORT_MC_ADDR_MAX + 1), -EINVAL);
+		cr_assert_eq(unic_port_mc_addr_list_set(p, NULL, 1), -EINVAL);
+		cr_assert_eq(unic_port_mc_addr_list_set(p, NULL, 0), -ENOTSUP);
+	}
 	cr_assert_eq(unic_port_msglevel_set(p, 9), -EINVAL);
 	cr_assert_eq(unic_port_msglevel_set(p, UNIC_LOG_DEBUG), 0);
 	cr_assert_eq(unic_port_msglevel_get(p), UNIC_LOG_DEBUG);

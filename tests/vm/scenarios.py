@@ -27,12 +27,21 @@ HUB_VFIO_AW48 = Topology(access='vfio', aw_bits=48, nics=(
 # (topology a), and an e1000e on a host tap (topology b) driven by the guest
 # kernel's own e1000e driver, which checks the tap path of the rig itself;
 # a second e1000e on hub 0 (uio_pci_generic) is the peer of the first in
-# the e1000e traffic tests.
+# the e1000e traffic tests; a third e1000e under uio_pci_generic sits on a
+# second tap, unic1 (topology b for unic: TSO and checksum offload toward
+# the host, rig/offload.py).
 UIO = Topology(access='uio', nics=(
     Nic('e1000e', 'hub0', 'root-bus'),
     Nic('e1000e', 'tap:unic0', 'root-bus', driver='e1000e'),
     Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('e1000e', 'tap:unic1', 'root-bus'),
 ))
+
+# One packet each through unic's e1000e (nic3) toward tap unic1: a
+# 60 000-byte TCP payload as one TSO packet over IPv4 and over IPv6, and
+# TCP/UDP over IPv4/IPv6 with checksum offload (rig/offload.py, vm_offload.c).
+OFFLOAD_CASES = ('tso4:1400:60000', 'tso6:1380:60000', 'tcp4:1000', 'udp4:1000',
+                 'tcp6:1000', 'udp6:1000')
 
 # unic-devbind checks: shell one-liners (a plan line is one line).  bdf NICn
 # is the NIC's PCI address, drv BDF its bound driver ("none"), want BDF DRV
@@ -114,6 +123,7 @@ BOOTS = [
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
+                 Check('notes', 'cat /tmp/e1000e-notes.txt'),
              )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
@@ -136,6 +146,7 @@ BOOTS = [
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
+                 Check('notes', 'cat /tmp/e1000e-notes.txt'),
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'
@@ -143,6 +154,11 @@ BOOTS = [
                        frames=('unic0', 20)),
                  Check('host-sends', 'vm-frames recv $(unic-vm ifname nic1) 20'
                        ' "unic-vm host-send unic0 20"', binaries=('tests/vm/guest/vm-frames',)),
+             )),
+             Scenario('tap-offload', (
+                 Check('tso-csum', 'vm-offload $(unic-vm nics | awk \'$1 == "nic3" { print $2 }\') '
+                       + ' '.join(OFFLOAD_CASES), binaries=('tests/vm/guest/vm-offload',),
+                       offload=('unic1', OFFLOAD_CASES), timeout=120),
              )),
              # After the tap scenario, which needs nic1 on the kernel's e1000e.
              Scenario('devbind', (

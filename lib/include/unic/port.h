@@ -348,6 +348,19 @@ int unic_port_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_
 int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
 int unic_port_promisc_set(struct unic_port *port, bool on);
 int unic_port_allmulti_set(struct unic_port *port, bool on);
+/** Most addresses unic_port_mc_addr_list_set() takes at once. */
+#define UNIC_PORT_MC_ADDR_MAX 256
+/**
+ * Replace the port's multicast address list: with all-multicast and
+ * promiscuous mode off, frames to a listed group address are received and
+ * frames to other group addresses are dropped (a hash filter may let an
+ * unlisted address through when it shares a hash bucket with a listed one).
+ * @p nb 0 empties the list. The list is kept across stop/start.
+ * @return 0, -EINVAL (an address is not multicast, or @p nb is over
+ * UNIC_PORT_MC_ADDR_MAX), -ENOTSUP.
+ */
+int unic_port_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN],
+			       unsigned nb);
 /**
  * Add (@p on) or remove VLAN @p vlan_id in the port's VLAN filter, which
  * drops tagged frames of unlisted VLANs while UNIC_RX_OFFLOAD_VLAN_FILTER is

@@ -18,7 +18,8 @@ PACKAGES_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__f
 # package brought it: a dynamic /bin/busybox (Debian's `busybox`) will do,
 # since the initramfs gets every library ldd lists for it.  Other packages
 # are asked of dpkg.  (unshare, nsenter, ldd, dpkg and apt are essential.)
-PROVIDED_BY = {'busybox-static': '/bin/busybox', 'qemu-system-x86': 'qemu-system-x86_64'}
+PROVIDED_BY = {'busybox-static': '/bin/busybox', 'qemu-system-x86': 'qemu-system-x86_64',
+               'tshark': 'tshark', 'ethtool': 'ethtool', 'iproute2': 'ip'}
 
 
 class SetupError(Exception):

@@ -114,6 +114,10 @@ class Check:
         shared library ldd lists for them are put into the initramfs.
     frames: (tap, count): the check sends count frames tagged with the run id
         and its name (guest/vm_frames.c) that the host must capture on tap.
+    offload: (tap, cases): the check sends one packet per case through a
+        NIC on tap with TSO or checksum offload (guest/vm_offload.c); the
+        host checks each on the tap (virtio-net header) and after it
+        forwarded them with offloads off (rig/offload.py).
     timeout: seconds; past it the guest kills the command and goes on (0:
         no guest-side timeout).  The host stops the guest if a check makes
         no progress for its timeout plus CHECK_SLACK.
@@ -127,6 +131,7 @@ class Check:
     timeout: int = 60
     frames: Optional[Tuple[str, int]] = None
     show: bool = False
+    offload: Optional[Tuple[str, Tuple[str, ...]]] = None
 
 
 def criterion(name, binary, timeout=120):

@@ -8,7 +8,18 @@ waits for QEMU to create the tap, sets it up, prints "ready" and writes
 every frame the tap receives to PCAP until SIGTERM.  A line "send RUN CHECK
 COUNT" on stdin makes it send COUNT broadcast frames tagged like the guest's
 (EtherType 0x88b5, payload "unic-vm RUN CHECK SEQ", see rig/frames.py).
-Standard library only.
+
+It also plays the host that forwards the guest's traffic: the tap and one
+end (IFNAME-fa) of a veth pair are ports of a bridge (IFNAME-br), the veth
+end has every transmit offload off (`ethtool -K IFNAME-fa tso off gso off
+tx off`), so the kernel segments GSO frames and fills in checksums in
+software before they leave, and what arrives at the other end (IFNAME-fb,
+GRO off) is written to PCAP with ".pcap" replaced by ".segments.pcap".
+What the tap receives is also read through a packet socket with
+PACKET_VNET_HDR, which puts the kernel's GSO and checksum state of each
+frame in front of it as a virtio-net header (struct virtio_net_hdr, 10
+bytes): those records go to ".vnet.pcap" (link type USER0, 147).
+Standard library and iproute2/ethtool only.
 """
 
 import fcntl
@@ -17,6 +28,7 @@ import select
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -26,6 +38,63 @@ IFF_UP = 0x1
 ETH_P_ALL = 0x0003
 ETHERTYPE = 0x88b5
 HOST_MAC = bytes.fromhex('020000000001')   # locally administered
+SOL_PACKET = 263                            # linux/socket.h
+PACKET_VNET_HDR = 15                        # linux/if_packet.h
+LINKTYPE_USER0 = 147
+RCVBUF = 8 << 20
+SO_RCVBUFFORCE = 33                         # asm-generic/socket.h
+
+
+def run(*cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def forward(ifname):
+    """tap + veth end on a bridge; the veth's transmit offloads off.
+    Returns the name of the far end, where the segments arrive."""
+    stem = ifname[:11]
+    br, fa, fb = stem + '-br', stem + '-fa', stem + '-fb'
+    # No IPv6 chatter from the interfaces made here into the captures.
+    with open('/proc/sys/net/ipv6/conf/default/disable_ipv6', 'w') as f:
+        f.write('1')
+    run('ip', 'link', 'add', br, 'type', 'bridge')
+    run('ip', 'link', 'add', fa, 'type', 'veth', 'peer', 'name', fb)
+    run('ethtool', '-K', fa, 'tso', 'off', 'gso', 'off', 'tx', 'off')
+    run('ethtool', '-K', fb, 'gro', 'off')
+    run('ip', 'link', 'set', ifname, 'master', br)
+    run('ip', 'link', 'set', fa, 'master', br)
+    for dev in (fa, fb, br):
+        run('ip', 'link', 'set', dev, 'up')
+    return fb
+
+
+def capture_socket(ifname, vnet=False):
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+    try:
+        # Past net.core.rmem_max (root): two 60 KB GSO frames and their
+        # segments must fit while this process waits for the CPU.
+        sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+    except OSError:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+    if vnet:
+        sock.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+    sock.bind((ifname, 0))
+    sock.setblocking(False)
+    return sock
+
+
+def pcap_open(path, linktype=1):
+    out = open(path, 'wb')
+    # pcap: magic, version 2.4, GMT offset, accuracy, snaplen, link type
+    out.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 262144, linktype))
+    return out
+
+
+def pcap_write(out, frame):
+    now = time.time()
+    out.write(struct.pack('<IIII', int(now), int(now % 1 * 1e6), len(frame), len(frame)))
+    out.write(frame)
+    out.flush()
 
 
 def wait_for(ifname, seconds):
@@ -56,42 +125,43 @@ def send(sock, run_id, check, count):
 
 def main():
     ifname, pcap = sys.argv[1], sys.argv[2]
+    base = pcap[:-len('.pcap')] if pcap.endswith('.pcap') else pcap
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     wait_for(ifname, 20)
     set_up(ifname)
-    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-    sock.bind((ifname, 0))
-    sock.setblocking(False)
-    with open(pcap, 'wb') as out:
-        # pcap: magic, version 2.4, GMT offset, accuracy, snaplen, Ethernet
-        out.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        print('ready', flush=True)
-        inputs, pending = [sock, 0], b''
-        while not stop:
-            ready, _, _ = select.select(inputs, [], [], 0.2)
-            if 0 in ready:
-                data = os.read(0, 4096)
-                if not data:
-                    inputs.remove(0)        # the runner closed our stdin
-                pending += data
-                while b'\n' in pending:
-                    line, pending = pending.split(b'\n', 1)
-                    words = line.decode().split()
-                    if len(words) == 4 and words[0] == 'send':
-                        send(sock, words[1], words[2], int(words[3]))
-            if sock not in ready:
-                continue
-            try:
-                frame, addr = sock.recvfrom(65535)
-            except OSError:
-                break               # QEMU exited and took the tap with it
-            if addr[2] == socket.PACKET_OUTGOING:
-                continue            # what the host itself sent
-            now = time.time()
-            out.write(struct.pack('<IIII', int(now), int(now % 1 * 1e6), len(frame), len(frame)))
-            out.write(frame)
-            out.flush()
+    far = forward(ifname)
+    sock = capture_socket(ifname)
+    vnet = capture_socket(ifname, vnet=True)
+    segs = capture_socket(far)
+    outs = {sock: pcap_open(pcap), vnet: pcap_open(base + '.vnet.pcap', LINKTYPE_USER0),
+            segs: pcap_open(base + '.segments.pcap')}
+    print('ready', flush=True)
+    inputs, pending = [sock, vnet, segs, 0], b''
+    while not stop:
+        ready, _, _ = select.select(inputs, [], [], 0.2)
+        if 0 in ready:
+            data = os.read(0, 4096)
+            if not data:
+                inputs.remove(0)        # the runner closed our stdin
+            pending += data
+            while b'\n' in pending:
+                line, pending = pending.split(b'\n', 1)
+                words = line.decode().split()
+                if len(words) == 4 and words[0] == 'send':
+                    send(sock, words[1], words[2], int(words[3]))
+        for s in (sock, vnet, segs):
+            while s in ready:       # everything it holds
+                try:
+                    frame, addr = s.recvfrom(262144)
+                except BlockingIOError:
+                    break
+                except OSError:
+                    return          # QEMU exited and took the tap with it
+                if addr[2] != socket.PACKET_OUTGOING:   # not what the host sent
+                    pcap_write(outs[s], frame)
+    for out in outs.values():
+        out.close()
 
 
 if __name__ == '__main__':

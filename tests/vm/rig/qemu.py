@@ -30,19 +30,21 @@ def _nic_args(i, nic):
     else:
         where = 'bus=pcie.0,addr=0x%x' % slot
     # romfile= leaves out the iPXE option ROM: nothing here boots from the network.
+    # id=nicN names the NIC for the monitor's set_link (rig/monitor.py).
     if nic.model == 'e1000e':
-        dev = 'e1000e,netdev=%s,%s,romfile=' % (netdev, where)
+        dev = 'e1000e,id=nic%d,netdev=%s,%s,romfile=' % (i, netdev, where)
     else:
-        dev = ('virtio-net-pci,netdev=%s,%s,romfile=,disable-legacy=on,iommu_platform=on'
-               % (netdev, where))
+        dev = ('virtio-net-pci,id=nic%d,netdev=%s,%s,romfile=,disable-legacy=on,iommu_platform=on'
+               % (i, netdev, where))
     return args + ['-device', dev]
 
 
-def command(topology, kernel, initrd, append, console, results):
+def command(topology, kernel, initrd, append, console, results, monitor=None):
     """The qemu-system-x86_64 argument list.
 
     console and results are -serial arguments for ttyS0 (the kernel console)
-    and ttyS1 (the framed results), e.g. 'file:/path' or 'mon:stdio'.
+    and ttyS1 (the framed results), e.g. 'file:/path' or 'mon:stdio';
+    monitor, if given, is the path of a unix socket for the human monitor.
     """
     vfio = topology.access == 'vfio'
     # A tap lives in a network namespace of its own, created for QEMU.
@@ -53,6 +55,8 @@ def command(topology, kernel, initrd, append, console, results):
             '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
             '-kernel', kernel, '-initrd', initrd, '-append', append,
             '-serial', console, '-serial', results]
+    if monitor:
+        args += ['-monitor', 'unix:%s,server=on,wait=off' % monitor]
     if vfio:
         # The IOMMU must come before the devices whose DMA it translates.
         args += ['-device', 'intel-iommu,intremap=on,caching-mode=on,aw-bits=%d'

@@ -9,6 +9,9 @@ that means something is a frame or belongs to one:
     ! a line the check printed on stderr
     @@unic-vm send RUN CHECK TAP COUNT     (inside a check) the check asks the
                                            host to send COUNT tagged frames on TAP
+    @@unic-vm link RUN CHECK NIC on|off    (inside a check) the check asks the
+                                           host to set NIC's link (QEMU monitor
+                                           set_link)
     @@unic-vm end RUN CHECK STATUS SECONDS the check ended with that exit status
     @@unic-vm done RUN UPTIME              every check ran; the guest powers off
 
@@ -45,6 +48,7 @@ class Stream:
     strays: int = 0
     noise: List[str] = field(default_factory=list)
     sends: List[tuple] = field(default_factory=list)   # (check, tap, count)
+    links: List[tuple] = field(default_factory=list)   # (check, nic, 'on' or 'off')
 
 
 def parse_stream(text, run_id):
@@ -71,6 +75,9 @@ def parse_stream(text, run_id):
                 count = _int(args[2])
                 if count is not None and count > 0:
                     s.sends.append((args[0], args[1], count))
+            elif (kind == 'link' and len(args) == 3 and current and args[0] == current.name
+                  and re.fullmatch(r'nic\d+', args[1]) and args[2] in ('on', 'off')):
+                s.links.append((args[0], args[1], args[2]))
             elif kind == 'done':
                 s.done = True
             else:

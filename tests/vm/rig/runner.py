@@ -6,7 +6,7 @@ import subprocess
 import sys
 import time
 
-from . import frames, initramfs, qemu, results
+from . import frames, initramfs, monitor, offload, qemu, results
 from .model import CHECK_SLACK
 from .host import log
 
@@ -101,12 +101,21 @@ def _shell(boot, kernel, initrd, append, res_path):
         peers.stop()
 
 
-def _watch(proc, boot, run_id, console, res_path, peers):
+def monitor_path(console):
+    """The monitor socket next to the console log (or in /tmp when that
+    path is too long for a unix socket)."""
+    path = console[:-len('.console.log')] + '.monitor.sock'
+    if len(path) > 100:
+        path = os.path.join('/tmp', os.path.basename(path))
+    return path
+
+
+def _watch(proc, boot, run_id, console, res_path, peers, mon):
     """Waits until the guest is done or must be stopped, and serves its
-    requests for frames on a tap; returns why it was stopped (None: it
-    finished by itself)."""
+    requests for frames on a tap and for link changes (monitor); returns
+    why it was stopped (None: it finished by itself)."""
     watch = Watch(boot, boot.plan())
-    served = 0
+    served = links = 0
     while proc.poll() is None:
         stream = results.parse_stream(_read(res_path), run_id)
         for check, tap, count in stream.sends[served:]:
@@ -114,6 +123,12 @@ def _watch(proc, boot, run_id, console, res_path, peers):
             if problem:
                 return problem
         served = len(stream.sends)
+        for check, nic, state in stream.links[links:]:
+            problem = monitor.set_link(mon, nic, state)
+            log('%s: set_link %s %s%s' % (check, nic, state, (': ' + problem) if problem else ''))
+            if problem:
+                return problem
+        links = len(stream.links)
         if stream.done:
             try:
                 proc.wait(10)           # it powers off by itself
@@ -178,6 +193,8 @@ class Peers:
         seen = {tap: frames.count_tagged(frames.read_pcap(pcap), run_id)
                 for tap, pcap in self.pcaps.items()}
         for check in boot.plan():
+            if check.offload:
+                out += offload.evaluate(boot.name, check, run_id, self.pcaps)
             if not check.frames:
                 continue
             tap, want = check.frames
@@ -213,8 +230,9 @@ def run_boot(boot, kernel, work, build_root, shell=False):
         os.remove(initrd)
         return [], [], []
 
+    mon = monitor_path(console)
     cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
-                       'file:' + console, 'file:' + res_path)
+                       'file:' + console, 'file:' + res_path, mon)
     with open(console + '.cmd', 'w') as f:
         f.write(' '.join("'%s'" % a if ' ' in a or a == '' else a for a in cmd) + '\n')
     log('boot %s (run %s, initrd built in %.1f s); console log: %s'
@@ -224,10 +242,12 @@ def run_boot(boot, kernel, work, build_root, shell=False):
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err)
         try:
-            stopped = peers.start(proc) or _watch(proc, boot, run_id, console, res_path, peers)
+            stopped = peers.start(proc) or _watch(proc, boot, run_id, console, res_path, peers, mon)
         finally:
             _stop(proc)
             peers.stop()
+            if os.path.exists(mon):
+                os.remove(mon)
     elapsed = time.monotonic() - started
 
     stream = results.parse_stream(_read(res_path), run_id)

@@ -107,6 +107,15 @@ class ParseAndEvaluate(unittest.TestCase):
                       '@@unic-vm send %s smoke/vfio unic0 7' % RUN, BIND_OK[2])
         self.assertEqual(results.parse_stream(text, RUN).sends, [('setup/bind', 'unic0', 20)])
 
+    def test_link_requests_count_only_inside_their_check_and_only_on_or_off(self):
+        text = stream(HELLO, '@@unic-vm link %s setup/bind nic0 off' % RUN, *BIND_OK[:2],
+                      '@@unic-vm link %s setup/bind nic0 off' % RUN,
+                      '@@unic-vm link %s setup/bind nic1 quit' % RUN,
+                      '@@unic-vm link %s setup/bind quit off' % RUN,
+                      '@@unic-vm link %s setup/bind nic3 on' % RUN, BIND_OK[2])
+        self.assertEqual(results.parse_stream(text, RUN).links,
+                         [('setup/bind', 'nic0', 'off'), ('setup/bind', 'nic3', 'on')])
+
     def test_skip_and_todo_do_not_fail(self):
         res = verdict(stream(HELLO, *BIND_OK,
                              *smoke(0, '1..2', 'ok - vfio::a # SKIP no IOMMU',
