@@ -104,6 +104,9 @@ struct napi_queue {
 	uint32_t inj_busy;
 
 	struct unic_napi_queue_stats st;
+	/* st as the port's xstats show it while the queue is claimed
+	 * ("napi_rx_q<q>_<counter>"); set at add, before the claim. */
+	struct unic_port_poller_stats xst;
 } UNIC_CACHE_ALIGNED;
 
 struct napi_txq {

@@ -243,9 +243,11 @@ int unic_napi_queue_stats_get(struct unic_napi_ctx *ctx, struct unic_port *port,
 uint64_t unic_napi_hist_percentile(const uint64_t *hist, unsigned nb, double p);
 
 /**
- * xstats-style names ("napi_rounds", ..., "napi_wake_latency_le_1024ns", then
+ * xstats-style names ("napi_rounds", ..., "napi_wake_latency_lt_2048ns", then
  * per queue "napi_<port>_q<q>_packets", ...). @return the count (may exceed
- * @p max).
+ * @p max). The per-queue counters are also in the port's own xstats
+ * (unic_port_xstats_get: "napi_rx_q<q>_packets", ...) while the queue is in
+ * a context.
  */
 int unic_napi_xstats_names(struct unic_napi_ctx *ctx, struct unic_xstat_name *names, unsigned max);
 /** Values in the order of the names. @return the count. */
