@@ -74,6 +74,11 @@ BOOTS = [
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
              )),
+             # lib/napi over MSI-X: one source per rx queue (docs/napi.md).
+             Scenario('napi', (
+                 criterion('napi', 'tests/vm/guest/test_napi', timeout=600),
+                 Check('napi-report', 'cat /tmp/napi-report.txt'),
+             )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
          scenarios=(
@@ -95,6 +100,11 @@ BOOTS = [
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
+             )),
+             # lib/napi over INTx: one source shared by both rx queues.
+             Scenario('napi', (
+                 criterion('napi', 'tests/vm/guest/test_napi', timeout=600),
+                 Check('napi-report', 'cat /tmp/napi-report.txt'),
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'
