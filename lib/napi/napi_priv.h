@@ -149,6 +149,7 @@ struct unic_napi_ctx {
 	uint64_t cpu_checked_ns;
 	uint32_t min_empty_polls;    /* hybrid: N (0 if only the time counts) */
 	uint64_t poll_window_ns;     /* hybrid: adaptive, 0..T */
+	uint64_t last_pkt_ns;        /* round start of the last poll that found packets */
 	struct unic_napi_ctx_stats st;
 };
 

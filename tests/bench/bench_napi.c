@@ -14,13 +14,19 @@
  *                  packet handed over), us (bucket upper edge)
  *   achieved_pps   what the producer managed (a software producer may not
  *                  reach 1M on a small machine)
+ *   run_delay_per_wake   the context thread's wait for a CPU (schedstat)
+ *                  over the run, per wake-up, us: the machine's share
+ *   load1          the 1-minute load average when the run began
  *
  * One line per figure, or --json. --scale multiplies the run times.
+ * BENCH_NAPI_MODES (hybrid,interrupt,poll) and BENCH_NAPI_LOADS
+ * (1000,10000,100000,1000000) pick the runs; unset: all.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <unistd.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include <unic/napi.h>
@@ -128,11 +134,14 @@ static void *producer(void *arg)
 struct ctx_thread {
 	struct unic_napi_ctx *ctx;
 	bool stop;
+	pid_t ktid;              /* for its schedstat */
 };
 
 static void *ctx_main(void *arg)
 {
 	struct ctx_thread *t = arg;
+
+	__atomic_store_n(&t->ktid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 
 	unic_napi_run(t->ctx, &t->stop);
 	unic_pool_cache_flush(pool);
@@ -147,6 +156,37 @@ static uint64_t thread_cpu_ns(pthread_t t)
 	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Time thread @p ktid spent runnable, waiting for a CPU (schedstat), ns. */
+static uint64_t run_delay_ns(pid_t ktid)
+{
+	char path[64];
+	unsigned long long cpu = 0, delay = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)ktid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	return delay;
+}
+
+/* The 1-minute load average: how busy the machine was. */
+static double loadavg(void)
+{
+	double l = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -183,7 +223,8 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	struct run r = { .tx = tx, .pps = pps, .duration_ns = duration_ns };
 	struct ctx_thread ct;
 	pthread_t ctid, ptid;
-	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p99 = 0;
+	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p99 = 0, rd0, rd1;
+	double load0;
 	char name[64], tag[32];
 	int rc;
 
@@ -196,10 +237,13 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 		return rc;
 	ct.ctx = r.ctx;
 	ct.stop = false;
+	ct.ktid = 0;
 	pthread_create(&ctid, NULL, ctx_main, &ct);
 	usleep(20000); /* let it settle (and, but for poll, fall asleep) */
+	load0 = loadavg();
 	unic_napi_ctx_stats_get(r.ctx, &st0);
 	cpu0 = thread_cpu_ns(ctid);
+	rd0 = run_delay_ns(__atomic_load_n(&ct.ktid, __ATOMIC_ACQUIRE));
 	t0 = unic_time_ns();
 	pthread_create(&ptid, NULL, producer, &r);
 	pthread_join(ptid, NULL);
@@ -208,6 +252,7 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 		usleep(1000);
 	t1 = unic_time_ns();
 	cpu1 = thread_cpu_ns(ctid);
+	rd1 = run_delay_ns(ct.ktid);
 	unic_napi_ctx_stats_get(r.ctx, &st1);
 	__atomic_store_n(&ct.stop, true, __ATOMIC_RELEASE);
 	unic_napi_wake(r.ctx);
@@ -236,10 +281,32 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	FIG("engine_wake_p99", (double)unic_napi_hist_percentile(st1.wake_latency_ns,
 								 UNIC_NAPI_HIST_BUCKETS, 0.99) / 1e3, "us");
 	FIG("lost", (double)(r.sent - r.handled), "packets");
+	/* The machine's part: how long the context thread waited for a CPU
+	 * per wake-up (it is runnable from the wake until it runs), and the
+	 * load average when the run began. */
+	FIG("run_delay_per_wake", st1.wakeups > st0.wakeups ?
+	    (double)(rd1 - rd0) / 1e3 / (double)(st1.wakeups - st0.wakeups) : 0, "us");
+	FIG("load1", load0, "loadavg");
 #undef FIG
 	unic_napi_ctx_destroy(r.ctx);
 	free(r.slept_lat);
 	return 0;
+}
+
+/* Is @p item in the comma-separated list in environment variable @p var
+ * (unset or empty: everything)? BENCH_NAPI_MODES=hybrid,poll,
+ * BENCH_NAPI_LOADS=1000,10000 pick runs. */
+static bool wanted(const char *var, const char *item)
+{
+	const char *v = getenv(var), *p;
+	size_t n = strlen(item);
+
+	if (v == NULL || *v == '\0')
+		return true;
+	for (p = v; (p = strstr(p, item)) != NULL; p += n)
+		if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -272,10 +339,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (unsigned m = 0; m < UNIC_ARRAY_SIZE(modes); m++) {
+		if (!wanted("BENCH_NAPI_MODES", unic_napi_mode_name(modes[m])))
+			continue;
 		for (unsigned l = 0; l < UNIC_ARRAY_SIZE(loads); l++) {
+			char lname[16];
 			/* Enough packets for a p99 at low rates, seconds at most. */
 			uint64_t dur = loads[l] <= 1000 ? 3000000000ull : loads[l] <= 10000 ? 1000000000ull : 500000000ull;
 
+			snprintf(lname, sizeof(lname), "%" PRIu64, loads[l]);
+			if (!wanted("BENCH_NAPI_LOADS", lname))
+				continue;
 			rc = one(&b, tx, rx, modes[m], loads[l], (uint64_t)((double)dur * b.scale));
 			if (rc) {
 				fprintf(stderr, "run %s at %" PRIu64 " pps: %s\n", unic_napi_mode_name(modes[m]),
