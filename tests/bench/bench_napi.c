@@ -21,11 +21,15 @@
  * One line per figure, or --json. --scale multiplies the run times.
  * BENCH_NAPI_MODES (hybrid,interrupt,poll) and BENCH_NAPI_LOADS
  * (1000,10000,100000,1000000) pick the runs; unset: all.
+ * BENCH_NAPI_EMPTY_POLLS and BENCH_NAPI_IDLE_US set hybrid_empty_polls and
+ * hybrid_idle_us (unset: the defaults); BENCH_NAPI_PIN=P,C pins the
+ * producer to CPU P and the context's thread to CPU C.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <unistd.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -83,12 +87,32 @@ static void sleep_until(uint64_t t)
 /* Paced sender: packet i is due at start + i / pps. Far from the next one
  * it sleeps; close to it, it spins; then it sends what is due, up to 32 at
  * once, each stamped just before the send. */
+/* BENCH_NAPI_PIN=P,C: the producer on CPU P, the context on CPU C (unset:
+ * wherever the scheduler puts them). */
+static void pin_self(int which)
+{
+	const char *v = getenv("BENCH_NAPI_PIN");
+	int cpu[2];
+	cpu_set_t set;
+
+	if (v == NULL || sscanf(v, "%d,%d", &cpu[0], &cpu[1]) != 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu[which], &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+		fprintf(stderr, "BENCH_NAPI_PIN: cannot pin to CPU %d\n", cpu[which]);
+}
+
 static void *producer(void *arg)
 {
 	struct run *r = arg;
 	uint64_t period = 1000000000ull / r->pps;
-	uint64_t start = unic_time_ns() + 1000000, end = start + r->duration_ns;
+	uint64_t start, end;
 	uint64_t i = 0;
+
+	pin_self(0);
+	start = unic_time_ns() + 1000000;
+	end = start + r->duration_ns;
 
 	for (;;) {
 		struct unic_pkt *pkts[32];
@@ -141,6 +165,7 @@ static void *ctx_main(void *arg)
 {
 	struct ctx_thread *t = arg;
 
+	pin_self(1);
 	__atomic_store_n(&t->ktid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 
 	unic_napi_run(t->ctx, &t->stop);
@@ -219,6 +244,7 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	       uint64_t pps, uint64_t duration_ns)
 {
 	struct unic_napi_conf c = { .sz = sizeof(c), .name = "bench", .mode = mode };
+	const char *ep = getenv("BENCH_NAPI_EMPTY_POLLS"), *iu = getenv("BENCH_NAPI_IDLE_US");
 	struct unic_napi_ctx_stats st0, st1;
 	struct run r = { .tx = tx, .pps = pps, .duration_ns = duration_ns };
 	struct ctx_thread ct;
@@ -228,6 +254,11 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	char name[64], tag[32];
 	int rc;
 
+	/* Knobs to compare (unset: the defaults). */
+	if (ep && *ep)
+		c.hybrid_empty_polls = (uint32_t)strtoul(ep, NULL, 0);
+	if (iu && *iu)
+		c.hybrid_idle_us = (uint32_t)strtoul(iu, NULL, 0);
 	r.slept_lat = malloc(MAX_SAMPLES * sizeof(uint64_t));
 	r.ctx = unic_napi_ctx_create(&c);
 	if (r.ctx == NULL || r.slept_lat == NULL)

@@ -46,7 +46,7 @@ const char *unic_napi_mode_name(enum unic_napi_mode mode);
 
 /* Defaults for the fields of struct unic_napi_conf left 0. */
 #define UNIC_NAPI_BUDGET_DEFAULT      256
-#define UNIC_NAPI_EMPTY_POLLS_DEFAULT 32
+#define UNIC_NAPI_EMPTY_POLLS_DEFAULT 4
 #define UNIC_NAPI_IDLE_US_DEFAULT     50
 #define UNIC_NAPI_RETRY_US_DEFAULT    100
 #define UNIC_NAPI_MAX_SLEEP_MS_DEFAULT 100
@@ -61,11 +61,11 @@ struct unic_napi_conf {
 	enum unic_napi_mode mode;  /**< 0: hybrid */
 	uint32_t budget;           /**< packets per round over all queues; 0: 256 */
 	/** Hybrid: arm a queue after at least this many empty polls in a row ... */
-	uint32_t hybrid_empty_polls;  /**< 0: 32; UINT32_MAX: none (only the time counts) */
-	/** ... and, when wakes come sooner than this after the context fell
-	 *  asleep (dense traffic), after up to this long without a packet: the
-	 *  polling window doubles (+1 us) on each such wake, halves on a longer
-	 *  sleep, and never exceeds this. */
+	uint32_t hybrid_empty_polls;  /**< 0: 4; UINT32_MAX: none (only the time counts) */
+	/** ... and, when wakes come less than this after the last packet
+	 *  (dense traffic), after up to this long without a packet: the
+	 *  polling window doubles (+1 us) on each such wake, halves on any
+	 *  other, and never exceeds this. */
 	uint32_t hybrid_idle_us;      /**< 0: 50; UINT32_MAX: no window (only the count counts) */
 	/** Longest sleep while a handler holds refused packets. */
 	uint32_t retry_us;            /**< 0: 100 */

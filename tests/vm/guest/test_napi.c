@@ -732,7 +732,7 @@ Test(napi_vm, an_idle_hybrid_context_sleeps_polls_little_and_uses_under_1pc_of_a
 	struct unic_napi_ctx_stats st = idle_run(UNIC_NAPI_HYBRID, &cpu);
 
 	cr_expect_gt(st.sleeps, 0, "it never slept");
-	/* 32 empty polls per queue before arming, a few times over: at start,
+	/* hybrid_empty_polls empty polls per queue before arming, a few times over: at start,
 	 * and after a wake by a stray frame or QEMU 7.2's throttle echo
 	 * (docs/e1000e.md), each of which polls both queues of the source. */
 	cr_expect_leq(st.polls, 8ull * NB_RXQ * UNIC_NAPI_EMPTY_POLLS_DEFAULT,
@@ -757,19 +757,33 @@ Test(napi_vm, an_idle_poll_context_never_sleeps)
 /* ---- steady load ------------------------------------------------------------------- */
 
 /*
- * A steady stream: one frame every STEADY_PERIOD_NS (25 000 a second, both
- * flows in turn; the context handles about 40 000 a second under TCG),
- * paced by the sender spinning on the clock, for STEADY_NS, never more than
- * STEADY_WINDOW in flight. Every frame must arrive, in order per flow. Hybrid keeps polling while frames keep coming: its interrupts stay
- * far below the frames (under a tenth); interrupt mode is printed beside it.
+ * A steady stream: one frame every STEADY_PERIOD_NS (5 000 a second, both
+ * flows in turn, well under the 20 000-40 000 a second one context handles
+ * under TCG), paced by the sender spinning on the clock, for STEADY_NS,
+ * never more than STEADY_WINDOW in flight. Every frame must arrive, in order
+ * per flow. Hybrid polls through gaps shorter than its window and so takes
+ * few interrupts (under 0.1 a frame); interrupt mode, printed beside it,
+ * sleeps after every poll and takes about one a frame while the context
+ * keeps up. Not asserted: how fast a TCG guest runs depends on the host's
+ * load (seen: 20 000 frames a second at 90% of a vCPU in one run, 5 000 at
+ * 70% in another), and a context that falls behind takes few interrupts in
+ * any mode.
+ *
+ * The window: TCG runs the guest some ten times slower than the hardware
+ * hybrid_idle_us = 50 is meant for, so a load the context keeps up with has
+ * gaps longer than 50 us; the test gives hybrid a window of 1 ms, above the
+ * 200 us gaps, to exercise the same mechanism at the guest's speed.
  */
 #define STEADY_NS (3 * 1000000000ull)
-#define STEADY_PERIOD_NS 40000ull
+#define STEADY_PERIOD_NS 200000ull
 #define STEADY_WINDOW 256
+#define STEADY_IDLE_US 1000
 
 static void steady(enum unic_napi_mode mode, double *ratio)
 {
-	struct unic_napi_ctx *ctx = ctx_make(mode);
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_napi_mode_name(mode), .mode = mode,
+				    .hybrid_idle_us = STEADY_IDLE_US };
+	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
 	struct unic_napi_ctx_stats st0, st1;
 	struct sink s = { 0 };
 	struct runner r;
@@ -777,6 +791,7 @@ static void steady(enum unic_napi_mode mode, double *ratio)
 	uint32_t seq[NB_RXQ] = { 0 };
 	uint8_t dst[6], src[6];
 
+	cr_assert_not_null(ctx, "napi context: %s; log: %s", strerror(errno), libtail);
 	ports_up();
 	unic_port_mac_get(ports[1], dst);
 	unic_port_mac_get(ports[0], src);
@@ -820,10 +835,10 @@ static void steady(enum unic_napi_mode mode, double *ratio)
 	runner_stop(&r);
 	cr_assert_eq(unic_napi_ctx_stats_get(ctx, &st1), 0);
 	*ratio = (double)(st1.interrupts - st0.interrupts) / (double)(sent ? sent : 1);
-	report("# steady load over e1000e (%s), %s: %" PRIu64 " frames in %.2f s (%.0f/s), handled %" PRIu64
+	report("# steady load over e1000e (%s), %s (window %u us): %" PRIu64 " frames in %.2f s (%.0f/s), handled %" PRIu64
 		"; interrupts %" PRIu64 " (%.4f per frame), sleeps %" PRIu64 ", arms %" PRIu64 ", polls %" PRIu64
 		", CPU %.1f%%; out of order %u (older %u); most frames in flight %" PRIu64 " (the sender waited %" PRIu64 " times)\n",
-		is_vfio() ? "MSI-X" : "INTx", unic_napi_mode_name(mode), sent, (t1 - t0) / 1e9,
+		is_vfio() ? "MSI-X" : "INTx", unic_napi_mode_name(mode), STEADY_IDLE_US, sent, (t1 - t0) / 1e9,
 		(double)sent * 1e9 / (double)(t1 - t0), s.handled, st1.interrupts - st0.interrupts, *ratio,
 		st1.sleeps - st0.sleeps, st1.arms - st0.arms, st1.polls - st0.polls,
 		100.0 * (double)(c1 - c0) / (double)(unic_time_ns() - t0), s.disorder, s.backwards,
@@ -846,5 +861,4 @@ Test(napi_vm, under_steady_load_hybrid_takes_far_fewer_interrupts_than_frames)
 	report("# steady load (%s): interrupts per frame: hybrid %.4f, interrupt %.4f\n",
 		is_vfio() ? "MSI-X" : "INTx", hybrid, intr);
 	cr_expect_lt(hybrid, 0.1, "hybrid: %.4f interrupts per frame", hybrid);
-	cr_expect_lt(intr, 1.0, "interrupt mode: %.4f interrupts per frame", intr);
 }
