@@ -99,9 +99,30 @@ struct unic_port_cb;
  */
 typedef void (*unic_port_poller_fn)(struct unic_port *port, bool tx, uint16_t q, void *owner);
 
+/* Most counters a poller may publish for one queue. */
+#define UNIC_PORT_POLLER_STATS_MAX 16
+
+/*
+ * Counters a poller publishes through the port's xstats while it holds the
+ * claim (lib/napi's per-queue metrics): named "<prefix>_rx_q<q>_<name>" (or
+ * tx), after the driver's own. The values are single-writer 64-bit counters
+ * the core reads with relaxed loads under the port lock, never calling into
+ * the poller (whose locks are taken before the port's: no inversion). The
+ * object and the counters must stay valid until the claim is dropped or
+ * released.
+ */
+struct unic_port_poller_stats {
+	const char *prefix;                /* "napi" */
+	unsigned nb;                       /* 1..UNIC_PORT_POLLER_STATS_MAX */
+	const char *const *names;          /* nb names */
+	const uint64_t *values;            /* nb counters */
+};
+
 struct unic_port_poller {
 	unic_port_poller_fn release;      /* NULL: nobody claimed the queue */
 	void *owner;
+	const struct unic_port_poller_stats *stats;  /* NULL: none published */
+	uint64_t stats_base[UNIC_PORT_POLLER_STATS_MAX];  /* at the last stats_reset */
 };
 
 struct unic_port {
@@ -170,13 +191,17 @@ int unic_port_register(struct unic_port *port);
 /**
  * Claim rx (tx false) or tx queue @p q of a started port for @p owner: the
  * core calls @p release before the port stops (see unic_port_poller_fn).
+ * With @p stats (may be NULL), the port's xstats show the poller's counters
+ * of the queue while the claim lasts (struct unic_port_poller_stats).
  * Never blocks beyond the port lock.
  * @return 0, -EEXIST (@p owner has it already), -EBUSY (another owner has
  *         it, or the port is being stopped), -EINVAL (port not started, q out
- *         of range), -ENODEV (closed or detached).
+ *         of range, stats with 0 or more than UNIC_PORT_POLLER_STATS_MAX
+ *         counters), -ENODEV (closed or detached).
  */
 int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
-			   unic_port_poller_fn release, void *owner);
+			   unic_port_poller_fn release, void *owner,
+			   const struct unic_port_poller_stats *stats);
 /**
  * Give a claim back. @return 0, or -ENOENT (not @p owner's: the port already
  * took it back and is calling, or has called, release).

@@ -286,7 +286,6 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->backoff = false;
 	qs->woken = false;
 	qs->last_pkt_ns = unic_time_ns();
-	memset(&qs->st, 0, sizeof(qs->st));
 	if (qs->has_src)
 		rc = napi_src_bind(ctx, qs, slot);
 	if (rc == 0 || ctx->conf.mode == UNIC_NAPI_POLL) {
@@ -413,6 +412,19 @@ static void napi_post_and_wait(struct unic_napi_ctx *ctx)
 
 /* ---- membership ----------------------------------------------------------------- */
 
+/* Counter names, in the order of the stats structs (xstats: napi_xstats
+ * below, and the port's, "napi_rx_q<q>_<name>"). */
+static const char *const ctx_xstat_names[] = {
+	"rounds", "polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
+	"arm_failures", "rechecks_caught", "interrupts", "wakeups", "sleeps", "asleep_ns",
+	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples",
+};
+static const char *const q_xstat_names[] = {
+	"polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
+	"arm_failures", "rechecks_caught", "interrupts",
+};
+
+
 static struct napi_queue *napi_find(struct unic_napi_ctx *ctx, const struct unic_port *port,
 				    uint16_t q)
 {
@@ -457,13 +469,14 @@ static void napi_port_release(struct unic_port *port, bool tx, uint16_t q, void 
 	napi_ctx_put(ctx); /* the claim's reference */
 }
 
-static int napi_claim(struct unic_napi_ctx *ctx, struct unic_port *port, bool tx, uint16_t q)
+static int napi_claim(struct unic_napi_ctx *ctx, struct unic_port *port, bool tx, uint16_t q,
+		      const struct unic_port_poller_stats *xst)
 {
 	const char *dir = tx ? "tx" : "rx";
 	int rc;
 
 	napi_ctx_get(ctx);
-	rc = unic_port_poller_claim(port, tx, q, napi_port_release, ctx);
+	rc = unic_port_poller_claim(port, tx, q, napi_port_release, ctx, xst);
 	if (rc == 0)
 		return 0;
 	napi_ctx_put(ctx);
@@ -554,7 +567,17 @@ int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint1
 		rc = -ENOSPC;
 		goto unlock;
 	}
-	rc = napi_claim(ctx, port, false, q);
+	/* Zeroed before the claim publishes them through the port's xstats;
+	 * the slot is free, so the context thread does not count into it. */
+	for (unsigned i = 0; i < sizeof(qs->st) / sizeof(uint64_t); i++)
+		unic_store_relaxed(&((uint64_t *)&qs->st)[i], 0);
+	qs->xst = (struct unic_port_poller_stats){
+		.prefix = "napi",
+		.nb = UNIC_ARRAY_SIZE(q_xstat_names),
+		.names = q_xstat_names,
+		.values = (const uint64_t *)&qs->st,
+	};
+	rc = napi_claim(ctx, port, false, q, &qs->xst);
 	if (rc)
 		goto unlock;
 	unic_port_get(port);
@@ -617,7 +640,7 @@ int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_
 		rc = -ENOSPC;
 		goto unlock;
 	}
-	rc = napi_claim(ctx, port, true, q);
+	rc = napi_claim(ctx, port, true, q, NULL);
 	if (rc)
 		goto unlock;
 	t->port = unic_port_get(port);
@@ -784,19 +807,10 @@ void unic_napi_last_sleep(const struct unic_napi_ctx *ctx, uint64_t *start_ns, u
 	*end_ns = ctx->last_sleep_end;
 }
 
-static const char *const ctx_xstat_names[] = {
-	"rounds", "polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
-	"arm_failures", "rechecks_caught", "interrupts", "wakeups", "sleeps", "asleep_ns",
-	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples",
-};
-static const char *const q_xstat_names[] = {
-	"polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
-	"arm_failures", "rechecks_caught", "interrupts",
-};
-
 static_assert(UNIC_ARRAY_SIZE(ctx_xstat_names) ==
 	      offsetof(struct unic_napi_ctx_stats, wake_latency_ns) / sizeof(uint64_t),
 	      "one name per context counter");
+static_assert(UNIC_ARRAY_SIZE(q_xstat_names) <= UNIC_PORT_POLLER_STATS_MAX, "the port publishes them all");
 static_assert(UNIC_ARRAY_SIZE(q_xstat_names) == sizeof(struct unic_napi_queue_stats) / sizeof(uint64_t),
 	      "one name per queue counter");
 

@@ -106,6 +106,9 @@ struct napi_queue {
 	uint32_t inj_busy;
 
 	struct unic_napi_queue_stats st;
+	/* st as the port's xstats show it while the queue is claimed
+	 * ("napi_rx_q<q>_<counter>"); set at add, before the claim. */
+	struct unic_port_poller_stats xst;
 } UNIC_CACHE_ALIGNED;
 
 struct napi_txq {
@@ -148,6 +151,7 @@ struct unic_napi_ctx {
 	uint64_t cpu_checked_ns;
 	uint32_t min_empty_polls;    /* hybrid: N (0 if only the time counts) */
 	uint64_t poll_window_ns;     /* hybrid: adaptive, 0..T */
+	uint64_t last_pkt_ns;        /* round start of the last poll that found packets */
 	struct unic_napi_ctx_stats st;
 };
 

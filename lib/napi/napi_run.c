@@ -74,6 +74,7 @@ static uint16_t napi_poll_queue(struct unic_napi_ctx *ctx, struct napi_queue *qs
 	} else {
 		qs->empty_streak = 0;
 		qs->last_pkt_ns = now;
+		ctx->last_pkt_ns = now;
 	}
 	if (n == 0) {
 		qs->woken = false; /* a wake that found nothing: no latency sample */
@@ -358,11 +359,15 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 	napi_count(&ctx->st.wakeups, 1);
 	ctx->last_sleep_start = now;
 	ctx->last_sleep_end = t_wake;
-	/* Hybrid: a wake that came sooner than T after the sleep began means
-	 * dense traffic: keep polling longer next time (fewer interrupts per
-	 * packet); a long sleep shrinks the window back (less CPU). */
+	/* Hybrid: polling longer would have saved this sleep only if what
+	 * woke us came within T of the last packet (dense traffic): then keep
+	 * polling longer next time (fewer interrupts per packet). Otherwise no
+	 * window up to T could have bridged the gap and polling is CPU spent
+	 * for nothing: shrink it. (Judging by the sleep alone, a window near T
+	 * kept itself there under traffic whose gaps were just over T: the
+	 * sleep was short because the window was long.) */
 	if (ctx->idle_ns != UINT64_MAX) {
-		if (t_wake - now < ctx->idle_ns)
+		if (nev > 0 && t_wake - ctx->last_pkt_ns < ctx->idle_ns)
 			ctx->poll_window_ns = UNIC_MIN(ctx->poll_window_ns * 2 + 1000, ctx->idle_ns);
 		else
 			ctx->poll_window_ns /= 2;

@@ -714,7 +714,8 @@ out:
  */
 
 int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
-			   unic_port_poller_fn release, void *owner)
+			   unic_port_poller_fn release, void *owner,
+			   const struct unic_port_poller_stats *stats)
 {
 	struct unic_port_poller *p;
 	int rc = port_lock_alive(port, "poller claim");
@@ -728,7 +729,8 @@ int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
 		rc = port->stopping ? -EBUSY : -EINVAL;
 		goto out;
 	}
-	if (q >= (tx ? port->conf.nb_txq : port->conf.nb_rxq) || release == NULL) {
+	if (q >= (tx ? port->conf.nb_txq : port->conf.nb_rxq) || release == NULL ||
+	    (stats && (stats->nb == 0 || stats->nb > UNIC_PORT_POLLER_STATS_MAX))) {
 		rc = -EINVAL;
 		goto out;
 	}
@@ -737,8 +739,10 @@ int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
 		rc = p->owner == owner ? -EEXIST : -EBUSY;
 		goto out;
 	}
+	memset(p, 0, sizeof(*p));
 	p->release = release;
 	p->owner = owner;
+	p->stats = stats;
 out:
 	port_unlock(port);
 	return rc;

@@ -314,6 +314,12 @@ static int xstats_raw_driver(struct unic_port *port, uint64_t **vals)
 	return port->ops->xstats_get(port, *vals, (unsigned)n);
 }
 
+/* A poller's published counter @p k, as the poller wrote it. */
+static uint64_t poller_stat(const struct unic_port_poller *p, unsigned k)
+{
+	return __atomic_load_n(&p->stats->values[k], __ATOMIC_RELAXED);
+}
+
 int unic_port_stats_reset(struct unic_port *port)
 {
 	uint64_t *vals;
@@ -321,6 +327,12 @@ int unic_port_stats_reset(struct unic_port *port)
 
 	if (rc)
 		return rc;
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(port->pollers); i++) {
+		struct unic_port_poller *p = &port->pollers[i];
+
+		for (unsigned k = 0; p->stats && k < p->stats->nb; k++)
+			p->stats_base[k] = poller_stat(p, k);
+	}
 	rc = stats_raw(port, &port->stats_base);
 	if (rc == 0) {
 		n = xstats_raw_driver(port, &vals);
@@ -387,7 +399,19 @@ int unic_port_xstats_names(struct unic_port *port, struct unic_xstat_name *names
 			goto out;
 		}
 	}
-	rc = (int)i + nd;
+	i += (unsigned)nd;
+	/* Last, so the indices of the port's own never move: the counters
+	 * of the queues' pollers (lib/napi: "napi_rx_q0_polls", ...). */
+	for (unsigned k = 0; k < UNIC_ARRAY_SIZE(port->pollers); k++) {
+		const struct unic_port_poller *p = &port->pollers[k];
+
+		for (unsigned c = 0; p->stats && c < p->stats->nb; c++, i++)
+			if (i < max)
+				snprintf(names[i].name, sizeof(names[i].name), "%s_%s_q%u_%s",
+					 p->stats->prefix, k < UNIC_PORT_MAX_QUEUES ? "rx" : "tx",
+					 k % UNIC_PORT_MAX_QUEUES, p->stats->names[c]);
+	}
+	rc = (int)i;
 out:
 	port_unlock(port);
 	return rc;
@@ -430,6 +454,13 @@ int unic_port_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
 			values[i] -= port->xstats_base[k];
 	}
 	free(dv);
+	for (unsigned k = 0; k < UNIC_ARRAY_SIZE(port->pollers); k++) {
+		const struct unic_port_poller *p = &port->pollers[k];
+
+		for (unsigned c = 0; p->stats && c < p->stats->nb; c++, i++)
+			if (i < max)
+				values[i] = poller_stat(p, c) - p->stats_base[c];
+	}
 	rc = (int)i;
 out:
 	port_unlock(port);

@@ -14,13 +14,23 @@
  *                  packet handed over), us (bucket upper edge)
  *   achieved_pps   what the producer managed (a software producer may not
  *                  reach 1M on a small machine)
+ *   run_delay_per_wake   the context thread's wait for a CPU (schedstat)
+ *                  over the run, per wake-up, us: the machine's share
+ *   load1          the 1-minute load average when the run began
  *
  * One line per figure, or --json. --scale multiplies the run times.
+ * BENCH_NAPI_MODES (hybrid,interrupt,poll) and BENCH_NAPI_LOADS
+ * (1000,10000,100000,1000000) pick the runs; unset: all.
+ * BENCH_NAPI_EMPTY_POLLS and BENCH_NAPI_IDLE_US set hybrid_empty_polls and
+ * hybrid_idle_us (unset: the defaults); BENCH_NAPI_PIN=P,C pins the
+ * producer to CPU P and the context's thread to CPU C.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <unistd.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include <unic/napi.h>
@@ -77,12 +87,32 @@ static void sleep_until(uint64_t t)
 /* Paced sender: packet i is due at start + i / pps. Far from the next one
  * it sleeps; close to it, it spins; then it sends what is due, up to 32 at
  * once, each stamped just before the send. */
+/* BENCH_NAPI_PIN=P,C: the producer on CPU P, the context on CPU C (unset:
+ * wherever the scheduler puts them). */
+static void pin_self(int which)
+{
+	const char *v = getenv("BENCH_NAPI_PIN");
+	int cpu[2];
+	cpu_set_t set;
+
+	if (v == NULL || sscanf(v, "%d,%d", &cpu[0], &cpu[1]) != 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu[which], &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+		fprintf(stderr, "BENCH_NAPI_PIN: cannot pin to CPU %d\n", cpu[which]);
+}
+
 static void *producer(void *arg)
 {
 	struct run *r = arg;
 	uint64_t period = 1000000000ull / r->pps;
-	uint64_t start = unic_time_ns() + 1000000, end = start + r->duration_ns;
+	uint64_t start, end;
 	uint64_t i = 0;
+
+	pin_self(0);
+	start = unic_time_ns() + 1000000;
+	end = start + r->duration_ns;
 
 	for (;;) {
 		struct unic_pkt *pkts[32];
@@ -128,11 +158,15 @@ static void *producer(void *arg)
 struct ctx_thread {
 	struct unic_napi_ctx *ctx;
 	bool stop;
+	pid_t ktid;              /* for its schedstat */
 };
 
 static void *ctx_main(void *arg)
 {
 	struct ctx_thread *t = arg;
+
+	pin_self(1);
+	__atomic_store_n(&t->ktid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
 
 	unic_napi_run(t->ctx, &t->stop);
 	unic_pool_cache_flush(pool);
@@ -147,6 +181,37 @@ static uint64_t thread_cpu_ns(pthread_t t)
 	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Time thread @p ktid spent runnable, waiting for a CPU (schedstat), ns. */
+static uint64_t run_delay_ns(pid_t ktid)
+{
+	char path[64];
+	unsigned long long cpu = 0, delay = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)ktid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	return delay;
+}
+
+/* The 1-minute load average: how busy the machine was. */
+static double loadavg(void)
+{
+	double l = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f) {
+		if (fscanf(f, "%lf", &l) != 1)
+			l = -1;
+		fclose(f);
+	}
+	return l;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -179,14 +244,21 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	       uint64_t pps, uint64_t duration_ns)
 {
 	struct unic_napi_conf c = { .sz = sizeof(c), .name = "bench", .mode = mode };
+	const char *ep = getenv("BENCH_NAPI_EMPTY_POLLS"), *iu = getenv("BENCH_NAPI_IDLE_US");
 	struct unic_napi_ctx_stats st0, st1;
 	struct run r = { .tx = tx, .pps = pps, .duration_ns = duration_ns };
 	struct ctx_thread ct;
 	pthread_t ctid, ptid;
-	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p99 = 0;
+	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p99 = 0, rd0, rd1;
+	double load0;
 	char name[64], tag[32];
 	int rc;
 
+	/* Knobs to compare (unset: the defaults). */
+	if (ep && *ep)
+		c.hybrid_empty_polls = (uint32_t)strtoul(ep, NULL, 0);
+	if (iu && *iu)
+		c.hybrid_idle_us = (uint32_t)strtoul(iu, NULL, 0);
 	r.slept_lat = malloc(MAX_SAMPLES * sizeof(uint64_t));
 	r.ctx = unic_napi_ctx_create(&c);
 	if (r.ctx == NULL || r.slept_lat == NULL)
@@ -196,10 +268,13 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 		return rc;
 	ct.ctx = r.ctx;
 	ct.stop = false;
+	ct.ktid = 0;
 	pthread_create(&ctid, NULL, ctx_main, &ct);
 	usleep(20000); /* let it settle (and, but for poll, fall asleep) */
+	load0 = loadavg();
 	unic_napi_ctx_stats_get(r.ctx, &st0);
 	cpu0 = thread_cpu_ns(ctid);
+	rd0 = run_delay_ns(__atomic_load_n(&ct.ktid, __ATOMIC_ACQUIRE));
 	t0 = unic_time_ns();
 	pthread_create(&ptid, NULL, producer, &r);
 	pthread_join(ptid, NULL);
@@ -208,6 +283,7 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 		usleep(1000);
 	t1 = unic_time_ns();
 	cpu1 = thread_cpu_ns(ctid);
+	rd1 = run_delay_ns(ct.ktid);
 	unic_napi_ctx_stats_get(r.ctx, &st1);
 	__atomic_store_n(&ct.stop, true, __ATOMIC_RELEASE);
 	unic_napi_wake(r.ctx);
@@ -236,10 +312,32 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	FIG("engine_wake_p99", (double)unic_napi_hist_percentile(st1.wake_latency_ns,
 								 UNIC_NAPI_HIST_BUCKETS, 0.99) / 1e3, "us");
 	FIG("lost", (double)(r.sent - r.handled), "packets");
+	/* The machine's part: how long the context thread waited for a CPU
+	 * per wake-up (it is runnable from the wake until it runs), and the
+	 * load average when the run began. */
+	FIG("run_delay_per_wake", st1.wakeups > st0.wakeups ?
+	    (double)(rd1 - rd0) / 1e3 / (double)(st1.wakeups - st0.wakeups) : 0, "us");
+	FIG("load1", load0, "loadavg");
 #undef FIG
 	unic_napi_ctx_destroy(r.ctx);
 	free(r.slept_lat);
 	return 0;
+}
+
+/* Is @p item in the comma-separated list in environment variable @p var
+ * (unset or empty: everything)? BENCH_NAPI_MODES=hybrid,poll,
+ * BENCH_NAPI_LOADS=1000,10000 pick runs. */
+static bool wanted(const char *var, const char *item)
+{
+	const char *v = getenv(var), *p;
+	size_t n = strlen(item);
+
+	if (v == NULL || *v == '\0')
+		return true;
+	for (p = v; (p = strstr(p, item)) != NULL; p += n)
+		if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -272,10 +370,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (unsigned m = 0; m < UNIC_ARRAY_SIZE(modes); m++) {
+		if (!wanted("BENCH_NAPI_MODES", unic_napi_mode_name(modes[m])))
+			continue;
 		for (unsigned l = 0; l < UNIC_ARRAY_SIZE(loads); l++) {
+			char lname[16];
 			/* Enough packets for a p99 at low rates, seconds at most. */
 			uint64_t dur = loads[l] <= 1000 ? 3000000000ull : loads[l] <= 10000 ? 1000000000ull : 500000000ull;
 
+			snprintf(lname, sizeof(lname), "%" PRIu64, loads[l]);
+			if (!wanted("BENCH_NAPI_LOADS", lname))
+				continue;
 			rc = one(&b, tx, rx, modes[m], loads[l], (uint64_t)((double)dur * b.scale));
 			if (rc) {
 				fprintf(stderr, "run %s at %" PRIu64 " pps: %s\n", unic_napi_mode_name(modes[m]),

@@ -156,6 +156,28 @@ UNIC_UNUSED static struct tpay *pkt_pay(struct unic_pkt *p)
 	return unic_pkt_mtod(p, struct tpay *);
 }
 
+/* Send packets first..first+n-1 on queue @p q, one at a time. */
+UNIC_UNUSED static void send_seq(struct unic_port *tx, uint16_t q, uint32_t first, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct unic_pkt *p = pkt_make(first + i);
+
+		cr_assert_not_null(p);
+		cr_assert_eq(unic_tx_burst(tx, q, &p, 1), 1);
+	}
+}
+
+/* Takes and frees everything. */
+UNIC_UNUSED static uint16_t drop_handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
+					 uint16_t n, void *arg)
+{
+	(void)port;
+	(void)q;
+	(void)arg;
+	unic_pkt_free_bulk(pkts, n);
+	return n;
+}
+
 static struct unic_napi_ctx *ctx_make(enum unic_napi_mode mode, uint32_t budget)
 {
 	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_napi_mode_name(mode),
@@ -185,7 +207,7 @@ static void *runner_main(void *arg)
 	return NULL;
 }
 
-static void runner_start(struct runner *r, struct unic_napi_ctx *ctx)
+UNIC_UNUSED static void runner_start(struct runner *r, struct unic_napi_ctx *ctx)
 {
 	memset(r, 0, sizeof(*r));
 	r->ctx = ctx;
@@ -218,7 +240,7 @@ UNIC_UNUSED static uint64_t run_delay_ns(pid_t ktid)
 	return delay;
 }
 
-static void runner_stop(struct runner *r)
+UNIC_UNUSED static void runner_stop(struct runner *r)
 {
 	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
 	unic_napi_wake(r->ctx);
@@ -226,7 +248,7 @@ static void runner_stop(struct runner *r)
 	cr_assert_eq(r->rc, 0, "unic_napi_run: %s", strerror(-r->rc));
 }
 
-static uint64_t thread_cpu_ns(pthread_t t)
+UNIC_UNUSED static uint64_t thread_cpu_ns(pthread_t t)
 {
 	clockid_t cid;
 	struct timespec ts;
@@ -236,7 +258,7 @@ static uint64_t thread_cpu_ns(pthread_t t)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static struct unic_napi_ctx_stats ctx_stats(struct unic_napi_ctx *ctx)
+UNIC_UNUSED static struct unic_napi_ctx_stats ctx_stats(struct unic_napi_ctx *ctx)
 {
 	struct unic_napi_ctx_stats st;
 

@@ -125,6 +125,11 @@ BOOTS = [
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
                  Check('notes', 'cat /tmp/e1000e-notes.txt'),
              )),
+             # lib/napi over MSI-X: one source per rx queue (docs/napi.md).
+             Scenario('napi', (
+                 criterion('napi', 'tests/vm/guest/test_napi', timeout=600),
+                 Check('napi-report', 'cat /tmp/napi-report.txt'),
+             )),
          )),
     Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
          scenarios=(
@@ -147,6 +152,11 @@ BOOTS = [
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
                  Check('notes', 'cat /tmp/e1000e-notes.txt'),
+             )),
+             # lib/napi over INTx: one source shared by both rx queues.
+             Scenario('napi', (
+                 criterion('napi', 'tests/vm/guest/test_napi', timeout=600),
+                 Check('napi-report', 'cat /tmp/napi-report.txt'),
              )),
              Scenario('tap', (
                  Check('guest-kernel-sends', 'IF=$(unic-vm ifname nic1) && ip link set $IF up'

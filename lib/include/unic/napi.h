@@ -46,7 +46,7 @@ const char *unic_napi_mode_name(enum unic_napi_mode mode);
 
 /* Defaults for the fields of struct unic_napi_conf left 0. */
 #define UNIC_NAPI_BUDGET_DEFAULT      256
-#define UNIC_NAPI_EMPTY_POLLS_DEFAULT 32
+#define UNIC_NAPI_EMPTY_POLLS_DEFAULT 4
 #define UNIC_NAPI_IDLE_US_DEFAULT     50
 #define UNIC_NAPI_RETRY_US_DEFAULT    100
 #define UNIC_NAPI_MAX_SLEEP_MS_DEFAULT 100
@@ -61,11 +61,11 @@ struct unic_napi_conf {
 	enum unic_napi_mode mode;  /**< 0: hybrid */
 	uint32_t budget;           /**< packets per round over all queues; 0: 256 */
 	/** Hybrid: arm a queue after at least this many empty polls in a row ... */
-	uint32_t hybrid_empty_polls;  /**< 0: 32; UINT32_MAX: none (only the time counts) */
-	/** ... and, when wakes come sooner than this after the context fell
-	 *  asleep (dense traffic), after up to this long without a packet: the
-	 *  polling window doubles (+1 us) on each such wake, halves on a longer
-	 *  sleep, and never exceeds this. */
+	uint32_t hybrid_empty_polls;  /**< 0: 4; UINT32_MAX: none (only the time counts) */
+	/** ... and, when wakes come less than this after the last packet
+	 *  (dense traffic), after up to this long without a packet: the
+	 *  polling window doubles (+1 us) on each such wake, halves on any
+	 *  other, and never exceeds this. */
 	uint32_t hybrid_idle_us;      /**< 0: 50; UINT32_MAX: no window (only the count counts) */
 	/** Longest sleep while a handler holds refused packets. */
 	uint32_t retry_us;            /**< 0: 100 */
@@ -243,9 +243,11 @@ int unic_napi_queue_stats_get(struct unic_napi_ctx *ctx, struct unic_port *port,
 uint64_t unic_napi_hist_percentile(const uint64_t *hist, unsigned nb, double p);
 
 /**
- * xstats-style names ("napi_rounds", ..., "napi_wake_latency_le_1024ns", then
+ * xstats-style names ("napi_rounds", ..., "napi_wake_latency_lt_2048ns", then
  * per queue "napi_<port>_q<q>_packets", ...). @return the count (may exceed
- * @p max).
+ * @p max). The per-queue counters are also in the port's own xstats
+ * (unic_port_xstats_get: "napi_rx_q<q>_packets", ...) while the queue is in
+ * a context.
  */
 int unic_napi_xstats_names(struct unic_napi_ctx *ctx, struct unic_xstat_name *names, unsigned max);
 /** Values in the order of the names. @return the count. */
