@@ -133,7 +133,7 @@ static int parse_long(struct devbind *b, const char *opt, const char *val, long 
 		      long max, long *out)
 {
 	char *end;
-	long v;
+	long v = 0;
 
 	errno = 0;
 	v = val != NULL ? strtol(val, &end, 10) : 0;
@@ -147,7 +147,7 @@ static int parse_long(struct devbind *b, const char *opt, const char *val, long 
 static int parse_args(struct devbind *b, int argc, char **argv)
 {
 	int i, ret;
-	long v;
+	long v = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val;

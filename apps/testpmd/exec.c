@@ -55,7 +55,7 @@ static void usage(struct tp_app *app, const struct tp_cmd *cmd)
 /* Is there a port @p id? Says which ports exist when not. */
 int tp_port_check(struct tp_app *app, uint64_t id)
 {
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	unsigned n;
 
 	if (id < TP_MAX_PORTS && app->ports[id].port)
@@ -202,7 +202,7 @@ static int set_txpkts(struct tp_app *app, const struct tp_cmd_arg *a)
 
 static int port_op(struct tp_app *app, const struct tp_cmd *cmd)
 {
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	unsigned op = cmd->arg[1].kw;
 	bool all = cmd->arg[2].num == TP_CMD_PORT_ALL;
 	int n = tp_ports_of(app, &cmd->arg[2], ids), rc = 0;
@@ -268,7 +268,7 @@ static int port_op(struct tp_app *app, const struct tp_cmd *cmd)
 
 static int port_qcfg(struct tp_app *app, const struct tp_cmd *cmd)
 {
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	unsigned what = cmd->arg[3].kw;
 	uint64_t v = cmd->arg[4].num;
 	int n = tp_ports_of(app, &cmd->arg[2], ids);
@@ -395,7 +395,7 @@ static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
 	};
 	static const enum unic_rx_mode modes[] = { UNIC_RX_MODE_POLL, UNIC_RX_MODE_INTERRUPT,
 						   UNIC_RX_MODE_HYBRID };
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	uint32_t val[5] = { 0 };
 	bool given[5] = { false };
 	int n = tp_ports_of(app, &cmd->arg[2], ids);
@@ -555,7 +555,7 @@ static int tx_vlan(struct tp_app *app, uint64_t port, bool on, uint16_t vid)
 static int rx_filter_set(struct tp_app *app, const struct tp_cmd_arg *a, bool allmulti, bool on)
 {
 	const char *what = allmulti ? "allmulticast mode" : "promiscuous mode";
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	int n = tp_ports_of(app, a, ids), rc = 0;
 
 	if (n < 0)
@@ -580,7 +580,7 @@ static int rx_filter_set(struct tp_app *app, const struct tp_cmd_arg *a, bool al
 
 static int port_detach(struct tp_app *app, uint64_t port)
 {
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	int rc = tp_port_check(app, port);
 
 	if (rc)
@@ -625,7 +625,7 @@ static int do_sleep(uint64_t ms)
 int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 {
 	const struct tp_cmd_arg *a = cmd->arg;
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	int rc, n;
 
 	switch (cmd->def->id) {
@@ -859,7 +859,7 @@ void tp_events_unregister(struct tp_app *app)
 
 void tp_app_quit(struct tp_app *app)
 {
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	unsigned n;
 
 	if (app->fwd_on)

@@ -220,7 +220,7 @@ static char *cand_gen(const char *text, int state)
 
 static char **complete(const char *text, int start, int end)
 {
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	unsigned n = g_app ? tp_port_ids(g_app, ids, TP_MAX_PORTS) : 0;
 	size_t wstart;
 

@@ -303,7 +303,7 @@ int tp_show_fwd(struct tp_app *app)
 
 int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa)
 {
-	uint16_t ids[TP_MAX_PORTS];
+	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	int n = tp_ports_of(app, pa, ids), rc = 0;
 
 	if (n < 0)
