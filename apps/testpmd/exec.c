@@ -382,6 +382,10 @@ static int port_coalesce(struct tp_app *app, const struct tp_cmd *cmd)
 	rc = unic_port_coalesce_set(app->ports[id].port, &c);
 	if (rc)
 		return tp_op_err(app, id, "coalesce", rc);
+	/* What the driver reports now (a device may round or clamp the value). */
+	rc = unic_port_coalesce_get(app->ports[id].port, &c);
+	if (rc)
+		return tp_op_err(app, id, "coalesce", rc);
 	fprintf(app->out, "Port %u: rx-usecs %u tx-usecs %u\n", id, c.rx_usecs, c.tx_usecs);
 	return 0;
 }

@@ -26,6 +26,7 @@ void tp_port_defaults(struct tp_app *app, uint16_t id)
 	p->conf.nb_rxq = app->def_rxq;
 	p->conf.nb_txq = app->def_txq;
 	p->conf.rx_mode = app->def_mode;
+	p->conf.link_intr = true; /* link changes come as events, as DPDK testpmd's lsc interrupts */
 	p->rxd = app->def_rxd;
 	p->txd = app->def_txd;
 	memset(&p->knobs, 0, sizeof(p->knobs));

@@ -24,6 +24,7 @@ static int show_info(struct tp_app *app, uint16_t id)
 	struct tp_port *p = &app->ports[id];
 	struct unic_port_info info;
 	struct unic_port_conf c;
+	struct unic_coalesce co;
 	struct unic_link l;
 	uint8_t mac[6];
 	char b[256];
@@ -68,6 +69,8 @@ static int show_info(struct tp_app *app, uint16_t id)
 	fprintf(app->out, "Min/max MTU: %u/%u\n", info.min_mtu, info.max_mtu);
 	fprintf(app->out, "Rx interrupts: %s\n", info.has_intr ? "yes" : "no");
 	fprintf(app->out, "Receive mode: %s\n", have_conf ? unic_rx_mode_name(c.rx_mode) : "(not configured)");
+	if (unic_port_coalesce_get(p->port, &co) == 0)
+		fprintf(app->out, "Interrupt coalescing: rx-usecs %u tx-usecs %u\n", co.rx_usecs, co.tx_usecs);
 	fprintf(app->out, "Message level: %s\n",
 		unic_log_level_name((enum unic_log_level)unic_port_msglevel_get(p->port)));
 	fprintf(app->out, "Wanted at the next start: rxq %u txq %u rxd %u txd %u mtu %u rx-mode %s%s\n",

@@ -94,6 +94,15 @@ _NONROOT = (
 )
 
 
+# unic-testpmd on the two e1000e of vfio-hub (nic0, nic1 on hub 0): one batch
+# a check, its output and one line per assertion in the log.
+TESTPMD_BIN = ('apps/unic-testpmd', 'tests/vm/guest/unic-testpmd-rig')
+
+
+def testpmd_check(name, timeout=180):
+    return Check(name, 'unic-testpmd-rig ' + name, binaries=TESTPMD_BIN, timeout=timeout)
+
+
 # The rig's own self-tests boot the smallest guest there is.
 SELFTEST = Topology(access='uio', nics=(Nic('e1000e', 'hub0', 'root-bus'),))
 
@@ -119,6 +128,11 @@ BOOTS = [
              )),
              Scenario('nonroot', (
                  Check('l2fwd-as-alice', _SH + _NONROOT, binaries=('apps/unic-l2fwd',), timeout=120),
+             )),
+             # unic-testpmd batch scripts on nic0 and nic1 (guest/unic-testpmd-rig);
+             # before e1000e, whose exact counts would see frames left queued.
+             Scenario('testpmd', tuple(
+                 testpmd_check(n) for n in ('link', 'stats', 'regs', 'coalesce', 'vlan', 'offload', 'detach')
              )),
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
