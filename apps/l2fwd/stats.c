@@ -42,8 +42,8 @@ void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s)
 		s->dropped[p] = ld(&app->cnt[p].dropped);
 		s->port_ok[p] = unic_port_stats_get(app->ports[p], &s->port[p]) == 0;
 		s->hw_ok[p] = s->port_ok[p] &&
-			      unic_port_xstat_by_name(app->ports[p], "rx_good_packets", &s->hw_rx[p]) == 0 &&
-			      unic_port_xstat_by_name(app->ports[p], "tx_good_packets", &s->hw_tx[p]) == 0;
+			      unic_port_xstat_by_name(app->ports[p], "hw_rx_good_packets", &s->hw_rx[p]) == 0 &&
+			      unic_port_xstat_by_name(app->ports[p], "hw_tx_good_packets", &s->hw_tx[p]) == 0;
 	}
 	for (unsigned w = 0; w < app->nb_workers; w++) {
 		unic_napi_ctx_stats_get(app->workers[w].ctx, &s->napi[w]);

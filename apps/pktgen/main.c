@@ -77,7 +77,7 @@ struct pg_app {
 	struct port_counts {
 		bool ok, hw_ok;            /* stats_get / the hardware counter answered */
 		struct unic_port_stats st;
-		uint64_t hw;               /* tx_good_packets (tx port), rx_good_packets (rx port) */
+		uint64_t hw;               /* hw_tx_good_packets (tx port), hw_rx_good_packets (rx port) */
 	} txc, rxc;
 };
 
@@ -652,8 +652,8 @@ int main(int argc, char **argv)
 		}
 	}
 	a.t_end_ns = unic_time_ns();
-	port_counts_get(a.tx, "tx_good_packets", &a.txc);
-	port_counts_get(a.rx, "rx_good_packets", &a.rxc);
+	port_counts_get(a.tx, "hw_tx_good_packets", &a.txc);
+	port_counts_get(a.rx, "hw_rx_good_packets", &a.rxc);
 	if (live)
 		fprintf(stderr, "\n");
 	if (a.csv)

@@ -35,10 +35,10 @@ struct e1000e_stat {
 
 /* Every counter QEMU 7.2 implements, and the rest of the 82574's (10.2.8). */
 static const struct e1000e_stat e1000e_stats[E1000E_NB_HW_STATS] = {
-	{ "rx_good_packets", E1000E_GPRC, 0 },
-	{ "rx_good_bytes", E1000E_GORCL, E1000E_GORCH },
-	{ "tx_good_packets", E1000E_GPTC, 0 },
-	{ "tx_good_bytes", E1000E_GOTCL, E1000E_GOTCH },
+	{ "hw_rx_good_packets", E1000E_GPRC, 0 },
+	{ "hw_rx_good_bytes", E1000E_GORCL, E1000E_GORCH },
+	{ "hw_tx_good_packets", E1000E_GPTC, 0 },
+	{ "hw_tx_good_bytes", E1000E_GOTCL, E1000E_GOTCH },
 	{ "rx_total_packets", E1000E_TPR, 0 },
 	{ "rx_total_bytes", E1000E_TORL, E1000E_TORH },
 	{ "tx_total_packets", E1000E_TPT, 0 },

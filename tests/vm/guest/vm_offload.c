@@ -257,7 +257,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: cannot bring the port up\n", argv[1]);
 		return 2;
 	}
-	gptc0 = xstat(port, "tx_good_packets");
+	gptc0 = xstat(port, "hw_tx_good_packets");
 	tsctc0 = xstat(port, "tx_tso_contexts_hw");
 	for (int i = 2; i < argc; i++) {
 		unsigned idx = (unsigned)(i - 2);
@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 		fails++;
 	}
 	/* The device's own counts: a packet each (GPTC), a TSO context each (TSCTC). */
-	if (xstat(port, "tx_good_packets") - gptc0 < (uint64_t)(argc - 2)) {
+	if (xstat(port, "hw_tx_good_packets") - gptc0 < (uint64_t)(argc - 2)) {
 		fprintf(stderr, "the device counted fewer than %d packets sent\n", argc - 2);
 		fails++;
 	}
