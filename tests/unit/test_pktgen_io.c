@@ -21,6 +21,7 @@
 #include "pkt_build.h"
 #include "pkt_parse.h"
 #include "pktgen_opts.h"
+#include "pktgen_test_opts.h"
 #include "rate.h"
 #include "rxstats.h"
 #include "../fuzz/pktgen_seeds.h"
@@ -378,18 +379,7 @@ Test(csv, a_row_is_the_interval_delta_over_measured_time)
 
 static int parse(struct pg_opts *o, const char *line)
 {
-	static char buf[1024];
-	char *argv[64];
-	int argc = 0;
-
-	snprintf(buf, sizeof(buf), "%s", line);
-	argv[argc++] = (char *)"unic-pktgen";
-	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
-		argv[argc++] = t;
-	argv[argc] = NULL;
-	pg_opts_init(o);
-	err[0] = '\0';
-	return pg_opts_parse(o, argc, argv, err, sizeof(err));
+	return pg_test_parse(o, line, err, sizeof(err));
 }
 
 Test(pktgen_opts, file_options_are_taken_and_conflicts_refused)
