@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,8 @@
 #include <unic/pool.h>
 
 #include "napi_priv.h"
+
+const char napi_timer_tag;
 
 const char *unic_napi_mode_name(enum unic_napi_mode mode)
 {
@@ -44,6 +47,8 @@ static void napi_ctx_free(struct unic_napi_ctx *ctx)
 		close(ctx->epfd);
 	if (ctx->wake_fd >= 0)
 		close(ctx->wake_fd);
+	if (ctx->timer_fd >= 0)
+		close(ctx->timer_fd);
 	pthread_cond_destroy(&ctx->cond);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
@@ -116,6 +121,7 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->epfd = -1;
 	ctx->wake_fd = -1;
+	ctx->timer_fd = -1;
 	ctx->refcnt = 1;
 	pthread_mutex_init(&ctx->lock, NULL);
 	pthread_cond_init(&ctx->cond, NULL);
@@ -153,6 +159,23 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	    epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->wake_fd, &ev) != 0) {
 		err = errno;
 		UNIC_LOG(ERR, NAPI, "%s: eventfd/epoll: %s", ctx->name, strerror(err));
+		goto fail;
+	}
+	/* Every sleep is bounded by max_sleep: a periodic timer in the epoll
+	 * set does it once for all, where a timeout on each epoll_pwait2 would
+	 * arm and cancel a kernel timer on every sleep (about a tenth of the
+	 * context's CPU at 10 000 wakes a second, docs/performance.md).
+	 * Read when it fires: a periodic timerfd is re-armed by its read. */
+	ctx->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (ctx->timer_fd < 0 ||
+	    timerfd_settime(ctx->timer_fd, 0,
+			    &(struct itimerspec){ .it_interval = napi_ts(ctx->max_sleep_ns),
+						  .it_value = napi_ts(ctx->max_sleep_ns) },
+			    NULL) != 0 ||
+	    epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->timer_fd,
+		      &(struct epoll_event){ .events = EPOLLIN, .data.ptr = NAPI_TIMER_TAG }) != 0) {
+		err = errno;
+		UNIC_LOG(ERR, NAPI, "%s: timerfd for max_sleep_ms: %s", ctx->name, strerror(err));
 		goto fail;
 	}
 	UNIC_LOG(DEBUG, NAPI, "%s: created, mode %s, budget %u", ctx->name,
@@ -244,6 +267,9 @@ static int napi_src_bind(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint1
 		if (s == NULL)
 			return -ENOSPC;
 		ev.data.ptr = s;
+		s->edge = qs->src.kind == UNIC_INTR_EVENTFD && qs->src.unmask == NULL;
+		if (s->edge)
+			ev.events |= EPOLLET;
 		if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, qs->src.fd, &ev) != 0)
 			return -errno;
 		s->src = qs->src;

@@ -42,6 +42,7 @@
 #define NAPI_PRIV_H
 
 #include <pthread.h>
+#include <time.h>
 
 #include <unic/napi.h>
 #include <unic/ring.h>
@@ -51,6 +52,16 @@
 
 #define NAPI_MAX_TXQ 8
 #define NAPI_MAX_EVENTS 32
+/* epoll data of the max_sleep timer (the wake fd's is NULL, a source's its
+ * struct napi_src). */
+#define NAPI_TIMER_TAG ((void *)&napi_timer_tag)
+extern const char napi_timer_tag;
+
+static inline struct timespec napi_ts(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ull),
+				  .tv_nsec = (long)(ns % 1000000000ull) };
+}
 
 enum napi_qstate {
 	NAPI_Q_OFF = 0,     /* not polled (slot free, or an add not applied yet) */
@@ -70,6 +81,10 @@ enum napi_req {
 struct napi_src {
 	struct unic_intr_source src;
 	struct unic_port *port;      /* NULL: entry free */
+	/* An eventfd whose read only clears its counter (MSI-X, MSI, the ring
+	 * port's doorbell): registered edge-triggered, and the edge epoll
+	 * consumes is its acknowledgment, one read() per wake saved. */
+	bool edge;
 	uint16_t nb_slots;
 	uint16_t slots[UNIC_PORT_MAX_QUEUES];
 };
@@ -127,6 +142,7 @@ struct unic_napi_ctx {
 	uint32_t refcnt;             /* creator + one per port claim */
 	int wake_fd;
 	int epfd;
+	int timer_fd;                /* periodic, max_sleep: bounds every sleep */
 	pthread_t thread;            /* the ctx thread (valid while online) */
 
 	pthread_mutex_t lock;

@@ -259,7 +259,11 @@ static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
 static void napi_source_fired(struct unic_napi_ctx *ctx, struct napi_src *s, uint64_t t_wake)
 {
 	napi_count(&ctx->st.interrupts, 1);
-	unic_intr_source_ack(&s->src); /* -EAGAIN: nothing pending, a spurious wake */
+	/* An edge-triggered eventfd was acknowledged by the edge epoll_pwait2
+	 * consumed: a write after it is a new edge. Others are read (UIO
+	 * and VFIO INTx also unmask); -EAGAIN: a spurious wake. */
+	if (!s->edge)
+		unic_intr_source_ack(&s->src);
 	for (uint16_t i = 0; i < s->nb_slots; i++) {
 		struct napi_queue *qs = &ctx->qs[s->slots[i]];
 
@@ -282,7 +286,7 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 {
 	struct epoll_event evs[NAPI_MAX_EVENTS];
 	uint32_t n = unic_load_relaxed(&ctx->nb_slots);
-	bool retry = false, reclaimed = false;
+	bool retry = false, reclaimed = false, bounded, woken = false;
 	uint64_t now, t_wake;
 	struct timespec ts;
 	int nev;
@@ -348,11 +352,14 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 	napi_count(&ctx->st.sleeps, 1);
 	if (retry)
 		napi_count(&ctx->st.sleeps_retry, 1);
-	ts.tv_sec = (time_t)(timeout_ns / 1000000000ull);
-	ts.tv_nsec = (long)(timeout_ns % 1000000000ull);
-	nev = epoll_pwait2(ctx->epfd, evs, NAPI_MAX_EVENTS, &ts, NULL);
+	/* Bounded by max_sleep alone: the periodic timer in the epoll set ends
+	 * the sleep, no timeout (and so no kernel timer) of its own. */
+	bounded = timeout_ns < ctx->max_sleep_ns;
+	ts = napi_ts(timeout_ns);
+	nev = epoll_pwait2(ctx->epfd, evs, NAPI_MAX_EVENTS, bounded ? &ts : NULL, NULL);
 	if (nev < 0 && errno == ENOSYS) /* before Linux 5.11: milliseconds, rounded up */
-		nev = epoll_wait(ctx->epfd, evs, NAPI_MAX_EVENTS, (int)((timeout_ns + 999999) / 1000000));
+		nev = epoll_wait(ctx->epfd, evs, NAPI_MAX_EVENTS,
+				 bounded ? (int)((timeout_ns + 999999) / 1000000) : -1);
 	t_wake = unic_time_ns(); /* eventfd readable: the wake latency starts here */
 	unic_store_relaxed(&ctx->sleeping, 0);
 	napi_count(&ctx->st.asleep_ns, t_wake - now);
@@ -366,24 +373,27 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 	 * for nothing: shrink it. (Judging by the sleep alone, a window near T
 	 * kept itself there under traffic whose gaps were just over T: the
 	 * sleep was short because the window was long.) */
-	if (ctx->idle_ns != UINT64_MAX) {
-		if (nev > 0 && t_wake - ctx->last_pkt_ns < ctx->idle_ns)
-			ctx->poll_window_ns = UNIC_MIN(ctx->poll_window_ns * 2 + 1000, ctx->idle_ns);
-		else
-			ctx->poll_window_ns /= 2;
-	}
 	for (int i = 0; i < nev; i++) {
 		struct napi_src *s = evs[i].data.ptr;
 
-		if (s == NULL) {
+		if (s == NAPI_TIMER_TAG || s == NULL) {
 			uint64_t v;
 
-			/* The wake fd: injection, a request, unic_napi_wake. */
-			if (read(ctx->wake_fd, &v, sizeof(v)) < 0)
+			/* max_sleep's timer (its read re-arms it), or the wake fd:
+			 * injection, a request, unic_napi_wake. */
+			woken |= s == NULL;
+			if (read(s == NULL ? ctx->wake_fd : ctx->timer_fd, &v, sizeof(v)) < 0)
 				continue;
 			continue;
 		}
+		woken = true;
 		napi_source_fired(ctx, s, t_wake);
+	}
+	if (ctx->idle_ns != UINT64_MAX) {
+		if (woken && t_wake - ctx->last_pkt_ns < ctx->idle_ns)
+			ctx->poll_window_ns = UNIC_MIN(ctx->poll_window_ns * 2 + 1000, ctx->idle_ns);
+		else
+			ctx->poll_window_ns /= 2;
 	}
 }
 

@@ -7,7 +7,8 @@
  *
  *   cpu        the context thread's CPU time / wall time, %
  *   intr_per_pkt   interrupt wake-ups / packets
- *   wake_p50, wake_p99   send -> handler, us, over the packets that arrived
+ *   wake_p50, wake_p90, wake_p99, wake_p999   send -> handler, us, over the
+ *                  packets that arrived
  *                  while the context slept (sent inside its last sleep)
  *   slept_pkts     how many packets that is
  *   engine_wake_p99    the engine's own histogram (epoll returned -> first
@@ -30,6 +31,7 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -84,9 +86,13 @@ static void sleep_until(uint64_t t)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* Paced sender: packet i is due at start + i / pps. Far from the next one
- * it sleeps; close to it, it spins; then it sends what is due, up to 32 at
- * once, each stamped just before the send. */
+/* Paced sender: packet i is due at start + i / pps; it sends what is due,
+ * up to 32 at once, stamped just before the send. Up to 50 000 pps it
+ * sleeps until the next one is due (timer slack 1 ns), as an interrupt
+ * source would: a sender that spun through the gap would hold the CPU the
+ * context wakes on whenever the two share one, and its spin would be
+ * counted as wake latency. Above, it sleeps far from the next packet and
+ * spins close to it. */
 /* BENCH_NAPI_PIN=P,C: the producer on CPU P, the context on CPU C (unset:
  * wherever the scheduler puts them). */
 static void pin_self(int which)
@@ -111,6 +117,7 @@ static void *producer(void *arg)
 	uint64_t i = 0;
 
 	pin_self(0);
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	start = unic_time_ns() + 1000000;
 	end = start + r->duration_ns;
 
@@ -122,7 +129,9 @@ static void *producer(void *arg)
 		if (now >= end)
 			break;
 		if (now < due) {
-			if (due - now > 60000)
+			if (period >= 20000)
+				sleep_until(due);
+			else if (due - now > 60000)
 				sleep_until(due - 50000);
 			else
 				unic_pause();
@@ -249,7 +258,7 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	struct run r = { .tx = tx, .pps = pps, .duration_ns = duration_ns };
 	struct ctx_thread ct;
 	pthread_t ctid, ptid;
-	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p99 = 0, rd0, rd1;
+	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p90 = 0, p99 = 0, p999 = 0, rd0, rd1;
 	double load0;
 	char name[64], tag[32];
 	int rc;
@@ -292,7 +301,9 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	if (r.nb_slept) {
 		qsort(r.slept_lat, r.nb_slept, sizeof(uint64_t), cmp_u64);
 		p50 = r.slept_lat[r.nb_slept / 2];
+		p90 = r.slept_lat[(uint64_t)r.nb_slept * 90 / 100];
 		p99 = r.slept_lat[(uint64_t)r.nb_slept * 99 / 100];
+		p999 = r.slept_lat[(uint64_t)r.nb_slept * 999 / 1000];
 	}
 	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++)
 		st1.wake_latency_ns[i] -= st0.wake_latency_ns[i];
@@ -308,7 +319,9 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	FIG("intr_per_pkt", r.handled ? (double)(st1.interrupts - st0.interrupts) / (double)r.handled : 0, "ratio");
 	FIG("slept_pkts", (double)r.nb_slept, "packets");
 	FIG("wake_p50", (double)p50 / 1e3, "us");
+	FIG("wake_p90", (double)p90 / 1e3, "us");
 	FIG("wake_p99", (double)p99 / 1e3, "us");
+	FIG("wake_p999", (double)p999 / 1e3, "us");
 	FIG("engine_wake_p99", (double)unic_napi_hist_percentile(st1.wake_latency_ns,
 								 UNIC_NAPI_HIST_BUCKETS, 0.99) / 1e3, "us");
 	FIG("lost", (double)(r.sent - r.handled), "packets");

@@ -71,3 +71,104 @@ Test(napi_idle, an_idle_poll_context_never_sleeps)
 	cr_assert_gt(st.polls, 10000, "only %" PRIu64 " polls in 5 s", st.polls);
 	cr_assert_eq(st.arms, 0);
 }
+
+/* ---- the sleep itself: bounded, and woken once per doorbell -------------------------- */
+
+static struct unic_napi_ctx *ctx_with_max_sleep(uint32_t max_sleep_ms)
+{
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = "sleep", .mode = UNIC_NAPI_HYBRID,
+				    .max_sleep_ms = max_sleep_ms };
+	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
+
+	cr_assert_not_null(ctx, "napi context: %s (%s)", strerror(errno), logbuf);
+	return ctx;
+}
+
+/* Nothing but max_sleep ends these sleeps (no timeout is passed to
+ * epoll_pwait2 for it: a periodic timerfd in the epoll set does it). */
+Test(napi_idle, a_sleep_that_nothing_ends_lasts_at_most_max_sleep)
+{
+	struct unic_port *tx = port_create("ring0");
+	struct unic_port *rx = port_create("ring1,peer=ring0");
+	struct unic_napi_ctx *ctx = ctx_with_max_sleep(20);
+	struct unic_napi_ctx_stats s0, s1;
+	struct runner r;
+
+	port_up(tx, 1);
+	port_up(rx, 1);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, idle_handler, NULL), 0, "%s", logbuf);
+	runner_start(&r, ctx);
+	sleep_ns(100000000);
+	s0 = ctx_stats(ctx);
+	sleep_ns(1000000000);
+	s1 = ctx_stats(ctx);
+	runner_stop(&r);
+	fprintf(stderr, "# max_sleep 20 ms, 1 s idle: %" PRIu64 " wake-ups, %" PRIu64 " interrupts\n",
+		s1.wakeups - s0.wakeups, s1.interrupts - s0.interrupts);
+	/* 50 if each sleep lasts 20 ms; fewer than 25 means sleeps longer
+	 * than the bound (or a thread that got no CPU for half a second);
+	 * far more, a sleep that does not sleep. */
+	cr_assert_geq(s1.wakeups - s0.wakeups, 25, "%" PRIu64 " wake-ups in 1 s with max_sleep 20 ms",
+		      s1.wakeups - s0.wakeups);
+	cr_assert_leq(s1.wakeups - s0.wakeups, 60, "%" PRIu64 " wake-ups in 1 s with max_sleep 20 ms",
+		      s1.wakeups - s0.wakeups);
+	cr_assert_eq(s1.interrupts, s0.interrupts, "nothing was sent, yet interrupts were counted");
+	unic_napi_ctx_destroy(ctx);
+	port_down(rx);
+	port_down(tx);
+}
+
+/* The ring port's doorbell (an eventfd, as MSI-X) is never read by the
+ * engine: epoll reports it edge-triggered. Each packet sent to a sleeping
+ * context wakes it once, and a rung doorbell does not keep waking it. */
+Test(napi_idle, each_doorbell_wakes_a_sleeping_context_once_and_an_unread_one_does_not_wake_it_again)
+{
+	struct unic_port *tx = port_create("ring0");
+	struct unic_port *rx = port_create("ring1,peer=ring0");
+	struct unic_napi_ctx *ctx = ctx_with_max_sleep(1000);
+	struct unic_napi_ctx_stats s0, s1, s2;
+	uint64_t handled = 0, t0;
+	struct runner r;
+
+	port_up(tx, 1);
+	port_up(rx, 1);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, idle_handler, NULL), 0, "%s", logbuf);
+	runner_start(&r, ctx);
+	t0 = unic_time_ns();
+	while (ctx_stats(ctx).sleeps == 0 && unic_time_ns() - t0 < 2000000000ull)
+		sleep_ns(1000000);
+	sleep_ns(2000000);
+	s0 = ctx_stats(ctx);
+	for (uint32_t i = 0; i < 100; i++) {
+		uint64_t before = ctx_stats(ctx).sleeps;
+
+		send_seq(tx, 0, i, 1);
+		t0 = unic_time_ns();
+		while (ctx_stats(ctx).packets < i + 1 && unic_time_ns() - t0 < 2000000000ull)
+			sleep_ns(100000);
+		handled = ctx_stats(ctx).packets;
+		cr_assert_eq(handled, i + 1, "packet %u not handled in 2 s", i);
+		/* Wait until it sleeps again (armed) before the next one. */
+		while (ctx_stats(ctx).sleeps == before && unic_time_ns() - t0 < 2000000000ull)
+			sleep_ns(100000);
+		sleep_ns(500000);
+	}
+	s1 = ctx_stats(ctx);
+	sleep_ns(500000000); /* idle: only max_sleep (1 s) may end a sleep */
+	s2 = ctx_stats(ctx);
+	runner_stop(&r);
+	fprintf(stderr, "# 100 packets one by one: %" PRIu64 " interrupts, %" PRIu64
+		" wake-ups; then 0.5 s idle: %" PRIu64 " wake-ups\n",
+		s1.interrupts - s0.interrupts, s1.wakeups - s0.wakeups, s2.wakeups - s1.wakeups);
+	/* Each packet found the queue armed and rang once. A few wakes may
+	 * be the timer's; none is a doorbell read twice. */
+	cr_assert_geq(s1.interrupts - s0.interrupts, 95, "%" PRIu64 " interrupts for 100 doorbells",
+		      s1.interrupts - s0.interrupts);
+	cr_assert_leq(s1.interrupts - s0.interrupts, 101, "%" PRIu64 " interrupts for 100 doorbells",
+		      s1.interrupts - s0.interrupts);
+	cr_assert_leq(s2.wakeups - s1.wakeups, 2, "%" PRIu64 " wake-ups in 0.5 s idle after the doorbells",
+		      s2.wakeups - s1.wakeups);
+	unic_napi_ctx_destroy(ctx);
+	port_down(rx);
+	port_down(tx);
+}
