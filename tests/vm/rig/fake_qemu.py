@@ -22,7 +22,8 @@ says what the fake guest does:
   anything else: exit status 127, as sh says for an unknown command.
 
 After the plan it writes the done frame and exits 0, as QEMU does when the
-guest powers off.  SIGTERM (the host's stop) ends it at any time.
+guest powers off.  SIGTERM (the host's stop) ends it at any time; stalled,
+it exits with status 3 after a minute if nothing stopped it.
 """
 
 import os
@@ -30,6 +31,7 @@ import sys
 import time
 
 STEP = 0.05     # seconds between lines, so the host's watch sees progress
+LIFETIME = 60   # seconds a stalled stand-in waits to be stopped
 
 
 def arg_values(argv, flag):
@@ -59,8 +61,10 @@ def main(argv):
         say(results, '@@unic-vm %s' % text)
 
     def stall():
-        while True:
-            time.sleep(1)
+        # Until the host stops it; a minute at most, so a broken stop in a
+        # test leaves nothing behind for long.
+        time.sleep(LIFETIME)
+        sys.exit(3)
 
     say(console, '[    0.000000] Linux version 6.1.0-fake-amd64 (fake qemu pid %d)' % os.getpid())
     say(console, '[    1.400000] Run /init as init process')

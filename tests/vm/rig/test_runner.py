@@ -37,7 +37,7 @@ class Watch(unittest.TestCase):
         self.dir = tempfile.mkdtemp(prefix='unic-rig-test-')
         self.addCleanup(shutil.rmtree, self.dir)
 
-    def boot(self, *checks, timeout=60):
+    def boot(self, *checks, timeout=15):
         """Runs a guest of the stand-in with these checks after the setup;
         returns (results, Stop or None, seconds, console log path)."""
         topo = Topology(access='uio', nics=(Nic('e1000e', 'hub0', 'root-bus'),))
