@@ -7,7 +7,7 @@ import unittest
 from dataclasses import replace
 
 from . import frames, results
-from .model import Check, criterion
+from .model import Boot, Check, Nic, Scenario, Topology, criterion
 
 RUN = 'c0ffee01'
 PLAN = [Check('setup/bind', 'unic-vm bind'),
@@ -247,7 +247,6 @@ class Expected(unittest.TestCase):
         self.assertEqual(res[-1].diag[0], 'expected panic, seen not run')
 
     def test_a_check_expected_to_panic_must_be_the_last(self):
-        from .model import Boot, Scenario, Topology, Nic
         topo = Topology(access='uio', nics=(Nic('e1000e', 'hub0'),))
         with self.assertRaises(ValueError):
             Boot('b', topo, (Scenario('s', (PANIC_PLAN[-1], Check('after', 'true'))),))

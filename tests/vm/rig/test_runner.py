@@ -68,8 +68,8 @@ class Watch(unittest.TestCase):
         self.assertIn('fake: s/ok', [r.name for r in out])
 
     def test_a_silent_check_is_stopped_and_reported_as_a_hang_with_the_console_log(self):
-        out, stopped, took, console = self.boot(Check('ok', 'true'), Check('stuck', 'hang', timeout=0),
-                                                Check('after', 'true'))
+        out, stopped, took, console = self.boot(
+            Check('ok', 'true'), Check('stuck', 'hang', timeout=0), Check('after', 'true'))
         self.assertEqual(stopped.kind, 'hang', stopped)
         self.assertIn('check s/stuck made no progress for %d s' % SLACK, stopped.why)
         self.assertGreaterEqual(took, SLACK)
