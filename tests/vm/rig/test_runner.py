@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from . import initramfs, qemu, runner
+from . import initramfs, qemu, results, runner
 from .model import Boot, Check, Nic, Scenario, Topology
 
 FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'fake_qemu.py')
@@ -81,6 +81,11 @@ class Watch(unittest.TestCase):
         self.assertIn('started but did not end: ' + stopped.why, stuck.diag)
         self.assertIn('console log: ' + console, stuck.diag)
         self.assertEqual(result(out, 'fake: s/after').seen, 'not run')
+        # The TAP report: the check failed, the reason and the log beneath it.
+        tap = results.tap_lines(out)
+        at = tap.index('not ok %d - fake: s/stuck' % (out.index(stuck) + 1))
+        self.assertIn('# console log: ' + console, tap[at:at + 4])
+        self.assertIn('# started but did not end: ' + stopped.why, tap[at:at + 4])
 
     def test_the_check_timeout_counts_before_the_slack(self):
         _, stopped, took, _ = self.boot(Check('stuck', 'hang', timeout=1))
