@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <unic/bus.h>
@@ -974,5 +975,52 @@ Test(bus, intx_is_the_devices_legacy_line_from_sysfs)
 	fake_put(root, "proc/irq/17/smp_affinity_list", "0-1\n");
 	cr_assert_eq(unic_pci_irq_affinity_set(dev, 0, 0), 17);
 	cr_assert_str_eq(fake_get(root, "proc/irq/17/smp_affinity_list", buf, sizeof(buf)), "0\n");
+	unic_pci_close(dev);
+}
+
+/*
+ * A user who is not root cannot write smp_affinity_list (0644, root's):
+ * the error says so and gives the command to run as root. As root, the
+ * call is made in a child that has become nobody; the file is 0444 so that
+ * a run of the test by a user who owns it is refused too.
+ */
+Test(bus, moving_an_interrupt_as_another_user_than_root_says_to_run_as_root)
+{
+	struct unic_pci_device *dev = open_with_msix(2);
+	char path[512], msg[sizeof(logbuf)];
+	int fds[2], rc = 0, st;
+	ssize_t n;
+	pid_t pid;
+
+	fake_put(root, "proc/interrupts", interrupts_2cpu);
+	fake_put(root, "proc/irq/24/smp_affinity_list", "0-1\n");
+	snprintf(path, sizeof(path), "%s/proc/irq/24/smp_affinity_list", root);
+	cr_assert_eq(chmod(path, 0444), 0);
+	cr_assert_eq(chmod(root, 0755), 0, "nobody must reach the file to be refused by its mode");
+	cr_assert_eq(pipe(fds), 0);
+	logbuf[0] = '\0';
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		close(fds[0]);
+		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		rc = unic_pci_irq_affinity_set(dev, 0, 1);
+		if (write(fds[1], &rc, sizeof(rc)) != (ssize_t)sizeof(rc) ||
+		    write(fds[1], logbuf, strlen(logbuf) + 1) < 0)
+			_exit(4);
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert_eq(read(fds[0], &rc, sizeof(rc)), (ssize_t)sizeof(rc));
+	n = read(fds[0], msg, sizeof(msg) - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %d", st);
+	cr_assert_eq(rc, -EACCES, "rc %d; log: %s", rc, msg);
+	cr_assert_not_null(strstr(msg, "only root can move an interrupt"), "%s", msg);
+	cr_assert_not_null(strstr(msg, "echo 1 > "), "%s", msg);
+	cr_assert_not_null(strstr(msg, "proc/irq/24/smp_affinity_list"), "%s", msg);
 	unic_pci_close(dev);
 }
