@@ -573,10 +573,6 @@ static int rx_filter_set(struct tp_app *app, const struct tp_cmd_arg *a, bool al
 			rc = rc ? rc : r;
 			continue;
 		}
-		if (allmulti) /* as last set here: the port layer has no getter */
-			p->allmulti = on;
-		else
-			p->promisc = on;
 		fprintf(app->out, "Port %u: %s %s\n", ids[i], what, on ? "on" : "off");
 	}
 	return rc;

@@ -65,7 +65,6 @@ struct tp_port {
 	struct unic_port *port;   /* NULL: no port with this id */
 	bool ours;                /* attached here: detach is ours at exit */
 	char driver[32];          /* for messages, also once the port is closed */
-	bool promisc, allmulti;   /* as last set here */
 	bool need_config;         /* configure and set up queues at the next start */
 	/* Wanted configuration (applied at the next "port start"). */
 	struct unic_port_conf conf;

@@ -862,6 +862,10 @@ Test(testpmd_binary, port_settings_apply_at_the_next_start_and_reset_undoes_them
 	HAS(out, "Current number of RX queues: 2");
 	HAS(out, "MTU: 9000");
 	HAS(out, "Message level: debug");
+	/* The port layer's getters: a ring port filters nothing. */
+	HAS(out, "Promiscuous mode: enabled");
+	HAS(out, "Allmulticast mode: enabled");
+	HAS(out, "RXDs number alignment: 1");
 	HAS(out, "Rx offloads capabilities: none");
 	/* Two queues per port: four streams, each with its own line. */
 	HAS(out, "Forward Stats for RX Port= 0/Queue= 1 -> TX Port= 1/Queue= 1");
