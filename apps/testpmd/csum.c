@@ -17,7 +17,7 @@
  *    l2/l3/l4_len, the IPv4 checksum field zeroed and the TCP/UDP field
  *    seeded with the pseudo-header sum (docs/e1000e.md, "Tx checksums and
  *    TSO"); a TCP payload above the TSO size asks for TSO (seed without the
- *    length).
+ *    length). Ethernet padding after the IP packet is trimmed first.
  */
 #include <string.h>
 
@@ -174,6 +174,31 @@ static void rx_judge(const struct unic_pkt *p, const uint8_t *d, const struct hd
 		cnt_inc(&c->bad_l4);
 }
 
+/*
+ * Ethernet padding after the IP packet (a short frame padded to 60 bytes)
+ * goes: a NIC's TCP/UDP checksum or TSO covers everything to the end of the
+ * frame, so it would sum the padding in (the NIC pads again on the way
+ * out). Only where the last segment holds all of it.
+ */
+static void trim_padding(struct unic_pkt *p, const struct hdrs *h)
+{
+	uint32_t end = h->l2 + h->l3 + h->l4_bytes, pad;
+	struct unic_pkt *last = p;
+
+	if (h->proto == PROTO_UDP) /* l4_bytes is the UDP length: the IP end may be later */
+		end = h->l2 + (h->v4 ? get16(unic_pkt_mtod(p, const uint8_t *) + h->l2 + 2) :
+				   40u + get16(unic_pkt_mtod(p, const uint8_t *) + h->l2 + 4));
+	if (p->pkt_len <= end)
+		return;
+	pad = p->pkt_len - end;
+	while (last->next != NULL)
+		last = last->next;
+	if (pad >= last->data_len) /* no empty segment: a NIC refuses one */
+		return;
+	last->data_len = (uint16_t)(last->data_len - pad);
+	p->pkt_len -= pad;
+}
+
 void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qcnt *c)
 {
 	uint8_t *d = unic_pkt_data(p), *ip, *l4;
@@ -195,6 +220,7 @@ void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qc
 		return;
 	ip = d + h.l2;
 	l4 = ip + h.l3;
+	trim_padding(p, &h);
 	bool tso = h.proto == PROTO_TCP && cfg->tso_mss && h.l4_bytes - h.l4 > cfg->tso_mss;
 
 	if (h.v4) {
