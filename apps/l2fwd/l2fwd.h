@@ -37,6 +37,7 @@ struct l2fwd_opts {
 	double duration;            /* -t seconds; 0: until SIGINT/SIGTERM */
 	bool promisc;               /* -P */
 	bool mac_updating;          /* default on */
+	bool irq_affinity;          /* default on: rx IRQs to the polling thread's core */
 	bool json;
 	bool help;
 	unsigned nb_pairs;          /* --portmap */

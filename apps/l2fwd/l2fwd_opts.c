@@ -22,6 +22,7 @@ void l2fwd_opts_init(struct l2fwd_opts *o)
 	o->ports_per_thread = 1;
 	o->stats_period = 10;
 	o->mac_updating = true;
+	o->irq_affinity = true;
 	o->mode = UNIC_NAPI_HYBRID;
 	o->weight = 32;
 	o->nb_queues = 1;
@@ -131,7 +132,7 @@ static int parse_mode(const char *v, enum unic_napi_mode *m, char *err, size_t e
 enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
 	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
-	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES,
+	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES, O_NO_IRQAFF, O_IRQAFF,
 };
 
 struct opt_def {
@@ -159,6 +160,8 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "rxd", true, O_RXD },
 	{ 0, "txd", true, O_TXD },
 	{ 0, "queues", true, O_NB_QUEUES },
+	{ 0, "no-irq-affinity", false, O_NO_IRQAFF },
+	{ 0, "irq-affinity", false, O_IRQAFF },
 	{ 0, "json", false, O_JSON },
 	{ 't', "duration", true, O_DURATION },
 	{ 'h', "help", false, O_HELP },
@@ -190,6 +193,12 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		break;
 	case O_MAC:
 		o->mac_updating = true;
+		break;
+	case O_NO_IRQAFF:
+		o->irq_affinity = false;
+		break;
+	case O_IRQAFF:
+		o->irq_affinity = true;
 		break;
 	case O_PORTMAP:
 		return l2fwd_portmap_parse(o, v, err, errlen);
@@ -425,6 +434,10 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --rxd N, --txd N     rx/tx descriptors per queue (default: the driver's)\n"
 		"      --queues N           rx and tx queues per port, 1..%u (default 1); RSS spreads\n"
 		"                           flows over the rx queues; rx queue N sends on tx queue N\n"
+		"      --no-irq-affinity    leave the rx interrupts where the kernel put them\n"
+		"      --irq-affinity       (default) interrupt and hybrid modes: move each rx queue's\n"
+		"                           interrupt (Linux IRQ) to the core of the thread that\n"
+		"                           polls it, when -l pins the threads (needs root)\n"
 		"      --json               statistics as one JSON object per line\n"
 		"  -h, --help               this text\n"
 		"\n"

@@ -163,6 +163,58 @@ static void make_route(struct l2fwd_app *app, unsigned p)
 	memcpy(r->hdr + 6, mac, sizeof(mac));
 }
 
+/*
+ * Interrupt and hybrid modes: have the kernel take each rx queue's
+ * interrupt on the core of the thread that sleeps on it, as Linux's NAPI
+ * runs where the IRQ came (a wake-up from another CPU costs tens of us:
+ * docs/napi.md, "Interrupt affinity"). A queue that cannot be steered is a
+ * warning, never a failure. One line per queue in the set-up notes.
+ */
+static void steer_irqs(struct l2fwd_app *app, const struct l2fwd_worker *wk)
+{
+	if (app->opts.mode == UNIC_NAPI_POLL)
+		return;
+	if (!app->opts.irq_affinity) {
+		fprintf(app->info, "l2fwd: thread %u: rx interrupts left where the kernel put them (--no-irq-affinity)\n",
+			wk->idx);
+		return;
+	}
+	if (wk->core < 0) {
+		fprintf(app->info, "l2fwd: thread %u is not pinned: rx interrupts left where the kernel put them (pin the threads with -l to steer them)\n",
+			wk->idx);
+		return;
+	}
+	for (unsigned i = 0; i < wk->nb_routes; i++) {
+		const struct l2fwd_route *r = wk->routes[i];
+		const char *name = unic_port_name(r->in);
+
+		for (uint16_t q = 0; q < wk->nb_queues; q++) {
+			int irq = unic_port_rx_intr_irq(r->in, q), rc;
+
+			if (irq == -ENOTSUP) {
+				struct unic_port_info info = { 0 };
+
+				unic_port_info_get(r->in, &info);
+				fprintf(app->info, "l2fwd: port %u (%s): no kernel IRQ to steer (the %s driver's rx queues have none)\n",
+					r->in_idx, name, info.driver);
+				break;
+			}
+			if (irq < 0) {
+				fprintf(stderr, "l2fwd: warning: port %u (%s) rx queue %u: its IRQ is unknown (%s; the message above says why): not steered to core %d; going on\n",
+					r->in_idx, name, q, strerror(-irq), wk->core);
+				continue;
+			}
+			rc = unic_port_rx_intr_affinity_set(r->in, q, wk->core);
+			if (rc < 0)
+				fprintf(stderr, "l2fwd: warning: port %u (%s) rx queue %u: IRQ %d not steered to core %d: %s (the message above says why); it stays where it was, going on\n",
+					r->in_idx, name, q, irq, wk->core, strerror(-rc));
+			else
+				fprintf(app->info, "l2fwd: port %u (%s) rx queue %u: IRQ %d steered to core %d (thread %u)\n",
+					r->in_idx, name, q, rc, wk->core, wk->idx);
+		}
+	}
+}
+
 static void *thread_tramp(void *arg)
 {
 	l2fwd_worker_main(arg);
@@ -325,6 +377,7 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < wk->nb_routes; i++)
 			fprintf(app.info, " %u", wk->routes[i]->in_idx);
 		fprintf(app.info, "\n");
+		steer_irqs(&app, wk);
 	}
 	if (unic_event_callback_register(NULL, UNIC_EVENT_LINK, link_cb, &app) == 0 &&
 	    unic_event_callback_register(NULL, UNIC_EVENT_DEV_REQUEST, link_cb, &app) == 0 &&

@@ -176,6 +176,18 @@ struct unic_driver;
 int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table,
 		    const char *const *allow, unsigned nb_allow);
 
+/*
+ * irq_affinity.c: find a line of /proc/interrupts (@p text, NUL-terminated):
+ * the one whose IRQ number is @p irq (>= 0), or any, and that has @p name as
+ * one of its actions (a whole action: "vfio-msix[1](0000:00:03.0)" does not
+ * match "vfio-msix[1](10000:00:03.0)"), or any. The header line gives the
+ * number of CPU columns (online CPUs). @p counts gets up to @p max_counts
+ * per-CPU counts, *nb_cpus the number of columns.
+ * @return the IRQ number, -ENOENT (no such line), -EINVAL (no header).
+ */
+int bus_proc_interrupts_find(const char *text, const char *name, int irq, uint64_t *counts,
+			     unsigned max_counts, unsigned *nb_cpus);
+
 /* vfio.c: close the container (no device left). Lock held. */
 void bus_vfio_teardown(struct unic_bus *bus);
 

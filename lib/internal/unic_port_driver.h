@@ -76,6 +76,10 @@ struct unic_port_ops {
 	/** Raw values since creation, same order. @return count. */
 	int (*xstats_get)(struct unic_port *port, uint64_t *values, unsigned max);
 	int (*intr_sources)(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+	/** The Linux IRQ of rx queue @p q's interrupt (started, interrupt or
+	 * hybrid mode, queue set up: checked by the core); with @p cpu >= 0
+	 * also have the kernel take it on that CPU. @return the IRQ, or -errno. */
+	int (*rx_intr_affinity)(struct unic_port *port, uint16_t q, int cpu);
 	/** Accept (on) or stop accepting frames of VLAN @p vlan_id when the
 	 * VLAN filter offload is on. */
 	int (*vlan_filter_set)(struct unic_port *port, uint16_t vlan_id, bool on);

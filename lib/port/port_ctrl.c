@@ -21,9 +21,10 @@
 /*
  * Call optional op @p op with the port locked, alive and its device not
  * taken back (-ENODEV); a NULL op is
- * -ENOTSUP, logged at debug so a probing caller is not noisy.
+ * -ENOTSUP, logged at debug so a probing caller is not noisy. PORT_OP_IF
+ * first evaluates @p check (0 or -errno) under the lock, after those tests.
  */
-#define PORT_OP(port, op, ...)                                                   \
+#define PORT_OP_IF(port, op, check, ...)                                         \
 	({                                                                        \
 		int rc_ = port_lock_alive((port), #op);                             \
 		if (rc_ == 0) {                                                   \
@@ -32,13 +33,14 @@
 				UNIC_LOG(DEBUG, PORT, "%s: %s is not supported by this driver", \
 					 (port)->name, #op);                            \
 				rc_ = -ENOTSUP;                                     \
-			} else if (rc_ == 0) {                                    \
+			} else if (rc_ == 0 && (rc_ = (check)) == 0) {            \
 				rc_ = (port)->ops->op((port), ##__VA_ARGS__);        \
 			}                                                         \
 			port_unlock(port);                                        \
 		}                                                                 \
 		rc_;                                                              \
 	})
+#define PORT_OP(port, op, ...) PORT_OP_IF(port, op, 0, ##__VA_ARGS__)
 
 int unic_port_link_get(struct unic_port *port, struct unic_link *link)
 {
@@ -303,6 +305,39 @@ int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src,
 	}
 	port_unlock(port);
 	return rc;
+}
+
+/* A queue's interrupt exists only while the port is started in interrupt
+ * or hybrid mode (the driver enables its vectors at start). Lock held. */
+static int rx_intr_check(struct unic_port *port, uint16_t q, const char *what)
+{
+	if (q >= port->conf.nb_rxq || port->rxq[q].q == NULL) {
+		UNIC_LOG(ERR, PORT, "%s: %s: rx queue %u is not set up (the port has %u)", port->name, what,
+			 q, port->conf.nb_rxq);
+		return -EINVAL;
+	}
+	if (port->state != UNIC_PORT_STARTED || port->conf.rx_mode == UNIC_RX_MODE_POLL) {
+		UNIC_LOG(ERR, PORT, "%s: %s: rx queue %u has an interrupt only while the port is started in interrupt or hybrid rx mode (state %s, rx mode %s)",
+			 port->name, what, q, unic_port_state_name(port->state),
+			 port->conf.rx_mode == UNIC_RX_MODE_POLL ? "poll" : "interrupt/hybrid");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int unic_port_rx_intr_irq(struct unic_port *port, uint16_t q)
+{
+	return PORT_OP_IF(port, rx_intr_affinity, rx_intr_check(port, q, "rx_intr_irq"), q, -1);
+}
+
+int unic_port_rx_intr_affinity_set(struct unic_port *port, uint16_t q, int cpu)
+{
+	if (cpu < 0) {
+		UNIC_LOG(ERR, PORT, "%s: rx queue %u: CPU %d: expected a CPU number (0 or more)",
+			 port ? port->name : "?", q, cpu);
+		return -EINVAL;
+	}
+	return PORT_OP_IF(port, rx_intr_affinity, rx_intr_check(port, q, "rx_intr_affinity_set"), q, cpu);
 }
 
 /* ---- statistics ------------------------------------------------------------ */

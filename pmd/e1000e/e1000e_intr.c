@@ -299,6 +299,29 @@ int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *src, un
 	return (int)n;
 }
 
+/*
+ * Rx queue q's Linux IRQ: its MSI-X vector, or the INTx line all queues
+ * share (with link events on, the event thread takes that line and relays
+ * rx causes through an eventfd: the IRQ's CPU is then where that thread is
+ * woken, and the poller is woken from there).
+ */
+int e1000e_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	unsigned vec = ep->intx ? 0 : E1000E_VEC_RX(q);
+
+	if (!ep->intr_on) {
+		UNIC_PORT_LOG(port, ERR, "rx queue %u: interrupts are off (rx mode poll)", q);
+		return -EINVAL;
+	}
+	if (cpu < 0)
+		return unic_pci_irq_kernel_num(ep->dev, vec);
+	if (ep->intx && port->conf.nb_rxq > 1)
+		UNIC_PORT_LOG(port, INFO, "rx queue %u: INTx is shared by the %u rx queues: they all move to CPU %d",
+			      q, port->conf.nb_rxq, cpu);
+	return unic_pci_irq_affinity_set(ep->dev, vec, cpu);
+}
+
 int e1000e_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
 {
 	struct e1000e_port *ep = e1000e_priv(port);

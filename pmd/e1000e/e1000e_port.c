@@ -838,6 +838,7 @@ static const struct unic_port_ops e1000e_ops = {
 	.rx_intr_enable = e1000e_rx_intr_enable,
 	.rx_intr_disable = e1000e_rx_intr_disable,
 	.intr_sources = e1000e_intr_sources,
+	.rx_intr_affinity = e1000e_rx_intr_affinity,
 	.coalesce_get = e1000e_coalesce_get,
 	.coalesce_set = e1000e_coalesce_set,
 	.vlan_filter_set = e1000e_vlan_filter_set,

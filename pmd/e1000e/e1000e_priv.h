@@ -215,6 +215,7 @@ int e1000e_intr_on(struct unic_port *port);
 void e1000e_intr_off(struct unic_port *port);
 void e1000e_coalesce_program(struct e1000e_port *ep);
 int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+int e1000e_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu);
 int e1000e_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
 int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 

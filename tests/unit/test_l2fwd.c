@@ -51,6 +51,7 @@ Test(l2fwd_opts, defaults_are_dpdks_with_hybrid_receive)
 	cr_assert_eq(o.ports_per_thread, 1);
 	cr_assert_float_eq(o.stats_period, 10.0, 1e-9);
 	cr_assert(o.mac_updating);
+	cr_assert(o.irq_affinity, "rx interrupts follow their thread by default");
 	cr_assert(!o.promisc);
 	cr_assert_eq(o.mode, UNIC_NAPI_HYBRID);
 	cr_assert_eq(o.duration, 0);
@@ -85,6 +86,13 @@ Test(l2fwd_opts, every_option_is_taken_in_each_form)
 	cr_assert_eq(o.txd, 256);
 	cr_assert(o.json);
 	cr_assert_float_eq(o.duration, 2.0, 1e-9);
+	cr_assert(o.irq_affinity);
+	cr_assert_eq(parse(&o, "--no-irq-affinity"), 0, "%s", err);
+	cr_assert(!o.irq_affinity);
+	cr_assert_eq(parse(&o, "--no-irq-affinity --irq-affinity"), 0, "%s", err);
+	cr_assert(o.irq_affinity, "the last one wins");
+	cr_assert_neq(parse(&o, "--no-irq-affinity=1"), 0);
+	cr_assert_not_null(strstr(err, "takes no value"), "%s", err);
 	cr_assert_eq(parse(&o, "-pff --rx-mode=interrupt -h"), 0, "%s", err);
 	cr_assert_eq(o.portmask, 0xff);
 	cr_assert_eq(o.mode, UNIC_NAPI_INTERRUPT);
@@ -440,6 +448,34 @@ Test(l2fwd_binary, forwards_between_two_null_ports_in_interrupt_mode, .timeout =
 Test(l2fwd_binary, forwards_between_two_null_ports_in_hybrid_mode, .timeout = 60)
 {
 	forwards_in_mode("hybrid");
+}
+
+/* Pinned threads steer their rx queues' IRQs; ring ports have none, and
+ * say so; --no-irq-affinity and poll mode leave them alone. */
+Test(l2fwd_binary, pinned_threads_say_what_became_of_their_rx_interrupts, .timeout = 60)
+{
+	static char buf[1 << 16];
+	const char *ring = "--no-huge --no-pci --vdev ring0 --vdev ring1,peer=ring0 -T 0 -t 0.3";
+	char args[256];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		cr_skip_test("one CPU: -l 0,1 needs two");
+	snprintf(args, sizeof(args), "%s -l 0,1 -q 2", ring);
+	cr_assert_eq(run(args, true, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "port 0 (ring0): no kernel IRQ to steer (the ring driver's rx queues have none)");
+	HAS(buf, "port 1 (ring1): no kernel IRQ to steer");
+	cr_assert_null(strstr(buf, "warning: port"), "%s", buf);
+	snprintf(args, sizeof(args), "%s -l 0,1 -q 2 --no-irq-affinity", ring);
+	cr_assert_eq(run(args, true, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "thread 0: rx interrupts left where the kernel put them (--no-irq-affinity)");
+	cr_assert_null(strstr(buf, "IRQ"), "%s", buf);
+	snprintf(args, sizeof(args), "%s -q 2", ring);
+	cr_assert_eq(run(args, true, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "thread 0 is not pinned: rx interrupts left where the kernel put them");
+	snprintf(args, sizeof(args), "%s -l 0,1 -q 2 --rx-mode poll", ring);
+	cr_assert_eq(run(args, true, buf, sizeof(buf)), 0, "%s", buf);
+	cr_assert_null(strstr(buf, "IRQ"), "poll mode sleeps on no interrupt: %s", buf);
+	cr_assert_null(strstr(buf, "rx interrupts"), "%s", buf);
 }
 
 Test(l2fwd_binary, sigint_stops_cleanly_with_totals, .timeout = 60)

@@ -213,6 +213,48 @@ static void filter_setup(struct unic_port *port)
 	port->ops = &filter_ops;
 }
 
+/* The same driver with rx interrupts whose kernel IRQ is 100 + queue: the
+ * op records what it was asked. */
+static int intr_calls, intr_last_q, intr_last_cpu;
+
+static void fake_info_intr(struct unic_port *port, struct unic_port_info *info)
+{
+	fake_info(port, info);
+	info->has_intr = true;
+}
+
+static int fake_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu)
+{
+	(void)port;
+	intr_calls++;
+	intr_last_q = q;
+	intr_last_cpu = cpu;
+	return 100 + q;
+}
+
+static const struct unic_port_ops fake_intr_ops = {
+	.info_get = fake_info_intr,
+	.configure = fake_configure,
+	.rx_queue_setup = fake_rxq_setup,
+	.rx_queue_release = fake_rxq_release,
+	.tx_queue_setup = fake_txq_setup,
+	.tx_queue_release = fake_txq_release,
+	.start = fake_start,
+	.stop = fake_stop,
+	.close = fake_close,
+	.stats_get = fake_stats,
+	.rx_burst = fake_rx,
+	.tx_burst = fake_tx,
+	.rx_intr_affinity = fake_rx_intr_affinity,
+};
+
+static void fake_intr_setup(struct unic_port *port)
+{
+	port->ops = &fake_intr_ops;
+	port->mac[0] = 0x02;
+	port->mac[5] = 0x43;
+}
+
 static void fake_setup(struct unic_port *port)
 {
 	port->ops = &fake_ops;
@@ -674,6 +716,42 @@ Test(port, null_and_ring_ports_filter_nothing_so_promisc_and_allmulti_read_on)
 		cr_assert_eq(unic_port_allmulti_get(p), 1);
 		finish(p);
 	}
+}
+
+/* The driver is asked for a queue's IRQ only for a set-up queue of a
+ * port started in interrupt or hybrid mode; otherwise the core says why. */
+Test(port, a_queues_irq_is_asked_of_the_driver_only_while_it_can_have_one)
+{
+	struct unic_port *p = unic_port_alloc(sizeof(struct fake_priv), "irq%d", fake_intr_setup);
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 2, .nb_txq = 2, .rx_mode = UNIC_RX_MODE_HYBRID };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 64, .numa_node = -1, .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = 64, .numa_node = -1 };
+
+	cr_assert_not_null(p);
+	cr_assert_eq(unic_port_register(p), 0, "register: %s", last_err);
+	intr_calls = 0;
+	cr_assert_eq(unic_port_configure(p, &c), 0, "%s", last_err);
+	for (uint16_t q = 0; q < 2; q++) {
+		cr_assert_eq(unic_port_rx_queue_setup(p, q, &rc), 0, "%s", last_err);
+		cr_assert_eq(unic_port_tx_queue_setup(p, q, &tc), 0, "%s", last_err);
+	}
+	cr_assert_eq(unic_port_rx_intr_affinity_set(p, 0, 1), -EINVAL, "configured, not started");
+	cr_assert(strstr(last_err, "only while the port is started in interrupt or hybrid rx mode"), "%s", last_err);
+	cr_assert_eq(unic_port_start(p), 0);
+	cr_assert_eq(unic_port_rx_intr_affinity_set(p, 2, 1), -EINVAL, "queue 2 does not exist");
+	cr_assert(strstr(last_err, "rx queue 2 is not set up"), "%s", last_err);
+	cr_assert_eq(unic_port_rx_intr_affinity_set(p, 1, -3), -EINVAL, "a negative CPU");
+	cr_assert_eq(intr_calls, 0, "the driver was asked when it should not have been");
+	cr_assert_eq(unic_port_rx_intr_affinity_set(p, 1, 3), 101);
+	cr_assert_eq(intr_last_q, 1);
+	cr_assert_eq(intr_last_cpu, 3);
+	cr_assert_eq(unic_port_rx_intr_irq(p, 0), 100);
+	cr_assert_eq(intr_last_cpu, -1, "a look-up moves nothing");
+	cr_assert_eq(intr_calls, 2);
+	cr_assert_eq(unic_port_stop(p), 0);
+	cr_assert_eq(unic_port_rx_intr_irq(p, 0), -EINVAL, "stopped: the vectors are gone");
+	cr_assert_eq(intr_calls, 2);
+	finish(p);
 }
 
 Test(port, vdev_spec_errors_are_explained)

@@ -197,6 +197,33 @@ int unic_pci_irq_disable(struct unic_pci_device *dev);
 int unic_pci_intx_unmask(struct unic_pci_device *dev);
 
 /**
+ * The Linux IRQ number of enabled vector @p vector: for MSI-X and MSI
+ * (VFIO) the line of /proc/interrupts whose action is the name VFIO gives
+ * it, "vfio-msix[VECTOR](BDF)" ("vfio-msi[...]"); for INTx (VFIO or
+ * uio_pci_generic, vector 0 only) the device's legacy line,
+ * /sys/bus/pci/devices/BDF/irq. Paths are under the bus's sysfs_root.
+ * @return the IRQ number (> 0 for INTx, >= 0 otherwise), or -EINVAL (no
+ *         interrupts enabled, or @p vector is not one of them), -ENOENT
+ *         (no such line; no legacy line), -ENODEV (device released),
+ *         -errno (reading the file). Each error is logged.
+ */
+int unic_pci_irq_kernel_num(struct unic_pci_device *dev, unsigned vector);
+
+/**
+ * Have the kernel take enabled vector @p vector on CPU @p cpu: writes the
+ * CPU to /proc/irq/N/smp_affinity_list and reads it back. Needs root. The
+ * setting lasts as long as the vector: disabling the interrupts (a port
+ * stop) frees the IRQ, and the next enable starts from the default.
+ * @return the IRQ number moved, or -errno, logged with what to do: -EACCES/
+ *         -EPERM (not root: the command to run as root), -EIO (the kernel
+ *         refused to move this interrupt: its chip or interrupt remapping
+ *         cannot; it stays where it is), -EINVAL (no such vector, a
+ *         negative CPU, or the kernel refused the CPU or read back another
+ *         set: not online), and those of unic_pci_irq_kernel_num().
+ */
+int unic_pci_irq_affinity_set(struct unic_pci_device *dev, unsigned vector, int cpu);
+
+/**
  * Called (from the library's event dispatch) when the kernel asks for the
  * device back (VFIO request IRQ), or a driver saw it vanish (all-ones reads,
  * unic_pci_gone(); unic_pci_is_gone() tells which). The callback stops the

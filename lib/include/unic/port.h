@@ -432,4 +432,29 @@ int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src,
  */
 int unic_intr_source_ack(const struct unic_intr_source *src);
 
+/**
+ * The Linux IRQ number that carries rx queue @p q's interrupt (e1000e over
+ * VFIO: the queue's MSI-X vector; over uio_pci_generic or INTx: the
+ * device's legacy line, shared by its queues). The port must be started in
+ * interrupt or hybrid rx mode.
+ * @return the IRQ number, or -ENOTSUP (the driver has no kernel interrupt:
+ *         ring, null), -EINVAL (queue not set up, port not started or in
+ *         poll mode), -ENOENT and others of unic_pci_irq_kernel_num().
+ */
+int unic_port_rx_intr_irq(struct unic_port *port, uint16_t q);
+
+/**
+ * Have the kernel take rx queue @p q's interrupt on CPU @p cpu, as the
+ * Linux kernel's NAPI runs on the CPU that took the IRQ: a poller pinned to
+ * that CPU is then woken without a cross-CPU wake-up (about 30 us at p50 on
+ * a VM, docs/performance.md). Needs root; holds until the port stops (its
+ * vectors are freed then): set it again after each start. With INTx the
+ * line is shared by every queue of the port: the last call wins.
+ * @return the IRQ number moved, or -errno as unic_port_rx_intr_irq(), and
+ *         -EACCES/-EPERM (not root), -EIO (the kernel refused to move this
+ *         interrupt), -EINVAL (a CPU that is not online); each is logged
+ *         with what to do (unic_pci_irq_affinity_set()).
+ */
+int unic_port_rx_intr_affinity_set(struct unic_port *port, uint16_t q, int cpu);
+
 #endif /* UNIC_PORT_H */

@@ -1283,6 +1283,172 @@ Test(e1000e, rx_interrupt_with_link_events_on_fires_once_per_arm_and_never_while
 	intr_cycles(0, true);
 }
 
+/* ---- interrupt affinity ------------------------------------------------- */
+
+#define MAX_CPUS 64
+
+/*
+ * IRQ @p irq's line of /proc/interrupts, read here on its own (not with the
+ * library's parser, which is what is being judged): the per-CPU counts in
+ * @p c (the header's columns), the text after them in @p rest.
+ * @return the number of CPU columns.
+ */
+static unsigned irq_line(int irq, uint64_t *c, char *rest, size_t restlen)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned cpus = 0;
+	bool found = false;
+
+	cr_assert_not_null(f, "/proc/interrupts: %s", strerror(errno));
+	cr_assert_gt(getline(&line, &cap, f), 0);
+	for (char *t = strtok(line, " \t\n"); t; t = strtok(NULL, " \t\n"))
+		if (strncmp(t, "CPU", 3) == 0)
+			cpus++;
+	cr_assert(cpus > 0 && cpus <= MAX_CPUS, "/proc/interrupts header: %u CPU columns", cpus);
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *p;
+		long n = strtol(line, &p, 10);
+
+		if (p == line || *p != ':' || n != irq)
+			continue;
+		p++;
+		for (unsigned i = 0; i < cpus; i++)
+			c[i] = strtoull(p, &p, 10);
+		snprintf(rest, restlen, "%s", p);
+		rest[strcspn(rest, "\n")] = '\0';
+		found = true;
+	}
+	free(line);
+	fclose(f);
+	cr_assert(found, "IRQ %d has no line in /proc/interrupts", irq);
+	return cpus;
+}
+
+static void read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	if (fgets(buf, (int)len, f) == NULL)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* @p n arm / one frame / interrupt / ack / disarm cycles on rx queue 0. */
+static void irq_cycles(struct unic_port *tx, struct unic_port *rx, const struct unic_intr_source *src,
+		       unsigned n, uint32_t seq0)
+{
+	uint8_t dst[6], mac[6];
+
+	unic_port_mac_get(rx, dst);
+	unic_port_mac_get(tx, mac);
+	for (unsigned i = 0; i < n; i++) {
+		struct unic_pkt *p, *got[32];
+		unsigned k = 0;
+		uint16_t m;
+		int r;
+
+		cr_assert_eq(unic_rx_intr_enable(rx, 0), 0);
+		p = pkt_make(64, 2048, dst, mac, seq0 + i);
+		send_pkts(tx, &p, 1);
+		cr_assert(fd_readable(src->fd, 2000), "cycle %u: no interrupt within 2 s of a frame; log: %s", i,
+			  libtail);
+		r = unic_intr_source_ack(src);
+		cr_assert_eq(r, 0, "ack: %s", strerror(-r));
+		cr_assert_eq(unic_rx_intr_disable(rx, 0), 0);
+		for (int t = 0; t < 200 && k == 0; t++) {
+			while ((m = unic_rx_burst(rx, 0, got, 32)) > 0) {
+				k += m;
+				unic_pkt_free_bulk(got, m);
+			}
+			if (k == 0)
+				usleep(1000);
+		}
+		cr_assert_geq(k, 1, "cycle %u: the interrupt came but no frame", i);
+	}
+}
+
+/*
+ * Rx queue 0's interrupt (MSI-X vector 0 over VFIO, the INTx line over
+ * uio_pci_generic) moved to CPU 1 is taken on CPU 1 only, then moved to CPU
+ * 0 on CPU 0 only: the column of the other CPU in /proc/interrupts does not
+ * move while 30 interrupts come. Needs a guest with 2 CPUs.
+ */
+Test(e1000e, rx_queue_interrupt_is_taken_on_the_cpu_its_affinity_names)
+{
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1,
+				       .rx_mode = UNIC_RX_MODE_HYBRID };
+	struct unic_intr_source src;
+	struct unic_port_info info;
+	uint64_t before[MAX_CPUS], after[MAX_CPUS];
+	char rest[512], name[64], path[64], aff[256], eff[256];
+	const int order[2] = { 1, 0 };
+	unsigned cpus;
+	FILE *notes;
+	int irq, rc;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		cr_skip_test("one CPU online: nowhere to move an interrupt");
+	memset(&info, 0, sizeof(info));
+	unic_port_info_get(ports[1], &info);
+	if (!info.has_intr)
+		cr_skip_test("the device offers no interrupts");
+	port_up(ports[0], NULL, 256);
+	port_up(ports[1], &conf, 256);
+	cr_assert_eq(unic_port_intr_sources(ports[1], &src, 1), 1, "log: %s", libtail);
+	src_drain(&src);
+	irq = unic_port_rx_intr_irq(ports[1], 0);
+	cr_assert_geq(irq, 0, "rx_intr_irq: %s; log: %s", strerror(-irq), libtail);
+	cpus = irq_line(irq, before, rest, sizeof(rest));
+	cr_assert_geq(cpus, 2);
+	/* The IRQ is the one the kernel requested for this device. */
+	if (is_vfio())
+		snprintf(name, sizeof(name), "vfio-msix[0](%s)", info.bus_addr);
+	else
+		snprintf(name, sizeof(name), "uio_pci_generic");
+	cr_assert_not_null(strstr(rest, name), "IRQ %d: expected action %s, the line reads: %s", irq, name, rest);
+
+	notes = fopen("/tmp/e1000e-notes.txt", "a");
+	cr_assert_not_null(notes);
+	for (unsigned k = 0; k < 2; k++) {
+		int cpu = order[k], other = !cpu;
+
+		rc = unic_port_rx_intr_affinity_set(ports[1], 0, cpu);
+		cr_assert_eq(rc, irq, "moving IRQ %d (%s) to CPU %d: %s; log: %s", irq, rest, cpu,
+			     rc < 0 ? strerror(-rc) : "another IRQ", libtail);
+		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
+		read_text(path, aff, sizeof(aff));
+		snprintf(path, sizeof(path), "/proc/irq/%d/effective_affinity_list", irq);
+		read_text(path, eff, sizeof(eff));
+		cr_assert_eq(atoi(aff), cpu, "smp_affinity_list of IRQ %d reads \"%s\", expected %d", irq, aff, cpu);
+		cr_assert(strchr(aff, ',') == NULL && strchr(aff, '-') == NULL, "smp_affinity_list \"%s\"", aff);
+		/* A move may take effect at the next interrupt (IO-APIC lines):
+		 * two cycles first, then count. */
+		irq_cycles(ports[0], ports[1], &src, 2, 100000 + 100 * k);
+		irq_line(irq, before, rest, sizeof(rest));
+		irq_cycles(ports[0], ports[1], &src, 30, 200000 + 100 * k);
+		irq_line(irq, after, rest, sizeof(rest));
+		fprintf(notes, "%s: IRQ %d (%s), smp_affinity_list %s, effective_affinity_list %s: 30 interrupt cycles added CPU0 %" PRIu64 ", CPU1 %" PRIu64 "\n",
+			unic_port_name(ports[1]), irq, rest, aff, eff[0] ? eff : "(none)",
+			after[0] - before[0], after[1] - before[1]);
+		cr_log_info("IRQ %d on CPU %d: CPU0 +%" PRIu64 ", CPU1 +%" PRIu64, irq, cpu,
+			    after[0] - before[0], after[1] - before[1]);
+		cr_assert_geq(after[cpu] - before[cpu], 30, "IRQ %d steered to CPU %d: its count there grew by %" PRIu64 " over 30 interrupts",
+			      irq, cpu, after[cpu] - before[cpu]);
+		cr_assert_eq(after[other], before[other], "IRQ %d steered to CPU %d: CPU %d still took %" PRIu64 " of them",
+			     irq, cpu, other, after[other] - before[other]);
+	}
+	fclose(notes);
+	unic_port_stop(ports[1]);
+	/* Stopped: no interrupt, nothing to move. */
+	cr_assert_eq(unic_port_rx_intr_affinity_set(ports[1], 0, 1), -EINVAL);
+}
+
 /*
  * Checksum offload: the sender zeroes the IPv4 header checksum and puts the
  * pseudo-header sum in the TCP/UDP checksum (as real hardware needs; QEMU

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The rig's self-test (boot selftest-fail, expected to fail in meson): one
- * guest test case passes, one fails on purpose.  If the vm suite ever reports
- * this boot as passing, guest failures are being lost on the way to the host.
+ * The rig's self-test (boot selftest, tests/vm/scenarios.py): one guest test
+ * case passes, one fails on purpose.  The host must report exactly the second
+ * as failed (the check's expect='fail', failing=), and then counts that as
+ * the self-test passing; if it saw the failing case pass, guest failures are
+ * being lost on the way to the host, and the boot fails.
  */
 #include <criterion/criterion.h>
 

@@ -56,17 +56,22 @@ def _describe(kernel, boot, run_id, shell):
         if nic.placement == 'root-port' and nic.model == 'e1000e' and driver == topo.driver:
             reset = 'bus'
         nics.append('nic%d %s %s %s %s' % (i, nic.model, loc, driver, reset))
-    # plan: check, format, guest timeout, command; tab-separated
+    return {
+        'etc/unic-vm/config': ''.join("%s='%s'\n" % kv for kv in config.items()),
+        'etc/unic-vm/nics': '\n'.join(nics) + '\n',
+        'etc/unic-vm/plan': plan_text(boot),
+    }
+
+
+def plan_text(boot):
+    """/etc/unic-vm/plan: a line per check, tab-separated: check, format,
+    guest timeout, command (guest/init runs them)."""
     plan = []
     for c in boot.plan():
         if '\t' in c.command or '\n' in c.command:
             raise ValueError('%s: a command is one line without tabs' % c.name)
         plan.append('%s\t%s\t%d\t%s' % (c.name, c.format, c.timeout, c.command))
-    return {
-        'etc/unic-vm/config': ''.join("%s='%s'\n" % kv for kv in config.items()),
-        'etc/unic-vm/nics': '\n'.join(nics) + '\n',
-        'etc/unic-vm/plan': '\n'.join(plan) + '\n',
-    }
+    return '\n'.join(plan) + '\n'
 
 
 # The names database libpci reads (Debian package pci.ids).

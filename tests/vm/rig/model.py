@@ -5,6 +5,7 @@ whether there is an IOMMU), so all scenarios that share one share a boot:
 the guest boots once and runs them in sequence.
 """
 
+import re
 from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
@@ -13,6 +14,14 @@ PCI_IDS = {'e1000e': '8086:10d3', 'virtio-net': '1af4:1041'}
 
 # Seconds the host waits past a check's own timeout before it calls the guest hung.
 CHECK_SLACK = 15
+
+# What a check can be expected to do (Check.expect).  Anything but 'pass' is
+# for the rig's self-tests: the host must see exactly that, and then reports
+# the check as passing.
+OUTCOMES = ('pass', 'fail', 'panic', 'hang')
+
+# A Criterion test case as its TAP line names it.
+CASE_NAME = re.compile(r'^\w+::\w+$')
 
 
 @dataclass(frozen=True)
@@ -123,6 +132,21 @@ class Check:
         no progress for its timeout plus CHECK_SLACK.
     show: the host prints the check's stdout after the boot, pass or fail
         (tests/vm/run without --tap; the demo's reports).
+    excluded: (TAP checks) test cases, 'suite::test', that do not apply to
+        this boot's topology.  criterion() leaves them out with Criterion's
+        --filter, which still lists them as skipped ("test was skipped"); the
+        host drops exactly those lines, and fails the check if an excluded
+        case ran or the binary has no such case.  Every excluded case must
+        run in some other boot (rig/test_scenarios.py checks that).
+    expect: what the check must do, one of OUTCOMES: 'pass'; 'fail' (a plain
+        check exits non-zero; a TAP check fails exactly its cases named in
+        failing, and passes the others); 'panic' (the guest kernel crashes
+        while it runs); 'hang' (the host's watch stops the guest for making
+        no progress while it runs).  The host reports a check that did what
+        was expected as passing, and one that did anything else as failing,
+        with both in its diagnostics.  A check expected to panic or hang
+        must be the last of its boot.
+    failing: (TAP checks with expect='fail') the test cases that must fail.
     """
     name: str
     command: str
@@ -132,11 +156,34 @@ class Check:
     frames: Optional[Tuple[str, int]] = None
     show: bool = False
     offload: Optional[Tuple[str, Tuple[str, ...]]] = None
+    excluded: Tuple[str, ...] = ()
+    expect: str = 'pass'
+    failing: Tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.expect not in OUTCOMES:
+            raise ValueError('%s: expect must be one of %s, not %r'
+                             % (self.name, ', '.join(OUTCOMES), self.expect))
+        for case in self.excluded + self.failing:
+            if not CASE_NAME.match(case):
+                raise ValueError('%s: %r is not a test case name (suite::test)' % (self.name, case))
+        if (self.excluded or self.failing) and self.format != 'tap':
+            raise ValueError('%s: excluded and failing name test cases of a TAP check' % self.name)
+        if bool(self.failing) != (self.format == 'tap' and self.expect == 'fail'):
+            raise ValueError('%s: a TAP check expected to fail names its failing cases '
+                             '(failing=), and only then' % self.name)
 
 
-def criterion(name, binary, timeout=120):
-    """A check that runs a Criterion binary built in the project."""
-    return Check(name, '%s --tap=- -j1' % binary.rsplit('/', 1)[-1], 'tap', (binary,), timeout)
+def criterion(name, binary, timeout=120, excluded=(), expect='pass', failing=()):
+    """A check that runs a Criterion binary built in the project, without
+    the test cases in excluded (see Check)."""
+    command = '%s --tap=- -j1' % binary.rsplit('/', 1)[-1]
+    if excluded:
+        # Criterion matches "suite/test" against the pattern; !(a|b) is
+        # everything but a and b.  Quoted: the plan line goes to sh -c.
+        command += " --filter='!(%s)'" % '|'.join(c.replace('::', '/') for c in excluded)
+    return Check(name, command, 'tap', (binary,), timeout, excluded=tuple(excluded),
+                 expect=expect, failing=tuple(failing))
 
 
 @dataclass(frozen=True)
@@ -158,6 +205,13 @@ class Boot:
     scenarios: Tuple[Scenario, ...]
     timeout: Optional[int] = None
     description: str = ''
+
+    def __post_init__(self):
+        plan = self.plan()
+        for c in plan[:-1]:
+            if c.expect in ('panic', 'hang'):
+                raise ValueError('%s: %s expects a %s, so nothing can run after it: make it '
+                                 'the last check of the boot' % (self.name, c.name, c.expect))
 
     def host_timeout(self):
         if self.timeout is not None:

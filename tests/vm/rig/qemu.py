@@ -39,22 +39,26 @@ def _nic_args(i, nic):
     return args + ['-device', dev]
 
 
-def command(topology, kernel, initrd, append, console, results, monitor=None):
+def command(topology, kernel, initrd, append, console, results, monitor=None,
+            emulator=('qemu-system-x86_64',)):
     """The qemu-system-x86_64 argument list.
 
     console and results are -serial arguments for ttyS0 (the kernel console)
     and ttyS1 (the framed results), e.g. 'file:/path' or 'mon:stdio';
     monitor, if given, is the path of a unix socket for the human monitor.
+    emulator: the program (and its first arguments) that gets QEMU's
+    arguments; the rig's own tests put a stand-in there (rig/fake_qemu.py).
     """
     vfio = topology.access == 'vfio'
     # A tap lives in a network namespace of its own, created for QEMU.
     netns = ['unshare', '--net', '--'] if topology.taps else []
     machine = 'q35,kernel-irqchip=split' if vfio else 'q35'
-    args = netns + ['qemu-system-x86_64', '-M', machine, '-accel', 'tcg', '-cpu', 'max',
-            '-smp', str(topology.cpus), '-m', str(topology.memory_mb),
-            '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
-            '-kernel', kernel, '-initrd', initrd, '-append', append,
-            '-serial', console, '-serial', results]
+    args = netns + list(emulator) + [
+        '-M', machine, '-accel', 'tcg', '-cpu', 'max',
+        '-smp', str(topology.cpus), '-m', str(topology.memory_mb),
+        '-nodefaults', '-no-user-config', '-display', 'none', '-no-reboot',
+        '-kernel', kernel, '-initrd', initrd, '-append', append,
+        '-serial', console, '-serial', results]
     if monitor:
         args += ['-monitor', 'unix:%s,server=on,wait=off' % monitor]
     if vfio:

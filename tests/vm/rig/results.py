@@ -147,11 +147,36 @@ def parse_tap(lines):
 
 @dataclass
 class Result:
-    """One line of the host's TAP report."""
+    """One line of the host's TAP report.
+
+    seen: what happened, for a check expected to do something else than
+    pass: 'pass', 'fail', 'skip', or, for a check that started and did not
+    end, why the guest stopped (Stop.kind); 'not run'.
+    expected: set when the check's expect (or failing) applied to this
+    result: then ok means that what was seen is what was expected.
+    """
     ok: bool
     name: str
     diag: List[str] = field(default_factory=list)
     skip: Optional[str] = None
+    seen: str = ''
+    expected: Optional[str] = None
+
+
+@dataclass
+class Stop:
+    """Why the host stopped a guest before it powered off by itself.
+
+    kind: 'panic' (a kernel crash on the console), 'hang' (a check, or the
+    guest between checks, made no progress for its limit), 'timeout' (no
+    hello in time, or the whole boot past its host timeout), 'error' (QEMU
+    exited, a tap's peer failed).
+    """
+    kind: str
+    why: str
+
+    def __str__(self):
+        return self.why
 
 
 def console_crash(console_text):
@@ -166,55 +191,79 @@ def _tail(lines, n=20):
     return lines[-n:] if len(lines) > n else lines
 
 
-def evaluate(boot_name, plan, stream, console_text, stopped_because=None):
+def evaluate(boot_name, plan, stream, console_text, stopped=None, console_path=None):
     """The verdict on one boot: a Result per guest check (per test case for a
     TAP check), plus a failure for every planned check without a result.
 
     plan: the Checks the guest was told to run, in order.
-    stopped_because: why the host stopped the guest early ("timed out after
-        240 s"), or None if it powered off by itself.
+    stopped: a Stop if the host stopped the guest early, or None if it
+        powered off by itself.  A crash on the console is a 'panic' whatever
+        stopped the guest.
+    console_path: the console log, named in the diagnostics of a check that
+        did not end.
     """
     results = []
     prefix = boot_name + ': '
     crash = console_crash(console_text)
-    why_missing = crash or stopped_because or 'the guest stopped before it'
+    if crash:
+        cause = Stop('panic', crash)
+    else:
+        cause = stopped or Stop('stopped', 'the guest stopped before it')
     results.append(Result(stream.hello is not None, prefix + 'boot',
-                          [] if stream.hello else ['no hello from the guest: ' + why_missing]))
+                          [] if stream.hello else ['no hello from the guest: ' + cause.why]))
     for check in plan:
         out = stream.checks.get(check.name)
         name = prefix + check.name
         if out is None or out.status is None:
             state = 'started but did not end' if out else 'did not run'
-            diag = ['%s: %s' % (state, why_missing)]
+            diag = ['%s: %s' % (state, cause.why)]
             if out:
                 diag += ['stdout: ' + x for x in _tail(out.out)]
                 diag += ['stderr: ' + x for x in _tail(out.err)]
-            results.append(Result(False, name, diag))
-            continue
-        results.extend(_check_results(name, out))
+                if console_path:
+                    diag.append('console log: ' + console_path)
+            res = [Result(False, name, diag, seen=cause.kind if out else 'not run')]
+        else:
+            res = _check_results(name, out, check)
+        results.extend(_expected(check, name, res))
     if stream.strays:
         results[0].diag.append('%d frames with another run id were ignored' % stream.strays)
-    if crash and all(r.ok for r in results):
+    # A crash, or a plan that did not finish, is a failure unless a check
+    # expected exactly that and saw it.
+    met = {r.expected for r in results if r.expected and r.ok}
+    if crash and 'panic' not in met and all(r.ok for r in results):
         results.append(Result(False, prefix + 'kernel did not crash', [crash]))
-    if stream.hello and not stream.done and all(r.ok for r in results):
+    if (stream.hello and not stream.done and not met & {'panic', 'hang'}
+            and all(r.ok for r in results)):
         results.append(Result(False, prefix + 'guest finished the plan',
-                              [stopped_because or 'no done frame']))
+                              [cause.why if stopped else 'no done frame']))
     return results
 
 
-def _check_results(name, out):
+def _check_results(name, out, check):
     status_diag = 'exit status %d after %.1f s' % (out.status, out.seconds or 0)
     if out.status == 137:
         status_diag += ' (killed: the guest-side timeout of the check)'
     if out.format != 'tap':
         diag = [] if out.status == 0 else [status_diag] + _tail(out.out) + _tail(out.err)
-        return [Result(out.status == 0, name, diag)]
+        return [Result(out.status == 0, name, diag, seen='pass' if out.status == 0 else 'fail')]
     planned, cases, bail = parse_tap(out.out)
     results = []
+    excluded = set(check.excluded)
+    left_out = set()
     for c in cases:
+        if c.name in excluded:
+            left_out.add(c.name)
+            if c.ok and c.directive == 'SKIP':
+                continue        # the runner's --filter: not for this boot
+            results.append(Result(False, '%s: %s' % (name, c.name),
+                                  ['excluded from this boot (--filter), but it ran'] + c.diag,
+                                  seen='fail'))
+            continue
         skip = (c.reason or 'skipped in the guest') if c.directive == 'SKIP' else None
         ok = c.ok or c.directive == 'TODO'
-        results.append(Result(ok, '%s: %s' % (name, c.name), c.diag, skip))
+        results.append(Result(ok, '%s: %s' % (name, c.name), c.diag, skip,
+                              seen='skip' if skip else 'pass' if ok else 'fail'))
     problems = []
     if bail:
         problems.append('bail out: ' + bail)
@@ -226,9 +275,39 @@ def _check_results(name, out):
         problems.append(status_diag)
     if not cases:
         problems.append('no test case reported')
+    if excluded - left_out and not bail and planned == len(cases):
+        problems.append('excluded test cases the binary does not list: '
+                        + ', '.join(sorted(excluded - left_out)))
     if problems:
-        results.append(Result(False, name, problems + ['stderr: ' + x for x in _tail(out.err)]))
+        results.append(Result(False, name, problems + ['stderr: ' + x for x in _tail(out.err)],
+                              seen='fail'))
     return results
+
+
+def _expected(check, name, results):
+    """The results of one check, judged against what it was expected to do
+    (Check.expect, Check.failing); unchanged for a check expected to pass."""
+    if check.expect == 'pass':
+        return results
+    if check.failing:
+        want = {'%s: %s' % (name, case): 'fail' for case in check.failing}
+    else:
+        want = {name: check.expect}
+    out = []
+    for r in results:
+        expected = want.pop(r.name, None)
+        if expected is None:
+            out.append(r)
+            continue
+        verdict = 'expected %s, seen %s' % (expected, r.seen)
+        out.append(Result(r.seen == expected, r.name, [verdict] + r.diag, r.skip, r.seen,
+                          expected))
+    seen = ', '.join('%s %s' % (r.name[len(name):].lstrip(': ') or 'the check', r.seen)
+                     for r in results) or 'no result'
+    for missing in want:
+        out.append(Result(False, missing, ['expected %s, seen no such result (%s)'
+                                           % (want[missing], seen)], expected=want[missing]))
+    return out
 
 
 def setup_ok(boot_name, results):

@@ -50,10 +50,12 @@ def _stop(proc):
 class Watch:
     """Decides when a guest must be stopped: past the boot's host timeout,
     without a hello a minute after the start, or when no new frame came for
-    the open check's timeout plus slack (30 s plus slack between checks)."""
+    the open check's timeout plus slack (30 s plus slack between checks).
+    verdict() returns a results.Stop, or None while the guest may go on."""
 
-    def __init__(self, boot, plan):
+    def __init__(self, boot, plan, slack=CHECK_SLACK):
         self.boot = boot
+        self.slack = slack
         self.limits = {c.name: c.timeout for c in plan}
         self.timeout = boot.host_timeout()
         self.started = time.monotonic()
@@ -63,10 +65,12 @@ class Watch:
     def verdict(self, stream):
         now = time.monotonic()
         if now - self.started > self.timeout:
-            return 'timed out: the whole boot took more than %d s' % self.timeout
+            return results.Stop('timeout', 'timed out: the whole boot took more than %d s'
+                                % self.timeout)
         if stream.hello is None:
             if now - self.started > BOOT_BUDGET:
-                return 'timed out: no hello from the guest within %d s' % BOOT_BUDGET
+                return results.Stop('timeout', 'timed out: no hello from the guest within %d s'
+                                    % BOOT_BUDGET)
             return None
         # Progress is a new frame; the check that is open (if any) gets its
         # own timeout plus slack for the guest to kill it and report.
@@ -75,9 +79,10 @@ class Watch:
             self.last_key, self.mark = key, now
         open_checks = [c for c in stream.checks.values() if c.status is None]
         limit = self.limits.get(open_checks[-1].name, 60) if open_checks else 30
-        if now - self.mark > limit + CHECK_SLACK:
+        if now - self.mark > limit + self.slack:
             what = ('check ' + open_checks[-1].name) if open_checks else 'the guest between checks'
-            return 'timed out: %s made no progress for %d s' % (what, limit + CHECK_SLACK)
+            return results.Stop('hang', 'timed out: %s made no progress for %d s'
+                                % (what, limit + self.slack))
         return None
 
 
@@ -110,24 +115,24 @@ def monitor_path(console):
     return path
 
 
-def _watch(proc, boot, run_id, console, res_path, peers, mon):
+def _watch(proc, boot, run_id, console, res_path, peers, mon, slack):
     """Waits until the guest is done or must be stopped, and serves its
     requests for frames on a tap and for link changes (monitor); returns
-    why it was stopped (None: it finished by itself)."""
-    watch = Watch(boot, boot.plan())
+    why it was stopped, a results.Stop (None: it finished by itself)."""
+    watch = Watch(boot, boot.plan(), slack)
     served = links = 0
     while proc.poll() is None:
         stream = results.parse_stream(_read(res_path), run_id)
         for check, tap, count in stream.sends[served:]:
             problem = peers.send(tap, run_id, check, count)
             if problem:
-                return problem
+                return results.Stop('error', problem)
         served = len(stream.sends)
         for check, nic, state in stream.links[links:]:
             problem = monitor.set_link(mon, nic, state)
             log('%s: set_link %s %s%s' % (check, nic, state, (': ' + problem) if problem else ''))
             if problem:
-                return problem
+                return results.Stop('error', problem)
         links = len(stream.links)
         if stream.done:
             try:
@@ -137,7 +142,7 @@ def _watch(proc, boot, run_id, console, res_path, peers, mon):
             return None
         crash = results.console_crash(_read(console))
         if crash:
-            return 'guest kernel crashed: ' + crash
+            return results.Stop('panic', 'guest kernel crashed: ' + crash)
         stopped = watch.verdict(stream)
         if stopped:
             return stopped
@@ -233,33 +238,51 @@ def run_boot(boot, kernel, work, build_root, shell=False):
     mon = monitor_path(console)
     cmd = qemu.command(boot.topology, kernel.vmlinuz, initrd, append,
                        'file:' + console, 'file:' + res_path, mon)
-    with open(console + '.cmd', 'w') as f:
-        f.write(' '.join("'%s'" % a if ' ' in a or a == '' else a for a in cmd) + '\n')
     log('boot %s (run %s, initrd built in %.1f s); console log: %s'
         % (boot.name, run_id, t_initrd, console))
+    out, stream, _ = run_guest(boot, run_id, cmd, console, res_path, mon)
+    elapsed = time.monotonic() - started
+    timing = 'boot %s: %.1f s in all (hello at %s s of guest uptime); console log: %s' % (
+        boot.name, elapsed, stream.boot_seconds, console)
+    log(timing)
+    for r in out:
+        if r.expected:
+            log('%s: expected %s, seen %s: %s' % (r.name, r.expected, r.seen or 'nothing',
+                                                  'as expected' if r.ok else 'FAILED'))
+    if all(r.ok for r in out):
+        os.remove(initrd)      # kept only to reproduce a failure
+    return out, [timing], shown_output(boot, stream)
+
+
+def run_guest(boot, run_id, cmd, console, res_path, mon=None, slack=CHECK_SLACK):
+    """Starts the guest with cmd (qemu.command(); the rig's own tests give
+    a stand-in for QEMU, rig/fake_qemu.py), serves and watches it until it
+    powers off or must be stopped (slack: seconds past a check's timeout),
+    stops it, and judges it.  Returns (results, the parsed results stream,
+    the results.Stop that stopped it or None)."""
+    with open(console + '.cmd', 'w') as f:
+        f.write(' '.join("'%s'" % a if ' ' in a or a == '' else a for a in cmd) + '\n')
     peers = Peers(boot, console[:-len('.console.log')])
     with open(console + '.qemu-stderr', 'w') as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=err)
         try:
-            stopped = peers.start(proc) or _watch(proc, boot, run_id, console, res_path, peers, mon)
+            problem = peers.start(proc)
+            if problem:
+                stopped = results.Stop('error', problem)
+            else:
+                stopped = _watch(proc, boot, run_id, console, res_path, peers, mon, slack)
         finally:
             _stop(proc)
             peers.stop()
-            if os.path.exists(mon):
+            if mon and os.path.exists(mon):
                 os.remove(mon)
-    elapsed = time.monotonic() - started
 
     stream = results.parse_stream(_read(res_path), run_id)
     if stopped is None and proc.returncode != 0 and not stream.done:
-        stopped = 'QEMU exited with status %d: %s' % (
-            proc.returncode, _read(console + '.qemu-stderr').strip()[-500:])
+        stopped = results.Stop('error', 'QEMU exited with status %d: %s' % (
+            proc.returncode, _read(console + '.qemu-stderr').strip()[-500:]))
     out = results.evaluate(boot.name, plan=boot.plan(), stream=stream,
-                           console_text=_read(console), stopped_because=stopped)
+                           console_text=_read(console), stopped=stopped, console_path=console)
     out += peers.results(boot, run_id)
-    timing = 'boot %s: %.1f s in all (hello at %s s of guest uptime); console log: %s' % (
-        boot.name, elapsed, stream.boot_seconds, console)
-    log(timing)
-    if all(r.ok for r in out):
-        os.remove(initrd)      # kept only to reproduce a failure
-    return out, [timing], shown_output(boot, stream)
+    return out, stream, stopped

@@ -4,9 +4,10 @@ Run: cd tests/vm && python3 -m unittest rig.test_results
 """
 
 import unittest
+from dataclasses import replace
 
 from . import frames, results
-from .model import Check
+from .model import Boot, Check, Nic, Scenario, Topology, criterion
 
 RUN = 'c0ffee01'
 PLAN = [Check('setup/bind', 'unic-vm bind'),
@@ -31,8 +32,21 @@ def smoke(status, *tap):
 DONE = '@@unic-vm done %s 9.9' % RUN
 
 
-def verdict(text, console='', stopped=None):
-    return results.evaluate('b', PLAN, results.parse_stream(text, RUN), console, stopped)
+def verdict(text, console='', stopped=None, plan=PLAN):
+    if isinstance(stopped, str):
+        stopped = results.Stop('timeout' if 'timed out' in stopped else 'error', stopped)
+    return results.evaluate('b', plan, results.parse_stream(text, RUN), console, stopped)
+
+
+def with_smoke(**kw):
+    """PLAN with smoke/vfio made by criterion() with these arguments."""
+    return [PLAN[0], replace(criterion('vfio', 'tests/vm/guest/test_vfio_smoke', **kw),
+                             name='smoke/vfio')]
+
+
+PANIC_PLAN = PLAN + [Check('selftest/panic', 'echo c > /proc/sysrq-trigger', expect='panic')]
+PANIC_BEGIN = '@@unic-vm begin %s selftest/panic plain' % RUN
+CRASH = '[ 9.1] Kernel panic - not syncing: sysrq triggered crash\n'
 
 
 def failed(res):
@@ -136,6 +150,110 @@ class ParseAndEvaluate(unittest.TestCase):
         res = verdict(stream(HELLO, *BIND_OK, *smoke(0, '1..1', 'ok - vfio::a')),
                       stopped='QEMU exited with status 1')
         self.assertEqual(failed(res), ['b: guest finished the plan'])
+
+
+class Excluded(unittest.TestCase):
+    """Test cases the runner left out of a boot (criterion(excluded=))."""
+
+    def test_the_filter_names_exactly_the_excluded_cases(self):
+        cmd = with_smoke(excluded=('vfio::b', 'vfio::c'))[1].command
+        self.assertIn("--filter='!(vfio/b|vfio/c)'", cmd)
+        self.assertNotIn('--filter', with_smoke()[1].command)
+
+    def test_excluded_cases_skipped_by_the_filter_are_dropped(self):
+        res = verdict(stream(HELLO, *BIND_OK,
+                             *smoke(0, '1..2', 'ok - vfio::a  (0.01s)',
+                                    'ok - vfio::b  # SKIP test was skipped'), DONE),
+                      plan=with_smoke(excluded=('vfio::b',)))
+        self.assertEqual(failed(res), [])
+        self.assertNotIn('b: smoke/vfio: vfio::b', [r.name for r in res])
+        self.assertEqual([r.skip for r in res if r.skip], [])
+
+    def test_a_skip_the_test_decided_itself_is_still_reported(self):
+        res = verdict(stream(HELLO, *BIND_OK,
+                             *smoke(0, '1..2', 'ok - vfio::a  # SKIP no virtio-net',
+                                    'ok - vfio::b  # SKIP test was skipped'), DONE),
+                      plan=with_smoke(excluded=('vfio::b',)))
+        self.assertEqual([(r.name, r.skip) for r in res if r.skip],
+                         [('b: smoke/vfio: vfio::a', 'no virtio-net')])
+
+    def test_an_excluded_case_that_ran_fails(self):
+        res = verdict(stream(HELLO, *BIND_OK,
+                             *smoke(0, '1..2', 'ok - vfio::a', 'ok - vfio::b  (0.01s)'), DONE),
+                      plan=with_smoke(excluded=('vfio::b',)))
+        self.assertEqual(failed(res), ['b: smoke/vfio: vfio::b'])
+        self.assertIn('excluded from this boot (--filter), but it ran', res[-1].diag)
+
+    def test_an_excluded_case_the_binary_does_not_have_fails_the_check(self):
+        res = verdict(stream(HELLO, *BIND_OK, *smoke(0, '1..1', 'ok - vfio::a'), DONE),
+                      plan=with_smoke(excluded=('vfio::gone',)))
+        self.assertEqual(failed(res), ['b: smoke/vfio'])
+        self.assertIn('excluded test cases the binary does not list: vfio::gone', res[-1].diag)
+
+
+class Expected(unittest.TestCase):
+    """Checks expected to fail or to panic (the rig's self-test)."""
+
+    def test_an_expected_failing_case_passes_and_the_others_are_judged_as_usual(self):
+        plan = with_smoke(expect='fail', failing=('vfio::b',))
+        res = verdict(stream(HELLO, *BIND_OK,
+                             *smoke(1, '1..2', 'ok - vfio::a', 'not ok - vfio::b',
+                                    '  test.c:3: Assertion failed'), DONE), plan=plan)
+        self.assertEqual(failed(res), [])
+        b = [r for r in res if r.name == 'b: smoke/vfio: vfio::b'][0]
+        self.assertEqual(b.diag, ['expected fail, seen fail', 'test.c:3: Assertion failed'])
+        res = verdict(stream(HELLO, *BIND_OK,
+                             *smoke(1, '1..2', 'not ok - vfio::a', 'not ok - vfio::b'), DONE),
+                      plan=plan)
+        self.assertEqual(failed(res), ['b: smoke/vfio: vfio::a'])
+
+    def test_an_expected_failing_case_that_passes_fails(self):
+        res = verdict(stream(HELLO, *BIND_OK, *smoke(0, '1..2', 'ok - vfio::a', 'ok - vfio::b'),
+                             DONE), plan=with_smoke(expect='fail', failing=('vfio::b',)))
+        self.assertEqual(failed(res), ['b: smoke/vfio: vfio::b'])
+        self.assertEqual(res[-1].diag, ['expected fail, seen pass'])
+
+    def test_an_expected_failing_case_that_is_missing_fails(self):
+        res = verdict(stream(HELLO, *BIND_OK, *smoke(1, '1..1', 'not ok - vfio::a'), DONE),
+                      plan=with_smoke(expect='fail', failing=('vfio::b',)))
+        self.assertEqual(failed(res), ['b: smoke/vfio: vfio::a', 'b: smoke/vfio: vfio::b'])
+        self.assertIn('expected fail, seen no such result', res[-1].diag[0])
+
+    def test_an_expected_panic_seen_passes_and_the_crash_is_no_failure(self):
+        text = stream(HELLO, *BIND_OK, *smoke(0, '1..1', 'ok - vfio::a'), PANIC_BEGIN)
+        res = verdict(text, console=CRASH, plan=PANIC_PLAN)
+        self.assertEqual(failed(res), [])
+        self.assertEqual(res[-1].name, 'b: selftest/panic')
+        self.assertEqual(res[-1].diag[0], 'expected panic, seen panic')
+
+    def test_an_expected_panic_that_times_out_instead_fails(self):
+        text = stream(HELLO, *BIND_OK, *smoke(0, '1..1', 'ok - vfio::a'), PANIC_BEGIN)
+        res = verdict(text, stopped=results.Stop('hang', 'timed out: no progress'),
+                      plan=PANIC_PLAN)
+        self.assertEqual(failed(res), ['b: selftest/panic'])
+        self.assertEqual(res[-1].diag[0], 'expected panic, seen hang')
+
+    def test_an_expected_panic_that_ends_fails(self):
+        text = stream(HELLO, *BIND_OK, *smoke(0, '1..1', 'ok - vfio::a'), PANIC_BEGIN,
+                      '@@unic-vm end %s selftest/panic 0 0.1' % RUN, DONE)
+        res = verdict(text, plan=PANIC_PLAN)
+        self.assertEqual(failed(res), ['b: selftest/panic'])
+        self.assertEqual(res[-1].diag[0], 'expected panic, seen pass')
+
+    def test_a_panic_in_another_check_still_fails(self):
+        text = stream(HELLO, *BIND_OK, '@@unic-vm begin %s smoke/vfio tap' % RUN)
+        res = verdict(text, console=CRASH, plan=PANIC_PLAN)
+        self.assertEqual(failed(res), ['b: smoke/vfio', 'b: selftest/panic'])
+        self.assertEqual(res[-1].diag[0], 'expected panic, seen not run')
+
+    def test_a_check_expected_to_panic_must_be_the_last(self):
+        topo = Topology(access='uio', nics=(Nic('e1000e', 'hub0'),))
+        with self.assertRaises(ValueError):
+            Boot('b', topo, (Scenario('s', (PANIC_PLAN[-1], Check('after', 'true'))),))
+        with self.assertRaises(ValueError):
+            Check('x', 'true', expect='crash')
+        with self.assertRaises(ValueError):
+            criterion('x', 'bin', expect='fail')     # which cases?
 
 
 class Tap(unittest.TestCase):
