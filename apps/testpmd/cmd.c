@@ -12,7 +12,7 @@
 
 #include "cmd.h"
 
-#define ENGINES "io|mac|macswap|rxonly|txonly|flowgen"
+#define ENGINES "io|mac|macswap|rxonly|txonly|flowgen|csum"
 
 static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_HELP, "help", "list every command" },
@@ -52,8 +52,12 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_RX_VLAN, "rx_vlan add|rm <vid> <port>", "add or remove a VLAN id in the port's filter" },
 	{ TP_CMD_TX_VLAN_SET, "tx_vlan set <port> <vid>", "insert this VLAN tag in every packet sent on the port (port stopped)" },
 	{ TP_CMD_TX_VLAN_RESET, "tx_vlan reset <port>", "stop inserting a VLAN tag (port stopped)" },
-	{ TP_CMD_CSUM_SET, "csum set ip|udp|tcp hw|sw <port>", "checksums of generated packets: by the NIC or in software (port stopped)" },
-	{ TP_CMD_TSO_SET, "tso set <mss> <port>", "TCP segmentation offload segment size; 0: off (port stopped)" },
+	{ TP_CMD_CSUM_SET, "csum set ip|udp|tcp|sctp|outer-ip|outer-udp hw|sw <port>",
+	  "checksums the csum engine (and generated packets) leave to the NIC or compute in software; sctp and outer-* are refused (port stopped)" },
+	{ TP_CMD_CSUM_SHOW, "csum show <port>", "the port's checksum settings for the csum engine" },
+	{ TP_CMD_CSUM_TUNNEL, "csum parse-tunnel on|off <port>", "tunnels are not parsed: 'on' is refused" },
+	{ TP_CMD_TSO_SET, "tso set <mss> <port>", "TCP segmentation offload segment size for the csum engine; 0: off (port stopped)" },
+	{ TP_CMD_TSO_SHOW, "tso show <port>", "the port's TSO segment size" },
 	{ TP_CMD_SET_MSGLEVEL, "set msglevel <port|all> <level>", "driver log level: error, warning, notice, info, debug or 1..5" },
 	{ TP_CMD_PORT_ATTACH, "port attach <spec>", "a PCI device (BDF) or a virtual one (vdev spec, e.g. ring2,peer=ring1)" },
 	{ TP_CMD_PORT_DETACH, "port detach <port>", "stop, close and remove a port; the others keep forwarding" },

@@ -506,7 +506,19 @@ static int csum_set(struct tp_app *app, const struct tp_cmd *cmd)
 	char instead[64];
 	int rc = tp_port_check(app, cmd->arg[4].num);
 
-	if (rc || (rc = need_stopped(app, id)))
+	if (rc)
+		return rc;
+	if (w == 3) {
+		fprintf(app->err, "csum set sctp: unic's csum engine handles IPv4, IPv6, UDP and TCP; SCTP is not "
+			"parsed and no unic port offloads its checksum (-ENOTSUP)\n");
+		return -ENOTSUP;
+	}
+	if (w > 3) {
+		fprintf(app->err, "csum set %s: unic's csum engine parses no tunnels (VXLAN, GRE, ...), so there is "
+			"no outer header to checksum; tunnels are out of scope (-ENOTSUP)\n", cmd->arg[2].str);
+		return -ENOTSUP;
+	}
+	if ((rc = need_stopped(app, id)))
 		return rc;
 	snprintf(instead, sizeof(instead), "use 'csum set %s sw %u'", what[w], id);
 	if (hw && (rc = need_capa(app, id, false, flag[w], instead)))
@@ -514,6 +526,69 @@ static int csum_set(struct tp_app *app, const struct tp_cmd *cmd)
 	app->ports[id].csum_hw[w] = hw;
 	app->ports[id].need_config = true;
 	fprintf(app->out, "Port %u: %s checksum in %s\n", id, what[w], hw ? "hardware" : "software");
+	return 0;
+}
+
+/* csum show <port>: the settings the csum engine uses when it sends on the port. */
+static int csum_show(struct tp_app *app, uint64_t port)
+{
+	static const uint64_t rxf = UNIC_RX_OFFLOAD_IPV4_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM |
+				    UNIC_RX_OFFLOAD_TCP_CKSUM;
+	static const char *const what[] = { "IP", "UDP", "TCP" };
+	uint16_t id = (uint16_t)port;
+	struct unic_port_info info;
+	struct tp_port *p;
+	char b[512];
+	int rc = tp_port_check(app, port);
+
+	if (rc || (rc = tp_info_of(app, id, &info)))
+		return rc;
+	p = &app->ports[id];
+	fprintf(app->out, "Parse tunnel is off (unic parses no tunnels)\n");
+	for (unsigned i = 0; i < 3; i++)
+		fprintf(app->out, "%s checksum offload is %s\n", what[i], p->csum_hw[i] ? "hw" : "sw");
+	fprintf(app->out, "SCTP and outer checksums: not handled\n");
+	if (p->tso_mss)
+		fprintf(app->out, "TSO segment size for non-tunneled packets is %u\n", p->tso_mss);
+	else
+		fprintf(app->out, "TSO for non-tunneled packets is disabled\n");
+	fprintf(app->out, "Tx checksum offloads the port offers: %s\n",
+		tp_offl(info.tx_offload_capa & (UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_UDP_CKSUM |
+						UNIC_TX_OFFLOAD_TCP_CKSUM | UNIC_TX_OFFLOAD_TCP_TSO), b, sizeof(b)));
+	fprintf(app->out, "Rx checksums: %s\n", (info.rx_offload_capa & rxf) ?
+		"the NIC reports them (rx flags); packets it did not check are checked in software" :
+		"this port reports none: the csum engine checks them in software");
+	if (p->need_config)
+		fprintf(app->out, "(settings changed since the port started: 'port start %u' applies them)\n", id);
+	return 0;
+}
+
+static int tso_show(struct tp_app *app, uint64_t port)
+{
+	int rc = tp_port_check(app, port);
+
+	if (rc)
+		return rc;
+	if (app->ports[port].tso_mss)
+		fprintf(app->out, "TSO segment size for non-tunneled packets is %u\n", app->ports[port].tso_mss);
+	else
+		fprintf(app->out, "TSO for non-tunneled packets is disabled\n");
+	return 0;
+}
+
+static int csum_tunnel(struct tp_app *app, bool on, uint64_t port)
+{
+	int rc = tp_port_check(app, port);
+
+	if (rc)
+		return rc;
+	if (on) {
+		fprintf(app->err, "csum parse-tunnel on: unic's csum engine parses no tunnels (VXLAN, GRE, ...): "
+			"tunnels are out of scope; a tunneled packet has its outer IPv4/UDP/TCP headers "
+			"handled as a plain packet (-ENOTSUP)\n");
+		return -ENOTSUP;
+	}
+	fprintf(app->out, "Port %" PRIu64 ": tunnels are not parsed\n", port);
 	return 0;
 }
 
@@ -573,10 +648,6 @@ static int rx_filter_set(struct tp_app *app, const struct tp_cmd_arg *a, bool al
 			rc = rc ? rc : r;
 			continue;
 		}
-		if (allmulti) /* as last set here: the port layer has no getter */
-			p->allmulti = on;
-		else
-			p->promisc = on;
 		fprintf(app->out, "Port %u: %s %s\n", ids[i], what, on ? "on" : "off");
 	}
 	return rc;
@@ -793,8 +864,14 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		return tx_vlan(app, a[2].num, false, 0);
 	case TP_CMD_CSUM_SET:
 		return csum_set(app, cmd);
+	case TP_CMD_CSUM_SHOW:
+		return csum_show(app, a[2].num);
+	case TP_CMD_CSUM_TUNNEL:
+		return csum_tunnel(app, a[2].kw == 0, a[3].num);
 	case TP_CMD_TSO_SET:
 		return tso_set(app, a[2].num, a[3].num);
+	case TP_CMD_TSO_SHOW:
+		return tso_show(app, a[2].num);
 	case TP_CMD_SET_MSGLEVEL:
 		n = tp_ports_of(app, &a[2], ids);
 		if (n < 0)

@@ -12,7 +12,8 @@
  * Engines: io (as received), mac (destination 02:00:00:00:00:<tx port>,
  * source the tx port's MAC), macswap (swap the two), rxonly (free),
  * txonly (generate on every round, no receive), flowgen (receive and free,
- * generate UDP flows to 1024 destination addresses on every round). A
+ * generate UDP flows to 1024 destination addresses on every round), csum
+ * (as mac, and checksums per the tx port's settings: csum.c). A
  * generating thread never sleeps: it always has work.
  */
 #include <errno.h>
@@ -32,7 +33,7 @@
 #define HDR_LEN 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
 
 static const char *const engine_names[TP_FWD_COUNT] = {
-	"io", "mac", "macswap", "rxonly", "txonly", "flowgen",
+	"io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum",
 };
 
 const char *tp_engine_name(enum tp_engine e)
@@ -172,6 +173,10 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 			if (pkts[i]->data_len >= 12)
 				memcpy(unic_pkt_data(pkts[i]), s->eth, 12);
 		break;
+	case TP_FWD_CSUM:
+		for (uint16_t i = 0; i < n; i++)
+			tp_csum_pkt(&s->csum, pkts[i], s->rxc);
+		break;
 	case TP_FWD_MACSWAP:
 		for (uint16_t i = 0; i < n; i++) {
 			uint8_t *d = unic_pkt_data(pkts[i]), t[6];
@@ -306,6 +311,11 @@ static void stream_init(struct tp_app *app, struct tp_stream *s, uint16_t p, uin
 		s->tx_flags |= UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM;
 	if (tp->csum_hw[1])
 		s->tx_flags |= UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_UDP_CKSUM;
+	s->csum.hw_ip = tp->csum_hw[0];
+	s->csum.hw_udp = tp->csum_hw[1];
+	s->csum.hw_tcp = tp->csum_hw[2];
+	s->csum.tso_mss = tp->tso_mss;
+	memcpy(s->csum.eth, s->eth, 12);
 }
 
 static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct group *g)
@@ -653,7 +663,7 @@ static void print_stats(struct tp_app *app, bool streams)
 	}
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
 		struct tp_port *tp = &app->ports[id];
-		uint64_t rx = 0, rxd = 0, tx = 0, txd = 0;
+		uint64_t rx = 0, rxd = 0, tx = 0, txd = 0, bip = 0, bl4 = 0, bhdr = 0, cnic = 0, csw = 0;
 		struct unic_port_stats st;
 
 		if (!tp->in_fwd)
@@ -661,6 +671,11 @@ static void print_stats(struct tp_app *app, bool streams)
 		for (unsigned q = 0; q < TP_MAX_QUEUES; q++) {
 			struct tp_qcnt *c = tp_cnt(app, id, q);
 
+			bip += __atomic_load_n(&c->bad_ip, __ATOMIC_RELAXED);
+			bl4 += __atomic_load_n(&c->bad_l4, __ATOMIC_RELAXED);
+			bhdr += __atomic_load_n(&c->bad_hdr, __ATOMIC_RELAXED);
+			cnic += __atomic_load_n(&c->ck_nic, __ATOMIC_RELAXED);
+			csw += __atomic_load_n(&c->ck_sw, __ATOMIC_RELAXED);
 			rx += __atomic_load_n(&c->rx, __ATOMIC_RELAXED);
 			tx += __atomic_load_n(&c->tx, __ATOMIC_RELAXED);
 			txd += __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
@@ -670,6 +685,13 @@ static void print_stats(struct tp_app *app, bool streams)
 		fprintf(f, "\n  ---------------------- Forward statistics for port %-2u %s----------------------\n",
 			id, tp->port ? "" : "(detached) ");
 		fwd_lines(f, rx, rxd, tx, txd);
+		if (app->engine == TP_FWD_CSUM) {
+			/* DPDK's line, then how the checksums were judged. */
+			fprintf(f, "  Bad-ipcsum: %-14" PRIu64 " Bad-l4csum: %-14" PRIu64 " Bad-headers: %" PRIu64 "\n",
+				bip, bl4, bhdr);
+			fprintf(f, "  Rx checksums checked by the NIC (rx flags): %" PRIu64 ", in software: %" PRIu64 "\n",
+				cnic, csw);
+		}
 		fprintf(f, "  ----------------------------------------------------------------------------\n");
 		trx += rx;
 		trxd += rxd;

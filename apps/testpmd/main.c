@@ -59,7 +59,7 @@ static void usage_text(FILE *f)
 		"      --burst N            packets per burst, 1..256 (default 32)\n"
 		"      --rxq N, --txq N     queues per port, 1..16 (default 1)\n"
 		"      --rxd N, --txd N     descriptors per queue (default: the driver's)\n"
-		"      --forward-mode ENG   io, mac, macswap, rxonly, txonly, flowgen (default io)\n"
+		"      --forward-mode ENG   io, mac, macswap, rxonly, txonly, flowgen, csum (default io)\n"
 		"      --rx-mode MODE       poll, interrupt or hybrid (default hybrid)\n"
 		"  -h, --help               this text\n\n"
 		"Batch mode: commands one per line, '#' comments; stops at the first failing\n"
@@ -82,7 +82,7 @@ static int pick(const char *opt, const char *v, const char *const *names, unsign
 
 static int opts_parse(struct tp_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	static const char *const engines[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen" };
+	static const char *const engines[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum" };
 	static const char *const modes[] = { "poll", "interrupt", "hybrid" };
 
 	memset(o, 0, sizeof(*o));
@@ -150,7 +150,7 @@ static int opts_parse(struct tp_opts *o, int argc, char **argv, char *err, size_
 			rc = app_parse_u64(name, v, 1, 32768, FLAG("--rxd") ? &o->rxd : &o->txd, err, errlen);
 		} else if (FLAG("--forward-mode")) {
 			VALUE();
-			rc = pick(name, v, engines, 6, &o->engine, err, errlen);
+			rc = pick(name, v, engines, 7, &o->engine, err, errlen);
 		} else if (FLAG("--rx-mode")) {
 			VALUE();
 			rc = pick(name, v, modes, 3, &o->mode, err, errlen);

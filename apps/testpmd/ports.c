@@ -53,7 +53,6 @@ int tp_port_add(struct tp_app *app, struct unic_port *port, bool ours)
 	p->pool = NULL;
 	p->pool_count = 0;
 	p->last_ns = 0;
-	p->promisc = p->allmulti = false;
 	p->in_fwd = false;
 	{
 		struct unic_port_info info;

@@ -54,8 +54,10 @@ static int show_info(struct tp_app *app, uint16_t id)
 	}
 	have_conf = unic_port_conf_get(p->port, &c) == 0;
 	fprintf(app->out, "MTU: %u\n", have_conf && c.mtu ? c.mtu : 1500);
-	fprintf(app->out, "Promiscuous mode: %s\n", p->promisc ? "enabled" : "disabled");
-	fprintf(app->out, "Allmulticast mode: %s\n", p->allmulti ? "enabled" : "disabled");
+	rc = unic_port_promisc_get(p->port);
+	fprintf(app->out, "Promiscuous mode: %s\n", rc < 0 ? "unknown" : rc ? "enabled" : "disabled");
+	rc = unic_port_allmulti_get(p->port);
+	fprintf(app->out, "Allmulticast mode: %s\n", rc < 0 ? "unknown" : rc ? "enabled" : "disabled");
 	fprintf(app->out, "Max possible RX queues: %u\n", info.max_rxq);
 	fprintf(app->out, "Max possible number of RXDs per queue: %u\n", info.rx_desc_max);
 	fprintf(app->out, "Min possible number of RXDs per queue: %u\n", info.rx_desc_min);

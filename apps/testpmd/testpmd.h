@@ -44,7 +44,7 @@
 
 /* Order as in the "set fwd" syntax. */
 enum tp_engine { TP_FWD_IO, TP_FWD_MAC, TP_FWD_MACSWAP, TP_FWD_RXONLY, TP_FWD_TXONLY,
-		 TP_FWD_FLOWGEN, TP_FWD_COUNT };
+		 TP_FWD_FLOWGEN, TP_FWD_CSUM, TP_FWD_COUNT };
 
 const char *tp_engine_name(enum tp_engine e);
 
@@ -57,6 +57,11 @@ struct tp_knobs {
  * the thread sending on it; each on its own line. */
 struct tp_qcnt {
 	uint64_t rx UNIC_CACHE_ALIGNED;
+	/* csum engine, received packets (the rx thread's too): bad IPv4
+	 * header checksum, bad TCP/UDP checksum, headers that do not parse
+	 * (truncated, inconsistent lengths); whose checksums the NIC judged
+	 * (rx checksum flags) or this engine did in software. */
+	uint64_t bad_ip, bad_l4, bad_hdr, ck_nic, ck_sw;
 	uint64_t tx UNIC_CACHE_ALIGNED;
 	uint64_t dropped;
 };
@@ -65,7 +70,6 @@ struct tp_port {
 	struct unic_port *port;   /* NULL: no port with this id */
 	bool ours;                /* attached here: detach is ours at exit */
 	char driver[32];          /* for messages, also once the port is closed */
-	bool promisc, allmulti;   /* as last set here */
 	bool need_config;         /* configure and set up queues at the next start */
 	/* Wanted configuration (applied at the next "port start"). */
 	struct unic_port_conf conf;
@@ -86,6 +90,19 @@ struct tp_port {
 
 struct tp_app;
 
+/* What the csum engine does to the packets a stream sends (the tx port's
+ * settings) and the addresses it writes (MAC forwarding). */
+struct tp_csum_cfg {
+	bool hw_ip, hw_udp, hw_tcp;  /* leave to the NIC (offload flags), else software */
+	uint16_t tso_mss;            /* TCP payload above this: TSO; 0: off */
+	uint8_t eth[12];             /* destination, source */
+};
+
+/* The csum engine on one received packet, in place (csum.c): MAC
+ * forwarding, rx checksum verdicts counted in @p c, checksums computed or
+ * offloaded per @p cfg. Reads only what the packet holds. */
+void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qcnt *c);
+
 struct tp_stream {
 	struct tp_app *app;
 	struct unic_port *rxp, *txp;
@@ -98,6 +115,7 @@ struct tp_stream {
 	uint16_t vlan;
 	uint64_t tx_flags;        /* UNIC_PKT_TX_* for generated packets */
 	bool sw_ip_cksum, sw_udp_cksum;
+	struct tp_csum_cfg csum;  /* csum engine */
 	uint8_t tmpl[64];         /* generated frame's headers */
 	uint32_t flow;
 	uint16_t burst;

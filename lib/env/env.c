@@ -207,8 +207,11 @@ static int env_vdevs(struct unic_env *env)
 		struct unic_port *p;
 		int rc = unic_vdev_create(env->opts.vdev[i], &p);
 
-		if (rc < 0)
+		if (rc < 0) {
+			UNIC_LOG(ERR, ENV, "--vdev %s: cannot create the virtual device (the message above says why)",
+				 env->opts.vdev[i]);
 			return rc;
+		}
 		rc = env_add_port(env, p);
 		if (rc < 0)
 			return rc;

@@ -159,6 +159,9 @@ struct unic_port {
 	/* close is running the driver's close op (which may wait for the bus's
 	 * release handler): unic_port_device_lost must not wait for the lock. */
 	bool closing;
+	/* Receive filters as last set through the port layer (promisc_set,
+	 * allmulti_set succeeded); the drivers keep them across stop/start. */
+	bool promisc, allmulti;
 	size_t priv_size;
 	uint8_t priv[] UNIC_CACHE_ALIGNED;  /* the driver's */
 };

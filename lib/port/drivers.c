@@ -37,14 +37,14 @@ int unic_vdev_create(const char *spec, struct unic_port **out)
 
 	*out = NULL;
 	if (spec == NULL || *spec == '\0') {
-		UNIC_LOG(ERR, PORT, "--vdev: empty spec; expected NAME[,key=value...], e.g. ring0 or null0,size=64");
+		UNIC_LOG(ERR, PORT, "virtual device: empty spec; expected NAME[,key=value...], e.g. ring0 or null0,size=64");
 		return -EINVAL;
 	}
 	comma = strchr(spec, ',');
 	len = comma ? (size_t)(comma - spec) : strlen(spec);
 	args = comma ? comma + 1 : "";
 	if (len == 0 || len >= sizeof(name)) {
-		UNIC_LOG(ERR, PORT, "--vdev '%s': the name must be 1..%d characters", spec,
+		UNIC_LOG(ERR, PORT, "virtual device '%s': the name must be 1..%d characters", spec,
 			 UNIC_PORT_NAMESIZE - 1);
 		return -EINVAL;
 	}
@@ -52,7 +52,7 @@ int unic_vdev_create(const char *spec, struct unic_port **out)
 	name[len] = '\0';
 	for (size_t i = 0; i < len; i++) {
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-') {
-			UNIC_LOG(ERR, PORT, "--vdev '%s': the name may hold letters, digits, '_' and '-' only",
+			UNIC_LOG(ERR, PORT, "virtual device '%s': the name may hold letters, digits, '_' and '-' only",
 				 spec);
 			return -EINVAL;
 		}
@@ -71,14 +71,14 @@ int unic_vdev_create(const char *spec, struct unic_port **out)
 
 			if (p) {
 				unic_port_put(p);
-				UNIC_LOG(ERR, PORT, "--vdev '%s': a port named %s exists already", spec, name);
+				UNIC_LOG(ERR, PORT, "virtual device '%s': a port named %s exists already", spec, name);
 				return -EEXIST;
 			}
 			return d->vdev_create(name, args, out);
 		}
 	}
 	driver_names(known, sizeof(known), true);
-	UNIC_LOG(ERR, PORT, "--vdev '%s': no virtual driver '%s' (the name is the driver plus a number); drivers: %s",
+	UNIC_LOG(ERR, PORT, "virtual device '%s': no virtual driver '%s' (the name is the driver plus a number); drivers: %s",
 		 spec, drv, known);
 	return -EINVAL;
 }

@@ -126,7 +126,40 @@ int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_AD
 
 int unic_port_promisc_set(struct unic_port *port, bool on)
 {
-	return PORT_OP(port, promisc_set, on);
+	int rc = PORT_OP(port, promisc_set, on);
+
+	if (rc == 0)
+		__atomic_store_n(&port->promisc, on, __ATOMIC_RELAXED);
+	return rc;
+}
+
+/*
+ * A driver with a filter op reports what was last set through it (the
+ * drivers apply it again at every start, so it is what the device does); a
+ * driver without one filters nothing, so every frame gets in: 1.
+ */
+static int rx_filter_get(struct unic_port *port, bool allmulti)
+{
+	int rc = port_lock_alive(port, allmulti ? "allmulti_get" : "promisc_get");
+
+	if (rc)
+		return rc;
+	if (allmulti)
+		rc = port->ops->allmulti_set ? port->allmulti : 1;
+	else
+		rc = port->ops->promisc_set ? port->promisc : 1;
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_promisc_get(struct unic_port *port)
+{
+	return rx_filter_get(port, false);
+}
+
+int unic_port_allmulti_get(struct unic_port *port)
+{
+	return rx_filter_get(port, true);
 }
 
 int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
@@ -140,7 +173,11 @@ int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
 
 int unic_port_allmulti_set(struct unic_port *port, bool on)
 {
-	return PORT_OP(port, allmulti_set, on);
+	int rc = PORT_OP(port, allmulti_set, on);
+
+	if (rc == 0)
+		__atomic_store_n(&port->allmulti, on, __ATOMIC_RELAXED);
+	return rc;
 }
 
 int unic_port_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN],

@@ -85,17 +85,18 @@ static int ring_rx_queue_setup(struct unic_port *port, uint16_t q,
 	struct unic_ring *r;
 	int efd, err;
 
-	if (!unic_is_pow2(nb) || nb < RING_DESC_MIN || nb > RING_DESC_MAX) {
+	if (nb < RING_DESC_MIN || nb > RING_DESC_MAX) {
 		UNIC_PORT_LOG(port, ERR,
-			      "rx queue %u: nb_desc %u refused: the ring size must be a power of "
-			      "two from %u to %u (32, 64, 128, ..., 1024, ..., 32768); 0 gives %u",
+			      "rx queue %u: nb_desc %u refused: the ring size must be from %u to %u; "
+			      "0 gives %u",
 			      q, nb, RING_DESC_MIN, RING_DESC_MAX, RING_DESC_DEFAULT);
 		return -EINVAL;
 	}
 	ring_rxq_release(rp, q); /* a queue set up twice: start afresh */
 
 	snprintf(name, sizeof(name), "%.20s_rx%u", port->name, q);
-	r = unic_ring_create(name, nb, UNIC_RING_F_SP_ENQ | UNIC_RING_F_SC_DEQ);
+	/* unic_ring wants a power of two; the sender keeps at most nb in it. */
+	r = unic_ring_create(name, unic_pow2_ceil32(nb), UNIC_RING_F_SP_ENQ | UNIC_RING_F_SC_DEQ);
 	if (r == NULL) {
 		err = errno;
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: cannot create a ring of %u slots: %s",
@@ -112,6 +113,7 @@ static int ring_rx_queue_setup(struct unic_port *port, uint16_t q,
 	}
 	/* Counters are kept: they count since the port was created. */
 	rxq->ring = r;
+	rxq->size = nb;
 	rxq->efd = efd;
 	rxq->intr_enabled = 0;
 	rxq->port_id = unic_port_id(port);
@@ -161,7 +163,7 @@ static void ring_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->max_txq = UNIC_PORT_MAX_QUEUES;
 	info->rx_desc_min = RING_DESC_MIN;
 	info->rx_desc_max = RING_DESC_MAX;
-	info->rx_desc_align = 1; /* and a power of two: checked at setup */
+	info->rx_desc_align = 1; /* any count: the sender keeps at most nb_desc queued */
 	info->rx_desc_default = RING_DESC_DEFAULT;
 	info->tx_desc_min = 1;
 	info->tx_desc_max = RING_DESC_MAX;
@@ -426,7 +428,7 @@ static int ring_peer_find(const char *name, const char *args, struct unic_port *
 	p = unic_port_get_by_name(pname);
 	if (p == NULL) {
 		UNIC_LOG(ERR, PMD, "%s: peer '%s' does not exist; create it first "
-			 "(--vdev %s, then --vdev %s,peer=%s)", name, pname, pname, name, pname);
+			 "(the spec %s, then %s,peer=%s)", name, pname, pname, name, pname);
 		return -EINVAL;
 	}
 	if (p->ops != &ring_ops) {

@@ -46,6 +46,8 @@
  */
 struct ring_rxq {
 	struct unic_ring *ring;       /* NULL: not set up */
+	uint32_t size;                /* nb_desc: at most this many queued (the ring
+				       * itself is the next power of two) */
 	int efd;                      /* doorbell, -1: none */
 	uint32_t intr_enabled;        /* written by the poller, read by the sender */
 	uint16_t port_id;

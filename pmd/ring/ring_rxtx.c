@@ -82,6 +82,18 @@ uint16_t ring_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 
 	/* Sizes are read while the packets are still ours: once enqueued, the
 	 * receiver may free them at any moment. */
+	if (UNIC_UNLIKELY(rxq->size < unic_ring_capacity(rxq->ring))) {
+		/* A queue of nb_desc slots in a ring of the next power of
+		 * two: keep at most nb_desc queued. We are the only producer,
+		 * so the count only overestimates (a stale consumer tail). */
+		uint32_t used = unic_ring_count(rxq->ring);
+		uint32_t room = used < rxq->size ? rxq->size - used : 0;
+
+		if (room < n) {
+			ring_count(&txq->ring_full, n - room);
+			n = (uint16_t)room;
+		}
+	}
 	for (i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
 	sent = unic_ring_sp_enqueue_burst(rxq->ring, (void *const *)pkts, n);

@@ -32,6 +32,8 @@ struct fake_priv {
 	uint64_t raw_ipackets;       /* grows on every stats read */
 	uint64_t raw_x[2];
 	struct fake_q rxq[UNIC_PORT_MAX_QUEUES], txq[UNIC_PORT_MAX_QUEUES];
+	int filter_rc;               /* what promisc_set/allmulti_set return */
+	int promisc_calls, allmulti_calls;
 };
 
 static void fake_info(struct unic_port *port, struct unic_port_info *info)
@@ -181,6 +183,35 @@ static const struct unic_port_ops fake_ops = {
 	.rx_burst = fake_rx,
 	.tx_burst = fake_tx,
 };
+
+static int fake_promisc(struct unic_port *port, bool on)
+{
+	struct fake_priv *p = unic_port_priv(port);
+
+	(void)on;
+	p->promisc_calls++;
+	return p->filter_rc;
+}
+
+static int fake_allmulti(struct unic_port *port, bool on)
+{
+	struct fake_priv *p = unic_port_priv(port);
+
+	(void)on;
+	p->allmulti_calls++;
+	return p->filter_rc;
+}
+
+/* fake_ops with the receive filter ops (filled in by filter_setup). */
+static struct unic_port_ops filter_ops;
+
+static void filter_setup(struct unic_port *port)
+{
+	filter_ops = fake_ops;
+	filter_ops.promisc_set = fake_promisc;
+	filter_ops.allmulti_set = fake_allmulti;
+	port->ops = &filter_ops;
+}
 
 /* The same driver with rx interrupts whose kernel IRQ is 100 + queue: the
  * op records what it was asked. */
@@ -637,6 +668,56 @@ Test(port, interrupt_mode_without_interrupts_degrades_to_poll)
 	finish(p);
 }
 
+Test(port, promisc_and_allmulti_get_report_what_the_driver_took)
+{
+	struct unic_port *p = unic_port_alloc(sizeof(struct fake_priv), "filt%d", filter_setup);
+	struct fake_priv *fp;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(unic_port_register(p), 0, "%s", last_err);
+	fp = unic_port_priv(p);
+	cr_assert_eq(unic_port_promisc_get(p), 0, "off until set");
+	cr_assert_eq(unic_port_allmulti_get(p), 0);
+	cr_assert_eq(unic_port_promisc_set(p, true), 0);
+	cr_assert_eq(unic_port_promisc_get(p), 1);
+	cr_assert_eq(unic_port_allmulti_get(p), 0, "the two are apart");
+	cr_assert_eq(unic_port_allmulti_set(p, true), 0);
+	cr_assert_eq(unic_port_allmulti_get(p), 1);
+	cr_assert_eq(fp->promisc_calls, 1);
+	cr_assert_eq(fp->allmulti_calls, 1);
+	/* A set the driver refuses changes nothing. */
+	fp->filter_rc = -EIO;
+	cr_assert_eq(unic_port_promisc_set(p, false), -EIO);
+	cr_assert_eq(unic_port_promisc_get(p), 1, "still on: the driver refused");
+	cr_assert_eq(unic_port_allmulti_set(p, false), -EIO);
+	cr_assert_eq(unic_port_allmulti_get(p), 1);
+	fp->filter_rc = 0;
+	cr_assert_eq(unic_port_promisc_set(p, false), 0);
+	cr_assert_eq(unic_port_promisc_get(p), 0);
+	cr_assert_eq(unic_port_close(p), 0);
+	cr_assert_eq(unic_port_promisc_get(p), -ENODEV, "a closed port has no state to report");
+	cr_assert_eq(unic_port_allmulti_get(p), -ENODEV);
+	finish(p);
+}
+
+Test(port, null_and_ring_ports_filter_nothing_so_promisc_and_allmulti_read_on)
+{
+	const char *const specs[] = { "null7", "ring7" };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct unic_port *p = NULL;
+
+		cr_assert_eq(unic_vdev_create(specs[i], &p), 0, "%s", last_err);
+		cr_assert_eq(unic_port_promisc_get(p), 1, "%s receives every frame", specs[i]);
+		cr_assert_eq(unic_port_allmulti_get(p), 1, "%s", specs[i]);
+		cr_assert_eq(unic_port_promisc_set(p, false), -ENOTSUP, "no filter to turn on or off");
+		cr_assert_eq(unic_port_promisc_get(p), 1, "and the answer stays true");
+		cr_assert_eq(unic_port_allmulti_set(p, false), -ENOTSUP);
+		cr_assert_eq(unic_port_allmulti_get(p), 1);
+		finish(p);
+	}
+}
+
 /* The driver is asked for a queue's IRQ only for a set-up queue of a
  * port started in interrupt or hybrid mode; otherwise the core says why. */
 Test(port, a_queues_irq_is_asked_of_the_driver_only_while_it_can_have_one)
@@ -679,6 +760,13 @@ Test(port, vdev_spec_errors_are_explained)
 
 	cr_assert_eq(unic_vdev_create("bogus0", &p), -EINVAL);
 	cr_assert(strstr(last_err, "no virtual driver 'bogus'") && strstr(last_err, "ring"), "%s", last_err);
+	/* The caller may be any application: the message names the spec it
+	 * was given, never a command-line option it may not have. */
+	cr_assert(strstr(last_err, "virtual device 'bogus0'"), "%s", last_err);
+	cr_assert_null(strstr(last_err, "--vdev"), "%s", last_err);
+	cr_assert_eq(unic_vdev_create("ring8,peer=nosuch0", &p), -EINVAL);
+	cr_assert(strstr(last_err, "peer 'nosuch0' does not exist"), "%s", last_err);
+	cr_assert_null(strstr(last_err, "--vdev"), "%s", last_err);
 	cr_assert_eq(unic_vdev_create("", &p), -EINVAL);
 	cr_assert_eq(unic_vdev_create("ri ng0", &p), -EINVAL);
 }

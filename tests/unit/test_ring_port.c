@@ -264,21 +264,51 @@ Test(ring_port, the_ring_size_is_the_rx_nb_desc_and_a_full_ring_takes_what_fits)
 	down(a);
 }
 
-Test(ring_port, rx_queue_setup_refuses_a_ring_size_that_is_not_a_power_of_two)
+Test(ring_port, any_ring_size_its_info_allows_is_accepted_and_holds_exactly_that_many)
 {
 	struct unic_port *a = create("ring0");
-	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1 };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 1000, .numa_node = -1,
-				    .pool = pool };
+	struct unic_port *b = create("ring1,peer=ring0");
+	struct unic_port_info info;
+	struct unic_pkt *pkts[64];
+	unsigned taken = 0;
 
-	cr_assert_eq(unic_port_configure(a, &conf), 0);
-	cr_assert_eq(unic_port_rx_queue_setup(a, 0, &rc), -EINVAL);
-	cr_assert(strstr(logbuf, "1000") != NULL, "the message names the value: %s", logbuf);
-	cr_assert(strstr(logbuf, "power of two") != NULL, "and says why: %s", logbuf);
-	cr_assert(strstr(logbuf, "1024") != NULL, "and names accepted values: %s", logbuf);
-	rc.nb_desc = 1024;
-	cr_assert_eq(unic_port_rx_queue_setup(a, 0, &rc), 0, "%s", logbuf);
+	cr_assert_eq(unic_port_info_get(b, &info), 0);
+	cr_assert_eq(info.rx_desc_align, 1, "the info promises any count in range");
+	cr_assert_eq(info.rx_desc_min, 32);
+
+	/* 1000 and 33: not powers of two, in the range the info gives. */
+	up(b, 1, 1000, UNIC_RX_MODE_POLL);
+	up(a, 1, 0, UNIC_RX_MODE_POLL);
+	for (;;) {
+		uint16_t sent;
+
+		for (unsigned i = 0; i < 64; i++)
+			pkts[i] = make_pkt(0, 0, taken + i);
+		sent = unic_tx_burst(a, 0, pkts, 64);
+		taken += sent;
+		unic_pkt_free_bulk(pkts + sent, 64 - sent);
+		if (sent < 64)
+			break;
+	}
+	cr_assert_eq(taken, 1000, "a queue of 1000 descriptors holds 1000 packets, not the ring's 1024");
+	cr_assert_eq(xstat(a, "tx_ring_full"), 16 * 64 - 1000);
+	while ((taken = unic_rx_burst(b, 0, pkts, 64)) > 0)
+		unic_pkt_free_bulk(pkts, taken);
 	down(a);
+
+	/* Out of range still says what is accepted. */
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1 };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 31, .numa_node = -1, .pool = pool };
+
+	cr_assert_eq(unic_port_stop(b), 0);
+	cr_assert_eq(unic_port_configure(b, &conf), 0);
+	cr_assert_eq(unic_port_rx_queue_setup(b, 0, &rc), -EINVAL);
+	cr_assert(strstr(logbuf, "31 rx descriptors; this port takes 32..32768") != NULL,
+		  "the message names the value and the range: %s", logbuf);
+	rc.nb_desc = 33;
+	cr_assert_eq(unic_port_rx_queue_setup(b, 0, &rc), 0, "%s", logbuf);
+	down(b);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 }
 
 Test(ring_port, tx_with_no_rx_queue_on_the_other_side_takes_nothing_and_counts_it)

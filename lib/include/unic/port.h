@@ -348,6 +348,16 @@ int unic_port_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_
 int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
 int unic_port_promisc_set(struct unic_port *port, bool on);
 int unic_port_allmulti_set(struct unic_port *port, bool on);
+/**
+ * Is promiscuous (all-multicast) receive on? For a driver with the filter
+ * (promisc_set/allmulti_set op): what the last successful
+ * unic_port_promisc_set() (unic_port_allmulti_set()) made it, off until
+ * then; drivers keep it across stop/start. For a driver without one (null,
+ * ring): on, since such a port receives every frame.
+ * @return 1 (on), 0 (off), or -ENODEV (closed or detached port).
+ */
+int unic_port_promisc_get(struct unic_port *port);
+int unic_port_allmulti_get(struct unic_port *port);
 /** Most addresses unic_port_mc_addr_list_set() takes at once. */
 #define UNIC_PORT_MC_ADDR_MAX 256
 /**
