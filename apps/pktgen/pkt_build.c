@@ -1,58 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * unic-pktgen frame builder: headers written byte by byte in network order
- * (no struct overlays, so no alignment or packing questions), checksums per
- * RFC 1071 (IPv4 header, RFC 791) and RFC 768 / RFC 8200 section 8.1 (UDP
- * over IPv4 / IPv6 pseudo-headers).
+ * (no struct overlays, so no alignment or packing questions), checksums by
+ * the library's unic/cksum.h (RFC 1071; IPv4 header, RFC 791; UDP over IPv4
+ * and IPv6 pseudo-headers, RFC 768 and RFC 8200 section 8.1).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <unic/cksum.h>
+
 #include "pkt_build.h"
 
-uint32_t pg_csum_add(uint32_t sum, const uint8_t *p, size_t len)
+uint16_t pg_udp_csum(const uint8_t *ip, bool ipv6, const uint8_t *udp, size_t len)
 {
-	uint64_t s = sum;
-	size_t i;
+	uint32_t sum = ipv6 ? unic_ipv6_phdr_sum(ip, 17, (uint32_t)len) : unic_ipv4_phdr_sum(ip, 17, (uint32_t)len);
+	uint16_t c = unic_cksum_finish(unic_cksum_add(sum, udp, len));
 
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		s += (uint32_t)p[len - 1] << 8;  /* odd byte padded with zero */
-	while (s >> 32)
-		s = (s & 0xffffffffu) + (s >> 32);
-	return (uint32_t)s;
-}
-
-uint16_t pg_csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-uint16_t pg_udp_csum(const uint8_t *src, const uint8_t *dst, bool ipv6, const uint8_t *udp,
-		     size_t len)
-{
-	unsigned alen = ipv6 ? 16 : 4;
-	uint8_t tail[8] = { 0 };
-	uint32_t sum = 0;
-	uint16_t c;
-
-	sum = pg_csum_add(sum, src, alen);
-	sum = pg_csum_add(sum, dst, alen);
-	if (ipv6) {  /* upper-layer length 32 bits, 3 zero bytes, next header */
-		pg_put32(tail, (uint32_t)len);
-		tail[7] = 17;
-		sum = pg_csum_add(sum, tail, 8);
-	} else {     /* zero, protocol, UDP length */
-		tail[1] = 17;
-		pg_put16(tail + 2, (uint16_t)len);
-		sum = pg_csum_add(sum, tail, 4);
-	}
-	sum = pg_csum_add(sum, udp, len);
-	c = pg_csum_fold(sum);
 	return c == 0 ? 0xffff : c;
 }
 
@@ -121,7 +86,7 @@ unsigned pg_frame_build(uint8_t *buf, unsigned size, const struct pg_frame_tmpl 
 		pg_put16(ip + 10, 0);
 		memcpy(ip + 12, f->src_ip, 4);
 		memcpy(ip + 16, f->dst_ip, 4);
-		pg_put16(ip + 10, pg_csum_fold(pg_csum_add(0, ip, PG_IPV4_LEN)));
+		pg_put16(ip + 10, unic_ipv4_cksum(ip, PG_IPV4_LEN));
 	}
 	pg_put16(udp, f->src_port);
 	pg_put16(udp + 2, f->dst_port);
@@ -132,6 +97,6 @@ unsigned pg_frame_build(uint8_t *buf, unsigned size, const struct pg_frame_tmpl 
 	pg_put32(udp + 14, s->seq);
 	pg_put64(udp + 18, s->tsc);
 	memset(udp + 8 + PG_STAMP_LEN, 0, udp_len - 8 - PG_STAMP_LEN);
-	pg_put16(udp + 6, pg_udp_csum(f->src_ip, f->dst_ip, t->ipv6, udp, udp_len));
+	pg_put16(udp + 6, pg_udp_csum(ip, t->ipv6, udp, udp_len));
 	return size;
 }

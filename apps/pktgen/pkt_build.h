@@ -77,15 +77,10 @@ int pg_frame_size_check(const struct pg_frame_tmpl *t, unsigned size, char *err,
 unsigned pg_frame_build(uint8_t *buf, unsigned size, const struct pg_frame_tmpl *t,
 			const struct pg_flow *f, const struct pg_stamp *s);
 
-/* RFC 1071 arithmetic: add bytes to a 32-bit running sum (an even-length
- * prefix keeps 16-bit alignment), fold to the one's complement. */
-uint32_t pg_csum_add(uint32_t sum, const uint8_t *p, size_t len);
-uint16_t pg_csum_fold(uint32_t sum);
-
-/* The UDP checksum of a datagram (@p udp, @p len bytes) given the addresses
- * (4 or 16 bytes each). 0 is sent as 0xffff. */
-uint16_t pg_udp_csum(const uint8_t *src, const uint8_t *dst, bool ipv6, const uint8_t *udp,
-		     size_t len);
+/* The UDP checksum of a datagram (@p udp, @p len bytes, its checksum field
+ * zero) under the IPv4 or IPv6 header @p ip (for the pseudo-header's
+ * addresses). 0 is sent as 0xffff. */
+uint16_t pg_udp_csum(const uint8_t *ip, bool ipv6, const uint8_t *udp, size_t len);
 
 /* Big-endian helpers. */
 static inline void pg_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }

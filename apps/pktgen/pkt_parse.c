@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include <unic/cksum.h>
+
 #include "pkt_parse.h"
 
 const char *pg_parse_result_name(enum pg_parse_result r)
@@ -22,7 +24,7 @@ const char *pg_parse_result_name(enum pg_parse_result r)
 
 enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_parsed *out)
 {
-	const uint8_t *ip, *udp, *src, *dst;
+	const uint8_t *ip, *udp;
 	size_t off = 12, ip_total, udp_len;
 	uint16_t type, c;
 
@@ -58,10 +60,8 @@ enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_pa
 			return PG_PARSE_BAD_LEN;
 		if (ip[9] != 17 || (pg_get16(ip + 6) & 0x3fff) != 0)  /* UDP, not a fragment */
 			return PG_PARSE_NOT_UDP;
-		if (pg_csum_fold(pg_csum_add(0, ip, ihl)) != 0)
+		if (unic_cksum_finish(unic_cksum_add(0, ip, ihl)) != 0)  /* sums to all ones */
 			return PG_PARSE_BAD_CSUM;
-		src = ip + 12;
-		dst = ip + 16;
 		off += ihl;
 		udp_len = ip_total - ihl;
 	} else if (type == PG_ETHERTYPE_IPV6) {
@@ -75,8 +75,6 @@ enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_pa
 		udp_len = pg_get16(ip + 4);
 		if (udp_len > len - off - PG_IPV6_LEN)
 			return PG_PARSE_BAD_LEN;
-		src = ip + 8;
-		dst = ip + 24;
 		off += PG_IPV6_LEN;
 	} else {
 		return PG_PARSE_NOT_IP;
@@ -91,20 +89,10 @@ enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_pa
 	out->udp_len = (uint16_t)udp_len;
 	c = pg_get16(udp + 6);
 	if (c != 0 || out->ipv6) {  /* IPv4 may omit it; IPv6 must not */
-		uint32_t sum = pg_csum_add(0, src, out->ipv6 ? 16 : 4);
-		uint8_t tail[8] = { 0 };
+		uint32_t sum = out->ipv6 ? unic_ipv6_phdr_sum(ip, 17, (uint32_t)udp_len)
+					 : unic_ipv4_phdr_sum(ip, 17, (uint32_t)udp_len);
 
-		sum = pg_csum_add(sum, dst, out->ipv6 ? 16 : 4);
-		if (out->ipv6) {
-			pg_put32(tail, (uint32_t)udp_len);
-			tail[7] = 17;
-			sum = pg_csum_add(sum, tail, 8);
-		} else {
-			tail[1] = 17;
-			pg_put16(tail + 2, (uint16_t)udp_len);
-			sum = pg_csum_add(sum, tail, 4);
-		}
-		if (pg_csum_fold(pg_csum_add(sum, udp, udp_len)) != 0)
+		if (unic_cksum_finish(unic_cksum_add(sum, udp, udp_len)) != 0)
 			return PG_PARSE_BAD_CSUM;
 	}
 	if (udp_len < PG_UDP_LEN + PG_STAMP_LEN || pg_get32(udp + 8) != PG_STAMP_MAGIC)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unic/cksum.h>
 #include <unic/cycles.h>
 #include <unic/env.h>
 #include <unic/pool.h>
@@ -54,22 +55,6 @@ static inline void cnt_add(uint64_t *c, uint64_t n)
 
 /* ---- the engines ------------------------------------------------------------ */
 
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)(p[len - 1] << 8);
-	return sum;
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -90,20 +75,21 @@ static void gen_fill(struct tp_stream *s, struct unic_pkt *p, uint32_t flow)
 		h[33] = (uint8_t)flow;
 	}
 	if (s->sw_ip_cksum)
-		put16(h + 24, (uint16_t)~csum_fold(csum_add(0, h + 14, 20)));
+		put16(h + 24, unic_ipv4_cksum(h + 14, 20));
 	/* UDP: the pseudo-header sum, then the rest in software, or the NIC. */
-	uint32_t sum = csum_add(0, h + 26, 8) + 17 + udp_len;
+	uint32_t sum = unic_ipv4_phdr_sum(h + 14, 17, udp_len);
 
 	if (s->sw_udp_cksum) {
-		uint16_t c;
+		/* Over the chain (the UDP checksum field is still 0); a chain
+		 * that disagrees with pkt_len is sent without a UDP checksum,
+		 * which IPv4 allows. */
+		if (unic_pkt_cksum_sum(p, 34, udp_len, &sum) == 0) {
+			uint16_t c = unic_cksum_finish(sum);
 
-		sum = csum_add(sum, h + 34, (size_t)(p->data_len - 34));
-		for (struct unic_pkt *seg = p->next; seg; seg = seg->next)
-			sum = csum_add(sum, unic_pkt_data(seg), seg->data_len); /* even sizes keep alignment */
-		c = (uint16_t)~csum_fold(sum);
-		put16(h + 40, c ? c : 0xffff);
+			put16(h + 40, c ? c : 0xffff);
+		}
 	} else if (s->tx_flags & UNIC_PKT_TX_UDP_CKSUM) {
-		put16(h + 40, csum_fold(sum));
+		put16(h + 40, (uint16_t)sum);
 	}
 	p->ol_flags |= s->tx_flags;
 	p->l2_len = 14;
