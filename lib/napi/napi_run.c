@@ -366,13 +366,6 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 	napi_count(&ctx->st.wakeups, 1);
 	ctx->last_sleep_start = now;
 	ctx->last_sleep_end = t_wake;
-	/* Hybrid: polling longer would have saved this sleep only if what
-	 * woke us came within T of the last packet (dense traffic): then keep
-	 * polling longer next time (fewer interrupts per packet). Otherwise no
-	 * window up to T could have bridged the gap and polling is CPU spent
-	 * for nothing: shrink it. (Judging by the sleep alone, a window near T
-	 * kept itself there under traffic whose gaps were just over T: the
-	 * sleep was short because the window was long.) */
 	for (int i = 0; i < nev; i++) {
 		struct napi_src *s = evs[i].data.ptr;
 
@@ -382,13 +375,21 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 			/* max_sleep's timer (its read re-arms it), or the wake fd:
 			 * injection, a request, unic_napi_wake. */
 			woken |= s == NULL;
-			if (read(s == NULL ? ctx->wake_fd : ctx->timer_fd, &v, sizeof(v)) < 0)
-				continue;
+			if (read(s == NULL ? ctx->wake_fd : ctx->timer_fd, &v, sizeof(v)) < 0) {
+				/* EAGAIN: another event already drained it */
+			}
 			continue;
 		}
 		woken = true;
 		napi_source_fired(ctx, s, t_wake);
 	}
+	/* Hybrid: polling longer would have saved this sleep only if what
+	 * woke us came within T of the last packet (dense traffic): then keep
+	 * polling longer next time (fewer interrupts per packet). Otherwise no
+	 * window up to T could have bridged the gap and polling is CPU spent
+	 * for nothing: shrink it. (Judging by the sleep alone, a window near T
+	 * kept itself there under traffic whose gaps were just over T: the
+	 * sleep was short because the window was long.) */
 	if (ctx->idle_ns != UINT64_MAX) {
 		if (woken && t_wake - ctx->last_pkt_ns < ctx->idle_ns)
 			ctx->poll_window_ns = UNIC_MIN(ctx->poll_window_ns * 2 + 1000, ctx->idle_ns);
