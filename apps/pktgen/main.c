@@ -7,6 +7,7 @@
  * One thread does both, so the transmit and receive timestamps come from the
  * same core's TSC (timestamps taken on different cores are not comparable).
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -33,6 +34,9 @@
 #define TX_STALL_NS 2000000000ull /* the tx port taking nothing this long stops the run */
 #define POOL_CACHE 256
 #define DRAIN_NS 500000000ull  /* after the last frame: wait this long for stragglers */
+
+/* The stamp's stream id is the tx port number, whole. */
+static_assert(UNIC_PORT_MAX - 1 <= UINT16_MAX, "a port number must fit the stamp's 16-bit stream id");
 
 static volatile sig_atomic_t g_stop;
 
@@ -120,25 +124,18 @@ static void next_flow(struct pg_app *a, struct pg_flow *f)
 
 static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 {
+	struct pg_stream_stats *st;
 	struct pg_parsed pp;
-	enum pg_parse_result r;
 
-	a->rs.frames++;
-	a->rs.bytes += p->pkt_len;
-	if (a->cap.nb)  /* replayed frames carry whatever stamps the capture holds */
-		return;
-	r = pg_frame_parse(unic_pkt_data(p), p->data_len, &pp);
-	a->rs.by_result[r]++;
-	if (r != PG_PARSE_OK) {
-		a->rs.no_stamp++;
+	if (a->cap.nb) {  /* replayed frames carry whatever stamps the capture holds */
+		a->rs.frames++;
+		a->rs.bytes += p->pkt_len;
 		return;
 	}
-	if (pp.stamp.stream >= PG_MAX_STREAMS) {
-		a->rs.bad_stream++;
+	st = pg_rxstats_frame(&a->rs, p->pkt_len, pg_frame_parse(unic_pkt_data(p), p->data_len, &pp),
+			      &pp.stamp);
+	if (st == NULL)
 		return;
-	}
-	struct pg_stream_stats *st = &a->rs.stream[pp.stamp.stream];
-
 	pg_seq_add(&st->seq, pp.stamp.seq);
 	if (now_tsc >= pp.stamp.tsc) {
 		uint64_t ns = (uint64_t)((double)(now_tsc - pp.stamp.tsc) * a->ns_per_cycle);
@@ -220,7 +217,7 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 			a->cap_idx = a->cap_idx + 1 == a->cap.nb ? 0 : a->cap_idx + 1;
 		} else {
 			struct pg_flow f;
-			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = (uint16_t)a->o.tx_port };
+			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = a->rs.stream_id };
 
 			next_flow(a, &f);
 			s.seq = a->seq++;
@@ -301,7 +298,7 @@ static void drop_pending(struct pg_app *a, struct unic_pkt **pend, unsigned *npe
 
 static void csv_tick(struct pg_app *a, uint64_t now_ns)
 {
-	const struct pg_stream_stats *st = &a->rs.stream[a->o.tx_port % PG_MAX_STREAMS];
+	const struct pg_stream_stats *st = &a->rs.stream;
 	struct pg_csv_sample s = {
 		.t_ns = now_ns - a->t_start_ns,
 		.tx_frames = a->sent, .tx_bytes = a->sent_bytes,
@@ -326,7 +323,7 @@ static void report(struct pg_app *a)
 	double req = pg_rate_requested(&a->rate);
 	double ach = pg_rate_achieved(&a->rate, a->sent, a->sent_bytes, tx_s);
 	bool miss = pg_rate_missed(req, ach);
-	struct pg_stream_stats *st = &a->rs.stream[a->o.tx_port % PG_MAX_STREAMS];
+	struct pg_stream_stats *st = &a->rs.stream;
 	const struct pg_hist *h = &st->lat_ns;
 	uint64_t lost = pg_seq_lost(&st->seq, a->sent);
 	uint64_t received = st->seq.received;
@@ -344,11 +341,13 @@ static void report(struct pg_app *a)
 	if (a->o.json) {
 		printf("{\"tsc_hz\":%" PRIu64 ",\"tx_port\":%d,\"rx_port\":%d,\"sent\":%" PRIu64
 		       ",\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"reordered\":%" PRIu64
-		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"rx_frames\":%" PRIu64
+		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"other_stream\":%" PRIu64
+		       ",\"rx_frames\":%" PRIu64
 		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64
 		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
 		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, received, lost,
-		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.frames, a->tx_full,
+		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.other_stream,
+		       a->rs.frames, a->tx_full,
 		       a->alloc_fail, tx_s, pps, l2, wire);
 		if (a->cap.nb)
 			printf(",\"replay\":{\"frames\":%u,\"bytes\":%" PRIu64 "}", a->cap.nb, a->cap.bytes);
@@ -405,6 +404,9 @@ static void report(struct pg_app *a)
 	for (unsigned r = 1; r < PG_PARSE_NB; r++)
 		if (a->rs.by_result[r])
 			fprintf(o, "          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
+	if (a->rs.other_stream)
+		fprintf(o, "          stamped by another sender (stream id not %u): %" PRIu64 "\n",
+			a->rs.stream_id, a->rs.other_stream);
 	if (a->cap.nb) {
 		fprintf(o, "replay %s: %u frames, %" PRIu64 " bytes in the capture; received %" PRIu64
 			", not received %" PRIu64 " (frames are counted, stamps not read)\n", a->o.replay,
@@ -571,7 +573,7 @@ int main(int argc, char **argv)
 		ret = PG_EXIT_USAGE;
 		goto out;
 	}
-	pg_rxstats_init(&a.rs);
+	pg_rxstats_init(&a.rs, (uint16_t)a.o.tx_port);
 	pg_hist_init(&a.lat_sec);
 	if (a.o.write_tx || a.o.write_rx) {
 		const char *opt = a.o.write_tx ? "--write-tx" : "--write-rx";
@@ -660,6 +662,18 @@ int main(int argc, char **argv)
 		csv_tick(&a, a.t_end_ns);  /* the part-second at the end */
 	report(&a);
 	ret = a.stalled ? PG_EXIT_FAIL : PG_EXIT_OK;
+	if (a.sent > 0 && (a.cap.nb ? a.rs.frames : a.rs.stream.seq.received) == 0) {
+		/* Nothing measured: a wrong port or a missing -P, far more often
+		 * than a path that really lost everything. */
+		fprintf(stderr, "unic-pktgen: none of the %" PRIu64 " frames sent came back on rx port %d (%s)",
+			a.sent, a.o.rx_port, unic_port_name(a.rx));
+		if (a.rs.frames)
+			fprintf(stderr, "; it received %" PRIu64 " other frames (%" PRIu64 " without a valid stamp, %" PRIu64
+				" stamped by another sender)", a.rs.frames, a.rs.no_stamp, a.rs.other_stream);
+		fprintf(stderr, ". Check that the rx port is where the tx port's frames arrive (the cabling or the ring's peer=; "
+			"behind unic-l2fwd, which rewrites the destination address, give -P) and that its link is up\n");
+		ret = PG_EXIT_FAIL;
+	}
 out:
 	drop_pending(&a, pend, &npend);
 	{

@@ -572,3 +572,40 @@ Test(pktgen_bin, bad_options_exit_2_with_the_option_named)
 	cr_assert_eq(run("--no-pci --no-huge --vdev ring0 --tx-port 0 --rx-port 0 --count 10", out, sizeof(out)), 1);
 	HAS(out, "took no frame");
 }
+
+Test(pktgen_bin, a_tx_port_above_15_counts_its_own_frames)
+{
+	static char out[16384];
+	char args[1024];
+	int n;
+
+	/* Ports 0..19: twenty null ports would do as well for the first
+	 * eighteen; the pair under test is ring18 -> ring19 (18 % 16 = 2,
+	 * so a stream table indexed modulo 16 would miss them). */
+	n = snprintf(args, sizeof(args), "--no-pci --no-huge");
+	for (int i = 0; i < 18; i++)
+		n += snprintf(args + n, sizeof(args) - (size_t)n, " --vdev null%d", i);
+	snprintf(args + n, sizeof(args) - (size_t)n,
+		 " --vdev ring18 --vdev ring19,peer=ring18 --tx-port 18 --rx-port 19 --count 5000 --json");
+	cr_assert_eq(run(args, out, sizeof(out)), 0, "%s", out);
+	const char *j = strstr(out, "{\"tsc_hz\"");
+
+	cr_assert_not_null(j, "%s", out);
+	cr_assert_eq(json_u64(j, "sent"), 5000, "%s", j);
+	cr_assert_eq(json_u64(j, "received"), 5000, "%s", j);
+	cr_assert_eq(json_u64(j, "lost"), 0, "%s", j);
+	cr_assert_eq(json_u64(j, "samples"), 5000, "%s", j);
+}
+
+Test(pktgen_bin, a_run_that_gets_none_of_its_frames_back_says_so_and_exits_1)
+{
+	static char out[16384];
+
+	/* null0 takes every frame and frees it; ring1 (no peer) receives
+	 * nothing. */
+	cr_assert_eq(run("--no-pci --no-huge --vdev null0 --vdev ring1 --tx-port 0 --rx-port 1 "
+			 "--count 100 --json", out, sizeof(out)), 1, "%s", out);
+	HAS(out, "\"sent\":100");
+	HAS(out, "\"received\":0");
+	HAS(out, "none of the 100 frames sent came back on rx port 1 (ring1)");
+}
