@@ -515,6 +515,12 @@ int main(int argc, char **argv)
 
 		unic_port_info_get(a.tx, &ti);
 		unic_port_info_get(a.rx, &ri);
+		if (ri.rx_synthetic) {
+			fprintf(stderr, "unic-pktgen: error: option --rx-port: port %d (%s) cannot receive what was sent: its driver (%s) makes received packets up (old buffers, which may still hold this run's stamps), so received, lost and latency would be nonsense; receive on a port the frames reach, e.g. a ring pair (--vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1) or a NIC\n",
+				a.o.rx_port, unic_port_name(a.rx), ri.driver);
+			ret = PG_EXIT_USAGE;
+			goto out;
+		}
 		if (a.cap.nb && (mtu > ti.max_mtu || mtu > ri.max_mtu)) {
 			bool t = mtu > ti.max_mtu;
 
