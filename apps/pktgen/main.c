@@ -38,12 +38,46 @@
 /* The stamp's stream id is the tx port number, whole. */
 static_assert(UNIC_PORT_MAX - 1 <= UINT16_MAX, "a port number must fit the stamp's 16-bit stream id");
 
-static volatile sig_atomic_t g_stop;
+/*
+ * g_stop: stop sending (a signal, or a stalled tx port). g_signals: SIGINT
+ * and SIGTERM received (2 at most). The first stops sending, and the run
+ * then waits up to DRAIN_NS for frames in flight; a second ends that wait
+ * at once. Neither skips stopping the ports. The handlers are installed
+ * first thing, so a signal during set-up ends the run once the current
+ * set-up step returns, before anything is sent.
+ */
+static volatile sig_atomic_t g_stop, g_signals;
 
 static void on_signal(int sig)
 {
 	(void)sig;
+	if (g_signals < 2)
+		g_signals++;
 	g_stop = 1;
+}
+
+static void signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;       /* a blocking read or open goes on */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: g_signals counts both */
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* A signal came during set-up: say so; the caller stops and closes what is up. */
+static bool setup_interrupted(const char *step)
+{
+	if (!g_signals)
+		return false;
+	fprintf(stderr, "unic-pktgen: interrupted (%s) during set-up, %s; nothing was sent\n",
+		g_signals > 1 ? "two signals" : "a signal", step);
+	return true;
 }
 
 struct pg_app {
@@ -343,12 +377,12 @@ static void report(struct pg_app *a)
 		       ",\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"reordered\":%" PRIu64
 		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"other_stream\":%" PRIu64
 		       ",\"rx_frames\":%" PRIu64
-		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64
+		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64 ",\"signals\":%d"
 		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
 		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, received, lost,
 		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.other_stream,
 		       a->rs.frames, a->tx_full,
-		       a->alloc_fail, tx_s, pps, l2, wire);
+		       a->alloc_fail, (int)g_signals, tx_s, pps, l2, wire);
 		if (a->cap.nb)
 			printf(",\"replay\":{\"frames\":%u,\"bytes\":%" PRIu64 "}", a->cap.nb, a->cap.bytes);
 		if (a->wtx)
@@ -387,6 +421,9 @@ static void report(struct pg_app *a)
 			fprintf(o, ", hardware tx_good_packets %" PRIu64, a->txc.hw);
 		fprintf(o, "\n");
 	}
+	if (g_signals)
+		fprintf(o, "stopped by a signal after %.3f s of sending%s\n", tx_s,
+			g_signals > 1 ? "; a second one ended the wait for frames in flight (those not back count as lost)" : "");
 	if (req > 0)
 		fprintf(o, "rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
 		       pg_rate_unit_name(a->rate.spec.unit),
@@ -460,6 +497,7 @@ int main(int argc, char **argv)
 	char err[512];
 	int n, ret = PG_EXIT_FAIL;
 
+	signals_install();
 	n = unic_env_parse(&eo, argc, argv);
 	if (n < 0)
 		return PG_EXIT_USAGE;
@@ -482,6 +520,8 @@ int main(int argc, char **argv)
 		mtu = a.cap.mtu_needed;
 		if (a.o.count == 0 && a.o.duration == 0)
 			a.o.count = a.cap.nb;   /* the capture once */
+		if (setup_interrupted("after loading the capture"))
+			goto out;
 	} else {
 		if (a.o.nb_sizes)
 			for (unsigned i = 0; i < a.o.nb_sizes; i++)
@@ -497,6 +537,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
+	if (setup_interrupted("after creating the ports"))
+		goto out;
 	nports = unic_env_ports(env, ports, UNIC_PORT_MAX);
 	if ((unsigned)a.o.tx_port >= nports || (unsigned)a.o.rx_port >= nports) {
 		fprintf(stderr, "unic-pktgen: error: option %s: port %d does not exist; %u port(s) were created (0..%d: PCI devices, then --vdev in order)\n",
@@ -560,8 +602,9 @@ int main(int argc, char **argv)
 	{
 		struct unic_link l = { 0 };
 
-		if (unic_port_link_get(a.tx, &l) == 0 && !l.up)
-			unic_port_link_wait(a.tx, 3000, &l);
+		/* Up to 3 s, in slices a signal can end. */
+		for (int i = 0; i < 30 && !g_signals && unic_port_link_get(a.tx, &l) == 0 && !l.up; i++)
+			unic_port_link_wait(a.tx, 100, &l);
 		a.link_mbps = l.up ? l.speed_mbps : 0;
 	}
 
@@ -608,8 +651,8 @@ int main(int argc, char **argv)
 		}
 		pg_csv_header(a.csv);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	if (setup_interrupted("before the run"))
+		goto out;
 	if (!a.o.json)
 		fprintf(a.out, "unic-pktgen: tx port %d (%s) -> rx port %d (%s), TSC %.6f GHz, link %u Mbps\n",
 			a.o.tx_port, unic_port_name(a.tx), a.o.rx_port, unic_port_name(a.rx),
@@ -618,6 +661,7 @@ int main(int argc, char **argv)
 		fprintf(a.out, "unic-pktgen: replay %s: %u frames, %" PRIu64 " bytes, largest %u; sending %" PRIu64 " frames%s\n",
 			a.o.replay, a.cap.nb, a.cap.bytes, a.cap.max_len, a.o.count,
 			a.o.count ? "" : " (until --duration)");
+	fflush(a.out);  /* the run starts now: a reader of a pipe sees it */
 
 	bool live = !a.o.json && isatty(STDERR_FILENO);
 	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0;
@@ -648,7 +692,7 @@ int main(int argc, char **argv)
 		if (a.t_tx_end_ns) {
 			if (a.rs.frames >= a.sent && a.sent > 0)
 				break;
-			if (now_ns >= drain_until || g_stop > 1)
+			if (now_ns >= drain_until || g_signals > 1)
 				break;
 		}
 		if (now_ns >= next_status) {

@@ -9,11 +9,17 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pkt_build.h"
 #include "pkt_parse.h"
@@ -622,4 +628,141 @@ Test(pktgen_bin, a_null_rx_port_is_refused_because_it_receives_nothing_that_was_
 	HAS(out, "option --rx-port: port 0 (null0) cannot receive what was sent");
 	HAS(out, "makes received packets up");
 	cr_assert_null(strstr(out, "\"received\":"), "no report: %s", out);
+}
+
+/* ---- signals ---- */
+
+/* Start the binary with @p args (split at spaces); its stdout and stderr
+ * come out of *@p fd. */
+static pid_t spawn(const char *args, int *fd)
+{
+	static char buf[1024];
+	const char *bin = getenv("UNIC_PKTGEN");
+	char *argv[64];
+	int argc = 0, p[2];
+	pid_t pid;
+
+	cr_assert_not_null(bin, "UNIC_PKTGEN is not set: run this test through meson test, which sets it");
+	snprintf(buf, sizeof(buf), "%s", args);
+	argv[argc++] = (char *)bin;
+	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	*fd = p[0];
+	return pid;
+}
+
+/* Read from @p fd into @p out (NUL-terminated) until @p want appears, EOF,
+ * or @p timeout_ms passes. @return whether @p want was seen. */
+static bool read_until(int fd, char *out, size_t outlen, size_t *n, const char *want, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 100) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		out[*n] = '\0';
+		if (want && strstr(out, want))
+			return true;
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		r = read(fd, out + *n, outlen - 1 - *n);
+		if (r <= 0)
+			break;
+		*n += (size_t)r;
+	}
+	out[*n] = '\0';
+	return want && strstr(out, want);
+}
+
+/* Does process @p pid catch SIGINT (its handler is installed)? */
+static bool catches_sigint(pid_t pid)
+{
+	char path[64], line[256];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "SigCgt:", 7) == 0)
+			yes = (strtoull(line + 7, NULL, 16) >> (SIGINT - 1)) & 1;
+	fclose(f);
+	return yes;
+}
+
+Test(pktgen_bin, a_signal_during_set_up_stops_it_cleanly_before_anything_is_sent, .timeout = 60)
+{
+	static char out[16384];
+	char dir[] = "/tmp/pktgen-sig-XXXXXX", fifo[64], args[256];
+	/* A classic pcap (microseconds, Ethernet) holding one 60-byte frame. */
+	uint8_t cap[24 + 16 + 60] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, [16] = 0xff, 0xff, [20] = 1,
+				      [32] = 60, [36] = 60 };
+	size_t n = 0;
+	int fd, st, w;
+	pid_t pid;
+
+	/* Set-up waits in the capture load: the file is a FIFO nobody writes
+	 * to until the signal has been sent. */
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/cap.pcap", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(args, sizeof(args), "--no-pci --no-huge --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 --replay %s",
+		 fifo);
+	pid = spawn(args, &fd);
+	for (int i = 0; i < 200 && !catches_sigint(pid); i++)
+		usleep(50000);
+	kill(pid, SIGINT);
+	w = open(fifo, O_WRONLY | O_NONBLOCK);  /* fails (ENXIO) if it died */
+	if (w >= 0) {
+		cr_assert_eq(write(w, cap, sizeof(cap)), (ssize_t)sizeof(cap));
+		close(w);
+	}
+	read_until(fd, out, sizeof(out), &n, NULL, 30000);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	unlink(fifo);
+	rmdir(dir);
+	cr_assert(WIFEXITED(st), "killed by signal %d: SIGINT was not handled during set-up; output:\n%s",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : 0, out);
+	cr_assert_eq(WEXITSTATUS(st), 1, "%s", out);
+	HAS(out, "interrupted (a signal) during set-up, after loading the capture; nothing was sent");
+	cr_assert_null(strstr(out, "tx port 0: sent"), "no run, no report: %s", out);
+}
+
+Test(pktgen_bin, a_second_signal_ends_the_wait_for_frames_in_flight, .timeout = 60)
+{
+	static char out[16384];
+	size_t n = 0;
+	int fd, st;
+	pid_t pid;
+
+	/* null0 takes every frame and nothing comes back on ring1: after the
+	 * first signal the run would wait the whole 0.5 s for stragglers. */
+	pid = spawn("--no-pci --no-huge --vdev null0 --vdev ring1 --tx-port 0 --rx-port 1 --rate 1kpps --duration 60",
+		    &fd);
+	read_until(fd, out, sizeof(out), &n, "-> rx port 1 (ring1)", 15000);
+	kill(pid, SIGINT);
+	kill(pid, SIGTERM);  /* another signal number, so the two cannot merge into one */
+	read_until(fd, out, sizeof(out), &n, NULL, 30000);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	/* Exit code 1 when frames were sent (none came back), 0 when the
+	 * signals came before the first frame: the point is the message. */
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "%s", out);
+	HAS(out, "stopped by a signal after");
+	HAS(out, "a second one ended the wait for frames in flight");
 }
