@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -285,6 +286,43 @@ Test(rate, parses_each_unit_and_refuses_the_rest_with_the_forms)
 		HAS(err, "--rate");
 		HAS(err, "accepted forms");
 	}
+}
+
+Test(rate, rates_that_overflow_or_round_to_nothing_are_refused_naming_the_limits)
+{
+	struct {
+		const char *rate, *want[3];
+	} cases[] = {
+		/* 1e300 * 1e9 is infinite as a double: it used to be accepted. */
+		{ "1e300Gbps", { "'1e300Gbps' is too fast", "1bps to 1000Gbps" } },
+		{ "1e300Gpps", { "too fast", "0.001pps", "1500Mpps" } },
+		{ "1001Gbps-wire", { "too fast", "1000Gbps" } },
+		{ "1501Mpps", { "'1501Mpps' is too fast", "1500Mpps" } },
+		{ "1e-300pps", { "'1e-300pps' is too slow", "a frame every 1000 s" } },
+		{ "0.5bps", { "too slow", "1bps" } },
+	};
+	struct pg_rate_spec r;
+	struct pg_rate rt;
+	char err[512];
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(pg_rate_parse(cases[i].rate, &r, err, sizeof(err)), -EINVAL, "accepted: %s", cases[i].rate);
+		for (unsigned k = 0; k < 3 && cases[i].want[k]; k++)
+			HAS(err, cases[i].want[k]);
+		HAS(err, "--rate");
+	}
+	/* The limits themselves are fine, and give finite frame times. */
+	const char *ok[] = { "1000Gbps", "1500Mpps", "0.001pps", "1bps", "1e-6%" };
+
+	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_assert_eq(pg_rate_parse(ok[i], &r, err, sizeof(err)), 0, "%s: %s", ok[i], err);
+		cr_assert_eq(pg_rate_init(&rt, &r, 3000000000ull, 10000, err, sizeof(err)), 0, "%s: %s", ok[i], err);
+		cr_assert(isfinite(pg_rate_frame_cycles(&rt, 60)) && pg_rate_frame_cycles(&rt, 9000) > 0, "%s", ok[i]);
+	}
+	/* A percentage so small that the bit rate is under 1 bit/s. */
+	cr_assert_eq(pg_rate_parse("1e-200%", &r, err, sizeof(err)), 0);
+	cr_assert_eq(pg_rate_init(&rt, &r, 3000000000ull, 10000, err, sizeof(err)), -EINVAL);
+	HAS(err, "below 1 bit/s");
 }
 
 Test(rate, cycles_per_frame_for_pps_l2_wire_and_percent)
