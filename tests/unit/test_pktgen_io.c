@@ -253,6 +253,38 @@ Test(pcap_io, bad_captures_are_refused_with_the_file_and_the_reason, .init = mkd
 
 /* ---- pacing by each frame's own size ---- */
 
+Test(pcap_io, a_capture_of_more_frames_than_the_limit_is_refused_naming_it, .init = mkdir_tmp, .fini = rm_tmp)
+{
+	struct pg_capture c;
+	struct pg_pcap_writer *w = pg_pcap_writer_open(path("many.pcap"), 1000000000ull, 0, err, sizeof(err));
+	uint8_t f[60];
+	FILE *in;
+
+	cr_assert_not_null(w, "%s", err);
+	frame(f, sizeof(f), 0, false, false);
+	for (unsigned i = 0; i < 11; i++)
+		pg_pcap_write(w, f, sizeof(f), i);
+	cr_assert_eq(pg_pcap_writer_close(w, err, sizeof(err)), 0, "%s", err);
+	/* Eleven frames against a limit of ten: refused, nothing kept. */
+	in = fopen(path("many.pcap"), "rb");
+	cr_assert_not_null(in);
+	cr_assert_eq(pg_capture_load_file_limit(&c, in, "many.pcap", 10, err, sizeof(err)), -EINVAL,
+		     "loaded %u frames past a limit of 10", c.nb);
+	HAS(err, "capture 'many.pcap' holds more than 10 frames");
+	HAS(err, "at most 10");
+	cr_assert_eq(c.nb, 0);
+	cr_assert_null(c.data);
+	/* Exactly at the limit: loaded whole. */
+	in = fopen(path("many.pcap"), "rb");
+	cr_assert_not_null(in);
+	cr_assert_eq(pg_capture_load_file_limit(&c, in, "many.pcap", 11, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.nb, 11);
+	pg_capture_free(&c);
+	/* The limit of --replay keeps every frame number and the index's
+	 * doubling far from 32-bit wrap-around. */
+	cr_assert_leq((uint64_t)PG_REPLAY_FRAMES_MAX * 2, UINT32_MAX);
+}
+
 Test(replay_pacing, each_frame_advances_the_deadline_by_its_own_bits)
 {
 	const unsigned sizes[] = { 60, 1514, 60, 42, 9000, 200, 1514 };
