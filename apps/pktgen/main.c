@@ -89,6 +89,7 @@ struct pg_app {
 	double ns_per_cycle;
 	/* transmit */
 	uint64_t sent, sent_bytes, tx_full, alloc_fail;
+	uint64_t tx_dropped;       /* built, never taken by the port, freed at stop */
 	uint32_t seq;
 	unsigned size_idx;
 	uint32_t flow_k[4];       /* odometer over src ip, dst ip, src port, dst port */
@@ -327,6 +328,7 @@ static void drop_pending(struct pg_app *a, struct unic_pkt **pend, unsigned *npe
 		a->npend_written = 0;
 	}
 	unic_pkt_free_bulk(pend, *npend);
+	a->tx_dropped += *npend;
 	*npend = 0;
 }
 
@@ -377,12 +379,13 @@ static void report(struct pg_app *a)
 		       ",\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"reordered\":%" PRIu64
 		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"other_stream\":%" PRIu64
 		       ",\"rx_frames\":%" PRIu64
-		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64 ",\"signals\":%d"
+		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64 ",\"tx_dropped\":%" PRIu64
+		       ",\"signals\":%d"
 		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
 		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, received, lost,
 		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.other_stream,
 		       a->rs.frames, a->tx_full,
-		       a->alloc_fail, (int)g_signals, tx_s, pps, l2, wire);
+		       a->alloc_fail, a->tx_dropped, (int)g_signals, tx_s, pps, l2, wire);
 		if (a->cap.nb)
 			printf(",\"replay\":{\"frames\":%u,\"bytes\":%" PRIu64 "}", a->cap.nb, a->cap.bytes);
 		if (a->wtx)
@@ -412,8 +415,11 @@ static void report(struct pg_app *a)
 	fprintf(o, "tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
 	       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
 	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
-	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
-	       a->alloc_fail);
+	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64, a->tx_full, a->alloc_fail);
+	if (a->tx_dropped)
+		fprintf(o, ", never taken by the port (dropped when the run stopped, not sent): %" PRIu64,
+			a->tx_dropped);
+	fprintf(o, "\n");
 	if (a->txc.ok) {
 		fprintf(o, "          port counters: opackets %" PRIu64 " oerrors %" PRIu64, a->txc.st.opackets,
 		       a->txc.st.oerrors);

@@ -804,3 +804,19 @@ Test(pktgen_bin, a_second_signal_ends_the_wait_for_frames_in_flight, .timeout = 
 	HAS(out, "stopped by a signal after");
 	HAS(out, "a second one ended the wait for frames in flight");
 }
+
+Test(pktgen_bin, frames_the_port_never_took_are_counted_as_dropped_not_sent)
+{
+	static char out[16384];
+
+	/* A ring without a peer takes nothing: the 10 frames built wait for
+	 * the port until the stall stops the run, then are freed. */
+	cr_assert_eq(run("--no-pci --no-huge --vdev ring0 --tx-port 0 --rx-port 0 --count 10 --json", out, sizeof(out)),
+		     1, "%s", out);
+	const char *j = strstr(out, "{\"tsc_hz\"");
+
+	cr_assert_not_null(j, "%s", out);
+	cr_assert_eq(json_u64(j, "sent"), 0, "%s", j);
+	cr_assert_eq(json_u64(j, "tx_dropped"), 10, "%s", j);
+	cr_assert_eq(json_u64(j, "opackets"), 0, "%s", j);
+}
