@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * unic-pktgen: send stamped UDP frames on one port at a paced rate, receive
- * on another (or the same), and report per stream: received, lost,
- * reordered, duplicated, latency percentiles. docs/pktgen.md.
+ * on another (or the same), and report what came back of the stream sent:
+ * received, lost, reordered, duplicated, latency percentiles. docs/pktgen.md.
  *
  * One thread does both, so the transmit and receive timestamps come from the
  * same core's TSC (timestamps taken on different cores are not comparable).

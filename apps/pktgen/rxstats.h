@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * unic-pktgen receive statistics: per stream, sequence tracking (received,
- * lost, reordered, duplicated) and a log-linear latency histogram.
+ * unic-pktgen receive statistics: for the stream sent, sequence tracking
+ * (received, lost, reordered, duplicated) and a log-linear latency
+ * histogram; frames of other streams and without a stamp, counted apart.
  */
 #ifndef PG_RXSTATS_H
 #define PG_RXSTATS_H

@@ -447,6 +447,24 @@ Test(rxstats, sequence_numbers_widen_across_the_32_bit_wrap)
 	cr_assert_eq(pg_seq_lost(&q, 0) , 0xfffff000ull + 1);  /* counted from 0: the stream starts there */
 }
 
+Test(rxstats, the_stream_sent_is_counted_whatever_its_id_and_others_apart)
+{
+	static struct pg_rxstats rs;
+	struct pg_stamp mine = { .magic = PG_STAMP_MAGIC, .stream = 63 }, other = mine;
+
+	other.stream = 63 % 16;  /* what a table indexed modulo 16 would have confused */
+	pg_rxstats_init(&rs, 63);
+	cr_assert_eq(pg_rxstats_frame(&rs, 60, PG_PARSE_OK, &mine), &rs.stream);
+	cr_assert_null(pg_rxstats_frame(&rs, 60, PG_PARSE_OK, &other));
+	cr_assert_null(pg_rxstats_frame(&rs, 64, PG_PARSE_BAD_CSUM, &mine));
+	cr_assert_eq(rs.frames, 3);
+	cr_assert_eq(rs.bytes, 184);
+	cr_assert_eq(rs.other_stream, 1);
+	cr_assert_eq(rs.no_stamp, 1);
+	cr_assert_eq(rs.by_result[PG_PARSE_BAD_CSUM], 1);
+	cr_assert_eq(rs.by_result[PG_PARSE_OK], 2);
+}
+
 /* ---- options ---- */
 
 static char err[512];
