@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * unic-pktgen: send stamped UDP frames on one port at a paced rate, receive
- * on another (or the same), and report per stream: received, lost,
- * reordered, duplicated, latency percentiles. docs/pktgen.md.
+ * on another (or the same), and report what came back of the stream sent:
+ * received, lost, reordered, duplicated, latency percentiles. docs/pktgen.md.
  *
  * One thread does both, so the transmit and receive timestamps come from the
  * same core's TSC (timestamps taken on different cores are not comparable).
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -34,12 +35,49 @@
 #define POOL_CACHE 256
 #define DRAIN_NS 500000000ull  /* after the last frame: wait this long for stragglers */
 
-static volatile sig_atomic_t g_stop;
+/* The stamp's stream id is the tx port number, whole. */
+static_assert(UNIC_PORT_MAX - 1 <= UINT16_MAX, "a port number must fit the stamp's 16-bit stream id");
+
+/*
+ * g_stop: stop sending (a signal, or a stalled tx port). g_signals: SIGINT
+ * and SIGTERM received (2 at most). The first stops sending, and the run
+ * then waits up to DRAIN_NS for frames in flight; a second ends that wait
+ * at once. Neither skips stopping the ports. The handlers are installed
+ * first thing, so a signal during set-up ends the run once the current
+ * set-up step returns, before anything is sent.
+ */
+static volatile sig_atomic_t g_stop, g_signals;
 
 static void on_signal(int sig)
 {
 	(void)sig;
+	if (g_signals < 2)
+		g_signals++;
 	g_stop = 1;
+}
+
+static void signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;       /* a blocking read or open goes on */
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: g_signals counts both */
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* A signal came during set-up: say so; the caller stops and closes what is up. */
+static bool setup_interrupted(const char *step)
+{
+	if (!g_signals)
+		return false;
+	fprintf(stderr, "unic-pktgen: interrupted (%s) during set-up, %s; nothing was sent\n",
+		g_signals > 1 ? "two signals" : "a signal", step);
+	return true;
 }
 
 struct pg_app {
@@ -51,6 +89,7 @@ struct pg_app {
 	double ns_per_cycle;
 	/* transmit */
 	uint64_t sent, sent_bytes, tx_full, alloc_fail;
+	uint64_t tx_dropped;       /* built, never taken by the port, freed at stop */
 	uint32_t seq;
 	unsigned size_idx;
 	uint32_t flow_k[4];       /* odometer over src ip, dst ip, src port, dst port */
@@ -120,25 +159,18 @@ static void next_flow(struct pg_app *a, struct pg_flow *f)
 
 static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 {
+	struct pg_stream_stats *st;
 	struct pg_parsed pp;
-	enum pg_parse_result r;
 
-	a->rs.frames++;
-	a->rs.bytes += p->pkt_len;
-	if (a->cap.nb)  /* replayed frames carry whatever stamps the capture holds */
-		return;
-	r = pg_frame_parse(unic_pkt_data(p), p->data_len, &pp);
-	a->rs.by_result[r]++;
-	if (r != PG_PARSE_OK) {
-		a->rs.no_stamp++;
+	if (a->cap.nb) {  /* replayed frames carry whatever stamps the capture holds */
+		a->rs.frames++;
+		a->rs.bytes += p->pkt_len;
 		return;
 	}
-	if (pp.stamp.stream >= PG_MAX_STREAMS) {
-		a->rs.bad_stream++;
+	st = pg_rxstats_frame(&a->rs, p->pkt_len, pg_frame_parse(unic_pkt_data(p), p->data_len, &pp),
+			      &pp.stamp);
+	if (st == NULL)
 		return;
-	}
-	struct pg_stream_stats *st = &a->rs.stream[pp.stamp.stream];
-
 	pg_seq_add(&st->seq, pp.stamp.seq);
 	if (now_tsc >= pp.stamp.tsc) {
 		uint64_t ns = (uint64_t)((double)(now_tsc - pp.stamp.tsc) * a->ns_per_cycle);
@@ -220,7 +252,7 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 			a->cap_idx = a->cap_idx + 1 == a->cap.nb ? 0 : a->cap_idx + 1;
 		} else {
 			struct pg_flow f;
-			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = (uint16_t)a->o.tx_port };
+			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = a->rs.stream_id };
 
 			next_flow(a, &f);
 			s.seq = a->seq++;
@@ -296,12 +328,13 @@ static void drop_pending(struct pg_app *a, struct unic_pkt **pend, unsigned *npe
 		a->npend_written = 0;
 	}
 	unic_pkt_free_bulk(pend, *npend);
+	a->tx_dropped += *npend;
 	*npend = 0;
 }
 
 static void csv_tick(struct pg_app *a, uint64_t now_ns)
 {
-	const struct pg_stream_stats *st = &a->rs.stream[a->o.tx_port % PG_MAX_STREAMS];
+	const struct pg_stream_stats *st = &a->rs.stream;
 	struct pg_csv_sample s = {
 		.t_ns = now_ns - a->t_start_ns,
 		.tx_frames = a->sent, .tx_bytes = a->sent_bytes,
@@ -326,7 +359,7 @@ static void report(struct pg_app *a)
 	double req = pg_rate_requested(&a->rate);
 	double ach = pg_rate_achieved(&a->rate, a->sent, a->sent_bytes, tx_s);
 	bool miss = pg_rate_missed(req, ach);
-	struct pg_stream_stats *st = &a->rs.stream[a->o.tx_port % PG_MAX_STREAMS];
+	struct pg_stream_stats *st = &a->rs.stream;
 	const struct pg_hist *h = &st->lat_ns;
 	uint64_t lost = pg_seq_lost(&st->seq, a->sent);
 	uint64_t received = st->seq.received;
@@ -344,12 +377,15 @@ static void report(struct pg_app *a)
 	if (a->o.json) {
 		printf("{\"tsc_hz\":%" PRIu64 ",\"tx_port\":%d,\"rx_port\":%d,\"sent\":%" PRIu64
 		       ",\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"reordered\":%" PRIu64
-		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"rx_frames\":%" PRIu64
-		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64
+		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"other_stream\":%" PRIu64
+		       ",\"rx_frames\":%" PRIu64
+		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64 ",\"tx_dropped\":%" PRIu64
+		       ",\"signals\":%d"
 		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
 		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, received, lost,
-		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.frames, a->tx_full,
-		       a->alloc_fail, tx_s, pps, l2, wire);
+		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.other_stream,
+		       a->rs.frames, a->tx_full,
+		       a->alloc_fail, a->tx_dropped, (int)g_signals, tx_s, pps, l2, wire);
 		if (a->cap.nb)
 			printf(",\"replay\":{\"frames\":%u,\"bytes\":%" PRIu64 "}", a->cap.nb, a->cap.bytes);
 		if (a->wtx)
@@ -379,8 +415,11 @@ static void report(struct pg_app *a)
 	fprintf(o, "tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
 	       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
 	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
-	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64 "\n", a->tx_full,
-	       a->alloc_fail);
+	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64, a->tx_full, a->alloc_fail);
+	if (a->tx_dropped)
+		fprintf(o, ", never taken by the port (dropped when the run stopped, not sent): %" PRIu64,
+			a->tx_dropped);
+	fprintf(o, "\n");
 	if (a->txc.ok) {
 		fprintf(o, "          port counters: opackets %" PRIu64 " oerrors %" PRIu64, a->txc.st.opackets,
 		       a->txc.st.oerrors);
@@ -388,6 +427,9 @@ static void report(struct pg_app *a)
 			fprintf(o, ", hardware tx_good_packets %" PRIu64, a->txc.hw);
 		fprintf(o, "\n");
 	}
+	if (g_signals)
+		fprintf(o, "stopped by a signal after %.3f s of sending%s\n", tx_s,
+			g_signals > 1 ? "; a second one ended the wait for frames in flight (those not back count as lost)" : "");
 	if (req > 0)
 		fprintf(o, "rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
 		       pg_rate_unit_name(a->rate.spec.unit),
@@ -405,6 +447,9 @@ static void report(struct pg_app *a)
 	for (unsigned r = 1; r < PG_PARSE_NB; r++)
 		if (a->rs.by_result[r])
 			fprintf(o, "          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
+	if (a->rs.other_stream)
+		fprintf(o, "          stamped by another sender (stream id not %u): %" PRIu64 "\n",
+			a->rs.stream_id, a->rs.other_stream);
 	if (a->cap.nb) {
 		fprintf(o, "replay %s: %u frames, %" PRIu64 " bytes in the capture; received %" PRIu64
 			", not received %" PRIu64 " (frames are counted, stamps not read)\n", a->o.replay,
@@ -458,6 +503,7 @@ int main(int argc, char **argv)
 	char err[512];
 	int n, ret = PG_EXIT_FAIL;
 
+	signals_install();
 	n = unic_env_parse(&eo, argc, argv);
 	if (n < 0)
 		return PG_EXIT_USAGE;
@@ -480,6 +526,8 @@ int main(int argc, char **argv)
 		mtu = a.cap.mtu_needed;
 		if (a.o.count == 0 && a.o.duration == 0)
 			a.o.count = a.cap.nb;   /* the capture once */
+		if (setup_interrupted("after loading the capture"))
+			goto out;
 	} else {
 		if (a.o.nb_sizes)
 			for (unsigned i = 0; i < a.o.nb_sizes; i++)
@@ -495,6 +543,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
+	if (setup_interrupted("after creating the ports"))
+		goto out;
 	nports = unic_env_ports(env, ports, UNIC_PORT_MAX);
 	if ((unsigned)a.o.tx_port >= nports || (unsigned)a.o.rx_port >= nports) {
 		fprintf(stderr, "unic-pktgen: error: option %s: port %d does not exist; %u port(s) were created (0..%d: PCI devices, then --vdev in order)\n",
@@ -513,6 +563,12 @@ int main(int argc, char **argv)
 
 		unic_port_info_get(a.tx, &ti);
 		unic_port_info_get(a.rx, &ri);
+		if (ri.rx_synthetic) {
+			fprintf(stderr, "unic-pktgen: error: option --rx-port: port %d (%s) cannot receive what was sent: its driver (%s) makes received packets up (old buffers, which may still hold this run's stamps), so received, lost and latency would be nonsense; receive on a port the frames reach, e.g. a ring pair (--vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1) or a NIC\n",
+				a.o.rx_port, unic_port_name(a.rx), ri.driver);
+			ret = PG_EXIT_USAGE;
+			goto out;
+		}
 		if (a.cap.nb && (mtu > ti.max_mtu || mtu > ri.max_mtu)) {
 			bool t = mtu > ti.max_mtu;
 
@@ -552,8 +608,9 @@ int main(int argc, char **argv)
 	{
 		struct unic_link l = { 0 };
 
-		if (unic_port_link_get(a.tx, &l) == 0 && !l.up)
-			unic_port_link_wait(a.tx, 3000, &l);
+		/* Up to 3 s, in slices a signal can end. */
+		for (int i = 0; i < 30 && !g_signals && unic_port_link_get(a.tx, &l) == 0 && !l.up; i++)
+			unic_port_link_wait(a.tx, 100, &l);
 		a.link_mbps = l.up ? l.speed_mbps : 0;
 	}
 
@@ -571,7 +628,7 @@ int main(int argc, char **argv)
 		ret = PG_EXIT_USAGE;
 		goto out;
 	}
-	pg_rxstats_init(&a.rs);
+	pg_rxstats_init(&a.rs, (uint16_t)a.o.tx_port);
 	pg_hist_init(&a.lat_sec);
 	if (a.o.write_tx || a.o.write_rx) {
 		const char *opt = a.o.write_tx ? "--write-tx" : "--write-rx";
@@ -600,8 +657,8 @@ int main(int argc, char **argv)
 		}
 		pg_csv_header(a.csv);
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	if (setup_interrupted("before the run"))
+		goto out;
 	if (!a.o.json)
 		fprintf(a.out, "unic-pktgen: tx port %d (%s) -> rx port %d (%s), TSC %.6f GHz, link %u Mbps\n",
 			a.o.tx_port, unic_port_name(a.tx), a.o.rx_port, unic_port_name(a.rx),
@@ -610,6 +667,7 @@ int main(int argc, char **argv)
 		fprintf(a.out, "unic-pktgen: replay %s: %u frames, %" PRIu64 " bytes, largest %u; sending %" PRIu64 " frames%s\n",
 			a.o.replay, a.cap.nb, a.cap.bytes, a.cap.max_len, a.o.count,
 			a.o.count ? "" : " (until --duration)");
+	fflush(a.out);  /* the run starts now: a reader of a pipe sees it */
 
 	bool live = !a.o.json && isatty(STDERR_FILENO);
 	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0;
@@ -640,7 +698,7 @@ int main(int argc, char **argv)
 		if (a.t_tx_end_ns) {
 			if (a.rs.frames >= a.sent && a.sent > 0)
 				break;
-			if (now_ns >= drain_until || g_stop > 1)
+			if (now_ns >= drain_until || g_signals > 1)
 				break;
 		}
 		if (now_ns >= next_status) {
@@ -660,6 +718,18 @@ int main(int argc, char **argv)
 		csv_tick(&a, a.t_end_ns);  /* the part-second at the end */
 	report(&a);
 	ret = a.stalled ? PG_EXIT_FAIL : PG_EXIT_OK;
+	if (a.sent > 0 && (a.cap.nb ? a.rs.frames : a.rs.stream.seq.received) == 0) {
+		/* Nothing measured: a wrong port or a missing -P, far more often
+		 * than a path that really lost everything. */
+		fprintf(stderr, "unic-pktgen: none of the %" PRIu64 " frames sent came back on rx port %d (%s)",
+			a.sent, a.o.rx_port, unic_port_name(a.rx));
+		if (a.rs.frames)
+			fprintf(stderr, "; it received %" PRIu64 " other frames (%" PRIu64 " without a valid stamp, %" PRIu64
+				" stamped by another sender)", a.rs.frames, a.rs.no_stamp, a.rs.other_stream);
+		fprintf(stderr, ". Check that the rx port is where the tx port's frames arrive (the cabling or the ring's peer=; "
+			"behind unic-l2fwd, which rewrites the destination address, give -P) and that its link is up\n");
+		ret = PG_EXIT_FAIL;
+	}
 out:
 	drop_pending(&a, pend, &npend);
 	{

@@ -192,6 +192,12 @@ int pg_capture_load(struct pg_capture *c, const char *path, char *err, size_t er
 
 int pg_capture_load_file(struct pg_capture *c, FILE *f, const char *path, char *err, size_t errlen)
 {
+	return pg_capture_load_file_limit(c, f, path, PG_REPLAY_FRAMES_MAX, err, errlen);
+}
+
+int pg_capture_load_file_limit(struct pg_capture *c, FILE *f, const char *path, uint32_t max_frames,
+			       char *err, size_t errlen)
+{
 	char ebuf[PCAP_ERRBUF_SIZE] = "";
 	struct pcap_pkthdr *h;
 	const u_char *d;
@@ -201,6 +207,8 @@ int pg_capture_load_file(struct pg_capture *c, FILE *f, const char *path, char *
 	int dlt, r, rc = 0;
 
 	memset(c, 0, sizeof(*c));
+	if (max_frames > PG_REPLAY_FRAMES_MAX)
+		max_frames = PG_REPLAY_FRAMES_MAX;
 	p = pcap_fopen_offline(f, ebuf);   /* owns f from here on; not on failure */
 	if (p == NULL) {
 		fclose(f);
@@ -217,6 +225,13 @@ int pg_capture_load_file(struct pg_capture *c, FILE *f, const char *path, char *
 	while ((r = pcap_next_ex(p, &h, &d)) == 1) {
 		uint32_t idx = c->nb + 1, l3;
 
+		/* Frame numbers and the index are 32-bit: bounded long before
+		 * they could wrap (or the index's doubling overflow). */
+		if (c->nb >= max_frames) {
+			rc = ERR(-EINVAL, "capture '%s' holds more than %u frames; at most %u can be replayed (split it, e.g. editcap -c %u)",
+				 path, max_frames, max_frames, max_frames);
+			goto close;
+		}
 		if (h->caplen < h->len) {
 			rc = ERR(-EINVAL, "capture '%s': frame %u was captured cut short (%u of its %u bytes; snap length %d); it cannot be replayed as it was",
 				 path, idx, h->caplen, h->len, pcap_snapshot(p));

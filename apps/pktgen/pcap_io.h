@@ -24,6 +24,9 @@
 /* Largest frame a capture may hold for --replay (the port decides below it):
  * a pool buffer's data room is 16 bits, headroom and slack included. */
 #define PG_REPLAY_FRAME_MAX 16000
+/* Most frames a capture may hold for --replay: the whole capture is held in
+ * memory with 12 bytes of index a frame, and frame numbers are 32-bit. */
+#define PG_REPLAY_FRAMES_MAX (1u << 26)
 
 struct pg_pcap_writer;
 
@@ -81,6 +84,11 @@ int pg_capture_load(struct pg_capture *c, const char *path, char *err, size_t er
 /* The same from an open stream @p f (closed before return), named @p path in
  * messages. */
 int pg_capture_load_file(struct pg_capture *c, FILE *f, const char *path, char *err, size_t errlen);
+
+/* The same, refusing a capture of more than @p max_frames frames (at most
+ * PG_REPLAY_FRAMES_MAX; pg_capture_load_file's limit). */
+int pg_capture_load_file_limit(struct pg_capture *c, FILE *f, const char *path, uint32_t max_frames,
+			       char *err, size_t errlen);
 
 void pg_capture_free(struct pg_capture *c);
 

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <unic/env.h>
 
@@ -123,6 +125,96 @@ static int parse_sizes(const char *v, struct pg_opts *o, char *err, size_t errle
 bad:
 	return ERR("option --sizes: bad value '%s'; expected sizes %d..%d separated by commas, e.g. 64,512,1500",
 		   v, PG_SIZE_MIN, PG_SIZE_MAX);
+}
+
+/*
+ * Which file a path names, whatever its spelling: an existing file's
+ * (dev, ino); for one not there yet, its directory's (dev, ino) and its last
+ * name (./a and a, or d/../a, then compare equal). A dangling symbolic link
+ * names the file it would create. Devices, pipes and sockets are not files
+ * two outputs could clobber (both to /dev/null is fine): kind NONE, as is a
+ * path whose directory does not exist (its open fails later, with the
+ * reason). "-" is stdout.
+ */
+enum file_kind { FILE_NONE, FILE_EXISTS, FILE_NEW };
+
+struct file_id {
+	enum file_kind kind;
+	dev_t dev;
+	ino_t ino;
+	char name[256];    /* FILE_NEW: the last component */
+};
+
+static void file_id_get(const char *path, struct file_id *id, unsigned depth)
+{
+	char dirbuf[4096], link[4096];
+	const char *slash, *name;
+	struct stat st;
+	ssize_t n;
+
+	memset(id, 0, sizeof(*id));
+	if (strcmp(path, "-") == 0 ? fstat(STDOUT_FILENO, &st) == 0 : stat(path, &st) == 0) {
+		if (S_ISREG(st.st_mode)) {
+			id->kind = FILE_EXISTS;
+			id->dev = st.st_dev;
+			id->ino = st.st_ino;
+		}
+		return;
+	}
+	if (errno != ENOENT || strcmp(path, "-") == 0)
+		return;
+	slash = strrchr(path, '/');
+	/* A dangling link: follow it to the name it would create. */
+	if (depth < 8 && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			return;
+		link[n] = '\0';
+		if (link[0] == '/' || slash == NULL) {
+			file_id_get(link, id, depth + 1);
+		} else if (snprintf(dirbuf, sizeof(dirbuf), "%.*s/%s", (int)(slash - path), path, link) <
+			   (int)sizeof(dirbuf)) {
+			file_id_get(dirbuf, id, depth + 1);
+		}
+		return;
+	}
+	name = slash ? slash + 1 : path;
+	if (name[0] == '\0' || strlen(name) >= sizeof(id->name))
+		return;
+	if (slash == NULL)
+		snprintf(dirbuf, sizeof(dirbuf), ".");
+	else if (slash == path)
+		snprintf(dirbuf, sizeof(dirbuf), "/");
+	else if ((size_t)(slash - path) < sizeof(dirbuf))
+		snprintf(dirbuf, sizeof(dirbuf), "%.*s", (int)(slash - path), path);
+	else
+		return;
+	if (stat(dirbuf, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	id->kind = FILE_NEW;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	snprintf(id->name, sizeof(id->name), "%s", name);
+}
+
+/* Do paths @p a and @p b name one file? Identical strings always do (unless
+ * both are "-" for a device, which cannot happen: only --csv takes "-"). */
+static bool same_file(const char *a, const char *b)
+{
+	struct file_id x, y;
+
+	file_id_get(a, &x, 0);
+	file_id_get(b, &y, 0);
+	if (x.kind == FILE_NONE || y.kind == FILE_NONE) {
+		struct stat st;
+
+		/* Not comparable by identity: a device is fine twice; anything
+		 * else (a directory that does not exist yet) by its spelling. */
+		if (strcmp(a, b) != 0)
+			return false;
+		return !(stat(a, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+	}
+	return x.kind == y.kind && x.dev == y.dev && x.ino == y.ino && strcmp(x.name, y.name) == 0;
 }
 
 /* Options that take a value. */
@@ -284,10 +376,15 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 		const char *names[4] = { "--write-tx", "--write-rx", "--replay", "--csv" };
 
 		for (int i = 0; i < 4; i++)
-			for (int k = i + 1; k < 4; k++)
-				if (files[i] && files[k] && strcmp(files[i], files[k]) == 0)
+			for (int k = i + 1; k < 4; k++) {
+				if (files[i] == NULL || files[k] == NULL || !same_file(files[i], files[k]))
+					continue;
+				if (strcmp(files[i], files[k]) == 0)
 					return ERR("options %s and %s: both name '%s'; give each its own file",
 						   names[i], names[k], files[i]);
+				return ERR("options %s and %s: '%s' and '%s' name the same file; give each its own file",
+					   names[i], names[k], files[i], files[k]);
+			}
 	}
 	if ((fam_src && fam_src != (o->ipv6 ? 6 : 4)) || (fam_dst && fam_dst != (o->ipv6 ? 6 : 4)))
 		return ERR("option %s: an %s address with%s --ipv6",

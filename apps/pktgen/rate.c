@@ -47,7 +47,20 @@ int pg_rate_parse(const char *s, struct pg_rate_spec *r, char *err, size_t errle
 	} else {
 		goto bad;
 	}
-	r->value = v * mult;
+	v *= mult;
+	{
+		bool pps = r->unit == PG_RATE_PPS;
+		double lo = pps ? PG_RATE_PPS_MIN : PG_RATE_BPS_MIN, hi = pps ? PG_RATE_PPS_MAX : PG_RATE_BPS_MAX;
+
+		if (!isfinite(v) || v > hi || v < lo) {
+			snprintf(err, errlen, "option --rate: '%s' is %s; %s rates go from %s to %s",
+				 s, v > hi || !isfinite(v) ? "too fast" : "too slow", pps ? "frame" : "bit",
+				 pps ? "0.001pps (a frame every 1000 s)" : "1bps",
+				 pps ? "1500Mpps" : "1000Gbps (1 Tbit/s)");
+			return -EINVAL;
+		}
+	}
+	r->value = v;
 	return 0;
 bad:
 	snprintf(err, errlen, "option --rate: bad value '%s'; " ACCEPTED, s ? s : "");
@@ -70,6 +83,12 @@ int pg_rate_init(struct pg_rate *r, const struct pg_rate_spec *spec, uint64_t hz
 			return -EINVAL;
 		}
 		r->bps = r->link_bps * spec->value / 100;
+		if (!(r->bps >= PG_RATE_BPS_MIN)) {
+			snprintf(err, errlen,
+				 "option --rate: %g%% of the link's %u Mbit/s is below 1 bit/s; give a larger percentage",
+				 spec->value, link_mbps);
+			return -EINVAL;
+		}
 		break;
 	case PG_RATE_BPS_L2:
 	case PG_RATE_BPS_WIRE:

@@ -22,6 +22,17 @@ enum pg_rate_unit {
 	PG_RATE_PCT,       /* of the link speed, on the wire */
 };
 
+/*
+ * Limits: a rate outside them is refused by name (a bigger one would make
+ * each frame's share of a second round to nothing, or overflow to infinity;
+ * a smaller one would make it infinite). 1.5 Gpps is a 1 Tbit/s link's
+ * minimum-size frames.
+ */
+#define PG_RATE_PPS_MIN 0.001      /* a frame every 1000 s */
+#define PG_RATE_PPS_MAX 1.5e9      /* 1500Mpps */
+#define PG_RATE_BPS_MIN 1.0        /* 1bps */
+#define PG_RATE_BPS_MAX 1e12       /* 1000Gbps */
+
 struct pg_rate_spec {
 	enum pg_rate_unit unit;
 	double value;      /* pps, bit/s, or percent */

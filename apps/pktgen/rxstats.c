@@ -158,11 +158,28 @@ uint64_t pg_seq_lost(const struct pg_seq *q, uint64_t sent)
 	return expect > q->unique ? expect - q->unique : 0;
 }
 
-void pg_rxstats_init(struct pg_rxstats *s)
+void pg_rxstats_init(struct pg_rxstats *s, uint16_t stream_id)
 {
+	/* Zeroes the stream's sequence state as pg_seq_init would (calling
+	 * it here trips a false -Warray-bounds in GCC's sanitizer builds). */
 	memset(s, 0, sizeof(*s));
-	for (unsigned i = 0; i < PG_MAX_STREAMS; i++) {
-		pg_seq_init(&s->stream[i].seq);
-		pg_hist_init(&s->stream[i].lat_ns);
+	s->stream_id = stream_id;
+	pg_hist_init(&s->stream.lat_ns);
+}
+
+struct pg_stream_stats *pg_rxstats_frame(struct pg_rxstats *s, uint32_t bytes,
+					 enum pg_parse_result r, const struct pg_stamp *stamp)
+{
+	s->frames++;
+	s->bytes += bytes;
+	s->by_result[(unsigned)r < PG_PARSE_NB ? r : PG_PARSE_NO_STAMP]++;
+	if (r != PG_PARSE_OK) {
+		s->no_stamp++;
+		return NULL;
 	}
+	if (stamp->stream != s->stream_id) {
+		s->other_stream++;
+		return NULL;
+	}
+	return &s->stream;
 }

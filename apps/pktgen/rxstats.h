@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * unic-pktgen receive statistics: per stream, sequence tracking (received,
- * lost, reordered, duplicated) and a log-linear latency histogram.
+ * unic-pktgen receive statistics: for the stream sent, sequence tracking
+ * (received, lost, reordered, duplicated) and a log-linear latency
+ * histogram; frames of other streams and without a stamp, counted apart.
  */
 #ifndef PG_RXSTATS_H
 #define PG_RXSTATS_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "pkt_parse.h"
 
 /*
  * Log-linear histogram: values below 64 exactly, then 32 buckets per power
@@ -53,22 +56,36 @@ void pg_seq_add(struct pg_seq *q, uint32_t seq32);
  * (unknown), the gaps below the highest number seen. */
 uint64_t pg_seq_lost(const struct pg_seq *q, uint64_t sent);
 
-#define PG_MAX_STREAMS 16
-
 struct pg_stream_stats {
 	struct pg_seq seq;
 	struct pg_hist lat_ns;
 };
 
+/*
+ * What one receiver counts. pktgen sends one stream, whose id (the stamp's
+ * 16-bit stream field) is its tx port number; a frame with a valid stamp of
+ * any other id came from another sender and is counted apart, never in the
+ * stream (and never dropped from every count: it is in frames).
+ */
 struct pg_rxstats {
+	uint16_t stream_id;             /* the stream this run sends */
 	uint64_t frames;                /* every frame received */
 	uint64_t bytes;
 	uint64_t no_stamp;              /* no valid stamp: by parse result */
-	uint64_t by_result[8];
-	uint64_t bad_stream;            /* stamp with a stream id we do not send */
-	struct pg_stream_stats stream[PG_MAX_STREAMS];
+	uint64_t by_result[PG_PARSE_NB];
+	uint64_t other_stream;          /* a valid stamp with another stream id */
+	struct pg_stream_stats stream;  /* the frames of stream_id */
 };
 
-void pg_rxstats_init(struct pg_rxstats *s);
+void pg_rxstats_init(struct pg_rxstats *s, uint16_t stream_id);
+
+/*
+ * Count a received frame of @p bytes whose parse gave @p r (and, for
+ * PG_PARSE_OK, the stamp @p stamp). @return the stream's statistics when the
+ * frame belongs to it (the caller adds its sequence number and latency),
+ * else NULL.
+ */
+struct pg_stream_stats *pg_rxstats_frame(struct pg_rxstats *s, uint32_t bytes,
+					 enum pg_parse_result r, const struct pg_stamp *stamp);
 
 #endif /* PG_RXSTATS_H */

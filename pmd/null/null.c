@@ -138,6 +138,7 @@ static void null_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->max_mtu = NULL_SIZE_MAX;
 	info->speed_capa_mbps = NULL_SPEED_MBPS;
 	info->has_intr = false;
+	info->rx_synthetic = true;  /* old buffers, not frames: see null_rx_burst */
 }
 
 static int null_configure(struct unic_port *port, const struct unic_port_conf *conf)

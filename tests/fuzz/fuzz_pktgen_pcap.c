@@ -4,8 +4,11 @@
  * (pg_capture_load_file, apps/pktgen/pcap_io.c) on arbitrary files, read
  * through libpcap from memory. A capture it accepts must hold what it says:
  * frames of 14..PG_REPLAY_FRAME_MAX bytes, back to back, the largest and the
- * MTU it needs where it says.
+ * MTU it needs where it says. And the frame limit holds: a capture that
+ * loaded N frames is refused whole under a limit of N - 1, and loads the
+ * same under a limit of N.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +60,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(off == c.bytes);
 	CHECK(max == c.max_len && c.len[c.max_len_idx] == max);
 	CHECK(mtu == c.mtu_needed);
+	if (c.nb > 1) {
+		struct pg_capture d;
+		uint32_t nb = c.nb;
+
+		f = fmemopen((void *)(uintptr_t)data, size, "rb");
+		CHECK(f != NULL);
+		CHECK(pg_capture_load_file_limit(&d, f, "fuzz", nb - 1, err, sizeof(err)) == -EINVAL);
+		CHECK(strstr(err, "holds more than") != NULL);
+		CHECK(d.nb == 0 && d.data == NULL && d.off == NULL && d.len == NULL);
+		f = fmemopen((void *)(uintptr_t)data, size, "rb");
+		CHECK(f != NULL);
+		CHECK(pg_capture_load_file_limit(&d, f, "fuzz", nb, err, sizeof(err)) == 0);
+		CHECK(d.nb == nb && d.bytes == c.bytes && memcmp(d.data, c.data, c.bytes) == 0);
+		pg_capture_free(&d);
+	}
 	pg_capture_free(&c);
 	return 0;
 }

@@ -227,6 +227,7 @@ Test(null_port, has_no_rx_interrupts)
 	up(p, 1, pool);
 	cr_assert_eq(unic_port_info_get(p, &info), 0);
 	cr_assert_not(info.has_intr);
+	cr_assert(info.rx_synthetic, "receive makes packets up: the info says so");
 	cr_assert_str_eq(info.driver, "null");
 	cr_assert_eq(info.max_rxq, 16);
 	cr_assert_eq(info.max_txq, 16);

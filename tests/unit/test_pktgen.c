@@ -9,11 +9,18 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "pkt_build.h"
 #include "pkt_parse.h"
@@ -281,6 +288,43 @@ Test(rate, parses_each_unit_and_refuses_the_rest_with_the_forms)
 	}
 }
 
+Test(rate, rates_that_overflow_or_round_to_nothing_are_refused_naming_the_limits)
+{
+	struct {
+		const char *rate, *want[3];
+	} cases[] = {
+		/* 1e300 * 1e9 is infinite as a double: it used to be accepted. */
+		{ "1e300Gbps", { "'1e300Gbps' is too fast", "1bps to 1000Gbps" } },
+		{ "1e300Gpps", { "too fast", "0.001pps", "1500Mpps" } },
+		{ "1001Gbps-wire", { "too fast", "1000Gbps" } },
+		{ "1501Mpps", { "'1501Mpps' is too fast", "1500Mpps" } },
+		{ "1e-300pps", { "'1e-300pps' is too slow", "a frame every 1000 s" } },
+		{ "0.5bps", { "too slow", "1bps" } },
+	};
+	struct pg_rate_spec r;
+	struct pg_rate rt;
+	char err[512];
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(pg_rate_parse(cases[i].rate, &r, err, sizeof(err)), -EINVAL, "accepted: %s", cases[i].rate);
+		for (unsigned k = 0; k < 3 && cases[i].want[k]; k++)
+			HAS(err, cases[i].want[k]);
+		HAS(err, "--rate");
+	}
+	/* The limits themselves are fine, and give finite frame times. */
+	const char *ok[] = { "1000Gbps", "1500Mpps", "0.001pps", "1bps", "1e-6%" };
+
+	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_assert_eq(pg_rate_parse(ok[i], &r, err, sizeof(err)), 0, "%s: %s", ok[i], err);
+		cr_assert_eq(pg_rate_init(&rt, &r, 3000000000ull, 10000, err, sizeof(err)), 0, "%s: %s", ok[i], err);
+		cr_assert(isfinite(pg_rate_frame_cycles(&rt, 60)) && pg_rate_frame_cycles(&rt, 9000) > 0, "%s", ok[i]);
+	}
+	/* A percentage so small that the bit rate is under 1 bit/s. */
+	cr_assert_eq(pg_rate_parse("1e-200%", &r, err, sizeof(err)), 0);
+	cr_assert_eq(pg_rate_init(&rt, &r, 3000000000ull, 10000, err, sizeof(err)), -EINVAL);
+	HAS(err, "below 1 bit/s");
+}
+
 Test(rate, cycles_per_frame_for_pps_l2_wire_and_percent)
 {
 	struct pg_rate r;
@@ -401,6 +445,24 @@ Test(rxstats, sequence_numbers_widen_across_the_32_bit_wrap)
 	cr_assert_eq(q.duplicated, 0);
 	cr_assert_eq(q.reordered, 0);
 	cr_assert_eq(pg_seq_lost(&q, 0) , 0xfffff000ull + 1);  /* counted from 0: the stream starts there */
+}
+
+Test(rxstats, the_stream_sent_is_counted_whatever_its_id_and_others_apart)
+{
+	static struct pg_rxstats rs;
+	struct pg_stamp mine = { .magic = PG_STAMP_MAGIC, .stream = 63 }, other = mine;
+
+	other.stream = 63 % 16;  /* what a table indexed modulo 16 would have confused */
+	pg_rxstats_init(&rs, 63);
+	cr_assert_eq(pg_rxstats_frame(&rs, 60, PG_PARSE_OK, &mine), &rs.stream);
+	cr_assert_null(pg_rxstats_frame(&rs, 60, PG_PARSE_OK, &other));
+	cr_assert_null(pg_rxstats_frame(&rs, 64, PG_PARSE_BAD_CSUM, &mine));
+	cr_assert_eq(rs.frames, 3);
+	cr_assert_eq(rs.bytes, 184);
+	cr_assert_eq(rs.other_stream, 1);
+	cr_assert_eq(rs.no_stamp, 1);
+	cr_assert_eq(rs.by_result[PG_PARSE_BAD_CSUM], 1);
+	cr_assert_eq(rs.by_result[PG_PARSE_OK], 2);
 }
 
 /* ---- options ---- */
@@ -571,4 +633,208 @@ Test(pktgen_bin, bad_options_exit_2_with_the_option_named)
 	/* A port that takes nothing (a ring without a peer): the run stops, says why, exits 1. */
 	cr_assert_eq(run("--no-pci --no-huge --vdev ring0 --tx-port 0 --rx-port 0 --count 10", out, sizeof(out)), 1);
 	HAS(out, "took no frame");
+}
+
+Test(pktgen_bin, a_tx_port_above_15_counts_its_own_frames)
+{
+	static char out[16384];
+	char args[1024];
+	int n;
+
+	/* Ports 0..19: twenty null ports would do as well for the first
+	 * eighteen; the pair under test is ring18 -> ring19 (18 % 16 = 2,
+	 * so a stream table indexed modulo 16 would miss them). */
+	n = snprintf(args, sizeof(args), "--no-pci --no-huge");
+	for (int i = 0; i < 18; i++)
+		n += snprintf(args + n, sizeof(args) - (size_t)n, " --vdev null%d", i);
+	snprintf(args + n, sizeof(args) - (size_t)n,
+		 " --vdev ring18 --vdev ring19,peer=ring18 --tx-port 18 --rx-port 19 --count 5000 --json");
+	cr_assert_eq(run(args, out, sizeof(out)), 0, "%s", out);
+	const char *j = strstr(out, "{\"tsc_hz\"");
+
+	cr_assert_not_null(j, "%s", out);
+	cr_assert_eq(json_u64(j, "sent"), 5000, "%s", j);
+	cr_assert_eq(json_u64(j, "received"), 5000, "%s", j);
+	cr_assert_eq(json_u64(j, "lost"), 0, "%s", j);
+	cr_assert_eq(json_u64(j, "samples"), 5000, "%s", j);
+}
+
+Test(pktgen_bin, a_run_that_gets_none_of_its_frames_back_says_so_and_exits_1)
+{
+	static char out[16384];
+
+	/* null0 takes every frame and frees it; ring1 (no peer) receives
+	 * nothing. */
+	cr_assert_eq(run("--no-pci --no-huge --vdev null0 --vdev ring1 --tx-port 0 --rx-port 1 "
+			 "--count 100 --json", out, sizeof(out)), 1, "%s", out);
+	HAS(out, "\"sent\":100");
+	HAS(out, "\"received\":0");
+	HAS(out, "none of the 100 frames sent came back on rx port 1 (ring1)");
+}
+
+Test(pktgen_bin, a_null_rx_port_is_refused_because_it_receives_nothing_that_was_sent)
+{
+	static char out[16384];
+
+	/* The null port's receive hands back old buffers, some still holding
+	 * this run's stamps: counted, they read as millions received and
+	 * duplicated. */
+	cr_assert_eq(run("--no-pci --no-huge --vdev null0 --tx-port 0 --rx-port 0 --count 1000 --json",
+			 out, sizeof(out)), 2, "%s", out);
+	HAS(out, "option --rx-port: port 0 (null0) cannot receive what was sent");
+	HAS(out, "makes received packets up");
+	cr_assert_null(strstr(out, "\"received\":"), "no report: %s", out);
+}
+
+/* ---- signals ---- */
+
+/* Start the binary with @p args (split at spaces); its stdout and stderr
+ * come out of *@p fd. */
+static pid_t spawn(const char *args, int *fd)
+{
+	static char buf[1024];
+	const char *bin = getenv("UNIC_PKTGEN");
+	char *argv[64];
+	int argc = 0, p[2];
+	pid_t pid;
+
+	cr_assert_not_null(bin, "UNIC_PKTGEN is not set: run this test through meson test, which sets it");
+	snprintf(buf, sizeof(buf), "%s", args);
+	argv[argc++] = (char *)bin;
+	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	cr_assert_eq(pipe(p), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		close(p[1]);
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(p[1]);
+	*fd = p[0];
+	return pid;
+}
+
+/* Read from @p fd into @p out (NUL-terminated) until @p want appears, EOF,
+ * or @p timeout_ms passes. @return whether @p want was seen. */
+static bool read_until(int fd, char *out, size_t outlen, size_t *n, const char *want, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 100) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		out[*n] = '\0';
+		if (want && strstr(out, want))
+			return true;
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		r = read(fd, out + *n, outlen - 1 - *n);
+		if (r <= 0)
+			break;
+		*n += (size_t)r;
+	}
+	out[*n] = '\0';
+	return want && strstr(out, want);
+}
+
+/* Does process @p pid catch SIGINT (its handler is installed)? */
+static bool catches_sigint(pid_t pid)
+{
+	char path[64], line[256];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "SigCgt:", 7) == 0)
+			yes = (strtoull(line + 7, NULL, 16) >> (SIGINT - 1)) & 1;
+	fclose(f);
+	return yes;
+}
+
+Test(pktgen_bin, a_signal_during_set_up_stops_it_cleanly_before_anything_is_sent, .timeout = 60)
+{
+	static char out[16384];
+	char dir[] = "/tmp/pktgen-sig-XXXXXX", fifo[64], args[256];
+	/* A classic pcap (microseconds, Ethernet) holding one 60-byte frame. */
+	uint8_t cap[24 + 16 + 60] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, [16] = 0xff, 0xff, [20] = 1,
+				      [32] = 60, [36] = 60 };
+	size_t n = 0;
+	int fd, st, w;
+	pid_t pid;
+
+	/* Set-up waits in the capture load: the file is a FIFO nobody writes
+	 * to until the signal has been sent. */
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/cap.pcap", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	snprintf(args, sizeof(args), "--no-pci --no-huge --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 --replay %s",
+		 fifo);
+	pid = spawn(args, &fd);
+	for (int i = 0; i < 200 && !catches_sigint(pid); i++)
+		usleep(50000);
+	kill(pid, SIGINT);
+	w = open(fifo, O_WRONLY | O_NONBLOCK);  /* fails (ENXIO) if it died */
+	if (w >= 0) {
+		cr_assert_eq(write(w, cap, sizeof(cap)), (ssize_t)sizeof(cap));
+		close(w);
+	}
+	read_until(fd, out, sizeof(out), &n, NULL, 30000);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	unlink(fifo);
+	rmdir(dir);
+	cr_assert(WIFEXITED(st), "killed by signal %d: SIGINT was not handled during set-up; output:\n%s",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : 0, out);
+	cr_assert_eq(WEXITSTATUS(st), 1, "%s", out);
+	HAS(out, "interrupted (a signal) during set-up, after loading the capture; nothing was sent");
+	cr_assert_null(strstr(out, "tx port 0: sent"), "no run, no report: %s", out);
+}
+
+Test(pktgen_bin, a_second_signal_ends_the_wait_for_frames_in_flight, .timeout = 60)
+{
+	static char out[16384];
+	size_t n = 0;
+	int fd, st;
+	pid_t pid;
+
+	/* null0 takes every frame and nothing comes back on ring1: after the
+	 * first signal the run would wait the whole 0.5 s for stragglers. */
+	pid = spawn("--no-pci --no-huge --vdev null0 --vdev ring1 --tx-port 0 --rx-port 1 --rate 1kpps --duration 60",
+		    &fd);
+	read_until(fd, out, sizeof(out), &n, "-> rx port 1 (ring1)", 15000);
+	kill(pid, SIGINT);
+	kill(pid, SIGTERM);  /* another signal number, so the two cannot merge into one */
+	read_until(fd, out, sizeof(out), &n, NULL, 30000);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	/* Exit code 1 when frames were sent (none came back), 0 when the
+	 * signals came before the first frame: the point is the message. */
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "%s", out);
+	HAS(out, "stopped by a signal after");
+	HAS(out, "a second one ended the wait for frames in flight");
+}
+
+Test(pktgen_bin, frames_the_port_never_took_are_counted_as_dropped_not_sent)
+{
+	static char out[16384];
+
+	/* A ring without a peer takes nothing: the 10 frames built wait for
+	 * the port until the stall stops the run, then are freed. */
+	cr_assert_eq(run("--no-pci --no-huge --vdev ring0 --tx-port 0 --rx-port 0 --count 10 --json", out, sizeof(out)),
+		     1, "%s", out);
+	const char *j = strstr(out, "{\"tsc_hz\"");
+
+	cr_assert_not_null(j, "%s", out);
+	cr_assert_eq(json_u64(j, "sent"), 0, "%s", j);
+	cr_assert_eq(json_u64(j, "tx_dropped"), 10, "%s", j);
+	cr_assert_eq(json_u64(j, "opackets"), 0, "%s", j);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -252,6 +253,38 @@ Test(pcap_io, bad_captures_are_refused_with_the_file_and_the_reason, .init = mkd
 
 /* ---- pacing by each frame's own size ---- */
 
+Test(pcap_io, a_capture_of_more_frames_than_the_limit_is_refused_naming_it, .init = mkdir_tmp, .fini = rm_tmp)
+{
+	struct pg_capture c;
+	struct pg_pcap_writer *w = pg_pcap_writer_open(path("many.pcap"), 1000000000ull, 0, err, sizeof(err));
+	uint8_t f[60];
+	FILE *in;
+
+	cr_assert_not_null(w, "%s", err);
+	frame(f, sizeof(f), 0, false, false);
+	for (unsigned i = 0; i < 11; i++)
+		pg_pcap_write(w, f, sizeof(f), i);
+	cr_assert_eq(pg_pcap_writer_close(w, err, sizeof(err)), 0, "%s", err);
+	/* Eleven frames against a limit of ten: refused, nothing kept. */
+	in = fopen(path("many.pcap"), "rb");
+	cr_assert_not_null(in);
+	cr_assert_eq(pg_capture_load_file_limit(&c, in, "many.pcap", 10, err, sizeof(err)), -EINVAL,
+		     "loaded %u frames past a limit of 10", c.nb);
+	HAS(err, "capture 'many.pcap' holds more than 10 frames");
+	HAS(err, "at most 10");
+	cr_assert_eq(c.nb, 0);
+	cr_assert_null(c.data);
+	/* Exactly at the limit: loaded whole. */
+	in = fopen(path("many.pcap"), "rb");
+	cr_assert_not_null(in);
+	cr_assert_eq(pg_capture_load_file_limit(&c, in, "many.pcap", 11, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.nb, 11);
+	pg_capture_free(&c);
+	/* The limit of --replay keeps every frame number and the index's
+	 * doubling far from 32-bit wrap-around. */
+	cr_assert_leq((uint64_t)PG_REPLAY_FRAMES_MAX * 2, UINT32_MAX);
+}
+
 Test(replay_pacing, each_frame_advances_the_deadline_by_its_own_bits)
 {
 	const unsigned sizes[] = { 60, 1514, 60, 42, 9000, 200, 1514 };
@@ -412,6 +445,54 @@ Test(pktgen_opts, file_options_are_taken_and_conflicts_refused)
 		HAS(err, bad[i].want[0]);
 		HAS(err, bad[i].want[1]);
 	}
+}
+
+Test(pktgen_opts, two_spellings_of_one_file_are_refused, .init = mkdir_tmp, .fini = rm_tmp)
+{
+	char line[512], a[160], b[160];
+	struct pg_opts o;
+	FILE *f;
+
+	/* Not there yet: ./x and x, and a name through a directory and back. */
+	cr_assert_eq(mkdir(path("sub"), 0700), 0);
+	snprintf(a, sizeof(a), "%s/./new.pcap", dir);
+	snprintf(b, sizeof(b), "%s/sub/../new.pcap", dir);
+	snprintf(line, sizeof(line), "--tx-port 0 --rx-port 1 --write-tx %s --write-rx %s", a, b);
+	cr_assert_eq(parse(&o, line), -EINVAL, "accepted: %s", line);
+	HAS(err, "options --write-tx and --write-rx");
+	HAS(err, "name the same file");
+	HAS(err, a);
+	HAS(err, b);
+	/* A relative and an absolute spelling of a file in the working directory. */
+	cr_assert_eq(chdir(dir), 0);
+	snprintf(line, sizeof(line), "--tx-port 0 --rx-port 1 --write-tx ./rel.pcap --csv %s/rel.pcap", dir);
+	cr_assert_eq(parse(&o, line), -EINVAL, "accepted: %s", line);
+	HAS(err, "--write-tx and --csv");
+	cr_assert_eq(chdir("/"), 0);
+	/* An existing capture through a hard link and through a symbolic link:
+	 * writing either would truncate what --replay reads. */
+	f = fopen(path("in.pcap"), "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	cr_assert_eq(link(path("in.pcap"), path("hard.pcap")), 0);
+	cr_assert_eq(symlink(path("in.pcap"), path("soft.pcap")), 0);
+	snprintf(line, sizeof(line), "--tx-port 0 --rx-port 1 --replay %s --write-rx %s", path("in.pcap"),
+		 path("hard.pcap"));
+	cr_assert_eq(parse(&o, line), -EINVAL, "accepted: %s", line);
+	HAS(err, "--write-rx and --replay");
+	snprintf(line, sizeof(line), "--tx-port 0 --rx-port 1 --replay %s --write-tx %s", path("soft.pcap"),
+		 path("in.pcap"));
+	cr_assert_eq(parse(&o, line), -EINVAL, "accepted: %s", line);
+	/* A dangling link: writing through it creates its target. */
+	cr_assert_eq(symlink("target.pcap", path("dangling.pcap")), 0);
+	snprintf(line, sizeof(line), "--tx-port 0 --rx-port 1 --write-tx %s --write-rx %s", path("dangling.pcap"),
+		 path("target.pcap"));
+	cr_assert_eq(parse(&o, line), -EINVAL, "accepted: %s", line);
+	/* Different files, and devices (both to /dev/null is fine), are fine. */
+	snprintf(line, sizeof(line), "--tx-port 0 --rx-port 1 --write-tx %s --write-rx %s --csv %s", path("new.pcap"),
+		 path("sub/new.pcap"), path("hard"));
+	cr_assert_eq(parse(&o, line), 0, "%s", err);
+	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port 1 --write-tx /dev/null --write-rx /dev/null"), 0, "%s", err);
 }
 
 /* ---- the fuzz seed corpus ---- */

@@ -815,6 +815,7 @@ Test(ring_port, each_port_has_a_distinct_locally_administered_mac_and_a_link_tha
 	cr_assert_eq(unic_port_info_get(a, &info), 0);
 	cr_assert_str_eq(info.driver, "ring");
 	cr_assert(info.has_intr);
+	cr_assert_not(info.rx_synthetic, "a ring receives what its peer sent");
 	cr_assert_eq(info.max_rxq, 16);
 	down(b);
 	down(a);

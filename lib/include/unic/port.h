@@ -139,6 +139,13 @@ struct unic_port_info {
 	uint8_t rss_key_size;
 	uint32_t speed_capa_mbps;  /**< fastest link speed */
 	bool has_intr;             /**< rx interrupts (interrupt/hybrid modes) */
+	/**
+	 * Receive makes packets up (the null port: pool buffers with whatever
+	 * bytes they held): nothing received comes from a link or from a
+	 * transmit on any port, so an application that measures what comes
+	 * back (unic-pktgen) must not count it.
+	 */
+	bool rx_synthetic;
 };
 
 struct unic_link {
