@@ -139,9 +139,11 @@ static int parse_long(struct devbind *b, const char *opt, const char *val, long 
 	char *end;
 	long v = 0;
 
+	/* Digits only: strtol would also take a sign and leading spaces. */
 	errno = 0;
-	v = val != NULL ? strtol(val, &end, 10) : 0;
-	if (val == NULL || val[0] == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
+	v = val != NULL && val[0] >= '0' && val[0] <= '9' ? strtol(val, &end, 10) : 0;
+	if (val == NULL || val[0] < '0' || val[0] > '9' || *end != '\0' || errno != 0 || v < min ||
+	    v > max)
 		return fail(b, DEVBIND_USAGE, "%s: expected a number from %ld to %ld, found '%s'",
 			    opt, min, max, val != NULL ? val : "(nothing)");
 	*out = v;

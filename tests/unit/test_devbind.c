@@ -337,6 +337,10 @@ Test(devbind, usage_errors_are_exit_1_with_one_line)
 	cr_assert_eq(DEVBIND("--status", "--unbind", "00:03.0"), DEVBIND_USAGE);
 	HAS(err, "one command at a time");
 	cr_assert_eq(DEVBIND("--reserve", "many"), DEVBIND_USAGE);
+	cr_assert_eq(DEVBIND("--reserve", "+4"), DEVBIND_USAGE);
+	HAS(err, "--reserve: expected a number from 0 to 16777216, found '+4'");
+	cr_assert_eq(DEVBIND("--reserve", " 4"), DEVBIND_USAGE);
+	cr_assert_eq(DEVBIND("--reserve", "4", "--node", "-0"), DEVBIND_USAGE);
 	cr_assert_eq(DEVBIND("--reserve", "4", "--size", "4M"), DEVBIND_USAGE);
 	HAS(err, "--size: expected 2M or 1G, found '4M'");
 	cr_assert_eq(DEVBIND("--status", "00:03.0"), DEVBIND_USAGE);
