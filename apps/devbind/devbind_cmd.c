@@ -8,7 +8,11 @@
  * unbind from the current driver, then ask the kernel to probe
  * (drivers_probe); the device can then only go to that driver. Binding back
  * to a kernel driver clears driver_override afterwards, so the device
- * behaves as before.
+ * behaves as before. A bind that fails after the override is written is
+ * undone (bind_undo): the device goes back to the driver it had.
+ *
+ * DRIVER and every BDF are checked before any use (check_driver(),
+ * unic_pci_addr_parse()): they become parts of sysfs paths.
  */
 #include <errno.h>
 #include <limits.h>
@@ -135,9 +139,11 @@ static int parse_long(struct devbind *b, const char *opt, const char *val, long 
 	char *end;
 	long v = 0;
 
+	/* Digits only: strtol would also take a sign and leading spaces. */
 	errno = 0;
-	v = val != NULL ? strtol(val, &end, 10) : 0;
-	if (val == NULL || val[0] == '\0' || *end != '\0' || errno != 0 || v < min || v > max)
+	v = val != NULL && val[0] >= '0' && val[0] <= '9' ? strtol(val, &end, 10) : 0;
+	if (val == NULL || val[0] < '0' || val[0] > '9' || *end != '\0' || errno != 0 || v < min ||
+	    v > max)
 		return fail(b, DEVBIND_USAGE, "%s: expected a number from %ld to %ld, found '%s'",
 			    opt, min, max, val != NULL ? val : "(nothing)");
 	*out = v;
@@ -427,9 +433,81 @@ static int unbind_dev(struct devbind *b, const struct unic_pci_info *d)
 	return sys_write(b, d->bdf, "/sys/bus/pci/drivers/%s/unbind", d->driver);
 }
 
+/* DEV/driver_override as it is now: "" for none (the kernel shows "(null)"). */
+static void read_override(struct devbind *b, const char *bdf, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/driver_override", b->root, bdf);
+	f = fopen(path, "re");
+	if (f != NULL) {
+		if (fgets(buf, (int)len, f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	if (strcmp(buf, "(null)") == 0)
+		buf[0] = '\0';
+}
+
+/*
+ * A bind went wrong after driver_override was written: clear the override,
+ * put the device back on the driver it had (@p d->driver, if any), then set
+ * the override back to what it was (@p old_override). Writes @p what, for the
+ * report: what became of the device. @return true if it is back as it was.
+ */
+static bool bind_undo(struct devbind *b, const struct unic_pci_info *d, const char *old_override,
+		      char *what, size_t len)
+{
+	struct unic_pci_info now;
+	size_t n;
+	int ret;
+
+	sys_write(b, "\n", "/sys/bus/pci/devices/%s/driver_override", d->bdf);
+	ret = unic_pci_scan_one(b->root, d->bdf, &now);
+	if (ret == 0 && strcmp(now.driver, d->driver) != 0) {
+		if (now.driver[0] != '\0')
+			sys_write(b, d->bdf, "/sys/bus/pci/drivers/%s/unbind", now.driver);
+		if (d->driver[0] != '\0')
+			sys_write(b, d->bdf, "/sys/bus/pci/drivers/%s/bind", d->driver);
+		ret = unic_pci_scan_one(b->root, d->bdf, &now);
+		n = d->driver[0] != '\0' ? (size_t)snprintf(what, len, "put it back on %s", d->driver) :
+					    (size_t)snprintf(what, len, "unbound it again");
+	} else if (d->driver[0] != '\0') {
+		n = (size_t)snprintf(what, len, "it stays on %s", d->driver);
+	} else {
+		n = (size_t)snprintf(what, len, "it stays unbound");
+	}
+	if (ret < 0 || strcmp(now.driver, d->driver) != 0) {
+		if (d->driver[0] != '\0')
+			snprintf(what, len, "could not put it back on %s (found %s): see dmesg | tail, "
+				 "then bind it by hand: echo %s > /sys/bus/pci/drivers/%s/bind", d->driver,
+				 ret < 0 ? "nothing readable" : drv_or_none(now.driver), d->bdf, d->driver);
+		else
+			snprintf(what, len, "it is now on %s, not unbound as before: unbind it with: "
+				 "unic-devbind --unbind %s", ret < 0 ? "?" : drv_or_none(now.driver), d->bdf);
+		return false;
+	}
+	if (old_override[0] != '\0') {
+		sys_write(b, old_override, "/sys/bus/pci/devices/%s/driver_override", d->bdf);
+		snprintf(what + n, len - UNIC_MIN(n, len), ", driver_override back to %s", old_override);
+	} else {
+		snprintf(what + n, len - UNIC_MIN(n, len), ", driver_override cleared");
+	}
+	return true;
+}
+
+/*
+ * driver_override := DRIVER, unbind, drivers_probe (then DRIVER/bind). A
+ * device must never be left on no driver by a bind that failed: on any
+ * failure after the override is written, bind_undo() puts it back.
+ */
 static int bind_dev(struct devbind *b, const struct unic_pci_info *d)
 {
 	const char *drv = b->driver;
+	char old_override[64], what[512];
 	struct unic_pci_info now;
 	bool kernel = !is_user_driver(drv);
 	int ret;
@@ -442,32 +520,70 @@ static int bind_dev(struct devbind *b, const struct unic_pci_info *d)
 	}
 	if (load_driver(b, drv) != 0)
 		return DEVBIND_FAILED;
-	if (sys_write(b, drv, "/sys/bus/pci/devices/%s/driver_override", d->bdf) < 0 ||
-	    unbind_dev(b, d) < 0 ||
-	    sys_write(b, d->bdf, "/sys/bus/pci/drivers_probe") < 0)
-		return DEVBIND_FAILED;
+	read_override(b, d->bdf, old_override, sizeof(old_override));
+	if (sys_write(b, drv, "/sys/bus/pci/devices/%s/driver_override", d->bdf) < 0)
+		return DEVBIND_FAILED; /* nothing was changed */
+	if (unbind_dev(b, d) < 0) {
+		bind_undo(b, d, old_override, what, sizeof(what));
+		return fail(b, DEVBIND_FAILED, "%s: not bound to %s: the unbind from %s failed (the "
+			    "line above says why); %s", d->bdf, drv, d->driver, what);
+	}
+	/* A failed write says so itself; what counts is where the device ends up. */
+	sys_write(b, d->bdf, "/sys/bus/pci/drivers_probe");
 	ret = unic_pci_scan_one(b->root, d->bdf, &now);
 	if (ret == 0 && strcmp(now.driver, drv) != 0) {
 		/* drivers_probe found nothing: ask the driver itself. */
-		if (sys_write(b, d->bdf, "/sys/bus/pci/drivers/%s/bind", drv) < 0)
-			return DEVBIND_FAILED;
+		sys_write(b, d->bdf, "/sys/bus/pci/drivers/%s/bind", drv);
 		ret = unic_pci_scan_one(b->root, d->bdf, &now);
+	}
+	if (ret < 0 || strcmp(now.driver, drv) != 0) {
+		bool undone = bind_undo(b, d, old_override, what, sizeof(what));
+
+		if (ret < 0)
+			return fail(b, DEVBIND_FAILED, "%s: cannot read it back after the bind: %s; %s",
+				    d->bdf, strerror(-ret), what);
+		return fail(b, DEVBIND_FAILED, "%s: expected it bound to %s, found %s after "
+			    "driver_override, unbind and drivers_probe; %s%s%s%s", d->bdf, drv,
+			    drv_or_none(now.driver), what,
+			    undone ? "; the kernel log says why " : "", undone ? drv : "",
+			    undone ? " did not take it (dmesg | tail)" : "");
 	}
 	/* A kernel driver needs no override; leaving one would pin the device. */
 	if (kernel)
 		sys_write(b, "\n", "/sys/bus/pci/devices/%s/driver_override", d->bdf);
-	if (ret < 0)
-		return fail(b, DEVBIND_FAILED, "%s: cannot read it back after the bind: %s",
-			    d->bdf, strerror(-ret));
-	if (strcmp(now.driver, drv) != 0)
-		return fail(b, DEVBIND_FAILED, "%s: expected it bound to %s, found %s after "
-			    "driver_override, unbind and drivers_probe; the kernel log says why "
-			    "(dmesg | tail)", d->bdf, drv, drv_or_none(now.driver));
 	fprintf(b->env->out, "%s: %s -> %s", d->bdf, drv_or_none(d->driver), drv);
 	if (d->iommu_group >= 0 && strcmp(drv, "vfio-pci") == 0)
 		fprintf(b->env->out, " (/dev/vfio/%d)", d->iommu_group);
 	fputc('\n', b->env->out);
 	return DEVBIND_OK;
+}
+
+/*
+ * --bind DRIVER becomes part of sysfs paths and is written to
+ * driver_override: only the plain name of a registered driver is taken
+ * (or vfio-pci / uio_pci_generic, which load_driver() may modprobe), and it
+ * is checked before anything else is done.
+ */
+static int check_driver(struct devbind *b)
+{
+	const char *drv = b->driver;
+	char path[PATH_MAX];
+	struct stat st;
+	size_t n = strspn(drv, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+
+	if (n == 0 || drv[n] != '\0' || n >= sizeof(((struct unic_pci_info *)0)->driver) ||
+	    strspn(drv, ".") == n)
+		return fail(b, DEVBIND_USAGE, "--bind: '%s' is not a driver name; expected the name "
+			    "of a directory in /sys/bus/pci/drivers (letters, digits, '_', '.' and "
+			    "'-'), e.g. vfio-pci; nothing was changed", drv);
+	if (is_user_driver(drv))
+		return 0;
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/drivers/%s", b->root, drv);
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fail(b, DEVBIND_USAGE, "--bind: no driver '%s' in %s/sys/bus/pci/drivers; "
+			    "unic-devbind loads vfio-pci and uio_pci_generic itself, any other driver "
+			    "must be loaded first (modprobe %s); nothing was changed", drv, b->root, drv);
+	return 0;
 }
 
 static int cmd_bind_unbind(struct devbind *b)
@@ -635,6 +751,8 @@ int devbind_run(const struct devbind_env *env, int argc, char **argv)
 		return cmd_hugepages(&b);
 	if (b.cmd == CMD_RESERVE)
 		return cmd_reserve(&b);
+	if (b.cmd == CMD_BIND && (ret = check_driver(&b)) != 0)
+		return ret;
 
 	ret = unic_pci_scan(b.root, &b.devs, &b.nb_devs);
 	if (ret < 0)

@@ -25,6 +25,7 @@
 #include <unic/log.h>
 
 #include "app_opts.h"
+#include "history.h"
 #include "testpmd.h"
 
 #define PROMPT "testpmd> "
@@ -302,16 +303,21 @@ static int run_batch(struct tp_app *app, FILE *in, const char *name, bool cont)
 
 static int run_interactive(struct tp_app *app)
 {
-	char hist[512];
-	const char *home = getenv("HOME");
+	char why[512];
+	int hist;
 
 	g_app = app;
 	rl_getc_function = ev_getc;
 	rl_attempted_completion_function = complete;
 	rl_completer_word_break_characters = (char *)" \t";
-	snprintf(hist, sizeof(hist), "%s/.unic_testpmd_history", home ? home : ".");
 	using_history();
-	read_history(hist);
+	/* Only a file that is the effective user's own: see history.c. */
+	hist = tp_history_open(getenv("HOME"), geteuid(), why, sizeof(why));
+	if (hist < 0)
+		fprintf(app->err, "unic-testpmd: note: no command history kept: %s\n", why);
+	else if (tp_history_load(hist) < 0)
+		fprintf(app->err, "unic-testpmd: note: the history in ~/%s could not be read; "
+			"it starts empty\n", TP_HISTORY_FILE);
 	while (!got_signal) {
 		char *line = readline(PROMPT);
 		int rc;
@@ -328,7 +334,14 @@ static int run_interactive(struct tp_app *app)
 		if (rc == TP_EXEC_QUIT)
 			break;
 	}
-	write_history(hist);
+	if (hist >= 0) {
+		int rc = tp_history_save(hist);
+
+		if (rc < 0)
+			fprintf(app->err, "unic-testpmd: note: cannot save the history in ~/%s: %s\n",
+				TP_HISTORY_FILE, strerror(-rc));
+		close(hist);
+	}
 	g_app = NULL;
 	return 0;
 }

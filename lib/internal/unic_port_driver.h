@@ -259,16 +259,34 @@ struct unic_driver {
 /** The explicit table of every driver, NULL-terminated. */
 extern const struct unic_driver *const unic_drivers[];
 
-/* Small helpers for driver argument parsing: "key=value,key=value". */
+/*
+ * Small helpers for driver argument parsing: "key=value,key=value". The
+ * grammar is strict: no empty item, every item key=value, each key once;
+ * numbers decimal, hexadecimal only with 0x, no sign, nothing after them.
+ */
 
+/**
+ * Check the grammar of @p args, the part of virtual device @p spec after
+ * the name's comma (NULL: the spec has no comma). unic_vdev_create() runs
+ * it before the driver sees @p args; errors name @p spec.
+ * @return 0 or -EINVAL (an empty item, one without '=', a key twice).
+ */
+int unic_kvargs_syntax(const char *spec, const char *args);
 /**
  * Find @p key in @p args. @return the value's length and sets *val to its
  * start, or -ENOENT.
  */
 int unic_kvargs_get(const char *args, const char *key, const char **val);
-/** Check that every key in @p args is one of @p keys (NULL-terminated). */
+/**
+ * Check that every item of @p args is key=value with a key of @p keys
+ * (NULL-terminated). @return 0 or -EINVAL (named in the log).
+ */
 int unic_kvargs_check(const char *drv, const char *args, const char *const *keys);
-/** Parse an unsigned value of @p key in [min, max]. @return 0, -ENOENT, -EINVAL. */
+/**
+ * Parse the value of @p key: decimal ("010" is 10) or 0x and hexadecimal,
+ * in [min, max]. @return 0, -ENOENT (no such key), -EINVAL (a sign, a
+ * space, trailing characters, out of range; named in the log).
+ */
 int unic_kvargs_u32(const char *drv, const char *args, const char *key,
 		    uint32_t min, uint32_t max, uint32_t *out);
 

@@ -57,6 +57,8 @@ int unic_vdev_create(const char *spec, struct unic_port **out)
 			return -EINVAL;
 		}
 	}
+	if (unic_kvargs_syntax(spec, comma ? args : NULL) < 0)
+		return -EINVAL;
 	/* The driver is the name without its trailing digits: ring0 -> ring. */
 	dlen = len;
 	while (dlen > 0 && isdigit((unsigned char)name[dlen - 1]))

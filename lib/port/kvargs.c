@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* "key=value,key=value" arguments of virtual device specs. */
+/*
+ * "key=value,key=value" arguments of virtual device specs.
+ *
+ * The grammar is strict, so that a typo is an error and not a key that is
+ * silently skipped: items are separated by single commas, none is empty
+ * (no ",,", no comma at either end), each is KEY=VALUE with a non-empty
+ * KEY, and a key is given at most once. Numbers are decimal ("010" is ten);
+ * hexadecimal only with a 0x prefix; no sign, no spaces, nothing after the
+ * digits.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,89 +16,194 @@
 
 #include "port_private.h"
 
-/* Walk the items of @p args: @return the next item's length, 0 at the end. */
-static size_t kv_next(const char **p)
-{
-	const char *s = *p, *e;
+/* A walk over the items of an argument string; "" has none. */
+struct kv_iter {
+	const char *p;
+	bool done;
+};
 
-	if (*s == ',')
-		s++;
-	*p = s;
-	e = strchr(s, ',');
-	return e ? (size_t)(e - s) : strlen(s);
+static void kv_start(struct kv_iter *it, const char *args)
+{
+	it->p = args != NULL ? args : "";
+	it->done = *it->p == '\0';
+}
+
+/* The next item (possibly empty): @return false after the last one. */
+static bool kv_item(struct kv_iter *it, const char **item, size_t *len)
+{
+	const char *e;
+
+	if (it->done)
+		return false;
+	e = strchr(it->p, ',');
+	*item = it->p;
+	*len = e != NULL ? (size_t)(e - it->p) : strlen(it->p);
+	if (e != NULL)
+		it->p = e + 1;
+	else
+		it->done = true;
+	return true;
+}
+
+/* The key of @p item: its length (up to '='), 0 if it has no '='. */
+static size_t kv_key_len(const char *item, size_t len)
+{
+	const char *eq = memchr(item, '=', len);
+
+	return eq != NULL ? (size_t)(eq - item) : 0;
+}
+
+int unic_kvargs_syntax(const char *spec, const char *args)
+{
+	struct kv_iter it, prev;
+	const char *item, *other;
+	size_t len, olen;
+	unsigned n = 0;
+
+	kv_start(&it, args);
+	if (args != NULL && *args == '\0')
+		it.done = false; /* "null0,": one empty argument after the comma */
+	while (kv_item(&it, &item, &len)) {
+		size_t klen = kv_key_len(item, len);
+
+		n++;
+		if (len == 0) {
+			UNIC_LOG(ERR, PORT, "virtual device '%s': argument %u is empty (two commas in a "
+				 "row, or a comma at the start or the end); expected NAME[,key=value...], "
+				 "e.g. null0,size=64", spec, n);
+			return -EINVAL;
+		}
+		if (klen == 0) {
+			UNIC_LOG(ERR, PORT, "virtual device '%s': argument '%.*s' is not key=value; "
+				 "expected NAME[,key=value...], e.g. null0,size=64", spec, (int)len, item);
+			return -EINVAL;
+		}
+		kv_start(&prev, args);
+		while (kv_item(&prev, &other, &olen) && other != item) {
+			if (kv_key_len(other, olen) == klen && strncmp(other, item, klen) == 0) {
+				UNIC_LOG(ERR, PORT, "virtual device '%s': key '%.*s' is given twice; "
+					 "give each key once", spec, (int)klen, item);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
 }
 
 int unic_kvargs_get(const char *args, const char *key, const char **val)
 {
-	const char *p = args ? args : "";
-	size_t klen = strlen(key);
+	size_t klen = strlen(key), len;
+	struct kv_iter it;
+	const char *item;
 
-	for (;;) {
-		size_t len = kv_next(&p);
-
-		if (len == 0)
-			return -ENOENT;
-		if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-			*val = p + klen + 1;
+	kv_start(&it, args);
+	while (kv_item(&it, &item, &len)) {
+		if (len > klen && strncmp(item, key, klen) == 0 && item[klen] == '=') {
+			*val = item + klen + 1;
 			return (int)(len - klen - 1);
 		}
-		p += len;
 	}
+	return -ENOENT;
 }
 
 int unic_kvargs_check(const char *drv, const char *args, const char *const *keys)
 {
-	const char *p = args ? args : "";
+	struct kv_iter it;
+	const char *item;
+	size_t len;
 
-	for (;;) {
-		size_t len = kv_next(&p), klen;
-		const char *eq;
+	kv_start(&it, args);
+	while (kv_item(&it, &item, &len)) {
+		size_t klen = kv_key_len(item, len);
 		bool known = false;
 
-		if (len == 0)
-			return 0;
-		eq = memchr(p, '=', len);
-		klen = eq ? (size_t)(eq - p) : len;
-		for (unsigned i = 0; keys[i]; i++)
-			if (strlen(keys[i]) == klen && strncmp(p, keys[i], klen) == 0)
+		for (unsigned i = 0; keys[i] && klen > 0; i++)
+			if (strlen(keys[i]) == klen && strncmp(item, keys[i], klen) == 0)
 				known = true;
-		if (!eq || !known) {
+		if (!known) {
 			char list[256] = "";
 			size_t off = 0;
 
 			for (unsigned i = 0; keys[i] && off < sizeof(list); i++)
 				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s=...",
 							i ? ", " : "", keys[i]);
-			UNIC_LOG(ERR, PORT, "%s: argument '%.*s' %s; accepted: %s", drv, (int)len, p,
-				 eq ? "is unknown" : "is not key=value", list[0] ? list : "none");
+			if (len == 0)
+				UNIC_LOG(ERR, PORT, "%s: an empty argument in '%s' (two commas in a row, or a "
+					 "comma at the start or the end); accepted: %s", drv, args,
+					 list[0] ? list : "none");
+			else
+				UNIC_LOG(ERR, PORT, "%s: argument '%.*s' %s; accepted: %s", drv, (int)len,
+					 item, klen > 0 ? "is unknown" : "is not key=value",
+					 list[0] ? list : "none");
 			return -EINVAL;
 		}
-		p += len;
 	}
+	return 0;
+}
+
+/*
+ * @p s (@p len bytes): decimal digits, or 0x and hex digits, and nothing
+ * else. @return 0, or -EINVAL with @p why set, or -ERANGE (above UINT64_MAX).
+ */
+static int kv_number(const char *s, size_t len, uint64_t *out, char *why, size_t whylen)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == len) {
+		snprintf(why, whylen, "%s", len == 0 ? "nothing" : "no digits after 0x");
+		return -EINVAL;
+	}
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else {
+			snprintf(why, whylen, "'%c' where a %s digit belongs", c,
+				 base == 16 ? "hex" : "decimal");
+			return -EINVAL;
+		}
+		if (v > (UINT64_MAX - d) / base)
+			return -ERANGE;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
 }
 
 int unic_kvargs_u32(const char *drv, const char *args, const char *key,
 		    uint32_t min, uint32_t max, uint32_t *out)
 {
 	const char *v;
-	char buf[32], *end;
+	char why[64];
 	int len = unic_kvargs_get(args, key, &v);
-	unsigned long x;
+	uint64_t x;
+	int rc;
 
 	if (len < 0)
 		return len;
-	if (len == 0 || len >= (int)sizeof(buf))
-		goto bad;
-	memcpy(buf, v, (size_t)len);
-	buf[len] = '\0';
-	errno = 0;
-	x = strtoul(buf, &end, 0);
-	if (errno || *end != '\0' || buf[0] == '-' || x < min || x > max)
-		goto bad;
+	rc = kv_number(v, (size_t)len, &x, why, sizeof(why));
+	if (rc == -EINVAL) {
+		UNIC_LOG(ERR, PORT, "%s: %s=%.*s in '%s': expected a decimal number from %u to %u "
+			 "(hexadecimal only with 0x), found %s", drv, key, len, v, args, min, max, why);
+		return -EINVAL;
+	}
+	if (rc < 0 || x < min || x > max) {
+		UNIC_LOG(ERR, PORT, "%s: %s=%.*s in '%s' is out of range; expected a number from %u "
+			 "to %u", drv, key, len, v, args, min, max);
+		return -EINVAL;
+	}
 	*out = (uint32_t)x;
 	return 0;
-bad:
-	UNIC_LOG(ERR, PORT, "%s: %s=%.*s; expected a number in %u..%u", drv, key, len < 0 ? 0 : len,
-		 len < 0 ? "" : v, min, max);
-	return -EINVAL;
 }

@@ -3,8 +3,9 @@
  * unic-devbind against a fake sysfs tree. The command logic runs in this
  * process with hooks that record every write and play the kernel's part
  * (an unbind removes the driver link; drivers_probe binds to the
- * driver_override; a driver's bind file binds); the last tests run the
- * real binary (UNIC_DEVBIND) for its exit codes and output.
+ * driver_override, as the kernel does only to that driver; a driver's bind
+ * file binds, unless the override names another driver); the last tests
+ * run the real binary (UNIC_DEVBIND) for its exit codes and output.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -26,6 +27,7 @@ struct fake_kernel {
 	char writes[8192];     /* "REL=VALUE\n" per write, paths relative to root */
 	char calls[1024];      /* "modprobe X\n", "mount DIR OPTS\n" */
 	bool probe_ignored;    /* drivers_probe and bind do nothing */
+	const char *refuse;    /* this driver takes no device: its probe fails */
 	bool modprobe_works;
 	const char *deny;      /* writes to paths containing this fail (EACCES) */
 	const char *nr_gets;   /* what nr_hugepages reads back after a write */
@@ -68,14 +70,23 @@ static int fk_write(void *ctx, const char *path, const char *val)
 
 		if (k->probe_ignored)
 			return 0;
+		char ovr[64];
+
+		dev_rel(val, "driver_override", link, sizeof(link));
+		fake_get(root, link, ovr, sizeof(ovr));
+		ovr[strcspn(ovr, "\n")] = '\0';
+		if (strcmp(ovr, "(null)") == 0)
+			ovr[0] = '\0';
 		if (strstr(rel, "/bind") != NULL) {
 			sscanf(rel, "sys/bus/pci/drivers/%63[^/]", drv);
+			/* The kernel: no match (another override) or a failed probe. */
+			if ((ovr[0] != '\0' && strcmp(ovr, drv) != 0) ||
+			    (k->refuse != NULL && strcmp(drv, k->refuse) == 0))
+				return -ENODEV;
 		} else {
-			dev_rel(val, "driver_override", link, sizeof(link));
-			fake_get(root, link, drv, sizeof(drv));
-			drv[strcspn(drv, "\n")] = '\0';
+			snprintf(drv, sizeof(drv), "%s", ovr);
 		}
-		if (drv[0] == '\0' || strcmp(drv, "(null)") == 0)
+		if (drv[0] == '\0' || (k->refuse != NULL && strcmp(drv, k->refuse) == 0))
 			return 0;
 		dev_rel(val, "driver", link, sizeof(link));
 		snprintf(target, sizeof(target), "../../../bus/pci/drivers/%s", drv);
@@ -151,7 +162,22 @@ static const char *driver_of(const char *bdf)
 	return drv;
 }
 
-static void setup(void)
+/* DEV/driver_override as the kernel shows it: "" for none ("(null)" or cleared). */
+static const char *override_of(const char *bdf)
+{
+	static char ovr[64];
+	char link[256];
+
+	dev_rel(bdf, "driver_override", link, sizeof(link));
+	fake_get(root, link, ovr, sizeof(ovr));
+	ovr[strcspn(ovr, "\n")] = '\0';
+	if (strcmp(ovr, "(null)") == 0)
+		ovr[0] = '\0';
+	return ovr;
+}
+
+/* The tree, without the devices bound to @p skip (NULL: all of them). */
+static void setup_without(const char *skip)
 {
 	static const struct fake_dev devs[] = {
 		{ "0000:00:02.0", 0x8086, 0x10d3, 0x8086, 0, 0x020000, 0, 3, "e1000e", "eth0", NULL, true },
@@ -167,11 +193,10 @@ static void setup(void)
 
 	memset(&fk, 0, sizeof(fk));
 	fk.modprobe_works = true;
-	out = err = NULL;
-	unic_log_set_level(-1, UNIC_LOG_WARNING);
 	fake_root_create(root, sizeof(root));
 	for (i = 0; i < UNIC_ARRAY_SIZE(devs); i++)
-		fake_add_dev(root, &devs[i]);
+		if (skip == NULL || devs[i].driver == NULL || strcmp(devs[i].driver, skip) != 0)
+			fake_add_dev(root, &devs[i]);
 	fake_put(root, "sys/bus/pci/drivers_probe", "");
 	fake_put(root, "proc/net/route",
 		 "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n"
@@ -182,6 +207,13 @@ static void setup(void)
 	fake_put(root, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages", "0\n");
 	fake_put(root, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "0\n");
 	fake_put(root, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "0\n");
+}
+
+static void setup(void)
+{
+	out = err = NULL;
+	unic_log_set_level(-1, UNIC_LOG_WARNING);
+	setup_without(NULL);
 }
 
 static void teardown(void)
@@ -305,6 +337,10 @@ Test(devbind, usage_errors_are_exit_1_with_one_line)
 	cr_assert_eq(DEVBIND("--status", "--unbind", "00:03.0"), DEVBIND_USAGE);
 	HAS(err, "one command at a time");
 	cr_assert_eq(DEVBIND("--reserve", "many"), DEVBIND_USAGE);
+	cr_assert_eq(DEVBIND("--reserve", "+4"), DEVBIND_USAGE);
+	HAS(err, "--reserve: expected a number from 0 to 16777216, found '+4'");
+	cr_assert_eq(DEVBIND("--reserve", " 4"), DEVBIND_USAGE);
+	cr_assert_eq(DEVBIND("--reserve", "4", "--node", "-0"), DEVBIND_USAGE);
 	cr_assert_eq(DEVBIND("--reserve", "4", "--size", "4M"), DEVBIND_USAGE);
 	HAS(err, "--size: expected 2M or 1G, found '4M'");
 	cr_assert_eq(DEVBIND("--status", "00:03.0"), DEVBIND_USAGE);
@@ -331,18 +367,21 @@ Test(devbind, no_group_warning_when_the_whole_group_is_bound_at_once)
 	cr_assert_str_eq(driver_of("0000:00:07.1"), "vfio-pci");
 }
 
-Test(devbind, loads_a_missing_driver_with_modprobe_or_says_how)
+Test(devbind, loads_vfio_pci_or_uio_pci_generic_with_modprobe_or_says_how)
 {
-	cr_assert_eq(DEVBIND("--bind", "igb", "0000:00:07.0"), DEVBIND_OK, "%s", err);
-	cr_assert_str_eq(fk.calls, "modprobe igb\n");
-	HAS(out, "loaded module igb\n");
-	cr_assert_str_eq(driver_of("0000:00:07.0"), "igb");
+	fake_root_remove(root);
+	setup_without("uio_pci_generic");
+	cr_assert_eq(DEVBIND("--bind", "uio_pci_generic", "0000:00:07.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.calls, "modprobe uio_pci_generic\n");
+	HAS(out, "loaded module uio_pci_generic\n");
+	cr_assert_str_eq(driver_of("0000:00:07.0"), "uio_pci_generic");
 
+	fake_root_remove(root);
+	setup_without("uio_pci_generic");
 	fk.modprobe_works = false;
-	fk.writes[0] = '\0';
-	cr_assert_eq(DEVBIND("--bind", "ixgbe", "0000:00:03.1"), DEVBIND_FAILED);
-	HAS(err, "driver ixgbe is not loaded");
-	HAS(err, "and 'modprobe ixgbe' failed; load it by hand (modprobe ixgbe)");
+	cr_assert_eq(DEVBIND("--bind", "uio_pci_generic", "0000:00:03.1"), DEVBIND_FAILED);
+	HAS(err, "driver uio_pci_generic is not loaded");
+	HAS(err, "and 'modprobe uio_pci_generic' failed; load it by hand (modprobe uio_pci_generic)");
 	cr_assert_str_empty(fk.writes);
 }
 
@@ -360,7 +399,116 @@ Test(devbind, a_bind_the_kernel_does_not_take_is_exit_4_after_trying_the_bind_fi
 	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:03.1"), DEVBIND_FAILED);
 	HAS(fk.writes, "sys/bus/pci/drivers/vfio-pci/bind=0000:00:03.1\n");
 	HAS(err, "0000:00:03.1: expected it bound to vfio-pci, found no driver after "
-	    "driver_override, unbind and drivers_probe; the kernel log says why (dmesg | tail)");
+	    "driver_override, unbind and drivers_probe; it stays unbound, driver_override "
+	    "cleared; the kernel log says why vfio-pci did not take it (dmesg | tail)");
+	cr_assert_str_empty(override_of("0000:00:03.1"));
+}
+
+Test(devbind, a_driver_that_refuses_the_device_leaves_it_back_on_its_own_driver)
+{
+	fake_add_driver(root, "e1000");
+	fk.refuse = "e1000";
+	cr_assert_eq(DEVBIND("--bind", "e1000", "0000:00:07.1"), DEVBIND_FAILED);
+	cr_assert_str_eq(driver_of("0000:00:07.1"), "e1000e", "writes:\n%s", fk.writes);
+	cr_assert_str_empty(override_of("0000:00:07.1"));
+	cr_assert_str_eq(fk.writes,
+			 "sys/bus/pci/devices/0000:00:07.1/driver_override=e1000\n"
+			 "sys/bus/pci/drivers/e1000e/unbind=0000:00:07.1\n"
+			 "sys/bus/pci/drivers_probe=0000:00:07.1\n"
+			 "sys/bus/pci/drivers/e1000/bind=0000:00:07.1\n"
+			 "sys/bus/pci/devices/0000:00:07.1/driver_override=\n"
+			 "sys/bus/pci/drivers/e1000e/bind=0000:00:07.1\n");
+	HAS(err, "0000:00:07.1: expected it bound to e1000, found no driver after "
+	    "driver_override, unbind and drivers_probe; put it back on e1000e, driver_override "
+	    "cleared; the kernel "
+	    "log says why e1000 did not take it (dmesg | tail)\n");
+	cr_assert_str_empty(out);
+}
+
+Test(devbind, a_failed_bind_sets_driver_override_back_to_what_it_was)
+{
+	fake_put(root, "sys/devices/pci0000:00/0000:00:03.0/driver_override", "vfio-pci\n");
+	fk.refuse = "e1000e";
+	cr_assert_eq(DEVBIND("--bind", "e1000e", "0000:00:03.0"), DEVBIND_FAILED);
+	cr_assert_str_eq(driver_of("0000:00:03.0"), "vfio-pci", "writes:\n%s", fk.writes);
+	cr_assert_str_eq(override_of("0000:00:03.0"), "vfio-pci");
+	HAS(err, "; put it back on vfio-pci, driver_override back to vfio-pci; the kernel log "
+	    "says why e1000e did not take it (dmesg | tail)\n");
+}
+
+Test(devbind, a_failed_unbind_clears_driver_override_and_leaves_the_device_on_its_driver)
+{
+	fk.deny = "/unbind";
+	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "0000:00:07.1"), DEVBIND_FAILED);
+	cr_assert_str_eq(driver_of("0000:00:07.1"), "e1000e");
+	cr_assert_str_empty(override_of("0000:00:07.1"), "writes:\n%s", fk.writes);
+	HAS(err, "cannot write '0000:00:07.1' to ");
+	HAS(err, "/sys/bus/pci/drivers/e1000e/unbind: Permission denied; run as root\n");
+	HAS(err, "0000:00:07.1: not bound to vfio-pci: the unbind from e1000e failed (the line "
+	    "above says why); it stays on e1000e, driver_override cleared\n");
+}
+
+Test(devbind, a_failed_probe_write_puts_the_device_back_on_its_driver)
+{
+	fk.deny = "drivers_probe";
+	fk.refuse = "uio_pci_generic";
+	cr_assert_eq(DEVBIND("--bind", "uio_pci_generic", "0000:00:07.1"), DEVBIND_FAILED);
+	cr_assert_str_eq(driver_of("0000:00:07.1"), "e1000e", "writes:\n%s", fk.writes);
+	cr_assert_str_empty(override_of("0000:00:07.1"));
+	HAS(err, "put it back on e1000e");
+}
+
+Test(devbind, when_the_old_driver_will_not_take_it_back_the_message_says_how)
+{
+	fake_add_driver(root, "e1000");
+	fk.probe_ignored = true;
+	cr_assert_eq(DEVBIND("--bind", "e1000", "0000:00:07.1"), DEVBIND_FAILED);
+	cr_assert_str_eq(driver_of("0000:00:07.1"), "");
+	cr_assert_str_empty(override_of("0000:00:07.1"));
+	HAS(err, "0000:00:07.1: expected it bound to e1000, found no driver after "
+	    "driver_override, unbind and drivers_probe; could not put it back on e1000e "
+	    "(found no driver): see dmesg | tail, then bind it by hand: echo 0000:00:07.1 > "
+	    "/sys/bus/pci/drivers/e1000e/bind\n");
+}
+
+Test(devbind, a_driver_name_with_a_path_in_it_is_refused_and_nothing_is_written)
+{
+	/* An attacker's directory that looks like a driver, reached through ../ */
+	fake_put(root, "tmp/x/bind", "");
+	fk.modprobe_works = true;
+	cr_assert_eq(DEVBIND("--bind", "../../../../tmp/x", "0000:00:07.0"), DEVBIND_USAGE);
+	cr_assert_str_eq(err, "unic-devbind: --bind: '../../../../tmp/x' is not a driver name; "
+			 "expected the name of a directory in /sys/bus/pci/drivers (letters, "
+			 "digits, '_', '.' and '-'), e.g. vfio-pci; nothing was changed\n");
+	cr_assert_str_empty(fk.writes);
+	cr_assert_str_empty(fk.calls, "no modprobe of a path either");
+	char buf[64];
+	cr_assert_str_empty(fake_get(root, "tmp/x/bind", buf, sizeof(buf)));
+	cr_assert_str_eq(driver_of("0000:00:07.0"), "");
+
+	static const char *const bad[] = { "..", ".", "a/b", "vfio pci", "e1000e\n", "x*",
+		"a_name_longer_than_the_kernel_keeps_it", NULL };
+	for (unsigned i = 0; bad[i] != NULL; i++) {
+		cr_assert_eq(DEVBIND("--bind", bad[i], "0000:00:07.0"), DEVBIND_USAGE, "'%s'", bad[i]);
+		HAS(err, "is not a driver name");
+	}
+	cr_assert_str_empty(fk.writes);
+	cr_assert_str_empty(fk.calls);
+}
+
+Test(devbind, a_driver_that_is_not_registered_is_refused_unless_modprobe_can_make_it)
+{
+	cr_assert_eq(DEVBIND("--bind", "igb", "0000:00:07.0"), DEVBIND_USAGE);
+	HAS(err, "unic-devbind: --bind: no driver 'igb' in /tmp/");
+	HAS(err, "/sys/bus/pci/drivers; unic-devbind loads vfio-pci and uio_pci_generic itself, any other driver "
+	    "must be loaded first (modprobe igb); nothing was changed\n");
+	cr_assert_str_empty(fk.writes);
+	cr_assert_str_empty(fk.calls);
+	/* A registered kernel driver is accepted as it is. */
+	fake_add_driver(root, "igb");
+	cr_assert_eq(DEVBIND("--bind", "igb", "0000:00:07.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_empty(fk.calls);
+	cr_assert_str_eq(driver_of("0000:00:07.0"), "igb");
 }
 
 Test(devbind, unbind_writes_the_drivers_unbind_file)

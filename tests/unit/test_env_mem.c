@@ -246,6 +246,18 @@ Test(env_mem, a_bad_vdev_fails_creation_and_leaves_nothing_behind)
 	cr_assert_null(unic_port_get_by_name("null8"), "ports made before the failure are detached");
 }
 
+Test(env_mem, a_vdev_spec_with_empty_items_fails_creation_naming_the_spec)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--no-huge", "--no-pci", "--vdev", "null6,,,bogus=1", NULL };
+
+	cr_assert_eq(unic_env_parse(&o, 5, v), 1);
+	cr_assert_null(unic_env_create(&o));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert(strstr(logbuf, "virtual device 'null6,,,bogus=1': argument 1 is empty"), "%s", logbuf);
+	cr_assert_null(unic_port_get_by_name("null6"));
+}
+
 Test(env_mem, a_named_device_that_does_not_exist_fails_creation_with_the_next_step)
 {
 	struct unic_env_options o;

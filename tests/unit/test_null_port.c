@@ -275,6 +275,34 @@ Test(null_port, an_unknown_key_is_refused_and_named)
 	create_fails("null0,peer=null1", (const char *[]){ "peer", NULL });
 }
 
+Test(null_port, a_size_with_a_leading_zero_is_decimal)
+{
+	struct unic_pool *pool = make_pool(256, 0, 0);
+	struct unic_port *p = create("null0,size=010");
+	struct unic_pkt *pkt;
+
+	up(p, 1, pool);
+	cr_assert_eq(unic_rx_burst(p, 0, &pkt, 1), 1);
+	cr_assert_eq(pkt->pkt_len, 10, "size=010 is ten bytes, not eight (octal)");
+	cr_assert_eq(unic_tx_burst(p, 0, &pkt, 1), 1);
+	down(p);
+	unic_pool_free(pool);
+}
+
+Test(null_port, empty_arguments_are_refused_and_the_keys_after_them_are_not_skipped)
+{
+	create_fails("null0,,,bogus=1", (const char *[]){ "null0,,,bogus=1", "empty", NULL });
+	create_fails("null0,,size=abc", (const char *[]){ "null0,,size=abc", "empty", NULL });
+	create_fails("null0,size=64,", (const char *[]){ "null0,size=64,", "empty", NULL });
+}
+
+Test(null_port, a_size_with_a_sign_or_trailing_characters_is_refused_naming_the_key)
+{
+	create_fails("null0,size=+64", (const char *[]){ "size=+64", "decimal", NULL });
+	create_fails("null0,size=64k", (const char *[]){ "size=64k", "decimal", NULL });
+	create_fails("null0,size=-1", (const char *[]){ "size=-1", "decimal", NULL });
+}
+
 Test(null_port, a_size_of_zero_is_refused_with_the_accepted_range)
 {
 	create_fails("null0,size=0", (const char *[]){ "size", "9216", NULL });

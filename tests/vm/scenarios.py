@@ -217,6 +217,14 @@ BOOTS = [
                                'unic-devbind --force --bind uio_pci_generic $B; want $B uio_pci_generic; '
                                'unic-devbind --bind e1000e $B; want $B e1000e; '
                                'grep -qx "(null)" /sys/bus/pci/devices/$B/driver_override'),
+                 # pcieport (built in) refuses an endpoint: the NIC goes back to e1000e.
+                 devbind_check('refused-goes-back', 'B=$(bdf nic1); '
+                               'rc=0; unic-devbind --bind pcieport $B || rc=$?; [ $rc -eq 4 ]; '
+                               'want $B e1000e; '
+                               'grep -qx "(null)" /sys/bus/pci/devices/$B/driver_override'),
+                 devbind_check('driver-path-refused', 'B=$(bdf nic1); mkdir -p /tmp/x; : > /tmp/x/bind; '
+                               'rc=0; unic-devbind --bind ../../../../tmp/x $B || rc=$?; [ $rc -eq 1 ]; '
+                               '[ ! -s /tmp/x/bind ]; want $B e1000e'),
                  # setup/hugepages reserved 64 pages; asking for 64 on node 0 keeps them.
                  devbind_check('hugepages', 'unic-devbind --hugepages; unic-devbind --reserve 64 --node 0; '
                                '[ $(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages) -eq 64 ]'),
