@@ -399,14 +399,18 @@ void napi_apply(struct unic_napi_ctx *ctx)
 		}
 		t->req = NAPI_REQ_NONE;
 	}
-	unic_store_relaxed(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
+	/* Release: pairs with the acquire in napi_check_requests, so a context
+	 * that comes online after a requester applied its own request sees
+	 * what the apply did (and what the requester did before, such as a
+	 * port's stubs). */
+	unic_store_release(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
 	pthread_cond_broadcast(&ctx->cond);
 }
 
 /* The ctx thread, at a round boundary. */
 void napi_check_requests(struct unic_napi_ctx *ctx)
 {
-	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_relaxed(&ctx->done_seq)))
+	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_acquire(&ctx->done_seq)))
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	napi_apply(ctx);
@@ -424,7 +428,10 @@ static void napi_post_and_wait(struct unic_napi_ctx *ctx)
 
 	unic_store_relaxed(&ctx->req_seq, seq);
 	unic_smp_mb(); /* (R1): pairs with (R2) in unic_napi_run_once */
-	if (!unic_load_relaxed(&ctx->online) ||
+	/* Acquire: pairs with the release of online = 0 at the end of
+	 * run_once; what the context did in its last round happens before
+	 * the apply below. */
+	if (!unic_load_acquire(&ctx->online) ||
 	    pthread_equal(__atomic_load_n(&ctx->thread, __ATOMIC_RELAXED), pthread_self())) {
 		/* Offline, or we are the ctx thread inside a handler or hook:
 		 * no fast-path call is under way. */
