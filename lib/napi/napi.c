@@ -42,6 +42,7 @@ static void napi_ctx_free(struct unic_napi_ctx *ctx)
 		unic_ring_free(ctx->qs[i].inj);
 	free(ctx->qs);
 	free(ctx->srcs);
+	free(ctx->txqs);
 	free(ctx->puts);
 	if (ctx->epfd >= 0)
 		close(ctx->epfd);
@@ -106,9 +107,12 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		c.max_queues = UNIC_NAPI_MAX_QUEUES_DEFAULT;
 	if (c.inject_size == 0)
 		c.inject_size = UNIC_NAPI_INJECT_SIZE_DEFAULT;
-	if (!unic_is_pow2(c.inject_size) || c.inject_size > 65536 || c.max_queues > 1024) {
-		UNIC_LOG(ERR, NAPI, "napi context: inject_size %u (a power of two up to 65536) or max_queues %u (up to 1024) out of range",
-			 c.inject_size, c.max_queues);
+	if (c.max_txqs == 0)
+		c.max_txqs = c.max_queues;
+	if (!unic_is_pow2(c.inject_size) || c.inject_size > 65536 || c.max_queues > 1024 ||
+	    c.max_txqs > 1024) {
+		UNIC_LOG(ERR, NAPI, "napi context: inject_size %u (a power of two up to 65536), max_queues %u or max_txqs %u (up to 1024) out of range",
+			 c.inject_size, c.max_queues, c.max_txqs);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -135,8 +139,9 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 
 	ctx->qs = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*ctx->qs) * c.max_queues);
 	ctx->srcs = calloc(c.max_queues, sizeof(*ctx->srcs));
-	ctx->puts = calloc(c.max_queues + NAPI_MAX_TXQ, sizeof(*ctx->puts));
-	if (ctx->qs == NULL || ctx->srcs == NULL || ctx->puts == NULL) {
+	ctx->txqs = calloc(c.max_txqs, sizeof(*ctx->txqs));
+	ctx->puts = calloc(c.max_queues + c.max_txqs, sizeof(*ctx->puts));
+	if (ctx->qs == NULL || ctx->srcs == NULL || ctx->txqs == NULL || ctx->puts == NULL) {
 		err = ENOMEM;
 		goto fail;
 	}
@@ -385,11 +390,13 @@ void napi_apply(struct unic_napi_ctx *ctx)
 			napi_apply_remove(ctx, qs, (uint16_t)i);
 		qs->req = NAPI_REQ_NONE;
 	}
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
 		struct napi_txq *t = &ctx->txqs[i];
 
 		if (t->req == NAPI_REQ_ADD) {
 			t->live = true;
+			if (i + 1 > ctx->nb_txqs)
+				unic_store_relaxed(&ctx->nb_txqs, i + 1);
 		} else if (t->req == NAPI_REQ_REMOVE && t->port != NULL) {
 			t->live = false;
 			if (unic_port_poller_drop(t->port, true, t->q, ctx) == 0)
@@ -479,7 +486,7 @@ static void napi_port_release(struct unic_port *port, bool tx, uint16_t q, void 
 
 	pthread_mutex_lock(&ctx->lock);
 	if (tx) {
-		for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+		for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
 			if (ctx->txqs[i].port == port && ctx->txqs[i].q == q) {
 				ctx->txqs[i].req = NAPI_REQ_REMOVE;
 				found = true;
@@ -657,7 +664,7 @@ int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_
 	int rc;
 
 	pthread_mutex_lock(&ctx->lock);
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
 		if (ctx->txqs[i].port == port && ctx->txqs[i].q == q &&
 		    ctx->txqs[i].req != NAPI_REQ_REMOVE) {
 			rc = -EEXIST;
@@ -669,7 +676,8 @@ int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_
 			t = &ctx->txqs[i];
 	}
 	if (t == NULL) {
-		UNIC_LOG(ERR, NAPI, "%s: all %u tx queue slots are in use", ctx->name, NAPI_MAX_TXQ);
+		UNIC_LOG(ERR, NAPI, "%s: %s tx queue %u: all %u tx queue slots are in use; create the context with a larger max_txqs",
+			 ctx->name, unic_port_name(port), q, ctx->conf.max_txqs);
 		rc = -ENOSPC;
 		goto unlock;
 	}
@@ -691,7 +699,7 @@ int unic_napi_txq_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint
 	int rc = -ENOENT;
 
 	pthread_mutex_lock(&ctx->lock);
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
 		if (ctx->txqs[i].port == port && ctx->txqs[i].q == q &&
 		    ctx->txqs[i].req != NAPI_REQ_REMOVE) {
 			ctx->txqs[i].req = NAPI_REQ_REMOVE;
@@ -718,7 +726,7 @@ void unic_napi_ctx_destroy(struct unic_napi_ctx *ctx)
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
 		if (ctx->qs[i].port != NULL || ctx->qs[i].req == NAPI_REQ_ADD)
 			ctx->qs[i].req = NAPI_REQ_REMOVE;
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++)
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++)
 		if (ctx->txqs[i].port != NULL)
 			ctx->txqs[i].req = NAPI_REQ_REMOVE;
 	/* Offline: applied here. A claim the port already took back keeps

@@ -306,7 +306,7 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 			return;
 		}
 	}
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0, nt = unic_load_relaxed(&ctx->nb_txqs); i < nt; i++) {
 		int r;
 
 		if (!ctx->txqs[i].live)
