@@ -477,27 +477,32 @@ static struct napi_queue *napi_find(struct unic_napi_ctx *ctx, const struct unic
 	return NULL;
 }
 
-/* The port is stopping (or being detached): called by lib/port with no port
- * lock held, after it took the claim back. */
+/*
+ * The port is stopping (or being detached, or lost its device): called by
+ * lib/port with no port lock held, after it switched the port's fast path to
+ * stubs and took this claim back. Every queue of the port this context
+ * holds, rx and tx, leaves in one request: the port is taking them all back
+ * anyway, and one round boundary then covers them all (the claims the port
+ * has not taken back yet are dropped by the apply, so it does not call us
+ * for them). Returns once the context applied it: past its boundary, every
+ * burst call the context makes on the port reaches the stubs.
+ */
 static void napi_port_release(struct unic_port *port, bool tx, uint16_t q, void *owner)
 {
 	struct unic_napi_ctx *ctx = owner;
 	bool found = false;
 
 	pthread_mutex_lock(&ctx->lock);
-	if (tx) {
-		for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
-			if (ctx->txqs[i].port == port && ctx->txqs[i].q == q) {
-				ctx->txqs[i].req = NAPI_REQ_REMOVE;
-				found = true;
-			}
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
+		if (ctx->txqs[i].port == port) {
+			ctx->txqs[i].req = NAPI_REQ_REMOVE;
+			found = true;
 		}
-	} else {
-		for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
-			if (ctx->qs[i].port == port && ctx->qs[i].q == q) {
-				ctx->qs[i].req = NAPI_REQ_REMOVE;
-				found = true;
-			}
+	}
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		if (ctx->qs[i].port == port) {
+			ctx->qs[i].req = NAPI_REQ_REMOVE;
+			found = true;
 		}
 	}
 	if (found)
