@@ -19,10 +19,13 @@
  * the context reaches a round boundary (microseconds; a sleeping context is
  * woken). Two context threads must not wait on each other that way.
  *
- * Port teardown: stopping or detaching a port whose queues are in a context
- * removes them first and waits for that context's round boundary, so no
- * poller is ever inside a burst call on a port being torn down. Add the
- * queues again after the port is started again.
+ * Port teardown: stopping, detaching or losing a port switches its fast
+ * path to stubs, then removes its queues from every context that claimed
+ * one (rx or tx) and waits for that context's round boundary, and only then
+ * stops the driver: no claimant is ever inside a burst call on a port being
+ * torn down. A context's handlers may call a port's burst functions only on
+ * queues the context claimed (unic_napi_queue_add, unic_napi_txq_add).
+ * Claim the queues again after the port is started again.
  *
  * Fast path: no locks held long, no heap allocation, no logs above debug.
  */
