@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <unic/log.h>
@@ -51,9 +52,18 @@ uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts
 
 int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf)
 {
+	struct unic_napi_conf c = *conf;
+	FILE *err = w->err ? w->err : stderr;
+	uint32_t nq = w->nb_routes * w->nb_queues;
 	int rc;
 
-	w->ctx = unic_napi_ctx_create(conf);
+	/* A slot for every rx queue the thread polls and every tx queue it
+	 * sends on: each send needs its claim (below). */
+	if (c.max_queues < nq)
+		c.max_queues = nq;
+	if (c.max_txqs < nq)
+		c.max_txqs = nq;
+	w->ctx = unic_napi_ctx_create(&c);
 	if (w->ctx == NULL)
 		return -errno;
 	/* Every queue of a port goes to the port's thread, so each counter
@@ -63,15 +73,23 @@ int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf
 
 		for (uint16_t q = 0; q < w->nb_queues; q++) {
 			rc = unic_napi_queue_add(w->ctx, r->in, q, w->weight, l2fwd_handle, r);
-			if (rc)
+			if (rc) {
+				fprintf(err, "unic-l2fwd: error: thread %u: cannot poll %s rx queue %u: %s\n",
+					w->idx, unic_port_name(r->in), q, strerror(-rc));
 				return rc;
-			/* Transmit completions of the queues this thread sends on
-			 * are reclaimed before it sleeps; the engine takes 8 at
-			 * most, past that the driver reclaims on its own as the
-			 * ring fills. */
+			}
+			/* The handler sends on the out port's tx queue q: only
+			 * with the claim may it (a stop, detach or device loss
+			 * of that port waits for this thread only if it holds
+			 * one), and the engine reclaims the queue's completions
+			 * before it sleeps. -EEXIST: this thread holds it
+			 * already. */
 			rc = unic_napi_txq_add(w->ctx, r->out, q);
-			if (rc && rc != -EEXIST && rc != -ENOSPC)
+			if (rc && rc != -EEXIST) {
+				fprintf(err, "unic-l2fwd: error: thread %u: cannot claim %s tx queue %u to send on: %s; a thread sends only on tx queues it claimed (the line above says why)\n",
+					w->idx, unic_port_name(r->out), q, strerror(-rc));
 				return rc;
+			}
 		}
 	}
 	return 0;

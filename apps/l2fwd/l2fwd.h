@@ -98,7 +98,7 @@ struct l2fwd_route {
 	struct l2fwd_port_counters *in_cnt, *out_cnt;
 };
 
-/* Ports one thread polls: the engine reclaims at most 8 tx queues a context. */
+/* Ports one thread polls. */
 #define L2FWD_MAX_THREAD_PORTS 8
 
 struct l2fwd_worker {
@@ -111,6 +111,7 @@ struct l2fwd_worker {
 	struct unic_pool *pool;
 	const bool *stop;
 	int core;                        /* -1: not pinned */
+	FILE *err;                       /* setup errors; NULL: stderr */
 	/* Set by the thread: its CPU clock while it runs, its CPU time at the end. */
 	int cpu_clock_ok;
 	clockid_t cpu_clock;

@@ -311,6 +311,9 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 		.sz = sizeof(nc), .name = name, .mode = napi_mode(g->mode), .budget = g->k.budget,
 		.hybrid_empty_polls = g->k.empty_polls, .hybrid_idle_us = g->k.idle_us,
 		.max_sleep_ms = g->k.max_sleep_ms,
+		/* A slot for every queue the thread polls or sends on. */
+		.max_queues = UNIC_MAX(t->nb_streams, (unsigned)UNIC_NAPI_MAX_QUEUES_DEFAULT),
+		.max_txqs = UNIC_MAX(t->nb_streams, (unsigned)UNIC_NAPI_MAX_QUEUES_DEFAULT),
 	};
 	bool gen = app->engine == TP_FWD_TXONLY || app->engine == TP_FWD_FLOWGEN;
 	int rc;
@@ -336,10 +339,14 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 			}
 		}
 		if (app->engine != TP_FWD_RXONLY) {
+			/* The stream sends on this queue: only with the claim
+			 * (a stop, detach or device loss of the port waits for
+			 * this thread only if it holds one). -EEXIST: another
+			 * stream of this thread claimed it already. */
 			rc = unic_napi_txq_add(t->ctx, s->txp, s->tx_q);
-			if (rc && rc != -EEXIST && rc != -ENOSPC) {
-				fprintf(app->err, "thread %u: port %u tx queue %u: %s\n", t->idx, s->tx_port,
-					s->tx_q, strerror(-rc));
+			if (rc && rc != -EEXIST) {
+				fprintf(app->err, "thread %u: cannot claim port %u tx queue %u to send on: %s; a thread sends only on tx queues it claimed (the line above says why)\n",
+					t->idx, s->tx_port, s->tx_q, strerror(-rc));
 				return rc;
 			}
 		}

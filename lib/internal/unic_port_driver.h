@@ -95,9 +95,11 @@ struct unic_port_cb;
 
 /*
  * A poller of one queue (lib/napi): the core calls release(port, tx, q, owner)
- * when the port stops or is detached, before its fast path switches to stubs
- * and before the driver's stop op runs. release returns once the owner is
- * not inside, and will not enter, any fast-path call on that queue. It is
+ * when the port stops, is detached or loses its device: after its fast path
+ * switched to stubs, before the driver's stop op runs and before anything is
+ * freed or unmapped. release returns once the owner has passed a point
+ * (lib/napi: a round boundary) after which it is inside no burst call on the
+ * port it started before the switch: its later calls reach the stubs. It is
  * called with no port lock held, from the thread that stops the port. The
  * claim is gone before the call: the owner must not drop it again.
  */

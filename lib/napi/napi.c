@@ -42,6 +42,7 @@ static void napi_ctx_free(struct unic_napi_ctx *ctx)
 		unic_ring_free(ctx->qs[i].inj);
 	free(ctx->qs);
 	free(ctx->srcs);
+	free(ctx->txqs);
 	free(ctx->puts);
 	if (ctx->epfd >= 0)
 		close(ctx->epfd);
@@ -106,9 +107,12 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		c.max_queues = UNIC_NAPI_MAX_QUEUES_DEFAULT;
 	if (c.inject_size == 0)
 		c.inject_size = UNIC_NAPI_INJECT_SIZE_DEFAULT;
-	if (!unic_is_pow2(c.inject_size) || c.inject_size > 65536 || c.max_queues > 1024) {
-		UNIC_LOG(ERR, NAPI, "napi context: inject_size %u (a power of two up to 65536) or max_queues %u (up to 1024) out of range",
-			 c.inject_size, c.max_queues);
+	if (c.max_txqs == 0)
+		c.max_txqs = c.max_queues;
+	if (!unic_is_pow2(c.inject_size) || c.inject_size > 65536 || c.max_queues > 1024 ||
+	    c.max_txqs > 1024) {
+		UNIC_LOG(ERR, NAPI, "napi context: inject_size %u (a power of two up to 65536), max_queues %u or max_txqs %u (up to 1024) out of range",
+			 c.inject_size, c.max_queues, c.max_txqs);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -135,8 +139,9 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 
 	ctx->qs = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*ctx->qs) * c.max_queues);
 	ctx->srcs = calloc(c.max_queues, sizeof(*ctx->srcs));
-	ctx->puts = calloc(c.max_queues + NAPI_MAX_TXQ, sizeof(*ctx->puts));
-	if (ctx->qs == NULL || ctx->srcs == NULL || ctx->puts == NULL) {
+	ctx->txqs = calloc(c.max_txqs, sizeof(*ctx->txqs));
+	ctx->puts = calloc(c.max_queues + c.max_txqs, sizeof(*ctx->puts));
+	if (ctx->qs == NULL || ctx->srcs == NULL || ctx->txqs == NULL || ctx->puts == NULL) {
 		err = ENOMEM;
 		goto fail;
 	}
@@ -385,11 +390,13 @@ void napi_apply(struct unic_napi_ctx *ctx)
 			napi_apply_remove(ctx, qs, (uint16_t)i);
 		qs->req = NAPI_REQ_NONE;
 	}
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
 		struct napi_txq *t = &ctx->txqs[i];
 
 		if (t->req == NAPI_REQ_ADD) {
 			t->live = true;
+			if (i + 1 > ctx->nb_txqs)
+				unic_store_relaxed(&ctx->nb_txqs, i + 1);
 		} else if (t->req == NAPI_REQ_REMOVE && t->port != NULL) {
 			t->live = false;
 			if (unic_port_poller_drop(t->port, true, t->q, ctx) == 0)
@@ -399,14 +406,18 @@ void napi_apply(struct unic_napi_ctx *ctx)
 		}
 		t->req = NAPI_REQ_NONE;
 	}
-	unic_store_relaxed(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
+	/* Release: pairs with the acquire in napi_check_requests, so a context
+	 * that comes online after a requester applied its own request sees
+	 * what the apply did (and what the requester did before, such as a
+	 * port's stubs). */
+	unic_store_release(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
 	pthread_cond_broadcast(&ctx->cond);
 }
 
 /* The ctx thread, at a round boundary. */
 void napi_check_requests(struct unic_napi_ctx *ctx)
 {
-	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_relaxed(&ctx->done_seq)))
+	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_acquire(&ctx->done_seq)))
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	napi_apply(ctx);
@@ -424,7 +435,10 @@ static void napi_post_and_wait(struct unic_napi_ctx *ctx)
 
 	unic_store_relaxed(&ctx->req_seq, seq);
 	unic_smp_mb(); /* (R1): pairs with (R2) in unic_napi_run_once */
-	if (!unic_load_relaxed(&ctx->online) ||
+	/* Acquire: pairs with the release of online = 0 at the end of
+	 * run_once; what the context did in its last round happens before
+	 * the apply below. */
+	if (!unic_load_acquire(&ctx->online) ||
 	    pthread_equal(__atomic_load_n(&ctx->thread, __ATOMIC_RELAXED), pthread_self())) {
 		/* Offline, or we are the ctx thread inside a handler or hook:
 		 * no fast-path call is under way. */
@@ -463,27 +477,32 @@ static struct napi_queue *napi_find(struct unic_napi_ctx *ctx, const struct unic
 	return NULL;
 }
 
-/* The port is stopping (or being detached): called by lib/port with no port
- * lock held, after it took the claim back. */
+/*
+ * The port is stopping (or being detached, or lost its device): called by
+ * lib/port with no port lock held, after it switched the port's fast path to
+ * stubs and took this claim back. Every queue of the port this context
+ * holds, rx and tx, leaves in one request: the port is taking them all back
+ * anyway, and one round boundary then covers them all (the claims the port
+ * has not taken back yet are dropped by the apply, so it does not call us
+ * for them). Returns once the context applied it: past its boundary, every
+ * burst call the context makes on the port reaches the stubs.
+ */
 static void napi_port_release(struct unic_port *port, bool tx, uint16_t q, void *owner)
 {
 	struct unic_napi_ctx *ctx = owner;
 	bool found = false;
 
 	pthread_mutex_lock(&ctx->lock);
-	if (tx) {
-		for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
-			if (ctx->txqs[i].port == port && ctx->txqs[i].q == q) {
-				ctx->txqs[i].req = NAPI_REQ_REMOVE;
-				found = true;
-			}
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
+		if (ctx->txqs[i].port == port) {
+			ctx->txqs[i].req = NAPI_REQ_REMOVE;
+			found = true;
 		}
-	} else {
-		for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
-			if (ctx->qs[i].port == port && ctx->qs[i].q == q) {
-				ctx->qs[i].req = NAPI_REQ_REMOVE;
-				found = true;
-			}
+	}
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		if (ctx->qs[i].port == port) {
+			ctx->qs[i].req = NAPI_REQ_REMOVE;
+			found = true;
 		}
 	}
 	if (found)
@@ -650,7 +669,7 @@ int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_
 	int rc;
 
 	pthread_mutex_lock(&ctx->lock);
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
 		if (ctx->txqs[i].port == port && ctx->txqs[i].q == q &&
 		    ctx->txqs[i].req != NAPI_REQ_REMOVE) {
 			rc = -EEXIST;
@@ -662,7 +681,8 @@ int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_
 			t = &ctx->txqs[i];
 	}
 	if (t == NULL) {
-		UNIC_LOG(ERR, NAPI, "%s: all %u tx queue slots are in use", ctx->name, NAPI_MAX_TXQ);
+		UNIC_LOG(ERR, NAPI, "%s: %s tx queue %u: all %u tx queue slots are in use; create the context with a larger max_txqs",
+			 ctx->name, unic_port_name(port), q, ctx->conf.max_txqs);
 		rc = -ENOSPC;
 		goto unlock;
 	}
@@ -684,7 +704,7 @@ int unic_napi_txq_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint
 	int rc = -ENOENT;
 
 	pthread_mutex_lock(&ctx->lock);
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++) {
 		if (ctx->txqs[i].port == port && ctx->txqs[i].q == q &&
 		    ctx->txqs[i].req != NAPI_REQ_REMOVE) {
 			ctx->txqs[i].req = NAPI_REQ_REMOVE;
@@ -711,7 +731,7 @@ void unic_napi_ctx_destroy(struct unic_napi_ctx *ctx)
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
 		if (ctx->qs[i].port != NULL || ctx->qs[i].req == NAPI_REQ_ADD)
 			ctx->qs[i].req = NAPI_REQ_REMOVE;
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++)
+	for (uint32_t i = 0; i < ctx->conf.max_txqs; i++)
 		if (ctx->txqs[i].port != NULL)
 			ctx->txqs[i].req = NAPI_REQ_REMOVE;
 	/* Offline: applied here. A claim the port already took back keeps

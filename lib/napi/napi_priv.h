@@ -50,7 +50,6 @@
 
 #include "unic_port_driver.h"
 
-#define NAPI_MAX_TXQ 8
 #define NAPI_MAX_EVENTS 32
 /* epoll data of the max_sleep timer (the wake fd's is NULL, a source's its
  * struct napi_src). */
@@ -156,8 +155,9 @@ struct unic_napi_ctx {
 	uint32_t nb_slots;           /* high-water mark of used slots */
 	struct napi_queue *qs;       /* conf.max_queues */
 	struct napi_src *srcs;       /* conf.max_queues */
-	struct napi_txq txqs[NAPI_MAX_TXQ];
-	struct unic_port **puts;     /* references to drop after unlock (max_queues + NAPI_MAX_TXQ) */
+	struct napi_txq *txqs;       /* conf.max_txqs */
+	uint32_t nb_txqs;            /* high-water mark of used tx slots (set at apply) */
+	struct unic_port **puts;     /* references to drop after unlock (max_queues + max_txqs) */
 	unsigned nb_puts;
 
 	/* The ctx thread's. */

@@ -144,6 +144,8 @@ static void napi_complete(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint
 	/* The driver stores "enabled" and fences, (D2) in pmd/ring: the load of
 	 * the ring below is ordered after it, pairing with the sender's (D1). */
 	rc = unic_rx_intr_enable(qs->port, qs->q);
+	if (UNIC_UNLIKELY(rc == -ENETDOWN))
+		return; /* the port is stopping: its release comes at our boundary */
 	if (UNIC_UNLIKELY(rc < 0)) {
 		qs->state = NAPI_Q_POLL_ONLY;
 		napi_count(&qs->st.arm_failures, 1);
@@ -304,7 +306,7 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 			return;
 		}
 	}
-	for (unsigned i = 0; i < NAPI_MAX_TXQ; i++) {
+	for (uint32_t i = 0, nt = unic_load_relaxed(&ctx->nb_txqs); i < nt; i++) {
 		int r;
 
 		if (!ctx->txqs[i].live)

@@ -84,28 +84,40 @@ static int stub_reclaim_none(void *q)
 	return 0;
 }
 
+/*
+ * The fast-path table is read by other threads at any time (port.h), so
+ * every member is written with an atomic store: function pointers with
+ * release (a reader that loads the driver's function with acquire sees the
+ * queue object and what start did to it), queue objects relaxed.
+ */
+#define FP_SET(port, fn, v) __atomic_store_n(&(port)->fp.fn, (v), __ATOMIC_RELEASE)
+
+static void fp_queue_set(struct unic_port *port, bool tx, uint16_t q, void *obj)
+{
+	__atomic_store_n(tx ? &port->fp.txq[q] : &port->fp.rxq[q], obj, __ATOMIC_RELAXED);
+}
+
 static void fp_set_stopped(struct unic_port *port)
 {
-	port->fp.rx_burst = stub_burst;
-	port->fp.tx_burst = stub_burst;
-	port->fp.rx_pending = stub_pending;
-	port->fp.rx_intr_enable = stub_down;
-	port->fp.rx_intr_disable = stub_down;
-	port->fp.tx_reclaim = stub_down;
+	FP_SET(port, rx_burst, stub_burst);
+	FP_SET(port, tx_burst, stub_burst);
+	FP_SET(port, rx_pending, stub_pending);
+	FP_SET(port, rx_intr_enable, stub_down);
+	FP_SET(port, rx_intr_disable, stub_down);
+	FP_SET(port, tx_reclaim, stub_down);
 }
 
 static void fp_set_started(struct unic_port *port)
 {
 	const struct unic_port_ops *ops = port->ops;
 
-	port->fp.rx_pending = ops->rx_pending ? ops->rx_pending : stub_pending;
-	port->fp.rx_intr_enable = ops->rx_intr_enable ? ops->rx_intr_enable : stub_notsup;
-	port->fp.rx_intr_disable = ops->rx_intr_disable ? ops->rx_intr_disable : stub_notsup;
-	port->fp.tx_reclaim = ops->tx_reclaim ? ops->tx_reclaim : stub_reclaim_none;
-	port->fp.tx_burst = ops->tx_burst;
+	FP_SET(port, rx_pending, ops->rx_pending ? ops->rx_pending : stub_pending);
+	FP_SET(port, rx_intr_enable, ops->rx_intr_enable ? ops->rx_intr_enable : stub_notsup);
+	FP_SET(port, rx_intr_disable, ops->rx_intr_disable ? ops->rx_intr_disable : stub_notsup);
+	FP_SET(port, tx_reclaim, ops->tx_reclaim ? ops->tx_reclaim : stub_reclaim_none);
+	FP_SET(port, tx_burst, ops->tx_burst);
 	/* rx last: a poller that sees the real rx_burst sees the rest too. */
-	unic_smp_wmb();
-	port->fp.rx_burst = ops->rx_burst;
+	FP_SET(port, rx_burst, ops->rx_burst);
 }
 
 /* ---- allocation and references ---------------------------------------- */
@@ -354,8 +366,8 @@ static void release_queues(struct unic_port *port)
 			port->ops->tx_queue_release(port, (uint16_t)q, port->txq[q].q);
 		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
 		memset(&port->txq[q], 0, sizeof(port->txq[q]));
-		port->fp.rxq[q] = NULL;
-		port->fp.txq[q] = NULL;
+		fp_queue_set(port, false, q, NULL);
+		fp_queue_set(port, true, q, NULL);
 	}
 }
 
@@ -601,7 +613,7 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	if (port->rxq[q].q) {
 		port->ops->rx_queue_release(port, q, port->rxq[q].q);
 		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
-		port->fp.rxq[q] = NULL;
+		fp_queue_set(port, false, q, NULL);
 	}
 	rc = port->ops->rx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
@@ -612,7 +624,7 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	port->rxq[q].q = qobj;
 	port->rxq[q].nb_desc = c.nb_desc;
 	port->rxq[q].pool = c.pool;
-	port->fp.rxq[q] = qobj;
+	fp_queue_set(port, false, q, qobj);
 	port->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
 out:
 	pthread_mutex_unlock(&port->lock);
@@ -653,7 +665,7 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	if (port->txq[q].q) {
 		port->ops->tx_queue_release(port, q, port->txq[q].q);
 		memset(&port->txq[q], 0, sizeof(port->txq[q]));
-		port->fp.txq[q] = NULL;
+		fp_queue_set(port, true, q, NULL);
 	}
 	rc = port->ops->tx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
@@ -663,7 +675,7 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	}
 	port->txq[q].q = qobj;
 	port->txq[q].nb_desc = c.nb_desc;
-	port->fp.txq[q] = qobj;
+	fp_queue_set(port, true, q, qobj);
 	port->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
 out:
 	pthread_mutex_unlock(&port->lock);
@@ -704,13 +716,23 @@ out:
 	return rc;
 }
 
-/* ---- pollers (lib/napi) ----------------------------------------------------
+/* ---- pollers (lib/napi) and the grace period ------------------------------
  *
- * The napi engine claims the queues it polls. Stop and detach first take
- * every claim back and call its release (which waits until the poller is at a
- * round boundary), with the port lock dropped around each call so a poller
- * may still call control functions; only then do they switch the fast path
- * to stubs. While that runs, `stopping` refuses new claims and other stops.
+ * The napi engine claims the queues it polls and the tx queues it sends on.
+ * Stop, detach and device loss (port_quiesce) first switch the fast path to
+ * stubs, then take every claim back and call its release, which returns
+ * once the claiming context has passed a round boundary: from then on that
+ * context's burst calls on the port reach the stubs. Only then do they call
+ * the driver's stop, free queues or let the bus unmap the device. The port
+ * lock is dropped around each release so a poller may still call control
+ * functions; meanwhile `stopping` refuses new claims and other stops.
+ *
+ * Ordering: the stubs are stored (release) and fenced, (G1), before the
+ * claim is taken back and the release posts its request under the
+ * context's lock. The context applies it under the same lock (or the
+ * requester does, having seen the context outside run_once, fences (R1)/(R2)
+ * in lib/napi/napi_priv.h), so every burst call the context starts after
+ * its boundary loads the stubs.
  */
 
 int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
@@ -765,16 +787,22 @@ int unic_port_poller_drop(struct unic_port *port, bool tx, uint16_t q, void *own
 	return rc;
 }
 
-/* Take every claim back and call its release. Called and returns with the
- * port lock held; drops it around each release. -EBUSY: another thread is
- * stopping the port. */
-static int port_pollers_release(struct unic_port *port)
+/*
+ * The grace period. Lock held, port started. Switch the fast path to stubs,
+ * then take every claim back and call its release (the lock dropped around
+ * each), which returns once its context passed a round boundary. @return 0:
+ * no claimant can be inside a burst call on the port any more; -EBUSY:
+ * another thread is stopping the port (nothing was done).
+ */
+static int port_quiesce(struct unic_port *port)
 {
 	if (port->stopping) {
 		UNIC_LOG(ERR, PORT, "%s: another thread is stopping the port", port->name);
 		return -EBUSY;
 	}
 	port->stopping = true;
+	fp_set_stopped(port);
+	unic_smp_mb(); /* (G1): the stubs before any claim is taken back */
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(port->pollers); i++) {
 		struct unic_port_poller p = port->pollers[i];
 
@@ -790,15 +818,17 @@ static int port_pollers_release(struct unic_port *port)
 	return 0;
 }
 
-static void port_stop_locked(struct unic_port *port)
+/* Lock held, port started: the grace period, then the driver's stop. */
+static int port_stop_locked(struct unic_port *port)
 {
-	/* Stubs first: a burst call from now on touches no queue. A poller
-	 * already inside a burst must be stopped by its owner first (lib/napi
-	 * waits for a round boundary). */
-	fp_set_stopped(port);
-	unic_smp_mb();
+	int rc = port_quiesce(port);
+
+	if (rc)
+		return rc;
+	/* Still started: `stopping` kept other stops and detaches out. */
 	port->ops->stop(port);
 	__atomic_store_n(&port->state, UNIC_PORT_READY, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int unic_port_stop(struct unic_port *port)
@@ -808,10 +838,7 @@ int unic_port_stop(struct unic_port *port)
 	pthread_mutex_lock(&port->lock);
 	rc = port_need_state(port, ST(STARTED), "stop", "started");
 	if (rc == 0)
-		rc = port_pollers_release(port);
-	/* Still started: `stopping` kept other stops and detaches out. */
-	if (rc == 0)
-		port_stop_locked(port);
+		rc = port_stop_locked(port);
 	pthread_mutex_unlock(&port->lock);
 	return rc;
 }
@@ -843,18 +870,15 @@ int unic_port_device_lost(struct unic_port *port, bool gone)
 			pthread_mutex_lock(&port->lock);
 		}
 		if (port->state == UNIC_PORT_STARTED) {
-			rc = port_pollers_release(port);
-			if (rc == 0) {
-				port_stop_locked(port);
-				was_started = true;
-			}
+			rc = port_stop_locked(port);
+			was_started = rc == 0;
 		}
 	}
 	port->removed = true;
 	pthread_mutex_unlock(&port->lock);
 	UNIC_LOG(WARNING, PORT, "%s: %s; %s, only stats, close and detach work on it now",
 		 port->name, gone ? "its device vanished" : "the kernel asked for its device back",
-		 was_started ? "port stopped (its queues' pollers released first)" : "port was not started");
+		 was_started ? "port stopped (after its pollers passed a round boundary)" : "port was not started");
 	return 0;
 }
 
@@ -889,12 +913,9 @@ int unic_port_detach(struct unic_port *port)
 		pthread_mutex_unlock(&port->lock);
 		return -ENODEV;
 	}
-	if (port->state == UNIC_PORT_STARTED) {
-		if (port_pollers_release(port) != 0) {
-			pthread_mutex_unlock(&port->lock);
-			return -EBUSY;
-		}
-		port_stop_locked(port);
+	if (port->state == UNIC_PORT_STARTED && port_stop_locked(port) != 0) {
+		pthread_mutex_unlock(&port->lock);
+		return -EBUSY;
 	}
 	if (port->state != UNIC_PORT_CLOSED)
 		port_close_locked(port);

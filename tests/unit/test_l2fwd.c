@@ -368,6 +368,94 @@ Test(l2fwd_handler, rewrites_macs_sends_on_the_same_queue_and_counts_every_drop,
 	free(cnt);
 }
 
+/* ---- a worker's claims ----------------------------------------------------- */
+
+static struct unic_port *ring_up_small(const char *spec, uint16_t nq)
+{
+	struct unic_port *p = NULL;
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = nq, .nb_txq = nq };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 32, .numa_node = -1, .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = 32, .numa_node = -1 };
+
+	cr_assert_eq(unic_vdev_create(spec, &p), 0);
+	cr_assert_eq(unic_port_configure(p, &c), 0);
+	/* tx first: the pool rule counts a tx queue not set up at its default size. */
+	for (uint16_t q = 0; q < nq; q++)
+		cr_assert_eq(unic_port_tx_queue_setup(p, q, &tc), 0);
+	for (uint16_t q = 0; q < nq; q++)
+		cr_assert_eq(unic_port_rx_queue_setup(p, q, &rc), 0);
+	cr_assert_eq(unic_port_start(p), 0);
+	return p;
+}
+
+/* Two ports forwarding to each other on 12 queues each, in one thread. */
+static void worker_two_routes(struct l2fwd_worker *w, struct l2fwd_route r[2], struct unic_port *a,
+			      struct unic_port *b, uint16_t nq)
+{
+	memset(w, 0, sizeof(*w));
+	memset(r, 0, 2 * sizeof(*r));
+	r[0].in = a;
+	r[0].out = b;
+	r[1].in = b;
+	r[1].out = a;
+	w->routes[0] = &r[0];
+	w->routes[1] = &r[1];
+	w->nb_routes = 2;
+	w->nb_queues = nq;
+	w->weight = 32;
+}
+
+Test(l2fwd_worker, a_thread_claims_every_tx_queue_it_sends_on_even_past_eight, .init = hsetup,
+     .fini = hteardown)
+{
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_port *a = ring_up_small("ring92", 12), *b = ring_up_small("ring93,peer=ring92", 12);
+	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
+	struct l2fwd_route r[2];
+	struct l2fwd_worker w;
+
+	cr_assert_not_null(other);
+	worker_two_routes(&w, r, a, b, 12);
+	cr_assert_eq(l2fwd_worker_setup(&w, &nc), 0);
+	/* 24 tx queues: every one is the worker's (another context is refused),
+	 * so stopping either port waits for the worker before its driver stops. */
+	for (uint16_t q = 0; q < 12; q++) {
+		cr_assert_eq(unic_napi_txq_add(other, a, q), -EBUSY, "ring92 tx queue %u is not claimed", q);
+		cr_assert_eq(unic_napi_txq_add(other, b, q), -EBUSY, "ring93 tx queue %u is not claimed", q);
+	}
+	unic_napi_ctx_destroy(w.ctx);
+	unic_napi_ctx_destroy(other);
+	ring_down(b);
+	ring_down(a);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
+}
+
+Test(l2fwd_worker, a_tx_queue_it_cannot_claim_is_refused_with_the_port_and_queue, .init = hsetup,
+     .fini = hteardown)
+{
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_port *a = ring_up_small("ring94", 2), *b = ring_up_small("ring95,peer=ring94", 2);
+	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
+	struct l2fwd_route r[2];
+	struct l2fwd_worker w;
+	char *msg = NULL;
+	size_t len = 0;
+
+	cr_assert_not_null(other);
+	cr_assert_eq(unic_napi_txq_add(other, b, 1), 0);
+	worker_two_routes(&w, r, a, b, 2);
+	w.err = open_memstream(&msg, &len);
+	cr_assert_eq(l2fwd_worker_setup(&w, &nc), -EBUSY);
+	fclose(w.err);
+	HAS(msg, "unic-l2fwd: error: thread 0: cannot claim ring95 tx queue 1 to send on: Device or resource busy");
+	free(msg);
+	unic_napi_ctx_destroy(w.ctx);
+	unic_napi_ctx_destroy(other);
+	ring_down(b);
+	ring_down(a);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
+}
+
 /* ---- the binary ---------------------------------------------------------- */
 
 static const char *binary(void)

@@ -1047,3 +1047,67 @@ Test(napi, hybrid_polls_through_dense_traffic_and_stops_polling_when_gaps_exceed
 	port_down(tx);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 }
+
+/* ---- tx queue claims ------------------------------------------------------ */
+
+static struct unic_port *null_up(const char *spec, uint16_t nq)
+{
+	struct unic_port *p = port_create(spec);
+	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = nq, .nb_txq = nq };
+	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 32, .numa_node = -1, .pool = pool };
+	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = 32, .numa_node = -1 };
+
+	cr_assert_eq(unic_port_configure(p, &conf), 0, "%s", logbuf);
+	for (uint16_t q = 0; q < nq; q++) {
+		cr_assert_eq(unic_port_rx_queue_setup(p, q, &rc), 0, "%s", logbuf);
+		cr_assert_eq(unic_port_tx_queue_setup(p, q, &tc), 0, "%s", logbuf);
+	}
+	cr_assert_eq(unic_port_start(p), 0, "%s", logbuf);
+	return p;
+}
+
+Test(napi, a_context_claims_as_many_tx_queues_as_its_max_txqs_and_says_when_it_is_full)
+{
+	struct unic_port *a = null_up("null0", 16), *b = null_up("null1", 16);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_POLL, 0); /* max_txqs 0: max_queues, 32 */
+	struct unic_napi_conf c = { .sz = sizeof(c), .mode = UNIC_NAPI_POLL, .max_txqs = 1025 };
+	struct unic_napi_ctx *small;
+
+	/* Every tx queue of two 16-queue ports: 32 claims, well past 8. */
+	for (uint16_t q = 0; q < 16; q++) {
+		cr_assert_eq(unic_napi_txq_add(ctx, a, q), 0, "a tx %u: %s", q, logbuf);
+		cr_assert_eq(unic_napi_txq_add(ctx, b, q), 0, "b tx %u: %s", q, logbuf);
+	}
+	cr_assert_eq(unic_napi_txq_add(ctx, a, 15), -EEXIST);
+	/* Stopping b takes all 16 of its claims back (each one found and
+	 * released): after a start they can all be claimed again. */
+	cr_assert_eq(unic_port_stop(b), 0);
+	cr_assert_eq(unic_port_start(b), 0);
+	for (uint16_t q = 0; q < 16; q++)
+		cr_assert_eq(unic_napi_txq_add(ctx, b, q), 0, "b tx %u after a restart: %s", q, logbuf);
+	unic_napi_ctx_destroy(ctx);
+
+	/* A context sized for 3: the fourth claim is refused, with what to do,
+	 * and leaves no claim behind (another context may take the queue). */
+	c.max_txqs = 3;
+	small = unic_napi_ctx_create(&c);
+	cr_assert_not_null(small, "%s", logbuf);
+	for (uint16_t q = 0; q < 3; q++)
+		cr_assert_eq(unic_napi_txq_add(small, a, q), 0, "%s", logbuf);
+	cr_assert_eq(unic_napi_txq_add(small, a, 3), -ENOSPC);
+	cr_assert(log_has("null0 tx queue 3: all 3 tx queue slots are in use; create the context with a larger max_txqs"),
+		  "log: %s", logbuf);
+	ctx = ctx_make(UNIC_NAPI_POLL, 0);
+	cr_assert_eq(unic_napi_txq_add(ctx, a, 3), 0, "%s", logbuf);
+	unic_napi_ctx_destroy(ctx);
+	unic_napi_ctx_destroy(small);
+
+	c.max_txqs = 1025;
+	errno = 0;
+	cr_assert_null(unic_napi_ctx_create(&c));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert(log_has("max_txqs 1025 (up to 1024)"), "log: %s", logbuf);
+	port_down(a);
+	port_down(b);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
+}

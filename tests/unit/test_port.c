@@ -891,3 +891,81 @@ Test(port, intr_source_ack_drains_the_eventfd_and_unmasks)
 	cr_assert_eq(poll(&pfd, 1, 0), 0, "one ack drains every pending count");
 	close(fd);
 }
+
+/* ---- the grace period: stubs first, then the pollers, then the driver ----- */
+
+struct grace_seen {
+	unsigned calls;
+	unsigned rx_got, tx_took;      /* what a burst did inside the release */
+	int stops_at_claim;            /* the driver's stop count when the claims were made */
+	unsigned stopped_before;       /* the driver's stop had run since */
+	unsigned released_before;      /* the queues had been released */
+};
+
+static void grace_release(struct unic_port *port, bool tx, uint16_t q, void *owner)
+{
+	struct grace_seen *s = owner;
+	struct fake_priv *fp = unic_port_priv(port);
+	struct unic_pkt *pk[4] = { 0 };
+
+	s->calls++;
+	/* A poller that was inside a burst when the stop began has returned
+	 * by now; one that calls again must reach the stubs. */
+	if (tx)
+		s->tx_took += unic_tx_burst(port, q, pk, 4);
+	else
+		s->rx_got += unic_rx_burst(port, q, pk, 4);
+	s->stopped_before += fp->stopped != s->stops_at_claim;
+	s->released_before += unic_port_state(port) == UNIC_PORT_CLOSED;
+}
+
+static void grace_claim_all(struct unic_port *p, struct grace_seen *s)
+{
+	s->stops_at_claim = ((struct fake_priv *)unic_port_priv(p))->stopped;
+	for (uint16_t q = 0; q < 2; q++) {
+		cr_assert_eq(unic_port_poller_claim(p, false, q, grace_release, s, NULL), 0);
+		cr_assert_eq(unic_port_poller_claim(p, true, q, grace_release, s, NULL), 0);
+	}
+}
+
+Test(port, stop_detach_and_device_loss_switch_to_stubs_before_any_poller_is_released)
+{
+	struct unic_port *p = new_port("grace%d");
+	struct fake_priv *fp = unic_port_priv(p);
+	struct grace_seen s = { 0 };
+	struct unic_pkt *pk[4] = { 0 };
+
+	conf_port(p, 2, 64);
+	cr_assert_eq(unic_port_start(p), 0);
+	cr_assert_eq(unic_tx_burst(p, 1, pk, 4), 4, "started: the driver takes them");
+
+	grace_claim_all(p, &s);
+	cr_assert_eq(unic_port_stop(p), 0);
+	cr_assert_eq(s.calls, 4, "every claim, rx and tx, is released");
+	cr_assert_eq(s.tx_took + s.rx_got, 0, "a burst during the release reaches the stubs");
+	cr_assert_eq(s.stopped_before, 0, "the driver stops only after every release");
+	cr_assert_eq(fp->stopped, 1);
+
+	memset(&s, 0, sizeof(s));
+	cr_assert_eq(unic_port_start(p), 0);
+	grace_claim_all(p, &s);
+	cr_assert_eq(unic_port_device_lost(p, false), 0);
+	cr_assert_eq(s.calls, 4);
+	cr_assert_eq(s.tx_took + s.rx_got, 0, "device loss: stubs before the releases");
+	cr_assert_eq(s.stopped_before, 0);
+	cr_assert_eq(fp->stopped, 2);
+	finish(p);
+
+	p = new_port("grace%d");
+	fp = unic_port_priv(p);
+	memset(&s, 0, sizeof(s));
+	conf_port(p, 2, 64);
+	cr_assert_eq(unic_port_start(p), 0);
+	grace_claim_all(p, &s);
+	cr_assert_eq(unic_port_detach(p), 0);
+	cr_assert_eq(s.calls, 4);
+	cr_assert_eq(s.tx_took + s.rx_got, 0, "detach: stubs before the releases");
+	cr_assert_eq(s.stopped_before + s.released_before, 0, "no stop, no queue release before");
+	cr_assert_eq(fp->stopped, 1);
+	unic_port_put(p);
+}

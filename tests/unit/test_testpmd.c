@@ -872,6 +872,62 @@ Test(testpmd_engine, a_removed_device_is_detached_and_forwarding_goes_on_without
 	tp_events_unregister(app);
 }
 
+/* testpmd's port on @p nq queues each way, started again. */
+static void near_queues(unsigned nq)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "port stop %u", near_id);
+	cr_assert_eq(exec(line), 0);
+	snprintf(line, sizeof(line), "port config %u rxq %u", near_id, nq);
+	cr_assert_eq(exec(line), 0);
+	snprintf(line, sizeof(line), "port config %u txq %u", near_id, nq);
+	cr_assert_eq(exec(line), 0);
+	snprintf(line, sizeof(line), "port start %u", near_id);
+	fflush(app->out);
+	cr_assert_eq(exec(line), 0, "%s", outbuf);
+}
+
+Test(testpmd_engine, a_thread_claims_every_tx_queue_its_streams_send_on_even_past_eight,
+     .init = eng_setup, .fini = eng_teardown, .timeout = 30)
+{
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
+	struct unic_port *near;
+
+	cr_assert_not_null(other);
+	near_queues(12);
+	near = app->ports[near_id].port;
+	fflush(app->out);
+	cr_assert_eq(exec("start"), 0, "%s", outbuf);
+	cr_assert_eq(app->nb_streams, 12);
+	/* One thread, 12 streams: every tx queue is the thread's, so a stop
+	 * of the port waits for it before the driver stops. */
+	for (uint16_t q = 0; q < 12; q++)
+		cr_assert_eq(unic_napi_txq_add(other, near, q), -EBUSY, "tx queue %u is not claimed", q);
+	cr_assert_eq(exec("stop"), 0);
+	unic_napi_ctx_destroy(other);
+}
+
+Test(testpmd_engine, start_refuses_a_tx_queue_it_cannot_claim_and_names_it, .init = eng_setup,
+     .fini = eng_teardown, .timeout = 30)
+{
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
+	char want[128];
+
+	cr_assert_not_null(other);
+	near_queues(4);
+	cr_assert_eq(unic_napi_txq_add(other, app->ports[near_id].port, 3), 0);
+	cr_assert_neq(exec("start"), 0, "forwarding started with a tx queue another context holds");
+	cr_assert(!app->fwd_on);
+	fflush(app->out);
+	snprintf(want, sizeof(want), "cannot claim port %u tx queue 3 to send on: Device or resource busy",
+		 near_id);
+	HAS(outbuf, want);
+	unic_napi_ctx_destroy(other);
+}
+
 /* ---- the binary ---------------------------------------------------------------------- */
 
 static const char *binary(void)

@@ -19,10 +19,13 @@
  * the context reaches a round boundary (microseconds; a sleeping context is
  * woken). Two context threads must not wait on each other that way.
  *
- * Port teardown: stopping or detaching a port whose queues are in a context
- * removes them first and waits for that context's round boundary, so no
- * poller is ever inside a burst call on a port being torn down. Add the
- * queues again after the port is started again.
+ * Port teardown: stopping, detaching or losing a port switches its fast
+ * path to stubs, then removes its queues from every context that claimed
+ * one (rx or tx) and waits for that context's round boundary, and only then
+ * stops the driver: no claimant is ever inside a burst call on a port being
+ * torn down. A context's handlers may call a port's burst functions only on
+ * queues the context claimed (unic_napi_queue_add, unic_napi_txq_add).
+ * Claim the queues again after the port is started again.
  *
  * Fast path: no locks held long, no heap allocation, no logs above debug.
  */
@@ -73,6 +76,9 @@ struct unic_napi_conf {
 	uint32_t max_sleep_ms;        /**< 0: 100 */
 	uint32_t max_queues;          /**< rx queue slots; 0: 32 */
 	uint32_t inject_size;         /**< per-queue injection ring (power of two); 0: 256 */
+	/** tx queue slots (unic_napi_txq_add): one per tx queue the context's
+	 *  handlers send on; 0: as many as max_queues. Up to 1024. */
+	uint32_t max_txqs;
 };
 
 /**
@@ -149,10 +155,24 @@ int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint1
 int unic_napi_queue_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q);
 
 /**
- * Reclaim transmit completions of tx queue @p q before each sleep (the
- * port's tx reclaim op). The queue is then used by the context's thread
- * only. Released like rx queues when the port stops.
- * @return 0, -EEXIST, -EBUSY, -EINVAL, -ENOSPC (8 tx queues), -ENODEV.
+ * Claim tx queue @p q of a started port for this context: its handlers and
+ * hooks may then send on it (unic_tx_burst), and the context reclaims its
+ * transmit completions before each sleep (the port's tx reclaim op). The
+ * queue is then used by the context's thread only. A port's stop, detach or
+ * device loss switches its fast path to stubs and then waits for every
+ * context holding a claim on it to pass a round boundary before the driver
+ * stops: a context may send only on queues it claimed (docs/napi.md). The
+ * claim is released like an rx queue's when the port stops; claim it again
+ * after the port is started again. Takes a reference on the port until the
+ * queue leaves.
+ * @return 0, or
+ *   -EEXIST: the queue is in this context already (the claim holds);
+ *   -EBUSY:  another context claimed it (or the port is being stopped);
+ *   -EINVAL: the port is not started or q is not one of its tx queues;
+ *   -ENOSPC: all max_txqs slots are in use (create the context with more);
+ *   -ENODEV: the port is closed or detached.
+ * Each error is logged with what to do; on any error but -EEXIST the
+ * context holds no claim and must not send on the queue.
  */
 int unic_napi_txq_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q);
 /** @return 0 or -ENOENT. */

@@ -203,8 +203,14 @@ typedef int (*unic_tx_reclaim_fn)(void *txq);
 
 /**
  * The fast-path view of a port; first member of struct unic_port, alone on
- * its cache lines. Written only by the control path while the port is not
- * started.
+ * its cache lines. Written only by the control path: start stores the
+ * driver's functions, stop, detach and device loss store stubs while other
+ * threads may be reading. Every member is therefore read and written with
+ * atomic accesses: a function pointer with acquire here and release there
+ * (a thread that loads the driver's burst sees the queue it was started
+ * with), a queue object relaxed (it is only used through the function
+ * loaded before it). See docs/napi.md, "Who may call a port's burst
+ * functions".
  */
 struct unic_port_fastpath {
 	unic_rx_burst_fn rx_burst;
@@ -231,7 +237,8 @@ static inline uint16_t unic_rx_burst(struct unic_port *port, uint16_t q,
 {
 	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
 
-	return fp->rx_burst(fp->rxq[q], pkts, n);
+	return __atomic_load_n(&fp->rx_burst, __ATOMIC_ACQUIRE)(
+		__atomic_load_n(&fp->rxq[q], __ATOMIC_RELAXED), pkts, n);
 }
 
 /**
@@ -243,7 +250,8 @@ static inline uint16_t unic_tx_burst(struct unic_port *port, uint16_t q,
 {
 	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
 
-	return fp->tx_burst(fp->txq[q], pkts, n);
+	return __atomic_load_n(&fp->tx_burst, __ATOMIC_ACQUIRE)(
+		__atomic_load_n(&fp->txq[q], __ATOMIC_RELAXED), pkts, n);
 }
 
 /** Cheap check: does rx queue @p q hold a received packet? */
@@ -251,7 +259,8 @@ static inline bool unic_rx_pending(struct unic_port *port, uint16_t q)
 {
 	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
 
-	return fp->rx_pending(fp->rxq[q]);
+	return __atomic_load_n(&fp->rx_pending, __ATOMIC_ACQUIRE)(
+		__atomic_load_n(&fp->rxq[q], __ATOMIC_RELAXED));
 }
 
 /**
@@ -265,7 +274,8 @@ static inline int unic_rx_intr_enable(struct unic_port *port, uint16_t q)
 {
 	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
 
-	return fp->rx_intr_enable(fp->rxq[q]);
+	return __atomic_load_n(&fp->rx_intr_enable, __ATOMIC_ACQUIRE)(
+		__atomic_load_n(&fp->rxq[q], __ATOMIC_RELAXED));
 }
 
 /** Disarm rx queue @p q's interrupt (back to polling). */
@@ -273,7 +283,8 @@ static inline int unic_rx_intr_disable(struct unic_port *port, uint16_t q)
 {
 	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
 
-	return fp->rx_intr_disable(fp->rxq[q]);
+	return __atomic_load_n(&fp->rx_intr_disable, __ATOMIC_ACQUIRE)(
+		__atomic_load_n(&fp->rxq[q], __ATOMIC_RELAXED));
 }
 
 /**
@@ -285,7 +296,8 @@ static inline int unic_tx_reclaim(struct unic_port *port, uint16_t q)
 {
 	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
 
-	return fp->tx_reclaim(fp->txq[q]);
+	return __atomic_load_n(&fp->tx_reclaim, __ATOMIC_ACQUIRE)(
+		__atomic_load_n(&fp->txq[q], __ATOMIC_RELAXED));
 }
 
 /* Lookup and references. */
