@@ -156,7 +156,8 @@ struct unic_port {
 	struct unic_port_poller pollers[2 * UNIC_PORT_MAX_QUEUES];
 	bool stopping;
 	/* The bus took the device back (unic_port_device_lost): only stats,
-	 * info, close and detach work from then on. Under lock. */
+	 * info, close and detach work from then on. Written under the lock with
+	 * a release store; drivers may load it with acquire without the lock. */
 	bool removed;
 	/* close is running the driver's close op (which may wait for the bus's
 	 * release handler): unic_port_device_lost must not wait for the lock. */

@@ -874,7 +874,8 @@ int unic_port_device_lost(struct unic_port *port, bool gone)
 			was_started = rc == 0;
 		}
 	}
-	port->removed = true;
+	/* Release: drivers read it without the lock (e1000e's hw_off). */
+	__atomic_store_n(&port->removed, true, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&port->lock);
 	UNIC_LOG(WARNING, PORT, "%s: %s; %s, only stats, close and detach work on it now",
 		 port->name, gone ? "its device vanished" : "the kernel asked for its device back",
