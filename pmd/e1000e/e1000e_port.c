@@ -96,6 +96,8 @@ static const char *const e1000e_sw_stats[] = {
 	"tx_tso_contexts_hw",     /* TSCTC */
 	"interrupt_assert_count", /* IAC */
 	"link_events",
+	"rx_oversize_frames_dropped", /* over the max frame or nb_desc - 1 descriptors */
+	"rx_empty_segments_trimmed",  /* zero-length descriptors cut out of frames */
 };
 #define E1000E_NB_SW_STATS (sizeof(e1000e_sw_stats) / sizeof(e1000e_sw_stats[0]))
 
@@ -181,6 +183,10 @@ static int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 	sw[6] = ep->tsctc;
 	sw[7] = ep->iac;
 	sw[8] = unic_load_relaxed(&ep->link_events);
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
+		sw[9] += unic_load_relaxed(&ep->rxq[q].oversize);
+		sw[10] += unic_load_relaxed(&ep->rxq[q].empty_segs);
+	}
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++, n++)
 		if (n < max)
 			values[n] = ep->hw_stats[i];
@@ -535,6 +541,7 @@ static int e1000e_start(struct unic_port *port)
 		e1000e_rxq_drain(rxq);
 		memset(rxq->dma.va, 0, rxq->dma.len);
 		rxq->buf_size = buf_size;
+		__atomic_store_n(&rxq->max_frame, (uint32_t)port->conf.mtu + 22, __ATOMIC_RELAXED);
 		rxq->vlan_strip = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP) != 0;
 		rxq->rss = rss;
 		rc = e1000e_rxq_fill(rxq);
@@ -693,6 +700,9 @@ static int e1000e_mtu_set(struct unic_port *port, uint16_t mtu)
 	port->conf.mtu = mtu;
 	rctl_update(port);
 	port->conf.mtu = old; /* the core stores it on success */
+	/* The receive paths drop frames longer than this from now on. */
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+		__atomic_store_n(&e1000e_priv(port)->rxq[q].max_frame, (uint32_t)mtu + 22, __ATOMIC_RELAXED);
 	return 0;
 }
 

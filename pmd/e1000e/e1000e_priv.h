@@ -97,6 +97,7 @@ struct e1000e_rxq {
 	uint16_t next_to_fill;          /* first descriptor without a buffer (= RDT) */
 	uint16_t nb_filled;             /* descriptors with a buffer */
 	uint16_t buf_size;              /* bytes the device may write per buffer */
+	uint32_t max_frame;             /* longest frame taken: MTU + 22 (header, CRC, one tag) */
 	uint16_t headroom;
 	uint16_t port_id;
 	uint16_t qid;
@@ -104,11 +105,14 @@ struct e1000e_rxq {
 	bool rss;
 	struct unic_pkt *chain_head;    /* a frame spread over several buffers */
 	struct unic_pkt *chain_tail;
-	bool chain_drop;                /* drop the rest of this frame */
+	bool chain_drop;                /* drop the rest of this frame (already counted) */
+	uint16_t frame_descs;           /* descriptors the frame in progress took so far */
 	/* counters, read by the control path (relaxed) */
 	uint64_t ipackets, ibytes;
-	uint64_t errors;                /* descriptor errors and bad lengths */
+	uint64_t errors;                /* frames dropped: descriptor errors, bad lengths, too long */
 	uint64_t len_errors;            /* length above the buffer */
+	uint64_t oversize;              /* frames over max_frame or nb_desc - 1 descriptors */
+	uint64_t empty_segs;            /* zero-length segments trimmed from frames */
 	uint64_t nombuf;
 	/* interrupts */
 	struct e1000e_port *ep;

@@ -6,6 +6,7 @@
  * rig's job (tests/vm/guest/test_e1000e.c).
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,7 @@ static void fp_setup(void)
 	rxq.rdt = &rdt;
 	rxq.pool = pool;
 	rxq.buf_size = 2048;
+	rxq.max_frame = 9000 + 22;
 	rxq.headroom = pool->pkt_headroom;
 }
 
@@ -298,6 +300,118 @@ Test(e1000e_fp, a_frame_over_three_buffers_is_one_chain)
 	cr_assert_eq(got[0]->nb_segs, 3);
 	cr_assert_eq(got[0]->pkt_len, 2048 * 2 + 100);
 	cr_assert_eq(got[0]->next->next->data_len, 100);
+	unic_pkt_free(got[0]);
+}
+
+/* The device's write-back of rx descriptor @p i. */
+static void rx_wb(unsigned i, uint16_t len, uint32_t status)
+{
+	rx_ring[i].wb.length = len;
+	rx_ring[i].wb.status_error = status;
+}
+
+Test(e1000e_fp, a_device_that_never_writes_eop_loses_one_frame_not_the_ring)
+{
+	struct unic_pkt *got[64];
+	uint32_t in_use;
+
+	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	in_use = unic_pool_in_use_count(pool);
+	/* Every descriptor given, each done, none the end of a frame. */
+	for (unsigned i = 0; i < 63; i++)
+		rx_wb(i, 60, E1000E_RXD_STAT_DD);
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 64), 0);
+	cr_assert_eq(rxq.oversize, 1, "the endless frame was not counted as too long (%" PRIu64 ")",
+		     rxq.oversize);
+	cr_assert_eq(rxq.errors, 1, "ierrors: %" PRIu64, rxq.errors);
+	cr_assert_eq(rxq.nb_filled, 63, "the ring was not refilled: %u descriptors given", rxq.nb_filled);
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use,
+		     "the dropped frame still holds buffers: %u in use, %u before",
+		     unic_pool_in_use_count(pool), in_use);
+	/* The frame's end, then the device behaves again: a frame of its own. */
+	rx_wb(63, 60, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	rx_wb(0, 100, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 64), 1);
+	cr_assert_eq(got[0]->nb_segs, 1);
+	cr_assert_eq(got[0]->pkt_len, 100);
+	cr_assert_eq(rxq.errors, 1, "the end of the dropped frame was counted twice");
+	unic_pkt_free(got[0]);
+}
+
+Test(e1000e_fp, a_frame_longer_than_the_max_frame_is_dropped_and_counted)
+{
+	struct unic_pkt *got[8];
+
+	rxq.max_frame = 1500 + 22;
+	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	/* 2048 + 2048 + 100: over 1522 from its first segment on. */
+	rx_wb(0, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(1, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(2, 100, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	rx_wb(3, 1522, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 8), 1);
+	cr_assert_eq(got[0]->pkt_len, 1522, "a frame of exactly the max frame is taken");
+	cr_assert_eq(rxq.oversize, 1);
+	cr_assert_eq(rxq.errors, 1);
+	unic_pkt_free(got[0]);
+}
+
+Test(e1000e_fp, an_empty_last_segment_is_trimmed_and_the_frame_can_be_sent)
+{
+	struct unic_pkt *got[4];
+	uint32_t in_use;
+
+	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	in_use = unic_pool_in_use_count(pool);
+	rx_wb(0, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(1, 0, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 4), 1);
+	cr_assert_eq(got[0]->nb_segs, 1, "the empty segment is still in the chain");
+	cr_assert_eq(got[0]->pkt_len, 2048);
+	cr_assert_null(got[0]->next);
+	cr_assert_eq(rxq.empty_segs, 1);
+	cr_assert_eq(rxq.errors, 0, "a trimmed frame is not an error");
+	/* Two buffers left the ring (no refill under 32), one is the frame. */
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use - 1, "the empty segment's buffer was not freed");
+	/* The other way: tx takes it. */
+	cr_assert_eq(e1000e_tx_burst(&txq, got, 1), 1);
+	cr_assert_eq(txq.refused, 0, "tx refused the received frame");
+	cr_assert_eq(txq.opackets, 1);
+}
+
+Test(e1000e_fp, an_empty_middle_segment_is_dropped_from_the_chain_and_the_frame_can_be_sent)
+{
+	struct unic_pkt *got[4];
+
+	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	rx_wb(0, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(1, 0, E1000E_RXD_STAT_DD);
+	rx_wb(2, 100, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 4), 1);
+	cr_assert_eq(got[0]->nb_segs, 2);
+	cr_assert_eq(got[0]->pkt_len, 2148);
+	cr_assert_eq(got[0]->data_len, 2048);
+	cr_assert_not_null(got[0]->next);
+	cr_assert_eq(got[0]->next->data_len, 100);
+	cr_assert_null(got[0]->next->next);
+	cr_assert_eq(rxq.empty_segs, 1);
+	cr_assert_eq(e1000e_tx_burst(&txq, got, 1), 1);
+	cr_assert_eq(txq.refused, 0, "tx refused the received frame");
+	cr_assert_eq(txq.opackets, 1);
+}
+
+Test(e1000e_fp, a_frame_of_only_empty_segments_is_dropped_and_counted)
+{
+	struct unic_pkt *got[4];
+
+	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	rx_wb(0, 0, E1000E_RXD_STAT_DD);
+	rx_wb(1, 0, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	rx_wb(2, 64, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(&rxq, got, 4), 1);
+	cr_assert_eq(got[0]->pkt_len, 64);
+	cr_assert_eq(rxq.errors, 1);
+	cr_assert_eq(rxq.empty_segs, 2);
 	unic_pkt_free(got[0]);
 }
 
