@@ -23,7 +23,6 @@
 #include "e1000e_priv.h"
 #include "unic_pmds.h"
 
-static const struct unic_port_ops e1000e_ops;
 
 /* ---- statistics ------------------------------------------------------------ */
 
@@ -830,7 +829,7 @@ static int e1000e_eeprom_get(struct unic_port *port, uint32_t offset, uint32_t l
 	return 0;
 }
 
-static const struct unic_port_ops e1000e_ops = {
+const struct unic_port_ops e1000e_ops = {
 	.info_get = e1000e_info_get,
 	.configure = e1000e_configure,
 	.rx_queue_setup = e1000e_rx_queue_setup,

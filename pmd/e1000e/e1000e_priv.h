@@ -197,6 +197,10 @@ static inline bool e1000e_hw_off(const struct e1000e_port *ep)
 	       __atomic_load_n(&ep->hw.port->removed, __ATOMIC_ACQUIRE);
 }
 
+/* e1000e_port.c: the ops table (the port layer's way in; the unit tests
+ * and tests/fuzz build a port on fake registers with it). */
+extern const struct unic_port_ops e1000e_ops;
+
 /* e1000e_hw.c */
 int e1000e_hw_reset(struct e1000e_hw *hw);
 int e1000e_eeprom_read(struct e1000e_hw *hw, uint16_t word, uint16_t *val);
