@@ -46,6 +46,7 @@ struct e1000e_hw {
 	volatile uint8_t *regs;   /* BAR0 */
 	bool gone;                /* a read returned all-ones where it cannot */
 	struct unic_port *port;   /* for logs */
+	struct unic_pci_device *dev; /* told when the device reads all-ones (NULL: nobody) */
 };
 
 /* ---- register helpers (STYLE rule 8) ------------------------------------ */
@@ -75,6 +76,19 @@ static inline void flush32(const struct e1000e_hw *hw)
 {
 	(void)read32(hw, E1000E_STATUS);
 }
+
+/**
+ * The device reads all-ones: mark it gone and, the first time, tell the bus
+ * (unic_pci_gone: an eventfd write; the bus stops the port later, from its
+ * event dispatch, so any thread may call this, with the port lock or not).
+ */
+void e1000e_hw_gone(struct e1000e_hw *hw);
+
+/**
+ * Read STATUS, which is never all-ones on a device that is there (reserved
+ * bits read 0). @return true, after e1000e_hw_gone(), when it is.
+ */
+bool e1000e_hw_check_gone(struct e1000e_hw *hw);
 
 /**
  * Wait until (reg & mask) == value, checking every 10 us.
@@ -213,7 +227,8 @@ uint16_t e1000e_mta_hash(const uint8_t mac[UNIC_ETHER_ADDR_LEN], unsigned mo);
 /** The 128-word MTA image that accepts exactly the hashes of @p addrs. */
 void e1000e_mta_build(const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb, unsigned mo,
 		      uint32_t mta[E1000E_MTA_SIZE]);
-void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
+/** Decode STATUS. @return 0, or -ENODEV when it reads all-ones (e1000e_hw_gone). */
+int e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
 int e1000e_link_restart(struct e1000e_hw *hw);
 int e1000e_link_setup(struct e1000e_hw *hw);
 

@@ -8,9 +8,13 @@
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include "bus/bus_private.h"
 #include "fake_e1000e.h"
 
 /* The fake device (fake_e1000e.h); each suite builds it afresh. */
@@ -107,17 +111,123 @@ Test(e1000e_hw, link_is_decoded_from_status)
 	struct unic_link l;
 
 	reg_set(E1000E_STATUS, E1000E_STATUS_LU | E1000E_STATUS_FD | (2u << E1000E_STATUS_SPEED_SHIFT));
-	e1000e_link_read(hw, &l);
+	cr_assert_eq(e1000e_link_read(hw, &l), 0);
 	cr_assert(l.up && l.full_duplex);
 	cr_assert_eq(l.speed_mbps, 1000);
 	reg_set(E1000E_STATUS, E1000E_STATUS_LU | (1u << E1000E_STATUS_SPEED_SHIFT));
-	e1000e_link_read(hw, &l);
+	cr_assert_eq(e1000e_link_read(hw, &l), 0);
 	cr_assert_eq(l.speed_mbps, 100);
 	cr_assert(!l.full_duplex);
 	reg_set(E1000E_STATUS, 0);
-	e1000e_link_read(hw, &l);
+	cr_assert_eq(e1000e_link_read(hw, &l), 0);
 	cr_assert(!l.up);
 	cr_assert_eq(l.speed_mbps, 0);
+}
+
+/* ---- a device that vanished: all-ones reads ---------------------------------- */
+
+/*
+ * A stand-in for the bus's device: unic_pci_gone() needs only its release
+ * eventfd and its gone flag (the bus's own tests cover the release path
+ * from there: tests/unit/test_bus.c).
+ */
+static struct unic_pci_device fake_dev;
+
+static void gone_setup(void)
+{
+	hw_setup();
+	memset(&fake_dev, 0, sizeof(fake_dev));
+	snprintf(fake_dev.info.bdf, sizeof(fake_dev.info.bdf), "0000:00:03.0");
+	fake_dev.release_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	cr_assert_geq(fake_dev.release_fd, 0);
+	fk.ep->dev = &fake_dev;
+	fk.ep->hw.dev = &fake_dev;
+}
+
+static void gone_teardown(void)
+{
+	close(fake_dev.release_fd);
+	hw_teardown();
+}
+
+/* Surprise removal: every register of BAR0 reads all-ones from now on. */
+static void vanish(void)
+{
+	memset(regs, 0xff, E1000E_BAR0_LEN);
+}
+
+/* The bus was told: unic_pci_gone() marked the device and signalled once. */
+static void assert_bus_told(void)
+{
+	uint64_t count = 0;
+
+	cr_assert(fk.ep->hw.gone, "hw.gone not set");
+	cr_assert(unic_pci_is_gone(&fake_dev), "the bus was not told (unic_pci_gone)");
+	cr_assert_eq(read(fake_dev.release_fd, &count, sizeof(count)), (ssize_t)sizeof(count),
+		     "the bus's release eventfd was not signalled");
+	cr_assert_eq(count, 1);
+}
+
+TestSuite(e1000e_gone, .init = gone_setup, .fini = gone_teardown);
+
+Test(e1000e_gone, stats_of_a_vanished_device_are_enodev_and_the_sums_stay)
+{
+	struct unic_port_stats st;
+	uint64_t sums[E1000E_NB_HW_STATS];
+
+	reg_set(E1000E_STATUS, E1000E_STATUS_LU);
+	reg_set(E1000E_MPC, 7);
+	cr_assert_eq(unic_port_stats_get(fk.port, &st), 0);
+	cr_assert_eq(st.imissed, 7);
+	memcpy(sums, fk.ep->hw_stats, sizeof(sums));
+	vanish();
+	cr_assert_eq(unic_port_stats_get(fk.port, &st), -ENODEV);
+	cr_assert_arr_eq(fk.ep->hw_stats, sums, sizeof(sums),
+			 "all-ones were added to the sums (missed now %" PRIu64 ")", fk.ep->hw_stats[16]);
+	assert_bus_told();
+	/* From then on the sums as they were, no register read. */
+	cr_assert_eq(unic_port_stats_get(fk.port, &st), 0);
+	cr_assert_eq(st.imissed, 7);
+}
+
+Test(e1000e_gone, xstats_of_a_vanished_device_are_enodev_and_the_sums_stay)
+{
+	uint64_t v[128];
+	int n;
+
+	n = unic_port_xstats_get(fk.port, v, 128);
+	cr_assert_gt(n, 0);
+	vanish();
+	cr_assert_eq(unic_port_xstats_get(fk.port, v, 128), -ENODEV);
+	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++)
+		cr_assert_eq(fk.ep->hw_stats[i], 0, "counter %u summed all-ones: %" PRIu64, i,
+			     fk.ep->hw_stats[i]);
+	cr_assert_eq(fk.ep->tsctc, 0);
+	cr_assert_eq(fk.ep->iac, 0);
+	assert_bus_told();
+}
+
+Test(e1000e_gone, link_of_a_vanished_device_is_enodev_not_up_at_1000)
+{
+	struct unic_link l;
+
+	reg_set(E1000E_STATUS, E1000E_STATUS_LU | E1000E_STATUS_FD | (2u << E1000E_STATUS_SPEED_SHIFT));
+	cr_assert_eq(unic_port_link_get(fk.port, &l), 0);
+	cr_assert(l.up);
+	vanish();
+	cr_assert_eq(unic_port_link_get(fk.port, &l), -ENODEV, "a vanished device's link read as %s, %u Mb/s",
+		     l.up ? "up" : "down", l.speed_mbps);
+	cr_assert(!l.up);
+	assert_bus_told();
+}
+
+Test(e1000e_gone, coalescing_of_a_vanished_device_is_enodev)
+{
+	struct unic_coalesce c;
+
+	vanish();
+	cr_assert_eq(unic_port_coalesce_get(fk.port, &c), -ENODEV, "read %u/%u us", c.rx_usecs, c.tx_usecs);
+	assert_bus_told();
 }
 
 /* ---- fast path on rings in ordinary memory ---------------------------------- */
