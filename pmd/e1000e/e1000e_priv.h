@@ -249,6 +249,9 @@ bool e1000e_rx_pending(void *rxq);
 int e1000e_rx_intr_enable(void *rxq);
 int e1000e_rx_intr_disable(void *rxq);
 int e1000e_tx_reclaim(void *txq);
+/* tx burst's check of a packet's offload lengths against its headers
+ * (reads only the first segment's data_len bytes). */
+bool e1000e_tx_offload_ok(const struct unic_pkt *p);
 /* Give every free descriptor a buffer (start). @return 0 or -ENOBUFS. */
 int e1000e_rxq_fill(struct e1000e_rxq *rxq);
 /* Free every buffer the rings hold (stop). */

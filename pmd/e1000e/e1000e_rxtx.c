@@ -327,7 +327,7 @@ static inline uint16_t seg_descs(uint64_t iova, uint32_t len)
  * offsets would make the device write checksums into the payload.
  * @return true when the offload request is consistent.
  */
-static bool tx_offload_ok(const struct unic_pkt *p)
+bool e1000e_tx_offload_ok(const struct unic_pkt *p)
 {
 	const uint8_t *h = unic_pkt_data(p);
 	uint64_t f = p->ol_flags;
@@ -339,6 +339,10 @@ static bool tx_offload_ok(const struct unic_pkt *p)
 	if (v4 == v6 || (tcp && udp) || l2 < 14 || l3 < 20)
 		return false;
 	if ((f & UNIC_PKT_TX_IP_CKSUM) && !v4)
+		return false;
+	/* TCP needs its header length (at least 20, the header's data offset
+	 * is read below): with l4_len 0 the check read past the data. */
+	if (tcp && l4 < 20)
 		return false;
 	if (p->data_len < l2 + l3 + ((tcp || udp) ? (l4 ? l4 : 8u) : 0u))
 		return false;
@@ -455,7 +459,7 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		uint64_t key = tx_ctx_key(p);
 		bool new_ctx = key != 0 && key != txq->ctx_key;
 
-		if (UNIC_UNLIKELY(key != 0 && !tx_offload_ok(p)))
+		if (UNIC_UNLIKELY(key != 0 && !e1000e_tx_offload_ok(p)))
 			need = 0;
 		else if (new_ctx)
 			need++;

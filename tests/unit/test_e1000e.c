@@ -691,3 +691,49 @@ Test(e1000e_fp, a_packet_needing_over_64_data_descriptors_is_refused)
 	cr_assert_eq(big.refused, 1, "64 segments needing 65 descriptors were not refused");
 	cr_assert_eq(TDT(), 0, "nothing sent");
 }
+
+/* Ethernet + IPv4 + the first 8 bytes of a TCP header, asking for the TCP
+ * checksum with l4_len 0: the frame ends before the TCP data offset. */
+static void tcp4_short(uint8_t *f, struct unic_pkt *p)
+{
+	memset(f, 0, 42);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[14 + 9] = 6;
+	p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_TCP_CKSUM;
+	p->l2_len = 14;
+	p->l3_len = 20;
+	p->l4_len = 0;
+}
+
+Test(e1000e_fp, a_tcp_offload_with_l4_len_0_is_refused)
+{
+	struct unic_pkt *p = pkt(42);
+
+	/* What lies past the data decides nothing: make it what a wrong
+	 * check would accept (a TCP data offset of 0 matches l4_len 0). */
+	memset((uint8_t *)unic_pkt_data(p) + 42, 0, 32);
+	tcp4_short(unic_pkt_data(p), p);
+	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
+	cr_assert_eq(txq->refused, 1, "a TCP checksum request without a TCP header length was sent");
+	cr_assert_eq(TDT(), 0, "nothing sent");
+}
+
+Test(e1000e_fp, the_tcp_offload_check_reads_nothing_past_the_data)
+{
+	/* The packet and exactly its 42 bytes of data: under ASan a read
+	 * past data_len is a heap-buffer-overflow. */
+	struct unic_pkt *p = malloc(sizeof(*p) + 42);
+
+	cr_assert_not_null(p);
+	memset(p, 0, sizeof(*p));
+	p->data_len = 42;
+	p->pkt_len = 42;
+	p->nb_segs = 1;
+	tcp4_short(unic_pkt_data(p), p);
+	cr_assert(!e1000e_tx_offload_ok(p));
+	/* A real TCP header length with too little data: refused as well. */
+	p->l4_len = 20;
+	cr_assert(!e1000e_tx_offload_ok(p));
+	free(p);
+}
