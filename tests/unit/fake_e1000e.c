@@ -32,6 +32,7 @@ int fake_e1000e_create(struct fake_e1000e *f, const struct fake_e1000e_config *c
 
 	memset(f, 0, sizeof(*f));
 	pc.count = c && c->pool_count ? c->pool_count : 512;
+	pc.dataroom = c && c->dataroom ? c->dataroom : 2048;
 	f->regs = calloc(E1000E_BAR0_LEN / 4, 4);
 	f->mem = unic_mem_create(&mc);
 	if (f->regs == NULL || f->mem == NULL)
@@ -56,7 +57,7 @@ int fake_e1000e_create(struct fake_e1000e *f, const struct fake_e1000e_config *c
 	rxq->rdt = &f->regs[E1000E_RDT(0) / 4];
 	rxq->pool = f->pool;
 	rxq->nb_desc = nb;
-	rxq->buf_size = c && c->buf_size ? c->buf_size : 2048;
+	rxq->buf_size = c && c->buf_size ? c->buf_size : pc.dataroom;
 	rxq->max_frame = (uint32_t)mtu + 22;
 	rxq->headroom = f->pool->pkt_headroom;
 	rxq->ep = f->ep;
@@ -76,11 +77,24 @@ fail:
 	return -ENOMEM;
 }
 
+int fake_e1000e_start(struct fake_e1000e *f)
+{
+	fake_e1000e_stop(f);
+	memset((void *)f->rx_ring, 0, f->rxq->nb_desc * sizeof(union e1000e_rx_desc));
+	memset((void *)f->tx_ring, 0, f->txq->nb_desc * sizeof(union e1000e_tx_desc));
+	return e1000e_rxq_fill(f->rxq);
+}
+
+void fake_e1000e_stop(struct fake_e1000e *f)
+{
+	e1000e_rxq_drain(f->rxq);
+	e1000e_txq_drain(f->txq);
+}
+
 void fake_e1000e_destroy(struct fake_e1000e *f)
 {
 	if (f->ep != NULL) {
-		e1000e_rxq_drain(f->rxq);
-		e1000e_txq_drain(f->txq);
+		fake_e1000e_stop(f);
 		free((void *)f->rxq->ring);
 		free(f->rxq->sw_ring);
 		free((void *)f->txq->ring);

@@ -29,7 +29,8 @@ struct fake_e1000e_config {
 	uint16_t nb_desc;      /* both rings; 0: 64 */
 	uint32_t pool_count;   /* packets in the pool; 0: 512 */
 	uint16_t mtu;          /* rx max frame is mtu + 22; 0: 9000 */
-	uint16_t buf_size;     /* bytes the device may write per rx buffer; 0: 2048 */
+	uint16_t buf_size;     /* bytes the device may write per rx buffer; 0: the data room */
+	uint16_t dataroom;     /* of the pool's packets; 0: 2048 */
 };
 
 struct fake_e1000e {
@@ -50,6 +51,16 @@ struct fake_e1000e {
  * @return 0, or -ENOMEM (everything built so far freed).
  */
 int fake_e1000e_create(struct fake_e1000e *f, const struct fake_e1000e_config *c);
+
+/**
+ * What start does to the queues: both rings emptied and zeroed (buffers
+ * back to the pool), then every free rx descriptor given a buffer (RDT
+ * written). @return 0, or -ENOBUFS (the pool ran out).
+ */
+int fake_e1000e_start(struct fake_e1000e *f);
+
+/** What stop does to the queues: every buffer they hold back to the pool. */
+void fake_e1000e_stop(struct fake_e1000e *f);
 
 /** Free what the queues hold (the queue part of stop), then everything. */
 void fake_e1000e_destroy(struct fake_e1000e *f);
