@@ -23,7 +23,6 @@
 #include "e1000e_priv.h"
 #include "unic_pmds.h"
 
-
 /* ---- statistics ------------------------------------------------------------ */
 
 struct e1000e_stat {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The e1000e driver without a NIC: the hardware helpers against a fake
- * register window (plain memory, so nothing ever completes on its own), and
- * the fast path against rings in ordinary memory. The real device is the
- * rig's job (tests/vm/guest/test_e1000e.c).
+ * The e1000e driver without a NIC, on the shared fake device
+ * (fake_e1000e.h, also the fuzz harness's): the hardware helpers against a
+ * register window in plain memory (so nothing ever completes on its own),
+ * the fast path against rings in ordinary memory, and the port ops that
+ * must notice a vanished device. The real device is the rig's job
+ * (tests/vm/guest/test_e1000e.c).
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
