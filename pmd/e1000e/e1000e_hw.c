@@ -21,6 +21,26 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+void e1000e_hw_gone(struct e1000e_hw *hw)
+{
+	if (__atomic_exchange_n(&hw->gone, true, __ATOMIC_ACQ_REL))
+		return;
+	UNIC_PORT_LOG(hw->port, WARNING, "the device reads all-ones (STATUS 0xffffffff): surprise removal or a dead PCIe link; its port is stopped and then only stats, close and detach work on it");
+	/* An eventfd write and nothing more: the bus's release handler runs
+	 * from the event dispatch later and stops the port there
+	 * (unic_port_device_lost takes the port lock), never inside this
+	 * caller, which may hold that lock (stats, link, coalesce). */
+	unic_pci_gone(hw->dev);
+}
+
+bool e1000e_hw_check_gone(struct e1000e_hw *hw)
+{
+	if (read32(hw, E1000E_STATUS) != 0xffffffffu)
+		return false;
+	e1000e_hw_gone(hw);
+	return true;
+}
+
 int poll32(struct e1000e_hw *hw, uint32_t reg, uint32_t mask, uint32_t value,
 	   unsigned timeout_us)
 {
@@ -29,10 +49,8 @@ int poll32(struct e1000e_hw *hw, uint32_t reg, uint32_t mask, uint32_t value,
 	for (;;) {
 		uint32_t v = read32(hw, reg);
 
-		if (v == 0xffffffffu && read32(hw, E1000E_STATUS) == 0xffffffffu) {
-			hw->gone = true;
+		if (v == 0xffffffffu && e1000e_hw_check_gone(hw))
 			return -ENODEV;
-		}
 		if ((v & mask) == value)
 			return 0;
 		if (now_us() >= end)
@@ -54,10 +72,8 @@ int e1000e_hw_reset(struct e1000e_hw *hw)
 {
 	int rc;
 
-	if (read32(hw, E1000E_STATUS) == 0xffffffffu) {
-		hw->gone = true;
+	if (e1000e_hw_check_gone(hw))
 		return -ENODEV;
-	}
 	write32(hw, E1000E_IMC, 0xffffffffu);
 	write32(hw, E1000E_RCTL, 0);
 	write32(hw, E1000E_TCTL, E1000E_TCTL_PSP);
@@ -204,18 +220,24 @@ void e1000e_mta_build(const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb, 
 	}
 }
 
-void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link)
+int e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link)
 {
 	uint32_t st = read32(hw, E1000E_STATUS);
 	static const uint32_t speeds[4] = { 10, 100, 1000, 1000 };
 
 	memset(link, 0, sizeof(*link));
+	if (st == 0xffffffffu) {
+		/* Not "up, 1000 Mb/s, full duplex": the device is gone. */
+		e1000e_hw_gone(hw);
+		return -ENODEV;
+	}
 	link->up = (st & E1000E_STATUS_LU) != 0;
 	link->autoneg = true;
 	if (link->up) {
 		link->speed_mbps = speeds[(st & E1000E_STATUS_SPEED_MASK) >> E1000E_STATUS_SPEED_SHIFT];
 		link->full_duplex = (st & E1000E_STATUS_FD) != 0;
 	}
+	return 0;
 }
 
 /*

@@ -37,8 +37,7 @@ static void e1000e_other_handler(int fd, void *arg)
 		return;
 	icr = read32(hw, E1000E_ICR);
 	if (icr == 0xffffffffu) {
-		hw->gone = true;
-		unic_pci_gone(ep->dev);
+		e1000e_hw_gone(hw);
 		return;
 	}
 	__atomic_fetch_add(&ep->other_irqs, 1, __ATOMIC_RELAXED);
@@ -143,8 +142,7 @@ static void e1000e_intx_demux(int fd, void *arg)
 		return;                       /* EAGAIN: another wake took it */
 	icr = read32(hw, E1000E_ICR);         /* clears every cause: the level drops */
 	if (icr == 0xffffffffu) {
-		hw->gone = true;
-		unic_pci_gone(ep->dev);
+		e1000e_hw_gone(hw);
 		return;
 	}
 	__atomic_fetch_add(&ep->other_irqs, 1, __ATOMIC_RELAXED);
@@ -336,8 +334,16 @@ int e1000e_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
 int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
+	uint32_t rx, tx;
 
-	c->rx_usecs = itr_to_usecs(read32(&ep->hw, E1000E_EITR(E1000E_VEC_RX(0))));
-	c->tx_usecs = itr_to_usecs(read32(&ep->hw, E1000E_EITR(E1000E_VEC_TX(0))));
+	if (e1000e_hw_off(ep) || e1000e_hw_check_gone(&ep->hw))
+		return -ENODEV;
+	rx = read32(&ep->hw, E1000E_EITR(E1000E_VEC_RX(0)));
+	tx = read32(&ep->hw, E1000E_EITR(E1000E_VEC_TX(0)));
+	/* Gone between the reads: the values are all-ones, not settings. */
+	if (e1000e_hw_check_gone(&ep->hw))
+		return -ENODEV;
+	c->rx_usecs = itr_to_usecs(rx);
+	c->tx_usecs = itr_to_usecs(tx);
 	return 0;
 }

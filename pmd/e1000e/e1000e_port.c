@@ -23,8 +23,6 @@
 #include "e1000e_priv.h"
 #include "unic_pmds.h"
 
-static const struct unic_port_ops e1000e_ops;
-
 /* ---- statistics ------------------------------------------------------------ */
 
 struct e1000e_stat {
@@ -96,31 +94,49 @@ static const char *const e1000e_sw_stats[] = {
 	"tx_tso_contexts_hw",     /* TSCTC */
 	"interrupt_assert_count", /* IAC */
 	"link_events",
+	"rx_oversize_frames_dropped", /* over the max frame or nb_desc - 1 descriptors */
+	"rx_empty_segments_trimmed",  /* zero-length descriptors cut out of frames */
 };
 #define E1000E_NB_SW_STATS (sizeof(e1000e_sw_stats) / sizeof(e1000e_sw_stats[0]))
 
-/* Read every counter (clear on read) and add it to the 64-bit sums. */
-static void e1000e_stats_update(struct e1000e_port *ep)
+/*
+ * Read every counter (clear on read) and add it to the 64-bit sums. A
+ * device that vanished reads all-ones everywhere: STATUS is read before
+ * the counters and again after them, and when either reads all-ones
+ * nothing is added (-ENODEV, the device marked gone and the bus told).
+ * Once the device is off (gone, taken back, closed) the sums are what
+ * stays: 0, no register read.
+ */
+static int e1000e_stats_update(struct e1000e_port *ep)
 {
 	struct e1000e_hw *hw = &ep->hw;
+	uint64_t v[E1000E_NB_HW_STATS];
 
 	if (e1000e_hw_off(ep))
-		return;
+		return 0;
+	if (e1000e_hw_check_gone(hw))
+		return -ENODEV;
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++) {
 		const struct e1000e_stat *s = &e1000e_stats[i];
-		uint64_t v = read32(hw, s->reg); /* low word first: the high read clears both */
 
+		v[i] = read32(hw, s->reg); /* low word first: the high read clears both */
 		if (s->reg_hi)
-			v |= (uint64_t)read32(hw, s->reg_hi) << 32;
-		ep->hw_stats[i] += v;
+			v[i] |= (uint64_t)read32(hw, s->reg_hi) << 32;
 	}
+	if (e1000e_hw_check_gone(hw))
+		return -ENODEV;
+	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++)
+		ep->hw_stats[i] += v[i];
+	return 0;
 }
 
 static int e1000e_stats_get(struct unic_port *port, struct unic_port_stats *st)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
+	int rc = e1000e_stats_update(ep);
 
-	e1000e_stats_update(ep);
+	if (rc < 0)
+		return rc;
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		const struct e1000e_rxq *rxq = &ep->rxq[q];
 		const struct e1000e_txq *txq = &ep->txq[q];
@@ -163,11 +179,17 @@ static int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 	struct e1000e_port *ep = e1000e_priv(port);
 	uint64_t sw[E1000E_NB_SW_STATS] = { 0 };
 	unsigned n = 0;
+	int rc = e1000e_stats_update(ep);
 
-	e1000e_stats_update(ep);
+	if (rc < 0)
+		return rc;
 	if (!e1000e_hw_off(ep)) {
-		ep->tsctc += read32(&ep->hw, E1000E_TSCTC);
-		ep->iac += read32(&ep->hw, E1000E_IAC);
+		uint32_t tsctc = read32(&ep->hw, E1000E_TSCTC), iac = read32(&ep->hw, E1000E_IAC);
+
+		if (e1000e_hw_check_gone(&ep->hw))
+			return -ENODEV;
+		ep->tsctc += tsctc;
+		ep->iac += iac;
 	}
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		sw[0] += unic_load_relaxed(&ep->rxq[q].errors);
@@ -181,6 +203,10 @@ static int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 	sw[6] = ep->tsctc;
 	sw[7] = ep->iac;
 	sw[8] = unic_load_relaxed(&ep->link_events);
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
+		sw[9] += unic_load_relaxed(&ep->rxq[q].oversize);
+		sw[10] += unic_load_relaxed(&ep->rxq[q].empty_segs);
+	}
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++, n++)
 		if (n < max)
 			values[n] = ep->hw_stats[i];
@@ -535,6 +561,7 @@ static int e1000e_start(struct unic_port *port)
 		e1000e_rxq_drain(rxq);
 		memset(rxq->dma.va, 0, rxq->dma.len);
 		rxq->buf_size = buf_size;
+		__atomic_store_n(&rxq->max_frame, (uint32_t)port->conf.mtu + 22, __ATOMIC_RELAXED);
 		rxq->vlan_strip = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP) != 0;
 		rxq->rss = rss;
 		rc = e1000e_rxq_fill(rxq);
@@ -576,7 +603,7 @@ static void e1000e_stop(struct unic_port *port)
 		flush32(hw);
 		usleep(1000); /* let the last descriptor writes land before the buffers go */
 	}
-	e1000e_stats_update(ep);
+	(void)e1000e_stats_update(ep); /* -ENODEV: gone, the sums stay as they were */
 	for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++) {
 		e1000e_rxq_drain(&ep->rxq[q]);
 		e1000e_txq_drain(&ep->txq[q]);
@@ -587,6 +614,7 @@ static void e1000e_close(struct unic_port *port)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
 
+	ep->hw.dev = NULL; /* closing: the close releases the device itself */
 	for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++) {
 		rxq_free(&ep->rxq[q]);
 		txq_free(&ep->txq[q]);
@@ -607,10 +635,13 @@ static void e1000e_close(struct unic_port *port)
 static int e1000e_link_get(struct unic_port *port, struct unic_link *link)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
+	int rc;
 
-	if (ep->hw.gone)
+	if (e1000e_hw_off(ep))
 		return -ENODEV;
-	e1000e_link_read(&ep->hw, link);
+	rc = e1000e_link_read(&ep->hw, link);
+	if (rc < 0)
+		return rc;
 	if (ep->link_admin_down) {
 		/* Set down by link_set(false): down whatever STATUS says
 		 * (QEMU 7.2 keeps STATUS.LU through SLU and PHY power-down). */
@@ -693,6 +724,9 @@ static int e1000e_mtu_set(struct unic_port *port, uint16_t mtu)
 	port->conf.mtu = mtu;
 	rctl_update(port);
 	port->conf.mtu = old; /* the core stores it on success */
+	/* The receive paths drop frames longer than this from now on. */
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
+		__atomic_store_n(&e1000e_priv(port)->rxq[q].max_frame, (uint32_t)mtu + 22, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -820,7 +854,7 @@ static int e1000e_eeprom_get(struct unic_port *port, uint32_t offset, uint32_t l
 	return 0;
 }
 
-static const struct unic_port_ops e1000e_ops = {
+const struct unic_port_ops e1000e_ops = {
 	.info_get = e1000e_info_get,
 	.configure = e1000e_configure,
 	.rx_queue_setup = e1000e_rx_queue_setup,
@@ -942,7 +976,7 @@ static int e1000e_pci_probe(struct unic_bus *bus, struct unic_pci_device *dev, s
 		goto master_off;
 	}
 	memcpy(ep->perm_mac, port->mac, sizeof(ep->perm_mac));
-	e1000e_stats_update(ep); /* clear what a previous process left ... */
+	(void)e1000e_stats_update(ep); /* clear what a previous process left ... */
 	memset(ep->hw_stats, 0, sizeof(ep->hw_stats)); /* ... and count from here */
 	(void)read32(&ep->hw, E1000E_TSCTC);
 	(void)read32(&ep->hw, E1000E_IAC);
@@ -955,6 +989,7 @@ static int e1000e_pci_probe(struct unic_bus *bus, struct unic_pci_device *dev, s
 	/* Registered: the port outlives the callback (its close closes the
 	 * device, which waits for a running release handler). */
 	unic_pci_on_release(dev, e1000e_released, port);
+	ep->hw.dev = dev; /* all-ones reads tell the bus from now on */
 	UNIC_PORT_LOG(port, INFO, "%s: 82574L, MAC %02x:%02x:%02x:%02x:%02x:%02x", info->bdf,
 		      port->mac[0], port->mac[1], port->mac[2], port->mac[3], port->mac[4], port->mac[5]);
 	*out = port;

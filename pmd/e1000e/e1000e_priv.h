@@ -46,6 +46,7 @@ struct e1000e_hw {
 	volatile uint8_t *regs;   /* BAR0 */
 	bool gone;                /* a read returned all-ones where it cannot */
 	struct unic_port *port;   /* for logs */
+	struct unic_pci_device *dev; /* told when the device reads all-ones (NULL: nobody) */
 };
 
 /* ---- register helpers (STYLE rule 8) ------------------------------------ */
@@ -77,6 +78,19 @@ static inline void flush32(const struct e1000e_hw *hw)
 }
 
 /**
+ * The device reads all-ones: mark it gone and, the first time, tell the bus
+ * (unic_pci_gone: an eventfd write; the bus stops the port later, from its
+ * event dispatch, so any thread may call this, with the port lock or not).
+ */
+void e1000e_hw_gone(struct e1000e_hw *hw);
+
+/**
+ * Read STATUS, which is never all-ones on a device that is there (reserved
+ * bits read 0). @return true, after e1000e_hw_gone(), when it is.
+ */
+bool e1000e_hw_check_gone(struct e1000e_hw *hw);
+
+/**
  * Wait until (reg & mask) == value, checking every 10 us.
  * @return 0, or -ETIMEDOUT after @p timeout_us, or -ENODEV when the register
  *         reads all-ones (the device is gone).
@@ -97,6 +111,7 @@ struct e1000e_rxq {
 	uint16_t next_to_fill;          /* first descriptor without a buffer (= RDT) */
 	uint16_t nb_filled;             /* descriptors with a buffer */
 	uint16_t buf_size;              /* bytes the device may write per buffer */
+	uint32_t max_frame;             /* longest frame taken: MTU + 22 (header, CRC, one tag) */
 	uint16_t headroom;
 	uint16_t port_id;
 	uint16_t qid;
@@ -104,11 +119,14 @@ struct e1000e_rxq {
 	bool rss;
 	struct unic_pkt *chain_head;    /* a frame spread over several buffers */
 	struct unic_pkt *chain_tail;
-	bool chain_drop;                /* drop the rest of this frame */
+	bool chain_drop;                /* drop the rest of this frame (already counted) */
+	uint16_t frame_descs;           /* descriptors the frame in progress took so far */
 	/* counters, read by the control path (relaxed) */
 	uint64_t ipackets, ibytes;
-	uint64_t errors;                /* descriptor errors and bad lengths */
+	uint64_t errors;                /* frames dropped: descriptor errors, bad lengths, too long */
 	uint64_t len_errors;            /* length above the buffer */
+	uint64_t oversize;              /* frames over max_frame or nb_desc - 1 descriptors */
+	uint64_t empty_segs;            /* zero-length segments trimmed from frames */
 	uint64_t nombuf;
 	/* interrupts */
 	struct e1000e_port *ep;
@@ -193,6 +211,10 @@ static inline bool e1000e_hw_off(const struct e1000e_port *ep)
 	       __atomic_load_n(&ep->hw.port->removed, __ATOMIC_ACQUIRE);
 }
 
+/* e1000e_port.c: the ops table (the port layer's way in; the unit tests
+ * and tests/fuzz build a port on fake registers with it). */
+extern const struct unic_port_ops e1000e_ops;
+
 /* e1000e_hw.c */
 int e1000e_hw_reset(struct e1000e_hw *hw);
 int e1000e_eeprom_read(struct e1000e_hw *hw, uint16_t word, uint16_t *val);
@@ -205,7 +227,8 @@ uint16_t e1000e_mta_hash(const uint8_t mac[UNIC_ETHER_ADDR_LEN], unsigned mo);
 /** The 128-word MTA image that accepts exactly the hashes of @p addrs. */
 void e1000e_mta_build(const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb, unsigned mo,
 		      uint32_t mta[E1000E_MTA_SIZE]);
-void e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
+/** Decode STATUS. @return 0, or -ENODEV when it reads all-ones (e1000e_hw_gone). */
+int e1000e_link_read(struct e1000e_hw *hw, struct unic_link *link);
 int e1000e_link_restart(struct e1000e_hw *hw);
 int e1000e_link_setup(struct e1000e_hw *hw);
 
@@ -226,6 +249,9 @@ bool e1000e_rx_pending(void *rxq);
 int e1000e_rx_intr_enable(void *rxq);
 int e1000e_rx_intr_disable(void *rxq);
 int e1000e_tx_reclaim(void *txq);
+/* tx burst's check of a packet's offload lengths against its headers
+ * (reads only the first segment's data_len bytes). */
+bool e1000e_tx_offload_ok(const struct unic_pkt *p);
 /* Give every free descriptor a buffer (start). @return 0 or -ENOBUFS. */
 int e1000e_rxq_fill(struct e1000e_rxq *rxq);
 /* Free every buffer the rings hold (stop). */

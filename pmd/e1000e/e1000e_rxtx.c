@@ -79,6 +79,7 @@ void e1000e_rxq_drain(struct e1000e_rxq *rxq)
 	unic_pkt_free(rxq->chain_head);
 	rxq->chain_head = rxq->chain_tail = NULL;
 	rxq->chain_drop = false;
+	rxq->frame_descs = 0;
 	rxq->nb_filled = 0;
 	rxq->next_to_clean = rxq->next_to_fill = 0;
 }
@@ -97,10 +98,41 @@ static inline uint64_t rx_flags(const struct e1000e_rxq *rxq, uint32_t staterr)
 	return f;
 }
 
+/*
+ * Drop the frame in progress: free what it holds, count it once, and drop
+ * the rest of its descriptors (up to one with EOP) unless this one ends it.
+ */
+static inline void rx_frame_drop(struct e1000e_rxq *rxq, struct unic_pkt **head,
+				 struct unic_pkt **tail, bool eop)
+{
+	unic_pkt_free(*head);
+	*head = *tail = NULL;
+	rxq->errors++;
+	rxq->frame_descs = 0;
+	rxq->chain_drop = !eop;
+}
+
+/*
+ * Receive. A frame is the descriptors up to one with EOP; every length and
+ * status bit the device wrote is checked, and a frame's chain is bounded, so
+ * a device that misbehaves loses its own frames and nothing else:
+ *   - a frame error, or a length above the buffer, drops the frame;
+ *   - a zero-length segment is trimmed (its buffer freed, the chain goes on
+ *     without it; an empty last segment ends the frame at the one before);
+ *     a frame with no data at all is dropped;
+ *   - a frame longer than max_frame, or one that would take more than
+ *     nb_desc - 1 descriptors (a device that never writes EOP), is dropped
+ *     as soon as it is known to be, so it cannot hold the ring's buffers.
+ * Each dropped frame counts once in errors (ierrors), at the moment it is
+ * dropped; the reasons have their own counters (oversize, len_errors,
+ * empty_segs for the trims).
+ */
 uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 {
 	struct e1000e_rxq *rxq = q;
 	uint16_t ntc = rxq->next_to_clean, nb_rx = 0;
+	uint16_t max_descs = (uint16_t)(rxq->nb_desc - 1);
+	uint32_t max_frame = __atomic_load_n(&rxq->max_frame, __ATOMIC_RELAXED);
 	struct unic_pkt *head = rxq->chain_head, *tail = rxq->chain_tail;
 
 	while (nb_rx < n && rxq->nb_filled > 0) {
@@ -108,6 +140,7 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		uint32_t staterr = d->wb.status_error;
 		struct unic_pkt *seg;
 		uint16_t len;
+		bool eop;
 
 		if (!(staterr & E1000E_RXD_STAT_DD))
 			break;
@@ -116,21 +149,35 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		unic_io_rmb();
 		staterr = d->wb.status_error;
 		len = d->wb.length;
+		eop = (staterr & E1000E_RXD_STAT_EOP) != 0;
 		seg = rxq->sw_ring[ntc];
 		rxq->sw_ring[ntc] = NULL;
 		rxq->nb_filled--;
+		ntc = ring_next(ntc, rxq->nb_desc);
 
-		if (UNIC_UNLIKELY(len > rxq->buf_size || (staterr & E1000E_RXD_ERR_FRAME) ||
-				  (len == 0 && head == NULL))) {
+		if (UNIC_UNLIKELY(rxq->chain_drop)) {
+			/* The rest of a frame already dropped and counted. */
+			unic_pkt_free(seg);
+			rxq->chain_drop = !eop;
+			continue;
+		}
+		rxq->frame_descs++;
+		if (UNIC_UNLIKELY(len > rxq->buf_size || (staterr & E1000E_RXD_ERR_FRAME))) {
 			/* A bad descriptor spoils the whole frame. */
 			if (len > rxq->buf_size)
 				rxq->len_errors++;
 			unic_pkt_free(seg);
-			unic_pkt_free(head);
-			head = tail = NULL;
-			rxq->chain_drop = true;
-		} else if (UNIC_UNLIKELY(rxq->chain_drop)) {
+			rx_frame_drop(rxq, &head, &tail, eop);
+			continue;
+		}
+		if (UNIC_UNLIKELY(len == 0)) {
+			/* Trimmed: nothing to keep (and tx refuses empty segments). */
 			unic_pkt_free(seg);
+			rxq->empty_segs++;
+			if (eop && head == NULL) {
+				rx_frame_drop(rxq, &head, &tail, eop); /* no data at all */
+				continue;
+			}
 		} else {
 			seg->data_off = rxq->headroom;
 			seg->data_len = len;
@@ -146,14 +193,18 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			}
 			tail = seg;
 		}
-		ntc = ring_next(ntc, rxq->nb_desc);
-		if (!(staterr & E1000E_RXD_STAT_EOP))
-			continue;
-		if (UNIC_UNLIKELY(rxq->chain_drop)) {
-			rxq->chain_drop = false;
-			rxq->errors++;
+		if (UNIC_UNLIKELY((head != NULL && head->pkt_len > max_frame) ||
+				  (!eop && rxq->frame_descs >= max_descs))) {
+			/* Too long, or about to be (the ring cannot hold more of
+			 * it): drop now, so the frame never holds the ring. */
+			rxq->oversize++;
+			rx_frame_drop(rxq, &head, &tail, eop);
 			continue;
 		}
+		if (!eop)
+			continue;
+		/* The frame ends here (at the segment before, if this one
+		 * was empty); the flags are in its last descriptor. */
 		head->ol_flags = rx_flags(rxq, staterr);
 		if ((staterr & E1000E_RXD_STAT_VP) && rxq->vlan_strip) {
 			head->vlan_tci = d->wb.vlan;
@@ -169,6 +220,7 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		rxq->ibytes += head->pkt_len;
 		pkts[nb_rx++] = head;
 		head = tail = NULL;
+		rxq->frame_descs = 0;
 	}
 	rxq->next_to_clean = ntc;
 	rxq->chain_head = head;
@@ -275,7 +327,7 @@ static inline uint16_t seg_descs(uint64_t iova, uint32_t len)
  * offsets would make the device write checksums into the payload.
  * @return true when the offload request is consistent.
  */
-static bool tx_offload_ok(const struct unic_pkt *p)
+bool e1000e_tx_offload_ok(const struct unic_pkt *p)
 {
 	const uint8_t *h = unic_pkt_data(p);
 	uint64_t f = p->ol_flags;
@@ -287,6 +339,10 @@ static bool tx_offload_ok(const struct unic_pkt *p)
 	if (v4 == v6 || (tcp && udp) || l2 < 14 || l3 < 20)
 		return false;
 	if ((f & UNIC_PKT_TX_IP_CKSUM) && !v4)
+		return false;
+	/* TCP needs its header length (at least 20, the header's data offset
+	 * is read below): with l4_len 0 the check read past the data. */
+	if (tcp && l4 < 20)
 		return false;
 	if (p->data_len < l2 + l3 + ((tcp || udp) ? (l4 ? l4 : 8u) : 0u))
 		return false;
@@ -403,7 +459,7 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		uint64_t key = tx_ctx_key(p);
 		bool new_ctx = key != 0 && key != txq->ctx_key;
 
-		if (UNIC_UNLIKELY(key != 0 && !tx_offload_ok(p)))
+		if (UNIC_UNLIKELY(key != 0 && !e1000e_tx_offload_ok(p)))
 			need = 0;
 		else if (new_ctx)
 			need++;

@@ -1,44 +1,44 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The e1000e driver without a NIC: the hardware helpers against a fake
- * register window (plain memory, so nothing ever completes on its own), and
- * the fast path against rings in ordinary memory. The real device is the
- * rig's job (tests/vm/guest/test_e1000e.c).
+ * The e1000e driver without a NIC, on the shared fake device
+ * (fake_e1000e.h, also the fuzz harness's): the hardware helpers against a
+ * register window in plain memory (so nothing ever completes on its own),
+ * the fast path against rings in ordinary memory, and the port ops that
+ * must notice a vanished device. The real device is the rig's job
+ * (tests/vm/guest/test_e1000e.c).
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
-#include <unic/mem.h>
-#include <unic/pool.h>
+#include "bus/bus_private.h"
+#include "fake_e1000e.h"
 
-#include "../../pmd/e1000e/e1000e_priv.h"
-
-static struct e1000e_hw hw;
-static struct unic_port *port;
+/* The fake device (fake_e1000e.h); each suite builds it afresh. */
+static struct fake_e1000e fk;
+static struct e1000e_hw *hw;
 static uint32_t *regs;
 
 static void reg_set(uint32_t off, uint32_t v)
 {
-	regs[off / 4] = v;
+	fake_e1000e_reg_set(&fk, off, v);
 }
 
 static void hw_setup(void)
 {
-	regs = calloc(E1000E_BAR0_LEN / 4, 4);
-	cr_assert_not_null(regs);
-	port = unic_port_alloc(0, "fake%d", NULL);
-	cr_assert_not_null(port);
-	hw.regs = (volatile uint8_t *)regs;
-	hw.port = port;
-	hw.gone = false;
+	cr_assert_eq(fake_e1000e_create(&fk, NULL), 0);
+	hw = &fk.ep->hw;
+	regs = fk.regs;
 }
 
 static void hw_teardown(void)
 {
-	unic_port_put(port);
-	free(regs);
+	fake_e1000e_destroy(&fk);
 }
 
 TestSuite(e1000e_hw, .init = hw_setup, .fini = hw_teardown);
@@ -55,27 +55,27 @@ Test(e1000e_hw, descriptors_have_the_datasheet_layout)
 
 Test(e1000e_hw, poll32_times_out_when_the_bit_never_comes)
 {
-	cr_assert_eq(poll32(&hw, E1000E_EERD, E1000E_EERD_DONE, E1000E_EERD_DONE, 2000), -ETIMEDOUT);
+	cr_assert_eq(poll32(hw, E1000E_EERD, E1000E_EERD_DONE, E1000E_EERD_DONE, 2000), -ETIMEDOUT);
 }
 
 Test(e1000e_hw, poll32_sees_a_vanished_device_as_enodev)
 {
 	reg_set(E1000E_STATUS, 0xffffffffu);
 	reg_set(E1000E_EERD, 0xffffffffu);
-	cr_assert_eq(poll32(&hw, E1000E_EERD, E1000E_EERD_DONE, 0, 2000), -ENODEV);
-	cr_assert(hw.gone);
+	cr_assert_eq(poll32(hw, E1000E_EERD, E1000E_EERD_DONE, 0, 2000), -ENODEV);
+	cr_assert(hw->gone);
 }
 
 Test(e1000e_hw, reset_times_out_when_rst_never_self_clears)
 {
 	/* Memory keeps CTRL.RST set: the bounded wait must end it. */
-	cr_assert_eq(e1000e_hw_reset(&hw), -ETIMEDOUT);
+	cr_assert_eq(e1000e_hw_reset(hw), -ETIMEDOUT);
 }
 
 Test(e1000e_hw, reset_of_a_vanished_device_is_enodev)
 {
 	reg_set(E1000E_STATUS, 0xffffffffu);
-	cr_assert_eq(e1000e_hw_reset(&hw), -ENODEV);
+	cr_assert_eq(e1000e_hw_reset(hw), -ENODEV);
 }
 
 Test(e1000e_hw, eeprom_read_writes_the_request_and_times_out_without_done)
@@ -83,7 +83,7 @@ Test(e1000e_hw, eeprom_read_writes_the_request_and_times_out_without_done)
 	uint16_t w = 0;
 
 	/* Plain memory never sets DONE: the bounded wait ends the read. */
-	cr_assert_eq(e1000e_eeprom_read(&hw, 3, &w), -ETIMEDOUT);
+	cr_assert_eq(e1000e_eeprom_read(hw, 3, &w), -ETIMEDOUT);
 	cr_assert_eq(regs[E1000E_EERD / 4], (3u << E1000E_EERD_ADDR_SHIFT) | E1000E_EERD_START);
 }
 
@@ -93,7 +93,7 @@ Test(e1000e_hw, mac_comes_from_ra0_when_it_is_valid)
 
 	reg_set(E1000E_RAL(0), 0x12005452);
 	reg_set(E1000E_RAH(0), 0x5634 | E1000E_RAH_AV);
-	cr_assert_eq(e1000e_mac_read(&hw, mac), 0);
+	cr_assert_eq(e1000e_mac_read(hw, mac), 0);
 	cr_assert_arr_eq(mac, ((uint8_t[]){ 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }), 6);
 }
 
@@ -101,10 +101,10 @@ Test(e1000e_hw, rar_set_writes_the_address_and_valid_bit)
 {
 	static const uint8_t mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 
-	e1000e_rar_set(&hw, 5, mac);
+	e1000e_rar_set(hw, 5, mac);
 	cr_assert_eq(regs[E1000E_RAL(5) / 4], 0x33221102u);
 	cr_assert_eq(regs[E1000E_RAH(5) / 4], 0x5544u | E1000E_RAH_AV);
-	e1000e_rar_set(&hw, 5, NULL);
+	e1000e_rar_set(hw, 5, NULL);
 	cr_assert_eq(regs[E1000E_RAH(5) / 4], 0);
 }
 
@@ -113,67 +113,150 @@ Test(e1000e_hw, link_is_decoded_from_status)
 	struct unic_link l;
 
 	reg_set(E1000E_STATUS, E1000E_STATUS_LU | E1000E_STATUS_FD | (2u << E1000E_STATUS_SPEED_SHIFT));
-	e1000e_link_read(&hw, &l);
+	cr_assert_eq(e1000e_link_read(hw, &l), 0);
 	cr_assert(l.up && l.full_duplex);
 	cr_assert_eq(l.speed_mbps, 1000);
 	reg_set(E1000E_STATUS, E1000E_STATUS_LU | (1u << E1000E_STATUS_SPEED_SHIFT));
-	e1000e_link_read(&hw, &l);
+	cr_assert_eq(e1000e_link_read(hw, &l), 0);
 	cr_assert_eq(l.speed_mbps, 100);
 	cr_assert(!l.full_duplex);
 	reg_set(E1000E_STATUS, 0);
-	e1000e_link_read(&hw, &l);
+	cr_assert_eq(e1000e_link_read(hw, &l), 0);
 	cr_assert(!l.up);
 	cr_assert_eq(l.speed_mbps, 0);
 }
 
+/* ---- a device that vanished: all-ones reads ---------------------------------- */
+
+/*
+ * A stand-in for the bus's device: unic_pci_gone() needs only its release
+ * eventfd and its gone flag (the bus's own tests cover the release path
+ * from there: tests/unit/test_bus.c).
+ */
+static struct unic_pci_device fake_dev;
+
+static void gone_setup(void)
+{
+	hw_setup();
+	memset(&fake_dev, 0, sizeof(fake_dev));
+	snprintf(fake_dev.info.bdf, sizeof(fake_dev.info.bdf), "0000:00:03.0");
+	fake_dev.release_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	cr_assert_geq(fake_dev.release_fd, 0);
+	fk.ep->dev = &fake_dev;
+	fk.ep->hw.dev = &fake_dev;
+}
+
+static void gone_teardown(void)
+{
+	close(fake_dev.release_fd);
+	hw_teardown();
+}
+
+/* Surprise removal: every register of BAR0 reads all-ones from now on. */
+static void vanish(void)
+{
+	memset(regs, 0xff, E1000E_BAR0_LEN);
+}
+
+/* The bus was told: unic_pci_gone() marked the device and signalled once. */
+static void assert_bus_told(void)
+{
+	uint64_t count = 0;
+
+	cr_assert(fk.ep->hw.gone, "hw.gone not set");
+	cr_assert(unic_pci_is_gone(&fake_dev), "the bus was not told (unic_pci_gone)");
+	cr_assert_eq(read(fake_dev.release_fd, &count, sizeof(count)), (ssize_t)sizeof(count),
+		     "the bus's release eventfd was not signalled");
+	cr_assert_eq(count, 1);
+}
+
+TestSuite(e1000e_gone, .init = gone_setup, .fini = gone_teardown);
+
+Test(e1000e_gone, stats_of_a_vanished_device_are_enodev_and_the_sums_stay)
+{
+	struct unic_port_stats st;
+	uint64_t sums[E1000E_NB_HW_STATS];
+
+	reg_set(E1000E_STATUS, E1000E_STATUS_LU);
+	reg_set(E1000E_MPC, 7);
+	cr_assert_eq(unic_port_stats_get(fk.port, &st), 0);
+	cr_assert_eq(st.imissed, 7);
+	memcpy(sums, fk.ep->hw_stats, sizeof(sums));
+	vanish();
+	cr_assert_eq(unic_port_stats_get(fk.port, &st), -ENODEV);
+	cr_assert_arr_eq(fk.ep->hw_stats, sums, sizeof(sums),
+			 "all-ones were added to the sums (missed now %" PRIu64 ")", fk.ep->hw_stats[16]);
+	assert_bus_told();
+	/* From then on the sums as they were, no register read. */
+	cr_assert_eq(unic_port_stats_get(fk.port, &st), 0);
+	cr_assert_eq(st.imissed, 7);
+}
+
+Test(e1000e_gone, xstats_of_a_vanished_device_are_enodev_and_the_sums_stay)
+{
+	uint64_t v[128];
+	int n;
+
+	n = unic_port_xstats_get(fk.port, v, 128);
+	cr_assert_gt(n, 0);
+	vanish();
+	cr_assert_eq(unic_port_xstats_get(fk.port, v, 128), -ENODEV);
+	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++)
+		cr_assert_eq(fk.ep->hw_stats[i], 0, "counter %u summed all-ones: %" PRIu64, i,
+			     fk.ep->hw_stats[i]);
+	cr_assert_eq(fk.ep->tsctc, 0);
+	cr_assert_eq(fk.ep->iac, 0);
+	assert_bus_told();
+}
+
+Test(e1000e_gone, link_of_a_vanished_device_is_enodev_not_up_at_1000)
+{
+	struct unic_link l;
+
+	reg_set(E1000E_STATUS, E1000E_STATUS_LU | E1000E_STATUS_FD | (2u << E1000E_STATUS_SPEED_SHIFT));
+	cr_assert_eq(unic_port_link_get(fk.port, &l), 0);
+	cr_assert(l.up);
+	vanish();
+	cr_assert_eq(unic_port_link_get(fk.port, &l), -ENODEV, "a vanished device's link read as %s, %u Mb/s",
+		     l.up ? "up" : "down", l.speed_mbps);
+	cr_assert(!l.up);
+	assert_bus_told();
+}
+
+Test(e1000e_gone, coalescing_of_a_vanished_device_is_enodev)
+{
+	struct unic_coalesce c;
+
+	vanish();
+	cr_assert_eq(unic_port_coalesce_get(fk.port, &c), -ENODEV, "read %u/%u us", c.rx_usecs, c.tx_usecs);
+	assert_bus_told();
+}
+
 /* ---- fast path on rings in ordinary memory ---------------------------------- */
 
-static struct unic_mem *mem;
 static struct unic_pool *pool;
-static struct e1000e_txq txq;
-static struct e1000e_rxq rxq;
-static union e1000e_tx_desc tx_ring[64];
-static union e1000e_rx_desc rx_ring[64];
-static struct unic_pkt *tx_sw[64], *rx_sw[64];
-static uint16_t rs_idx[64];
-static uint32_t tdt, rdt;
+static struct e1000e_txq *txq;
+static struct e1000e_rxq *rxq;
+static volatile union e1000e_tx_desc *tx_ring;
+static volatile union e1000e_rx_desc *rx_ring;
+
+/* The tail registers, as the driver wrote them. */
+#define TDT() fake_e1000e_reg(&fk, E1000E_TDT(0))
+#define RDT() fake_e1000e_reg(&fk, E1000E_RDT(0))
 
 static void fp_setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "e1000e-unit", .count = 512 };
-
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem);
-	pc.mem = mem;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool);
-	memset(&txq, 0, sizeof(txq));
-	memset(tx_ring, 0, sizeof(tx_ring));
-	memset(tx_sw, 0, sizeof(tx_sw));
-	txq.ring = tx_ring;
-	txq.sw_ring = tx_sw;
-	txq.rs_idx = rs_idx;
-	txq.nb_desc = 64;
-	txq.tdt = &tdt;
-	memset(&rxq, 0, sizeof(rxq));
-	memset(rx_ring, 0, sizeof(rx_ring));
-	memset(rx_sw, 0, sizeof(rx_sw));
-	rxq.ring = rx_ring;
-	rxq.sw_ring = rx_sw;
-	rxq.nb_desc = 64;
-	rxq.rdt = &rdt;
-	rxq.pool = pool;
-	rxq.buf_size = 2048;
-	rxq.headroom = pool->pkt_headroom;
+	hw_setup();
+	pool = fk.pool;
+	txq = fk.txq;
+	rxq = fk.rxq;
+	tx_ring = fk.tx_ring;
+	rx_ring = fk.rx_ring;
 }
 
 static void fp_teardown(void)
 {
-	e1000e_txq_drain(&txq);
-	e1000e_rxq_drain(&rxq);
-	unic_pool_free(pool);
-	unic_mem_destroy(mem);
+	hw_teardown();
 }
 
 TestSuite(e1000e_fp, .init = fp_setup, .fini = fp_teardown);
@@ -214,8 +297,8 @@ Test(e1000e_fp, a_buffer_crossing_4k_is_split_and_the_tail_moves)
 	unic_pkt_free_bulk(spare, nb_spare);
 	cr_assert_not_null(p, "no buffer holds a 4 KiB boundary");
 	iova = unic_pkt_data_iova(p);
-	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1);
-	cr_assert_eq(tdt, 2, "a crossing buffer takes two descriptors");
+	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
+	cr_assert_eq(TDT(), 2, "a crossing buffer takes two descriptors");
 	cr_assert_eq(tx_ring[0].data.buffer_addr, iova);
 	cr_assert_eq((tx_ring[0].data.cmd_len & E1000E_TXD_LEN_MASK), 100);
 	cr_assert_eq(tx_ring[1].data.buffer_addr, iova + 100);
@@ -231,13 +314,13 @@ Test(e1000e_fp, report_status_every_32_descriptors_and_reclaim_after_dd)
 
 	for (int i = 0; i < 40; i++)
 		p[i] = pkt(60);
-	cr_assert_eq(e1000e_tx_burst(&txq, p, 40), 40);
+	cr_assert_eq(e1000e_tx_burst(txq, p, 40), 40);
 	cr_assert(tx_ring[31].data.cmd_len & E1000E_TXD_CMD_RS);
 	cr_assert(!(tx_ring[30].data.cmd_len & E1000E_TXD_CMD_RS));
 	in_use = unic_pool_in_use_count(pool);
-	cr_assert_eq(e1000e_tx_reclaim(&txq), 0, "nothing done before DD");
+	cr_assert_eq(e1000e_tx_reclaim(txq), 0, "nothing done before DD");
 	tx_ring[31].data.status_popts |= E1000E_TXD_STAT_DD;
-	cr_assert_eq(e1000e_tx_reclaim(&txq), 32);
+	cr_assert_eq(e1000e_tx_reclaim(txq), 32);
 	cr_assert_eq(unic_pool_in_use_count(pool), in_use - 32);
 }
 
@@ -246,9 +329,9 @@ Test(e1000e_fp, a_malformed_chain_is_refused_and_counted)
 	struct unic_pkt *p = pkt(100);
 
 	p->nb_segs = 2; /* but no second segment */
-	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1, "taken (freed), not left to the caller");
-	cr_assert_eq(txq.refused, 1);
-	cr_assert_eq(tdt, 0, "nothing sent");
+	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1, "taken (freed), not left to the caller");
+	cr_assert_eq(txq->refused, 1);
+	cr_assert_eq(TDT(), 0, "nothing sent");
 }
 
 Test(e1000e_fp, a_full_ring_takes_what_fits)
@@ -258,9 +341,9 @@ Test(e1000e_fp, a_full_ring_takes_what_fits)
 
 	for (int i = 0; i < 80; i++)
 		p[i] = pkt(60);
-	took = e1000e_tx_burst(&txq, p, 80);
+	took = e1000e_tx_burst(txq, p, 80);
 	cr_assert_eq(took, 63, "a 64-descriptor ring takes 63");
-	cr_assert_eq(txq.ring_full, 1);
+	cr_assert_eq(txq->ring_full, 1);
 	unic_pkt_free_bulk(p + took, 80 - took);
 }
 
@@ -268,20 +351,20 @@ Test(e1000e_fp, rx_fill_leaves_one_descriptor_and_a_length_over_the_buffer_is_dr
 {
 	struct unic_pkt *got[4];
 
-	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
-	cr_assert_eq(rdt, 63, "tail one short of the head: the ring is never full");
-	cr_assert_eq(rxq.nb_filled, 63);
+	cr_assert_eq(e1000e_rxq_fill(rxq), 0);
+	cr_assert_eq(RDT(), 63, "tail one short of the head: the ring is never full");
+	cr_assert_eq(rxq->nb_filled, 63);
 	/* The device's write-back: a bad length, then a good frame. */
 	rx_ring[0].wb.length = 4000;
 	rx_ring[0].wb.status_error = E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP;
 	rx_ring[1].wb.length = 100;
 	rx_ring[1].wb.status_error = E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP | E1000E_RXD_STAT_IPCS |
 				     E1000E_RXD_ERR_IPE;
-	cr_assert_eq(e1000e_rx_burst(&rxq, got, 4), 1);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 4), 1);
 	cr_assert_eq(got[0]->pkt_len, 100);
 	cr_assert(got[0]->ol_flags & UNIC_PKT_RX_IP_CKSUM_BAD);
-	cr_assert_eq(rxq.len_errors, 1);
-	cr_assert_eq(rxq.errors, 1);
+	cr_assert_eq(rxq->len_errors, 1);
+	cr_assert_eq(rxq->errors, 1);
 	unic_pkt_free(got[0]);
 }
 
@@ -289,15 +372,126 @@ Test(e1000e_fp, a_frame_over_three_buffers_is_one_chain)
 {
 	struct unic_pkt *got[4];
 
-	cr_assert_eq(e1000e_rxq_fill(&rxq), 0);
+	cr_assert_eq(e1000e_rxq_fill(rxq), 0);
 	for (int i = 0; i < 3; i++) {
 		rx_ring[i].wb.length = i < 2 ? 2048 : 100;
 		rx_ring[i].wb.status_error = E1000E_RXD_STAT_DD | (i == 2 ? E1000E_RXD_STAT_EOP : 0);
 	}
-	cr_assert_eq(e1000e_rx_burst(&rxq, got, 4), 1);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 4), 1);
 	cr_assert_eq(got[0]->nb_segs, 3);
 	cr_assert_eq(got[0]->pkt_len, 2048 * 2 + 100);
 	cr_assert_eq(got[0]->next->next->data_len, 100);
+	unic_pkt_free(got[0]);
+}
+
+/* The device's write-back of rx descriptor @p i. */
+static void rx_wb(uint16_t i, uint16_t len, uint32_t status)
+{
+	fake_e1000e_rx_wb(&fk, i, len, status);
+}
+
+Test(e1000e_fp, a_device_that_never_writes_eop_loses_one_frame_not_the_ring)
+{
+	struct unic_pkt *got[64];
+	uint32_t in_use;
+
+	cr_assert_eq(e1000e_rxq_fill(rxq), 0);
+	in_use = unic_pool_in_use_count(pool);
+	/* Every descriptor given, each done, none the end of a frame. */
+	for (unsigned i = 0; i < 63; i++)
+		rx_wb(i, 60, E1000E_RXD_STAT_DD);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 64), 0);
+	cr_assert_eq(rxq->oversize, 1, "the endless frame was not counted as too long (%" PRIu64 ")",
+		     rxq->oversize);
+	cr_assert_eq(rxq->errors, 1, "ierrors: %" PRIu64, rxq->errors);
+	cr_assert_eq(rxq->nb_filled, 63, "the ring was not refilled: %u descriptors given", rxq->nb_filled);
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use,
+		     "the dropped frame still holds buffers: %u in use, %u before",
+		     unic_pool_in_use_count(pool), in_use);
+	/* The frame's end, then the device behaves again: a frame of its own. */
+	rx_wb(63, 60, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	rx_wb(0, 100, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 64), 1);
+	cr_assert_eq(got[0]->nb_segs, 1);
+	cr_assert_eq(got[0]->pkt_len, 100);
+	cr_assert_eq(rxq->errors, 1, "the end of the dropped frame was counted twice");
+	unic_pkt_free(got[0]);
+}
+
+Test(e1000e_fp, a_frame_longer_than_the_max_frame_is_dropped_and_counted)
+{
+	struct unic_pkt *got[8];
+
+	rxq->max_frame = 1500 + 22;
+	cr_assert_eq(e1000e_rxq_fill(rxq), 0);
+	/* 2048 + 2048 + 100: over 1522 from its first segment on. */
+	rx_wb(0, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(1, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(2, 100, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	rx_wb(3, 1522, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 8), 1);
+	cr_assert_eq(got[0]->pkt_len, 1522, "a frame of exactly the max frame is taken");
+	cr_assert_eq(rxq->oversize, 1);
+	cr_assert_eq(rxq->errors, 1);
+	unic_pkt_free(got[0]);
+}
+
+Test(e1000e_fp, an_empty_last_segment_is_trimmed_and_the_frame_can_be_sent)
+{
+	struct unic_pkt *got[4];
+	uint32_t in_use;
+
+	cr_assert_eq(e1000e_rxq_fill(rxq), 0);
+	in_use = unic_pool_in_use_count(pool);
+	rx_wb(0, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(1, 0, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 4), 1);
+	cr_assert_eq(got[0]->nb_segs, 1, "the empty segment is still in the chain");
+	cr_assert_eq(got[0]->pkt_len, 2048);
+	cr_assert_null(got[0]->next);
+	cr_assert_eq(rxq->empty_segs, 1);
+	cr_assert_eq(rxq->errors, 0, "a trimmed frame is not an error");
+	/* Two buffers left the ring (no refill under 32), one is the frame. */
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use - 1, "the empty segment's buffer was not freed");
+	/* The other way: tx takes it. */
+	cr_assert_eq(e1000e_tx_burst(txq, got, 1), 1);
+	cr_assert_eq(txq->refused, 0, "tx refused the received frame");
+	cr_assert_eq(txq->opackets, 1);
+}
+
+Test(e1000e_fp, an_empty_middle_segment_is_dropped_from_the_chain_and_the_frame_can_be_sent)
+{
+	struct unic_pkt *got[4];
+
+	cr_assert_eq(e1000e_rxq_fill(rxq), 0);
+	rx_wb(0, 2048, E1000E_RXD_STAT_DD);
+	rx_wb(1, 0, E1000E_RXD_STAT_DD);
+	rx_wb(2, 100, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 4), 1);
+	cr_assert_eq(got[0]->nb_segs, 2);
+	cr_assert_eq(got[0]->pkt_len, 2148);
+	cr_assert_eq(got[0]->data_len, 2048);
+	cr_assert_not_null(got[0]->next);
+	cr_assert_eq(got[0]->next->data_len, 100);
+	cr_assert_null(got[0]->next->next);
+	cr_assert_eq(rxq->empty_segs, 1);
+	cr_assert_eq(e1000e_tx_burst(txq, got, 1), 1);
+	cr_assert_eq(txq->refused, 0, "tx refused the received frame");
+	cr_assert_eq(txq->opackets, 1);
+}
+
+Test(e1000e_fp, a_frame_of_only_empty_segments_is_dropped_and_counted)
+{
+	struct unic_pkt *got[4];
+
+	cr_assert_eq(e1000e_rxq_fill(rxq), 0);
+	rx_wb(0, 0, E1000E_RXD_STAT_DD);
+	rx_wb(1, 0, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	rx_wb(2, 64, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(e1000e_rx_burst(rxq, got, 4), 1);
+	cr_assert_eq(got[0]->pkt_len, 64);
+	cr_assert_eq(rxq->errors, 1);
+	cr_assert_eq(rxq->empty_segs, 2);
 	unic_pkt_free(got[0]);
 }
 
@@ -400,9 +594,9 @@ Test(e1000e_fp, ipv6_tso_writes_a_tcp_ipv6_context_and_tse_data_descriptors)
 	struct unic_pkt *p = tcp6_pkt(1500);
 	volatile union e1000e_tx_desc *c = &tx_ring[0];
 
-	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1);
-	cr_assert_eq(txq.refused, 0, "an IPv6 TSO packet was refused");
-	cr_assert_eq(txq.tso, 1);
+	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
+	cr_assert_eq(txq->refused, 0, "an IPv6 TSO packet was refused");
+	cr_assert_eq(txq->tso, 1);
 	/* Context descriptor (datasheet, TCP/IP context): DEXT, DTYP context, TUCMD TCP and TSE,
 	 * IP clear (IPv6), payload length 1500; MSS and header length. */
 	cr_assert(c->ctx.cmd_len & E1000E_TXD_CMD_DEXT);
@@ -418,12 +612,12 @@ Test(e1000e_fp, ipv6_tso_writes_a_tcp_ipv6_context_and_tse_data_descriptors)
 	cr_assert_eq(c->ctx.tucss, 54);
 	cr_assert_eq(c->ctx.tucso, 54 + 16);
 	/* Data: TSE on every descriptor, TXSM (TCP checksum) but no IXSM. */
-	for (unsigned i = 1; i < tdt; i++) {
+	for (unsigned i = 1; i < TDT(); i++) {
 		cr_assert(tx_ring[i].data.cmd_len & E1000E_TXD_CMD_TSE, "descriptor %u without TSE", i);
 		cr_assert(tx_ring[i].data.status_popts & E1000E_TXD_POPTS_TXSM);
 		cr_assert(!(tx_ring[i].data.status_popts & E1000E_TXD_POPTS_IXSM));
 	}
-	cr_assert(tx_ring[tdt - 1].data.cmd_len & E1000E_TXD_CMD_EOP);
+	cr_assert(tx_ring[TDT() - 1].data.cmd_len & E1000E_TXD_CMD_EOP);
 }
 
 Test(e1000e_fp, ipv6_tso_with_an_extension_header_length_is_refused)
@@ -431,15 +625,15 @@ Test(e1000e_fp, ipv6_tso_with_an_extension_header_length_is_refused)
 	struct unic_pkt *p = tcp6_pkt(1000);
 
 	p->l3_len = 48; /* not what the header says (no extension headers) */
-	cr_assert_eq(e1000e_tx_burst(&txq, &p, 1), 1);
-	cr_assert_eq(txq.refused, 1);
-	cr_assert_eq(tdt, 0, "nothing sent");
+	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
+	cr_assert_eq(txq->refused, 1);
+	cr_assert_eq(TDT(), 0, "nothing sent");
 }
 
 Test(e1000e_fp, a_packet_needing_over_64_data_descriptors_is_refused)
 {
 	/* 65 segments of 60 bytes: a 65-descriptor chain (QEMU drops it). */
-	struct e1000e_txq big = txq;
+	struct e1000e_txq big = *txq;
 	static union e1000e_tx_desc ring[256];
 	static struct unic_pkt *sw[256];
 	static uint16_t rs[256];
@@ -458,7 +652,7 @@ Test(e1000e_fp, a_packet_needing_over_64_data_descriptors_is_refused)
 	/* 64 segments, 64 descriptors: taken. */
 	cr_assert_eq(e1000e_tx_burst(&big, &head, 1), 1);
 	cr_assert_eq(big.refused, 0);
-	cr_assert_eq(tdt, 64);
+	cr_assert_eq(TDT(), 64);
 	e1000e_txq_drain(&big);
 	/* One segment that crosses 4 KiB more: 65 descriptors, refused. */
 	head = pkt(60);
@@ -494,8 +688,54 @@ Test(e1000e_fp, a_packet_needing_over_64_data_descriptors_is_refused)
 		head->nb_segs++;
 		head->pkt_len += 60;
 	}
-	tdt = 0;
+	reg_set(E1000E_TDT(0), 0);
 	cr_assert_eq(e1000e_tx_burst(&big, &head, 1), 1, "taken (freed), not left to the caller");
 	cr_assert_eq(big.refused, 1, "64 segments needing 65 descriptors were not refused");
-	cr_assert_eq(tdt, 0, "nothing sent");
+	cr_assert_eq(TDT(), 0, "nothing sent");
+}
+
+/* Ethernet + IPv4 + the first 8 bytes of a TCP header, asking for the TCP
+ * checksum with l4_len 0: the frame ends before the TCP data offset. */
+static void tcp4_short(uint8_t *f, struct unic_pkt *p)
+{
+	memset(f, 0, 42);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[14 + 9] = 6;
+	p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_TCP_CKSUM;
+	p->l2_len = 14;
+	p->l3_len = 20;
+	p->l4_len = 0;
+}
+
+Test(e1000e_fp, a_tcp_offload_with_l4_len_0_is_refused)
+{
+	struct unic_pkt *p = pkt(42);
+
+	/* What lies past the data decides nothing: make it what a wrong
+	 * check would accept (a TCP data offset of 0 matches l4_len 0). */
+	memset((uint8_t *)unic_pkt_data(p) + 42, 0, 32);
+	tcp4_short(unic_pkt_data(p), p);
+	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
+	cr_assert_eq(txq->refused, 1, "a TCP checksum request without a TCP header length was sent");
+	cr_assert_eq(TDT(), 0, "nothing sent");
+}
+
+Test(e1000e_fp, the_tcp_offload_check_reads_nothing_past_the_data)
+{
+	/* The packet and exactly its 42 bytes of data: under ASan a read
+	 * past data_len is a heap-buffer-overflow. */
+	struct unic_pkt *p = malloc(sizeof(*p) + 42);
+
+	cr_assert_not_null(p);
+	memset(p, 0, sizeof(*p));
+	p->data_len = 42;
+	p->pkt_len = 42;
+	p->nb_segs = 1;
+	tcp4_short(unic_pkt_data(p), p);
+	cr_assert(!e1000e_tx_offload_ok(p));
+	/* A real TCP header length with too little data: refused as well. */
+	p->l4_len = 20;
+	cr_assert(!e1000e_tx_offload_ok(p));
+	free(p);
 }
