@@ -32,7 +32,6 @@
 #define BURST 32
 #define TX_STALL_NS 2000000000ull /* the tx port taking nothing this long stops the run */
 #define POOL_CACHE 256
-#define DRAIN_NS 500000000ull  /* after the last frame: wait this long for stragglers */
 
 static volatile sig_atomic_t g_stop;
 
@@ -623,7 +622,7 @@ int main(int argc, char **argv)
 		if (a.t_tx_end_ns == 0) {
 			if (tx_done(&a, now_ns) && npend == 0) {
 				a.t_tx_end_ns = now_ns;
-				drain_until = now_ns + DRAIN_NS;
+				drain_until = now_ns + (uint64_t)(a.o.drain * 1e9);
 			} else if (!g_stop || npend) {
 				do_tx(&a, pool, pend, &npend, pend_size);
 				if (npend && now_ns - a.last_take_ns > TX_STALL_NS && !a.stalled) {
