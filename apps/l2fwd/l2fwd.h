@@ -140,6 +140,7 @@ struct l2fwd_app {
 	unsigned nb_workers;
 	FILE *out;                                  /* stats: stdout */
 	FILE *info;                                 /* set-up notes: stdout, stderr with --json */
+	struct unic_pool *pool;                     /* the packet pool, shared by every port */
 };
 
 /* A snapshot of every counter at one instant. */
@@ -153,6 +154,10 @@ struct l2fwd_snap {
 	bool hw_ok[L2FWD_MAX_PORTS];
 	struct unic_napi_ctx_stats napi[L2FWD_MAX_PORTS];
 	uint64_t cpu_ns[L2FWD_MAX_PORTS];
+	/* The packet pool: its size, and packets taken and not returned (rx
+	 * rings, tx descriptors not yet reclaimed, bursts in flight; not the
+	 * threads' caches). */
+	uint32_t pool_size, pool_in_use;
 };
 
 void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s);

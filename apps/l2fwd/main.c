@@ -327,6 +327,7 @@ int main(int argc, char **argv)
 			count, strerror(errno));
 		goto out_env;
 	}
+	app.pool = pool;
 	fprintf(app.info, "l2fwd: pool of %u packets: rx descriptors %u + tx descriptors %u + one poll per rx queue + caches of %u threads\n",
 		count, prx, ptx, app.nb_workers + 1);
 	if (app.opts.nb_queues > 1)

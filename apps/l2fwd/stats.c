@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <unic/cycles.h>
+#include <unic/pool.h>
 
 #include "l2fwd.h"
 
@@ -48,6 +49,10 @@ void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s)
 	for (unsigned w = 0; w < app->nb_workers; w++) {
 		unic_napi_ctx_stats_get(app->workers[w].ctx, &s->napi[w]);
 		s->cpu_ns[w] = worker_cpu_ns(&app->workers[w]);
+	}
+	if (app->pool) {
+		s->pool_in_use = unic_pool_in_use_count(app->pool);
+		s->pool_size = s->pool_in_use + unic_pool_avail_count(app->pool);
 	}
 	s->t_ns = unic_time_ns();
 }
@@ -123,6 +128,7 @@ static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			dt > 0 ? 100.0 * (double)(y->asleep_ns - x->asleep_ns) / (dt * 1e9) : 0,
 			dt > 0 ? 100.0 * (double)(b->cpu_ns[w] - a->cpu_ns[w]) / (dt * 1e9) : 0);
 	}
+	fprintf(f, "pool: %" PRIu32 " packets, %" PRIu32 " in use\n", b->pool_size, b->pool_in_use);
 	fprintf(f, "total: received %" PRIu64 " (%s) sent %" PRIu64 " (%s) dropped %" PRIu64 " (%s)\n",
 		trx, fmt_pps(rate(arx, trx, dt), r1, sizeof(r1)), ttx, fmt_pps(rate(atx, ttx, dt), r2, sizeof(r2)),
 		tdr, fmt_pps(rate(adr, tdr, dt), r3, sizeof(r3)));
@@ -183,7 +189,8 @@ static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			y->sleeps, y->wakeups, y->asleep_ns, b->cpu_ns[w],
 			dt > 0 ? (double)(b->cpu_ns[w] - a->cpu_ns[w]) / (dt * 1e9) : 0);
 	}
-	fprintf(f, "],\"total\":{\"rx\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"dropped\":%" PRIu64
+	fprintf(f, "],\"pool\":{\"size\":%" PRIu32 ",\"in_use\":%" PRIu32 "}", b->pool_size, b->pool_in_use);
+	fprintf(f, ",\"total\":{\"rx\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"dropped\":%" PRIu64
 		",\"rx_pps\":%.1f,\"tx_pps\":%.1f,\"dropped_pps\":%.1f}}\n",
 		trx, ttx, tdr, rate(arx, trx, dt), rate(atx, ttx, dt), rate(adr, tdr, dt));
 	fflush(f);

@@ -33,7 +33,6 @@
 #define BURST 32
 #define TX_STALL_NS 2000000000ull /* the tx port taking nothing this long stops the run */
 #define POOL_CACHE 256
-#define DRAIN_NS 500000000ull  /* after the last frame: wait this long for stragglers */
 
 /* The stamp's stream id is the tx port number, whole. */
 static_assert(UNIC_PORT_MAX - 1 <= UINT16_MAX, "a port number must fit the stamp's 16-bit stream id");
@@ -681,7 +680,7 @@ int main(int argc, char **argv)
 		if (a.t_tx_end_ns == 0) {
 			if (tx_done(&a, now_ns) && npend == 0) {
 				a.t_tx_end_ns = now_ns;
-				drain_until = now_ns + DRAIN_NS;
+				drain_until = now_ns + (uint64_t)(a.o.drain * 1e9);
 			} else if (!g_stop || npend) {
 				do_tx(&a, pool, pend, &npend, pend_size);
 				if (npend && now_ns - a.last_take_ns > TX_STALL_NS && !a.stalled) {

@@ -30,6 +30,7 @@ void pg_opts_init(struct pg_opts *o)
 	o->nb_sizes = 1;
 	o->src_port = (struct pg_port_range){ 1024, 1 };
 	o->dst_port = (struct pg_port_range){ 1024, 1 };
+	o->drain = 0.5;
 }
 
 /* "a-b" or "a" into lo/hi, each in [min, max]. */
@@ -220,7 +221,7 @@ static bool same_file(const char *a, const char *b)
 /* Options that take a value. */
 static const char *const with_value[] = {
 	"--tx-port", "--rx-port", "--size", "--sizes", "--size-range", "--vlan", "--src-ip",
-	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", "--write-tx",
+	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", "--drain", "--write-tx",
 	"--write-rx", "--replay", "--csv", "--rxd", NULL,
 };
 
@@ -334,6 +335,16 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			    ((v[0] < '0' || v[0] > '9') && v[0] != '.'))
 				return ERR("option --duration: bad value '%s'; expected seconds, e.g. 10 or 0.5", v);
 			o->duration = d;
+		} else if (strcmp(name, "--drain") == 0) {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(v, &end);
+			if (errno || *end || !isfinite(d) || d <= 0 || d > 3600 ||
+			    ((v[0] < '0' || v[0] > '9') && v[0] != '.'))
+				return ERR("option --drain: bad value '%s'; expected seconds above 0 and at most 3600, e.g. 5 or 0.5", v);
+			o->drain = d;
 		} else if (strcmp(name, "--write-tx") == 0 || strcmp(name, "--write-rx") == 0 ||
 			   strcmp(name, "--replay") == 0 || strcmp(name, "--csv") == 0) {
 			if (v[0] == '\0')
@@ -412,6 +423,8 @@ void pg_usage(FILE *f, const char *prog)
 		"                             (+20 bytes preamble and gap a frame), 10%% of link speed\n"
 		"                             (default: as fast as the port takes frames)\n"
 		"  --count N, --duration S    stop after N frames or S seconds (whichever first)\n"
+		"  --drain S                  after the last frame, wait up to S seconds for the\n"
+		"                             rest to come back (default 0.5)\n"
 		"  --rxd N                    rx descriptors (default: the driver's); more give a\n"
 		"                             receiver that falls behind more room\n"
 		"  -P, --promisc              the rx port takes frames for any address (needed behind\n"

@@ -46,6 +46,7 @@ struct pg_opts {
 	struct pg_rate_spec rate;
 	uint64_t count;             /* 0: no limit */
 	double duration;            /* 0: no limit */
+	double drain;               /* seconds to wait for stragglers after the last frame */
 	uint16_t rxd;               /* rx descriptors; 0: the driver's default */
 	bool promisc;               /* the rx port accepts every unicast address */
 	bool json;

@@ -566,6 +566,41 @@ Test(l2fwd_binary, pinned_threads_say_what_became_of_their_rx_interrupts, .timeo
 	cr_assert_null(strstr(buf, "rx interrupts"), "%s", buf);
 }
 
+/* The pool's size and packets in use are in every statistics line and the
+ * totals: the size is the start-up line's; ring ports hold no rx buffers,
+ * so with no traffic nothing is in use, in every line. */
+Test(l2fwd_binary, reports_the_pool_size_and_packets_in_use_in_every_line, .timeout = 60)
+{
+	static char buf[1 << 16];
+	const char *line = buf, *ru, *key = "\"pool\":{\"size\":", *start;
+	long size0;
+	int lines = 0;
+
+	cr_assert_eq(run("--no-huge --no-pci --vdev ring0 --vdev ring1,peer=ring0 -q 2 -T 0.2 -t 1.2 --json",
+			 true, buf, sizeof(buf)), 0, "%s", buf);
+	start = strstr(buf, "l2fwd: pool of ");
+	cr_assert_not_null(start, "%s", buf);
+	size0 = strtol(start + strlen("l2fwd: pool of "), NULL, 10);
+	while ((ru = strstr(line, key)) != NULL) {
+		char *end;
+		long size = strtol(ru + strlen(key), &end, 10);
+
+		cr_assert_eq(size, size0, "the pool's size is the start-up line's: %s", ru);
+		cr_assert(strncmp(end, ",\"in_use\":0}", 12) == 0, "idle ring ports hold no packet: %s", ru);
+		lines++;
+		line = end;
+	}
+	cr_assert_geq(lines, 4, "expected the pool in every stats line and the totals: %s", buf);
+	HAS(buf, "{\"type\":\"totals\"");
+	/* Under traffic (null ports) packets are in use, never more than the pool. */
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -q 2 -T 0 -t 0.5", false, buf,
+			 sizeof(buf)), 0, "%s", buf);
+	start = strstr(buf, "\npool: ");
+	cr_assert_not_null(start, "no pool line in the text totals: %s", buf);
+	cr_assert_not_null(strstr(start, " packets, "), "%s", start);
+	cr_assert_not_null(strstr(start, " in use\n"), "%s", start);
+}
+
 Test(l2fwd_binary, sigint_stops_cleanly_with_totals, .timeout = 60)
 {
 	int fds[2], st;

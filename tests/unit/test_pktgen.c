@@ -481,7 +481,7 @@ Test(pktgen_opts, every_option_is_taken)
 
 	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port=1 --sizes 64,128,1500 --vlan 7 --src-ip 10.0.0.1-10.0.0.10 "
 			       "--dst-ip=10.1.0.1 --src-port 100-199 --dst-port 53 --rate 1Mpps --count 1000 "
-			       "--duration 2.5 --json --rxd 4096 -P"), 0, "%s", err);
+			       "--duration 2.5 --drain 4 --json --rxd 4096 -P"), 0, "%s", err);
 	cr_assert_eq(o.rxd, 4096);
 	cr_assert(o.promisc);
 	cr_assert_eq(o.tx_port, 0);
@@ -498,10 +498,12 @@ Test(pktgen_opts, every_option_is_taken)
 	cr_assert_eq(o.dst_port.count, 1);
 	cr_assert_eq(o.count, 1000);
 	cr_assert_float_eq(o.duration, 2.5, 1e-9);
+	cr_assert_float_eq(o.drain, 4.0, 1e-9);
 	cr_assert(o.json);
 	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port 0 --ipv6 --size-range 80-1500 --dst-ip fd00::1-fd00::1:0"), 0, "%s", err);
 	cr_assert_eq(o.size_lo, 80);
 	cr_assert_eq(o.size_hi, 1500);
+	cr_assert_float_eq(o.drain, 0.5, 1e-9, "the default wait for stragglers");
 	cr_assert_eq(o.dst_ip.count, 65536);
 }
 
@@ -526,6 +528,8 @@ Test(pktgen_opts, errors_name_the_option_the_value_and_the_forms)
 		{ "--tx-port 0 --rx-port 1 --rate fast", { "--rate", "'fast'", "1Mpps" } },
 		{ "--tx-port 0 --rx-port 1 --count 0", { "--count", "'0'" } },
 		{ "--tx-port 0 --rx-port 1 --duration -1", { "--duration", "'-1'", "seconds" } },
+		{ "--tx-port 0 --rx-port 1 --drain 0", { "--drain", "'0'", "seconds" } },
+		{ "--tx-port 0 --rx-port 1 --drain 3601", { "--drain", "'3601'", "3600" } },
 		{ "--tx-port 0 --rx-port 1 --count", { "--count", "missing value" } },
 		{ "--tx-port 0 --rx-port 1 --json=yes", { "--json", "no value" } },
 		{ "--tx-port 0 --rx-port 1 --bogus", { "unknown option", "--bogus" } },
