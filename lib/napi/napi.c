@@ -594,7 +594,9 @@ int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint1
 		goto unlock;
 	}
 	/* Zeroed before the claim publishes them through the port's xstats;
-	 * the slot is free, so the context thread does not count into it. */
+	 * the slot is free, so the context thread does not count into it.
+	 * What its last queue injected stays in the context's sum. */
+	ctx->injected_gone += qs->st.injected;
 	for (unsigned i = 0; i < sizeof(qs->st) / sizeof(uint64_t); i++)
 		unic_store_relaxed(&((uint64_t *)&qs->st)[i], 0);
 	qs->xst = (struct unic_port_poller_stats){
@@ -781,10 +783,14 @@ int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stat
 		return -EINVAL;
 	static_assert(sizeof(*st) % sizeof(uint64_t) == 0, "counters only");
 	napi_copy_counters((uint64_t *)st, (const uint64_t *)&ctx->st, sizeof(*st) / sizeof(uint64_t));
-	/* Sums over the queues that the queues count themselves. */
-	st->injected = 0;
+	/* Sums over the queues that the queues count themselves (injectors
+	 * are other threads), and over those that left: under the lock, as
+	 * a slot's counters restart under it (unic_napi_queue_add). */
+	pthread_mutex_lock(&ctx->lock);
+	st->injected = ctx->injected_gone;
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
 		st->injected += unic_load_relaxed(&ctx->qs[i].st.injected);
+	pthread_mutex_unlock(&ctx->lock);
 	return 0;
 }
 

@@ -159,6 +159,10 @@ struct unic_napi_ctx {
 	struct napi_txq txqs[NAPI_MAX_TXQ];
 	struct unic_port **puts;     /* references to drop after unlock (max_queues + NAPI_MAX_TXQ) */
 	unsigned nb_puts;
+	/* Packets injected into queues that have left since (their slot's
+	 * counters restart at the next add): keeps the context's "injected"
+	 * from going back. Under lock. */
+	uint64_t injected_gone;
 
 	/* The ctx thread's. */
 	uint32_t rr_start;
