@@ -129,6 +129,28 @@ UNIC_UNUSED static uint32_t stress_rand(uint64_t *s)
 	return (uint32_t)((x * 0x2545F4914F6CDD1Dull) >> 32);
 }
 
+static void *stress_watchdog_main(void *arg)
+{
+	unsigned s = (unsigned)(uintptr_t)arg;
+
+	stress_sleep_us((uint64_t)s * 1000000u);
+	stress_fail("still running %u s after the start (its deadline is %.1f s): a thread is stuck",
+		    s, stress_seconds());
+	return NULL;
+}
+
+/* A hang is a failure with a message, not a test timeout: the program
+ * ends with one if it runs a minute past its deadline. */
+UNIC_UNUSED static void stress_watchdog(void)
+{
+	pthread_t tid;
+	unsigned s = (unsigned)stress_seconds() + 60;
+	int rc = pthread_create(&tid, NULL, stress_watchdog_main, (void *)(uintptr_t)s);
+
+	STRESS_CHECK(rc == 0, "pthread_create: %s", strerror(rc));
+	pthread_detach(tid);
+}
+
 /* Start @p n threads running @p fn(args + i * size). */
 UNIC_UNUSED static void stress_spawn(pthread_t *tids, unsigned n, void *(*fn)(void *), void *args,
 				     size_t size)

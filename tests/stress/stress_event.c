@@ -391,6 +391,7 @@ int main(void)
 	int rc;
 
 	stress_name = "stress_event";
+	stress_watchdog();
 	for (unsigned s = 0; s < NSLOT; s++)
 		t.slots[s].port = port_new();
 	rc = unic_event_callback_register(NULL, UNIC_EVENT_LINK, global_cb, NULL);

@@ -301,6 +301,7 @@ int main(void)
 	uint64_t ring_sent = 0, t0 = stress_now_ns();
 
 	stress_name = "stress_napi";
+	stress_watchdog();
 	t.mem = unic_mem_create(&mc);
 	STRESS_CHECK(t.mem != NULL, "unic_mem_create (no hugepages): %s", strerror(errno));
 	pc.mem = t.mem;

@@ -208,6 +208,7 @@ int main(void)
 	void *o;
 
 	stress_name = "stress_pool";
+	stress_watchdog();
 	mem = unic_mem_create(&mc);
 	STRESS_CHECK(mem != NULL, "unic_mem_create (no hugepages): %s", strerror(errno));
 	pc.mem = mem;

@@ -2,12 +2,14 @@
 /*
  * lib/ring under several producers and consumers at once: SP/SC, MP/MC and
  * the two mixed forms, each with bulk and burst calls of random sizes on a
- * small ring (so it is often full and often empty, and copies wrap).
+ * small ring (so it is often full and often empty, and copies wrap), and
+ * calls that ask for nothing (n = 0) among them.
  *
  * Every element names its producer and its sequence number. Checked:
  *  - every element produced is consumed exactly once (a bitmap per
  *    producer: a second delivery, or one never produced, fails at once);
- *  - a bulk call moves all or nothing, a burst call at most what it asked;
+ *  - a bulk call moves all or nothing, a burst call at most what it asked,
+ *    a call for 0 moves nothing (and does not hang: stress.h's watchdog);
  *  - order: each consumer sees each producer's elements in increasing
  *    order; a single consumer sees them with no gap (seq == previous + 1);
  *  - at the end the ring is empty and the counts agree.
@@ -85,10 +87,16 @@ static void *producer(void *arg)
 
 	pthread_barrier_wait(&t.start);
 	while (seq < PER_PROD && !stress_past(t.deadline)) {
-		uint32_t n = 1 + stress_rand(&w->rng) % MAX_BURST;
+		uint32_t n = stress_rand(&w->rng) % (MAX_BURST + 1);
 		bool bulk = stress_rand(&w->rng) & 1;
 		uint32_t k;
 
+		if (n == 0) {
+			/* Asking for nothing is allowed and moves nothing. */
+			k = enq(objs, 0, bulk);
+			STRESS_CHECK(k == 0, "%s: producer %u: an enqueue of 0 returned %u", t.c->name, w->id, k);
+			continue;
+		}
 		if (n > PER_PROD - seq)
 			n = PER_PROD - seq;
 		for (uint32_t i = 0; i < n; i++)
@@ -122,9 +130,14 @@ static void *consumer(void *arg)
 		/* Read before the dequeue: if every producer had finished and
 		 * this dequeue then finds nothing to reserve, nothing is left. */
 		bool done = __atomic_load_n(&t.prod_done, __ATOMIC_ACQUIRE) == t.c->nb_prod;
-		uint32_t n = 1 + stress_rand(&w->rng) % MAX_BURST;
+		uint32_t n = stress_rand(&w->rng) % (MAX_BURST + 1);
 		bool bulk = !done && (stress_rand(&w->rng) & 1);
 		uint32_t k = deq(objs, n, bulk);
+
+		if (n == 0) {
+			STRESS_CHECK(k == 0, "%s: consumer %u: a dequeue of 0 returned %u", t.c->name, w->id, k);
+			continue;
+		}
 
 		STRESS_CHECK(bulk ? (k == 0 || k == n) : k <= n,
 			     "%s: consumer %u: %s dequeue of %u returned %u (expected %s)", t.c->name,
@@ -222,6 +235,7 @@ int main(void)
 	uint64_t end = stress_deadline(1);
 
 	stress_name = "stress_ring";
+	stress_watchdog();
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(cases); i++)
 		run_case(&cases[i], stress_share(end, (unsigned)(UNIC_ARRAY_SIZE(cases) - i)));
 	printf("%s: ok\n", stress_name);

@@ -43,6 +43,9 @@
  *       producer overwrite slots a consumer might still be reading: a race
  *       in C11, and stale reads on CPUs weaker than x86.) On x86 these are
  *       plain loads and stores, as relaxed ones are.
+ *  (M3) in MP/MC a call for 0 elements returns before it reserves: an
+ *       empty reservation would wait in (M1) for a tail that others may
+ *       already have moved past.
  */
 #ifndef UNIC_RING_H
 #define UNIC_RING_H
@@ -213,6 +216,11 @@ ring_mp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
 	uint32_t head = unic_load_relaxed(&r->prod.head);
 	uint32_t want, room;
 
+	/* (M3): a reservation of nothing leaves head where it is, so the
+	 * next reserver gets the same head; that one may publish and move
+	 * the tail past head while this one waits for tail == head, forever. */
+	if (UNIC_UNLIKELY(n == 0))
+		return 0;
 	do {
 		want = n;
 		room = ring_prod_room(r, head, want);
@@ -261,6 +269,8 @@ ring_mc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 	uint32_t head = unic_load_relaxed(&r->cons.head);
 	uint32_t want, avail;
 
+	if (UNIC_UNLIKELY(n == 0))
+		return 0; /* (M3) */
 	do {
 		want = n;
 		avail = ring_cons_avail(r, head, want);
