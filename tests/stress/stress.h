@@ -89,14 +89,17 @@ UNIC_UNUSED static uint64_t stress_deadline(unsigned parts)
 	return stress_now_ns() + (uint64_t)(stress_seconds() * 1e9 / (parts ? parts : 1));
 }
 
-/* A deadline for the next of @p left phases that must all end by @p end:
+/* A deadline for the next of @p left phases that should all end by @p end:
  * an equal share of the time left (a phase that ends early leaves its
- * time to the next). */
+ * time to the next), but never less than a tenth of the program's time
+ * (a phase that ran long must not leave the next none). */
 UNIC_UNUSED static uint64_t stress_share(uint64_t end, unsigned left)
 {
 	uint64_t now = stress_now_ns();
+	uint64_t min = (uint64_t)(stress_seconds() * 1e8);
+	uint64_t share = now >= end ? 0 : (end - now) / (left ? left : 1);
 
-	return now >= end ? now : now + (end - now) / (left ? left : 1);
+	return now + (share > min ? share : min);
 }
 
 UNIC_UNUSED static bool stress_past(uint64_t deadline)
