@@ -399,14 +399,17 @@ void napi_apply(struct unic_napi_ctx *ctx)
 		}
 		t->req = NAPI_REQ_NONE;
 	}
-	unic_store_relaxed(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
+	/* (R3): release, pairs with the acquire in napi_check_requests. */
+	unic_store_release(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
 	pthread_cond_broadcast(&ctx->cond);
 }
 
 /* The ctx thread, at a round boundary. */
 void napi_check_requests(struct unic_napi_ctx *ctx)
 {
-	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_relaxed(&ctx->done_seq)))
+	/* (R3): acquire, so a request that a requester applied itself while
+	 * the context was offline is seen whole by the round that follows. */
+	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_acquire(&ctx->done_seq)))
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	napi_apply(ctx);
@@ -424,7 +427,9 @@ static void napi_post_and_wait(struct unic_napi_ctx *ctx)
 
 	unic_store_relaxed(&ctx->req_seq, seq);
 	unic_smp_mb(); /* (R1): pairs with (R2) in unic_napi_run_once */
-	if (!unic_load_relaxed(&ctx->online) ||
+	/* (R3): acquire, pairs with the release of online at the end of
+	 * run_once: applying here, we see everything the last round wrote. */
+	if (!unic_load_acquire(&ctx->online) ||
 	    pthread_equal(__atomic_load_n(&ctx->thread, __ATOMIC_RELAXED), pthread_self())) {
 		/* Offline, or we are the ctx thread inside a handler or hook:
 		 * no fast-path call is under way. */
