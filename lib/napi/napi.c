@@ -406,10 +406,10 @@ void napi_apply(struct unic_napi_ctx *ctx)
 		}
 		t->req = NAPI_REQ_NONE;
 	}
-	/* Release: pairs with the acquire in napi_check_requests, so a context
-	 * that comes online after a requester applied its own request sees
-	 * what the apply did (and what the requester did before, such as a
-	 * port's stubs). */
+	/* (R3): release, pairs with the acquire in napi_check_requests: a
+	 * context that comes online after a requester applied its own request
+	 * sees what the apply did (and what the requester did before, such as
+	 * a port's stubs). */
 	unic_store_release(&ctx->done_seq, unic_load_relaxed(&ctx->req_seq));
 	pthread_cond_broadcast(&ctx->cond);
 }
@@ -417,6 +417,8 @@ void napi_apply(struct unic_napi_ctx *ctx)
 /* The ctx thread, at a round boundary. */
 void napi_check_requests(struct unic_napi_ctx *ctx)
 {
+	/* (R3): acquire, so a request that a requester applied itself while
+	 * the context was offline is seen whole by the round that follows. */
 	if (UNIC_LIKELY(unic_load_relaxed(&ctx->req_seq) == unic_load_acquire(&ctx->done_seq)))
 		return;
 	pthread_mutex_lock(&ctx->lock);
@@ -435,9 +437,8 @@ static void napi_post_and_wait(struct unic_napi_ctx *ctx)
 
 	unic_store_relaxed(&ctx->req_seq, seq);
 	unic_smp_mb(); /* (R1): pairs with (R2) in unic_napi_run_once */
-	/* Acquire: pairs with the release of online = 0 at the end of
-	 * run_once; what the context did in its last round happens before
-	 * the apply below. */
+	/* (R3): acquire, pairs with the release of online at the end of
+	 * run_once: applying here, we see everything the last round wrote. */
 	if (!unic_load_acquire(&ctx->online) ||
 	    pthread_equal(__atomic_load_n(&ctx->thread, __ATOMIC_RELAXED), pthread_self())) {
 		/* Offline, or we are the ctx thread inside a handler or hook:
@@ -613,7 +614,9 @@ int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint1
 		goto unlock;
 	}
 	/* Zeroed before the claim publishes them through the port's xstats;
-	 * the slot is free, so the context thread does not count into it. */
+	 * the slot is free, so the context thread does not count into it.
+	 * What its last queue injected stays in the context's sum. */
+	ctx->injected_gone += qs->st.injected;
 	for (unsigned i = 0; i < sizeof(qs->st) / sizeof(uint64_t); i++)
 		unic_store_relaxed(&((uint64_t *)&qs->st)[i], 0);
 	qs->xst = (struct unic_port_poller_stats){
@@ -801,10 +804,14 @@ int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stat
 		return -EINVAL;
 	static_assert(sizeof(*st) % sizeof(uint64_t) == 0, "counters only");
 	napi_copy_counters((uint64_t *)st, (const uint64_t *)&ctx->st, sizeof(*st) / sizeof(uint64_t));
-	/* Sums over the queues that the queues count themselves. */
-	st->injected = 0;
+	/* Sums over the queues that the queues count themselves (injectors
+	 * are other threads), and over those that left: under the lock, as
+	 * a slot's counters restart under it (unic_napi_queue_add). */
+	pthread_mutex_lock(&ctx->lock);
+	st->injected = ctx->injected_gone;
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
 		st->injected += unic_load_relaxed(&ctx->qs[i].st.injected);
+	pthread_mutex_unlock(&ctx->lock);
 	return 0;
 }
 

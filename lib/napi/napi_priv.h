@@ -30,6 +30,13 @@
  *       it polls (and applies it first, waiting for the lock if the requester
  *       is applying it itself). A context is never polling a queue that a
  *       requester believes it may release.
+ *  (R3) when the requester applies a request itself (the context
+ *       offline), the slot state it reads was written by the context's
+ *       last round, and the next round reads what it wrote: its load of
+ *       online is an acquire (pairs with the release store of online = 0
+ *       at the end of run_once), and done_seq is stored with release and
+ *       checked at round boundaries with acquire. The fences above order
+ *       the flags; they do not carry the slots' contents.
  *  (I1) injector: inj_busy = 1, fence, load inj_live.
  *  (I2) removal: inj_live = 0, fence, load inj_busy (wait until 0), then
  *       drain the ring. As pmd/ring's (B1)/(B2).
@@ -159,6 +166,10 @@ struct unic_napi_ctx {
 	uint32_t nb_txqs;            /* high-water mark of used tx slots (set at apply) */
 	struct unic_port **puts;     /* references to drop after unlock (max_queues + max_txqs) */
 	unsigned nb_puts;
+	/* Packets injected into queues that have left since (their slot's
+	 * counters restart at the next add): keeps the context's "injected"
+	 * from going back. Under lock. */
+	uint64_t injected_gone;
 
 	/* The ctx thread's. */
 	uint32_t rr_start;

@@ -120,7 +120,7 @@ void unic_pool_cache_flush(struct unic_pool *pool)
 	c = &pool->caches[t];
 	if (c->len)
 		unic_ring_mp_enqueue_bulk(pool->ring, c->objs, c->len);
-	c->len = 0;
+	unic_store_relaxed(&c->len, 0); /* read by other threads: pool.h */
 }
 
 void unic_pool_stats_get(const struct unic_pool *pool, struct unic_pool_stats *st)
@@ -155,7 +155,7 @@ int unic_pool_get_slow(struct unic_pool *pool, void **objs, uint32_t n)
 		    unic_ring_mc_dequeue_bulk(pool->ring, objs + from_cache, n - from_cache) != 0) {
 			for (i = 0; i < from_cache; i++)
 				objs[i] = c->objs[c->len - 1 - i];
-			c->len -= from_cache;
+			unic_store_relaxed(&c->len, c->len - from_cache);
 			return 0;
 		}
 	}

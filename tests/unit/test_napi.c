@@ -609,6 +609,39 @@ Test(napi, injected_packets_wake_a_sleeping_context_at_once)
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 }
 
+Test(napi, the_context_keeps_counting_packets_injected_into_a_queue_that_left_it)
+{
+	struct unic_port *tx = port_create("ring0");
+	struct unic_port *rx = port_create("ring1,peer=ring0");
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_pkt *pkts[5];
+	struct unic_napi_ctx_stats st;
+
+	port_up(tx, 1);
+	port_up(rx, 1);
+	/* The context never runs: injected packets wait, and the removal
+	 * drops them. */
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, drop_handler, NULL), 0, "%s", logbuf);
+	for (uint32_t i = 0; i < 5; i++)
+		pkts[i] = pkt_make(i);
+	cr_assert_eq(unic_napi_inject(ctx, rx, 0, pkts, 5), 5);
+	cr_assert_eq(unic_napi_queue_remove(ctx, rx, 0), 0);
+	st = ctx_stats(ctx);
+	cr_assert_eq(st.injected, 5);
+	cr_assert_eq(st.dropped, 5);
+	/* The slot is taken again and its own counters restart... */
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, drop_handler, NULL), 0, "%s", logbuf);
+	pkts[0] = pkt_make(5);
+	cr_assert_eq(unic_napi_inject(ctx, rx, 0, pkts, 1), 1);
+	/* ...the context's go on: 5 before, 1 now. */
+	st = ctx_stats(ctx);
+	cr_assert_eq(st.injected, 6, "the context counts %" PRIu64 " injected packets, 6 were", st.injected);
+	unic_napi_ctx_destroy(ctx);
+	port_down(rx);
+	port_down(tx);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
+}
+
 /* ---- teardown -------------------------------------------------------------------------- */
 
 struct td {

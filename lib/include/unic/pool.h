@@ -75,9 +75,12 @@ struct unic_pool_stats {
 };
 
 /* One thread's cache. Only len is written after creation, and only by the
- * owning thread, so the page of an unused cache is never touched. */
+ * owning thread, so the page of an unused cache is never touched. Other
+ * threads read len (unic_pool_avail_count and friends, from a statistics
+ * thread), so the owner stores it with a relaxed atomic store (a plain
+ * move on x86): a plain store racing with those reads is undefined. */
 struct unic_pool_cache {
-	uint32_t len;          /**< objects held */
+	uint32_t len;          /**< objects held; atomic, written by the owner only */
 	uint32_t pad[15];
 	void *objs[UNIC_POOL_CACHE_MAX * 3];
 } UNIC_CACHE_ALIGNED;
@@ -198,22 +201,23 @@ pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 		return unic_pool_get_slow(pool, objs, n);
 
 	c = &pool->caches[t];
-	if (UNIC_UNLIKELY(c->len < n)) {
+	len = c->len;
+	if (UNIC_UNLIKELY(len < n)) {
 		/* Refill to size + n so the next gets hit the cache too; settle
 		 * for just what is missing when the ring runs low. */
-		uint32_t want = pool->cache_size + n - c->len;
+		uint32_t want = pool->cache_size + n - len;
 
-		if (unic_ring_mc_dequeue_bulk(pool->ring, &c->objs[c->len], want) == 0) {
-			want = n - c->len;
-			if (unic_ring_mc_dequeue_bulk(pool->ring, &c->objs[c->len], want) == 0)
+		if (unic_ring_mc_dequeue_bulk(pool->ring, &c->objs[len], want) == 0) {
+			want = n - len;
+			if (unic_ring_mc_dequeue_bulk(pool->ring, &c->objs[len], want) == 0)
 				return unic_pool_get_slow(pool, objs, n); /* counts it */
 		}
-		c->len += want;
+		len += want;
 	}
 	/* Hand out the most recently freed objects (the top n): they are warm. */
-	len = c->len - n;
+	len -= n;
 	pool_copy(objs, &c->objs[len], n);
-	c->len = len;
+	unic_store_relaxed(&c->len, len); /* see struct unic_pool_cache */
 	return 0;
 }
 
@@ -222,6 +226,7 @@ pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 {
 	uint32_t t = unic_thread_index();
 	struct unic_pool_cache *c;
+	uint32_t len;
 
 	if (UNIC_UNLIKELY(pool->cache_size == 0 || t >= UNIC_MAX_THREADS ||
 			  n > pool->cache_size)) {
@@ -229,14 +234,16 @@ pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 		return;
 	}
 	c = &pool->caches[t];
-	pool_copy(&c->objs[c->len], objs, n);
-	c->len += n;
-	if (UNIC_UNLIKELY(c->len >= pool->cache_flush_thresh)) {
+	len = c->len;
+	pool_copy(&c->objs[len], objs, n);
+	len += n;
+	if (UNIC_UNLIKELY(len >= pool->cache_flush_thresh)) {
 		/* The ring can hold every object of the pool: this never fails. */
 		unic_ring_mp_enqueue_bulk(pool->ring, &c->objs[pool->cache_size],
-					  c->len - pool->cache_size);
-		c->len = pool->cache_size;
+					  len - pool->cache_size);
+		len = pool->cache_size;
 	}
+	unic_store_relaxed(&c->len, len); /* see struct unic_pool_cache */
 }
 
 /**

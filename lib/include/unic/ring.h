@@ -33,6 +33,19 @@
  *       publish its tail before publishing its own, so the tail only moves
  *       over slots that are complete, and the chain of release/acquire
  *       carries every earlier reserver's slots to the other side.
+ *  (M2) in MP/MC the cached copy of the other side's tail is shared by
+ *       the side's threads: one thread may reserve slots on the strength
+ *       of a tail another thread read. So the cache is stored with release
+ *       after the acquire load of the tail, and loaded with acquire: what
+ *       (P1)/(C1) made visible to the thread that read the tail is visible
+ *       to every thread that trusts its copy. (A relaxed cache let a
+ *       consumer read slots whose contents it had no ordering with, and a
+ *       producer overwrite slots a consumer might still be reading: a race
+ *       in C11, and stale reads on CPUs weaker than x86.) On x86 these are
+ *       plain loads and stores, as relaxed ones are.
+ *  (M3) in MP/MC a call for 0 elements returns before it reserves: an
+ *       empty reservation would wait in (M1) for a tail that others may
+ *       already have moved past.
  */
 #ifndef UNIC_RING_H
 #define UNIC_RING_H
@@ -149,30 +162,31 @@ ring_copy_out(const struct unic_ring *r, uint32_t head, void **objs, uint32_t n)
  * Room for a producer whose head is @p head, using the cached consumer tail
  * first. The cache may be stale (smaller than the real tail), which only
  * understates the room; the difference is taken as signed for that reason.
- * Acquire on cons.tail: pairs with (C1).
+ * Acquire on cons.tail: pairs with (C1); on the cache: (M2).
  */
 static UNIC_ALWAYS_INLINE uint32_t
 ring_prod_room(struct unic_ring *r, uint32_t head, uint32_t want)
 {
-	int32_t room = (int32_t)(r->capacity + unic_load_relaxed(&r->prod.other_cache) - head);
+	int32_t room = (int32_t)(r->capacity + unic_load_acquire(&r->prod.other_cache) - head);
 
 	if (room < (int32_t)want) {
 		uint32_t ct = unic_load_acquire(&r->cons.tail); /* pairs with (C1) */
-		unic_store_relaxed(&r->prod.other_cache, ct);
+		unic_store_release(&r->prod.other_cache, ct); /* (M2) */
 		room = (int32_t)(r->capacity + ct - head);
 	}
 	return room > 0 ? (uint32_t)room : 0;
 }
 
-/* Entries for a consumer whose head is @p head. Acquire pairs with (P1). */
+/* Entries for a consumer whose head is @p head. Acquire on prod.tail pairs
+ * with (P1); on the cache: (M2). */
 static UNIC_ALWAYS_INLINE uint32_t
 ring_cons_avail(struct unic_ring *r, uint32_t head, uint32_t want)
 {
-	int32_t avail = (int32_t)(unic_load_relaxed(&r->cons.other_cache) - head);
+	int32_t avail = (int32_t)(unic_load_acquire(&r->cons.other_cache) - head);
 
 	if (avail < (int32_t)want) {
 		uint32_t pt = unic_load_acquire(&r->prod.tail); /* pairs with (P1) */
-		unic_store_relaxed(&r->cons.other_cache, pt);
+		unic_store_release(&r->cons.other_cache, pt); /* (M2) */
 		avail = (int32_t)(pt - head);
 	}
 	return avail > 0 ? (uint32_t)avail : 0;
@@ -202,6 +216,11 @@ ring_mp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
 	uint32_t head = unic_load_relaxed(&r->prod.head);
 	uint32_t want, room;
 
+	/* (M3): a reservation of nothing leaves head where it is, so the
+	 * next reserver gets the same head; that one may publish and move
+	 * the tail past head while this one waits for tail == head, forever. */
+	if (UNIC_UNLIKELY(n == 0))
+		return 0;
 	do {
 		want = n;
 		room = ring_prod_room(r, head, want);
@@ -250,6 +269,8 @@ ring_mc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 	uint32_t head = unic_load_relaxed(&r->cons.head);
 	uint32_t want, avail;
 
+	if (UNIC_UNLIKELY(n == 0))
+		return 0; /* (M3) */
 	do {
 		want = n;
 		avail = ring_cons_avail(r, head, want);
