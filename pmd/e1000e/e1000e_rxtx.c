@@ -567,10 +567,12 @@ int e1000e_rx_intr_enable(void *q)
 	}
 	/* A cause still pending in ICR would suppress the next message. */
 	write32(hw, E1000E_ICR, rxq->icr_cause);
-	/* QEMU 7.2 sends a second message when a vector's throttle timer
-	 * expires (128 us or more after each real one), masked or not. Drop
-	 * it here, before unmasking: nothing but that can be in the eventfd
-	 * now, and a frame from now on sets ICR and fires after the IMS write. */
+	/* What the eventfd holds now came before this arm: QEMU 7.2's
+	 * causeless message at the vector's throttle-timer expiry, or a
+	 * message the guest handed over late (docs/e1000e.md, "Interrupts").
+	 * Drop it before unmasking; a frame from now on sets ICR and fires
+	 * after the IMS write. One that lands after this read wakes the poller
+	 * once for nothing. */
 	if (read(rxq->irq_fd, &stale, sizeof(stale)) < 0) {
 		/* EAGAIN: nothing stale. */
 	}

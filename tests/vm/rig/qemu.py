@@ -71,10 +71,10 @@ def command(topology, kernel, initrd, append, console, results, monitor=None,
 
 
 def kernel_cmdline(topology, run_id, shell=False):
-    # no_timer_check: under TCG on a loaded host the kernel's boot-time test
-    # of the timer through the (interrupt-remapped) IO-APIC can miss its
-    # window and panic ("timer doesn't work through Interrupt-remapped
-    # IO-APIC"); the timer works, only the check's timing fails.
+    # no_timer_check: the kernel's early test that the timer interrupt
+    # arrives through the IO-APIC counts ticks over a short busy wait; a
+    # TCG guest on a busy host misses it and panics ("timer doesn't work
+    # through Interrupt-remapped IO-APIC", seen in the vfio boots).
     words = ['console=ttyS0', 'panic=-1', 'no_timer_check', 'unic.run=' + run_id]
     if topology.access == 'vfio':
         words.append('intel_iommu=on')
