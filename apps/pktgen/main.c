@@ -89,6 +89,8 @@ struct pg_app {
 	/* transmit */
 	uint64_t sent, sent_bytes, tx_full, alloc_fail;
 	uint64_t tx_dropped;       /* built, never taken by the port, freed at stop */
+	uint64_t tx_refused;       /* built, refused by the port (unic_tx_prepare), freed */
+	int tx_refused_err;        /* the reason of the last one (-errno) */
 	uint32_t seq;
 	unsigned size_idx;
 	uint32_t flow_k[4];       /* odometer over src ip, dst ip, src port, dst port */
@@ -217,7 +219,8 @@ static bool tx_done(const struct pg_app *a, uint64_t now_ns)
 {
 	if (g_stop)
 		return true;
-	if (a->o.count && a->sent >= a->o.count)
+	/* --count frames built: sent, or refused by the port (never retried). */
+	if (a->o.count && a->sent + a->tx_refused >= a->o.count)
 		return true;
 	return a->o.duration > 0 && (double)(now_ns - a->t_start_ns) >= a->o.duration * 1e9;
 }
@@ -231,7 +234,7 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 	uint16_t took;
 
 	while (n < BURST && pg_rate_due(&a->rate, now) &&
-	       !(a->o.count && a->sent + n >= a->o.count)) {
+	       !(a->o.count && a->sent + a->tx_refused + n >= a->o.count)) {
 		struct unic_pkt *p = unic_pkt_alloc(pool);
 		unsigned size = a->cap.nb ? a->cap.len[a->cap_idx] : next_size(a);
 		uint8_t *d;
@@ -262,6 +265,23 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 		pend_size[n] = size;
 		n++;
 		pg_rate_sent(&a->rate, size, now);
+	}
+	/* The new frames (the pending ones passed already) go through the
+	 * port's checks once: a refused frame is freed and counted, never
+	 * sent, recorded or retried; the frames after it go on. */
+	for (unsigned i = *npend; i < n;) {
+		int err;
+		uint16_t ok = unic_tx_prepare(a->tx, 0, pend + i, (uint16_t)(n - i), &err);
+
+		i += ok;
+		if (UNIC_LIKELY(i == n))
+			break;
+		unic_pkt_free(pend[i]);
+		a->tx_refused++;
+		a->tx_refused_err = err;
+		memmove(pend + i, pend + i + 1, (n - i - 1) * sizeof(*pend));
+		memmove(pend_size + i, pend_size + i + 1, (n - i - 1) * sizeof(*pend_size));
+		n--;
 	}
 	if (n == 0)
 		return;
@@ -379,12 +399,13 @@ static void report(struct pg_app *a)
 		       ",\"duplicated\":%" PRIu64 ",\"no_stamp\":%" PRIu64 ",\"other_stream\":%" PRIu64
 		       ",\"rx_frames\":%" PRIu64
 		       ",\"tx_full_retries\":%" PRIu64 ",\"alloc_fail\":%" PRIu64 ",\"tx_dropped\":%" PRIu64
+		       ",\"tx_refused\":%" PRIu64
 		       ",\"signals\":%d"
 		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
 		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, received, lost,
 		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.other_stream,
 		       a->rs.frames, a->tx_full,
-		       a->alloc_fail, a->tx_dropped, (int)g_signals, tx_s, pps, l2, wire);
+		       a->alloc_fail, a->tx_dropped, a->tx_refused, (int)g_signals, tx_s, pps, l2, wire);
 		if (a->cap.nb)
 			printf(",\"replay\":{\"frames\":%u,\"bytes\":%" PRIu64 "}", a->cap.nb, a->cap.bytes);
 		if (a->wtx)
@@ -418,6 +439,9 @@ static void report(struct pg_app *a)
 	if (a->tx_dropped)
 		fprintf(o, ", never taken by the port (dropped when the run stopped, not sent): %" PRIu64,
 			a->tx_dropped);
+	if (a->tx_refused)
+		fprintf(o, ", refused by the port (freed, not sent): %" PRIu64 " (the last: %s)",
+			a->tx_refused, strerror(-a->tx_refused_err));
 	fprintf(o, "\n");
 	if (a->txc.ok) {
 		fprintf(o, "          port counters: opackets %" PRIu64 " oerrors %" PRIu64, a->txc.st.opackets,

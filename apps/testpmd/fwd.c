@@ -55,6 +55,35 @@ static inline void cnt_add(uint64_t *c, uint64_t n)
 
 /* ---- the engines ------------------------------------------------------------ */
 
+/* Every engine that transmits sends through here (testpmd.h). */
+void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
+{
+	uint16_t done = 0, sent = 0, dropped = 0;
+
+	while (done < n) {
+		uint16_t ok = unic_tx_prepare(s->txp, s->tx_q, pkts + done, (uint16_t)(n - done), NULL);
+		uint16_t took = ok ? unic_tx_burst(s->txp, s->tx_q, pkts + done, ok) : 0;
+
+		sent = (uint16_t)(sent + took);
+		if (UNIC_UNLIKELY(took < ok)) {
+			/* The queue is full: the rest is dropped. */
+			unic_pkt_free_bulk(pkts + done + took, (uint32_t)(n - done - took));
+			dropped = (uint16_t)(dropped + n - done - took);
+			break;
+		}
+		done = (uint16_t)(done + ok);
+		if (UNIC_UNLIKELY(done < n)) {
+			/* pkts[done] is refused: freed, dropped, never sent. */
+			unic_pkt_free(pkts[done]);
+			dropped++;
+			done++;
+		}
+	}
+	if (dropped)
+		cnt_add(&s->txc->dropped, dropped);
+	cnt_add(&s->txc->tx, sent);
+}
+
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -106,7 +135,6 @@ static void gen_burst(struct tp_stream *s)
 {
 	struct unic_pkt *pkts[TP_BURST_MAX], *segs[TP_BURST_MAX * TP_CMD_MAX_SIZES];
 	unsigned ns = s->nb_txpkts, n = s->burst;
-	uint16_t sent;
 
 	if (unic_pkt_alloc_bulk(s->pool, segs, n * ns) != 0)
 		return; /* the pool is short: better luck next round */
@@ -131,19 +159,13 @@ static void gen_burst(struct tp_stream *s)
 			s->flow = (s->flow + 1) % FLOWGEN_FLOWS;
 		pkts[i] = first;
 	}
-	sent = unic_tx_burst(s->txp, s->tx_q, pkts, (uint16_t)n);
-	if (sent < n) {
-		unic_pkt_free_bulk(pkts + sent, n - sent);
-		cnt_add(&s->txc->dropped, n - sent);
-	}
-	cnt_add(&s->txc->tx, sent);
+	tp_tx_send(s, pkts, (uint16_t)n);
 }
 
 static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
 			   void *arg)
 {
 	struct tp_stream *s = arg;
-	uint16_t sent;
 
 	(void)port;
 	(void)q;
@@ -182,12 +204,7 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 			pkts[i]->ol_flags |= UNIC_PKT_TX_VLAN;
 			pkts[i]->vlan_tci = s->vlan;
 		}
-	sent = unic_tx_burst(s->txp, s->tx_q, pkts, n);
-	if (sent < n) {
-		unic_pkt_free_bulk(pkts + sent, (uint32_t)(n - sent));
-		cnt_add(&s->txc->dropped, (uint64_t)(n - sent));
-	}
-	cnt_add(&s->txc->tx, sent);
+	tp_tx_send(s, pkts, n);
 	return n;
 }
 

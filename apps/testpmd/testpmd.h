@@ -216,5 +216,13 @@ void tp_fwd_show(struct tp_app *app);
 void tp_fwd_clear(struct tp_app *app);
 int tp_fwd_resume(struct tp_app *app);
 struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q);
+/*
+ * Send pkts[0..n-1] on the stream's tx queue (every engine that transmits
+ * does it here): each packet the port refuses (unic_tx_prepare) and each it
+ * does not take is freed and counted in the stream's tx `dropped`, never as
+ * sent; the packets after a refused one are still sent. One prepare and
+ * one burst call when nothing is refused.
+ */
+void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n);
 
 #endif /* TESTPMD_H */

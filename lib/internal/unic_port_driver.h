@@ -49,6 +49,13 @@ struct unic_port_ops {
 	/* Fast path, copied into port->fp at start (required: rx/tx burst). */
 	unic_rx_burst_fn rx_burst;
 	unic_tx_burst_fn tx_burst;
+	/* NULL: every packet is accepted. Else the checks tx_burst makes
+	 * before it refuses a packet (same function, no copy): returns how
+	 * many leading packets tx_burst would not refuse, and when fewer
+	 * than n, the reason for pkts[ret] in *err (never NULL here), else
+	 * 0 in *err. Reads the queue's fixed settings only (nb_desc, ...),
+	 * never its ring state; changes nothing; counts nothing. */
+	unic_tx_prepare_fn tx_prepare;
 	unic_rx_pending_fn rx_pending;
 	unic_rxq_intr_fn rx_intr_enable;    /* NULL: no rx interrupts */
 	unic_rxq_intr_fn rx_intr_disable;

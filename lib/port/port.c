@@ -60,6 +60,16 @@ static uint16_t stub_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	return 0;
 }
 
+/* Every packet acceptable: drivers without checks, and stopped ports
+ * (whose stub tx_burst then takes none). */
+static uint16_t stub_prepare_all(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
+{
+	(void)q;
+	(void)pkts;
+	*err = 0;
+	return n;
+}
+
 static bool stub_pending(void *q)
 {
 	(void)q;
@@ -101,6 +111,7 @@ static void fp_set_stopped(struct unic_port *port)
 {
 	FP_SET(port, rx_burst, stub_burst);
 	FP_SET(port, tx_burst, stub_burst);
+	FP_SET(port, tx_prepare, stub_prepare_all);
 	FP_SET(port, rx_pending, stub_pending);
 	FP_SET(port, rx_intr_enable, stub_down);
 	FP_SET(port, rx_intr_disable, stub_down);
@@ -115,6 +126,7 @@ static void fp_set_started(struct unic_port *port)
 	FP_SET(port, rx_intr_enable, ops->rx_intr_enable ? ops->rx_intr_enable : stub_notsup);
 	FP_SET(port, rx_intr_disable, ops->rx_intr_disable ? ops->rx_intr_disable : stub_notsup);
 	FP_SET(port, tx_reclaim, ops->tx_reclaim ? ops->tx_reclaim : stub_reclaim_none);
+	FP_SET(port, tx_prepare, ops->tx_prepare ? ops->tx_prepare : stub_prepare_all);
 	FP_SET(port, tx_burst, ops->tx_burst);
 	/* rx last: a poller that sees the real rx_burst sees the rest too. */
 	FP_SET(port, rx_burst, ops->rx_burst);

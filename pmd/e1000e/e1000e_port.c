@@ -867,6 +867,7 @@ const struct unic_port_ops e1000e_ops = {
 	.stats_get = e1000e_stats_get,
 	.rx_burst = e1000e_rx_burst,
 	.tx_burst = e1000e_tx_burst,
+	.tx_prepare = e1000e_tx_prepare,
 	.rx_pending = e1000e_rx_pending,
 	.tx_reclaim = e1000e_tx_reclaim,
 	.rx_intr_enable = e1000e_rx_intr_enable,

@@ -245,6 +245,7 @@ int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 /* e1000e_rxtx.c */
 uint16_t e1000e_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);
 uint16_t e1000e_tx_burst(void *txq, struct unic_pkt **pkts, uint16_t n);
+uint16_t e1000e_tx_prepare(void *txq, struct unic_pkt **pkts, uint16_t n, int *err);
 bool e1000e_rx_pending(void *rxq);
 int e1000e_rx_intr_enable(void *rxq);
 int e1000e_rx_intr_disable(void *rxq);

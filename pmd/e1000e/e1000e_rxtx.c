@@ -445,6 +445,41 @@ static inline uint16_t tx_descs(const struct unic_pkt *p)
 	return d;
 }
 
+/*
+ * What makes tx_burst refuse a packet, also tx_prepare's answer: @return
+ * the descriptors the packet needs, a context descriptor included when it
+ * asks for an offload (whether or not the queue holds that context
+ * already, so the answer does not depend on what was sent before), or 0
+ * and the reason in *err.
+ */
+static inline uint16_t tx_check(const struct e1000e_txq *txq, const struct unic_pkt *p,
+				uint64_t key, int *err)
+{
+	uint16_t need = tx_descs(p);
+
+	if (UNIC_UNLIKELY(need == 0 || (key != 0 && !e1000e_tx_offload_ok(p)))) {
+		*err = -EINVAL;
+		return 0;
+	}
+	need = (uint16_t)(need + (key != 0));
+	if (UNIC_UNLIKELY(need > txq->nb_desc - 1)) {
+		*err = -EMSGSIZE;
+		return 0;
+	}
+	return need;
+}
+
+uint16_t e1000e_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
+{
+	const struct e1000e_txq *txq = q;
+
+	for (uint16_t i = 0; i < n; i++)
+		if (UNIC_UNLIKELY(tx_check(txq, pkts[i], tx_ctx_key(pkts[i]), err) == 0))
+			return i;
+	*err = 0;
+	return n;
+}
+
 uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 {
 	struct e1000e_txq *txq = q;
@@ -454,17 +489,17 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		tx_reclaim(txq);
 	for (i = 0; i < n; i++) {
 		struct unic_pkt *p = pkts[i];
-		uint16_t need = tx_descs(p), last = ntu;
 		uint32_t vlan_cmd = 0, vlan_field = 0, popts = 0, tse = 0;
 		uint64_t key = tx_ctx_key(p);
 		bool new_ctx = key != 0 && key != txq->ctx_key;
+		int err;
+		uint16_t need = tx_check(txq, p, key, &err), last = ntu;
 
-		if (UNIC_UNLIKELY(key != 0 && !e1000e_tx_offload_ok(p)))
-			need = 0;
-		else if (new_ctx)
-			need++;
-		if (UNIC_UNLIKELY(need == 0 || need > txq->nb_desc - 1)) {
-			/* Refused and counted, never sent corrupt; the packet is taken. */
+		if (key != 0 && !new_ctx && need != 0)
+			need--; /* the device holds this context already */
+		if (UNIC_UNLIKELY(need == 0)) {
+			/* Refused and counted, never sent corrupt; the packet is
+			 * taken (unic_tx_prepare refuses it before). */
 			txq->refused++;
 			unic_pkt_free(p);
 			continue;

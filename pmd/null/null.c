@@ -6,7 +6,10 @@
  * pool and the application (docs/ports.md).
  *
  * Spec: "null0" or "null0,size=128". Up to UNIC_PORT_MAX_QUEUES queues each
- * way; no interrupts.
+ * way; no interrupts. With tx_max_len=N, transmit refuses a frame longer
+ * than N bytes, as a NIC refuses one over its maximum frame (tx_prepare
+ * says so, -EMSGSIZE; tx_burst frees it and counts it in oerrors): a port
+ * that refuses, for testing how an application handles that.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,10 +45,13 @@ struct null_rxq {
 struct null_txq {
 	uint64_t opackets;
 	uint64_t obytes;
+	uint64_t refused;  /* frames over max_len, freed */
+	uint32_t max_len;  /* tx_max_len; 0: no limit */
 } UNIC_CACHE_ALIGNED;
 
 struct null_port {
 	uint32_t size;  /* bytes per received packet */
+	uint32_t tx_max_len;  /* 0: no limit */
 	struct null_rxq rxq[UNIC_PORT_MAX_QUEUES];
 	struct null_txq txq[UNIC_PORT_MAX_QUEUES];
 };
@@ -97,14 +103,35 @@ static uint16_t null_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 static uint16_t null_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 {
 	struct null_txq *txq = q;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, refused = 0;
 	uint16_t i;
 
-	for (i = 0; i < n; i++)
-		bytes += pkts[i]->pkt_len;
+	for (i = 0; i < n; i++) {
+		if (UNIC_UNLIKELY(txq->max_len && pkts[i]->pkt_len > txq->max_len))
+			refused++;
+		else
+			bytes += pkts[i]->pkt_len;
+	}
 	unic_pkt_free_bulk(pkts, n);
-	null_count(&txq->opackets, n);
+	null_count(&txq->opackets, n - refused);
 	null_count(&txq->obytes, bytes);
+	if (UNIC_UNLIKELY(refused))
+		null_count(&txq->refused, refused);
+	return n;
+}
+
+static uint16_t null_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
+{
+	const struct null_txq *txq = q;
+
+	*err = 0;
+	if (txq->max_len == 0)
+		return n;
+	for (uint16_t i = 0; i < n; i++)
+		if (pkts[i]->pkt_len > txq->max_len) {
+			*err = -EMSGSIZE;
+			return i;
+		}
 	return n;
 }
 
@@ -183,8 +210,11 @@ static void null_rx_queue_release(struct unic_port *port, uint16_t q, void *rxq)
 static int null_tx_queue_setup(struct unic_port *port, uint16_t q,
 			       const struct unic_txq_conf *conf, void **txq_out)
 {
+	struct null_txq *txq = &null_priv(port)->txq[q];
+
 	(void)conf;
-	*txq_out = &null_priv(port)->txq[q];
+	txq->max_len = null_priv(port)->tx_max_len;
+	*txq_out = txq;
 	return 0;
 }
 
@@ -228,6 +258,7 @@ static int null_stats_get(struct unic_port *port, struct unic_port_stats *st)
 		st->ibytes += st->q_ibytes[q];
 		st->opackets += st->q_opackets[q];
 		st->obytes += st->q_obytes[q];
+		st->oerrors += unic_load_relaxed(&txq->refused);
 		st->rx_nombuf += unic_load_relaxed(&rxq->nombuf);
 	}
 	return 0;
@@ -256,6 +287,7 @@ static const struct unic_port_ops null_ops = {
 	.stats_get = null_stats_get,
 	.rx_burst = null_rx_burst,
 	.tx_burst = null_tx_burst,
+	.tx_prepare = null_tx_prepare,
 	.rx_pending = null_rx_pending,
 	.link_get = null_link_get,
 };
@@ -271,8 +303,8 @@ static void null_setup(struct unic_port *port)
 
 static int null_vdev_create(const char *name, const char *args, struct unic_port **out)
 {
-	static const char *const keys[] = { "size", NULL };
-	uint32_t size = NULL_SIZE_DEFAULT;
+	static const char *const keys[] = { "size", "tx_max_len", NULL };
+	uint32_t size = NULL_SIZE_DEFAULT, tx_max_len = 0;
 	struct unic_port *port;
 	int rc;
 
@@ -284,11 +316,15 @@ static int null_vdev_create(const char *name, const char *args, struct unic_port
 	rc = unic_kvargs_u32("null", args, "size", 1, NULL_SIZE_MAX, &size);
 	if (rc < 0 && rc != -ENOENT)
 		return rc;
+	rc = unic_kvargs_u32("null", args, "tx_max_len", 1, UINT16_MAX, &tx_max_len);
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
 
 	port = unic_port_alloc(sizeof(struct null_port), name, null_setup);
 	if (port == NULL)
 		return -errno;
 	null_priv(port)->size = size;
+	null_priv(port)->tx_max_len = tx_max_len;
 	rc = unic_port_register(port);
 	if (rc < 0) {
 		unic_port_put(port);

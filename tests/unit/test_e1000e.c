@@ -739,3 +739,63 @@ Test(e1000e_fp, the_tcp_offload_check_reads_nothing_past_the_data)
 	cr_assert(!e1000e_tx_offload_ok(p));
 	free(p);
 }
+
+/* A chain of @p nb segments of 10 bytes each (no offload). */
+static struct unic_pkt *chain(unsigned nb)
+{
+	struct unic_pkt *head = pkt(10), *prev = head;
+
+	for (unsigned i = 1; i < nb; i++) {
+		prev->next = pkt(10);
+		prev = prev->next;
+	}
+	head->nb_segs = (uint16_t)nb;
+	head->pkt_len = 10 * nb;
+	return head;
+}
+
+Test(e1000e_fp, tx_prepare_refuses_exactly_what_tx_burst_refuses_and_says_why)
+{
+	struct {
+		const char *what;
+		struct unic_pkt *p;
+		int err;  /* 0: accepted */
+	} c[] = {
+		{ "a plain frame", pkt(100), 0 },
+		{ "an IPv6 TSO packet", tcp6_pkt(1500), 0 },
+		{ "an IPv4 checksum offload without l2/l3 lengths", pkt(100), -EINVAL },
+		{ "a TSO request whose l3_len is not the header's", tcp6_pkt(1000), -EINVAL },
+		{ "a chain whose nb_segs says 2 but holds 1", pkt(100), -EINVAL },
+		{ "63 segments: 63 descriptors, what the ring holds", chain(63), 0 },
+		{ "64 segments: 64 descriptors, one more than the ring holds", chain(64), -EMSGSIZE },
+	};
+
+	c[2].p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM;
+	c[3].p->l3_len = 48;
+	c[4].p->nb_segs = 2;
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(c); i++) {
+		int err = 1;
+		uint64_t refused = txq.refused;
+
+		e1000e_txq_drain(&txq); /* an empty ring for each */
+		tdt = 0;
+		cr_assert_eq(e1000e_tx_prepare(&txq, &c[i].p, 1, &err), c[i].err ? 0 : 1,
+			     "%s: prepare %s it", c[i].what, c[i].err ? "accepted" : "refused");
+		cr_assert_eq(err, c[i].err, "%s: err %d, want %d", c[i].what, err, c[i].err);
+		cr_assert_eq(e1000e_tx_burst(&txq, &c[i].p, 1), 1, "%s: taken", c[i].what);
+		cr_assert_eq(txq.refused - refused, c[i].err ? 1u : 0u, "%s: tx_burst %s it", c[i].what,
+			     c[i].err ? "sent" : "refused");
+		cr_assert_eq(tdt != 0, c[i].err == 0, "%s: descriptors written iff accepted", c[i].what);
+	}
+
+	/* In a burst: the leading packets prepare accepts, then the refused one. */
+	struct unic_pkt *b[3] = { pkt(60), pkt(60), pkt(60) };
+	int err = 0;
+
+	b[1]->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM;
+	cr_assert_eq(e1000e_tx_prepare(&txq, b, 3, &err), 1);
+	cr_assert_eq(err, -EINVAL);
+	cr_assert_eq(e1000e_tx_prepare(&txq, b + 2, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	unic_pkt_free_bulk(b, 3);
+}

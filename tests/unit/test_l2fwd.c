@@ -20,6 +20,7 @@
 #include <unic/pool.h>
 
 #include "l2fwd.h"
+#include "refusing_port.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
 
@@ -364,6 +365,51 @@ Test(l2fwd_handler, rewrites_macs_sends_on_the_same_queue_and_counts_every_drop,
 		cr_assert_eq(((uint8_t *)unic_pkt_data(got[i]))[0], 0xab);
 	unic_pkt_free_bulk(got, 4);
 	ring_down(b);
+	ring_down(a);
+	free(cnt);
+}
+
+Test(l2fwd_handler, a_packet_the_port_refuses_is_dropped_not_sent_and_the_rest_of_the_burst_goes_out,
+     .init = hsetup, .fini = hteardown)
+{
+	struct unic_port *a = ring_up("ring92", 1), *b = refusing_port_up(pool);
+	struct l2fwd_port_counters *cnt = aligned_alloc(64, 2 * sizeof(*cnt));
+	struct l2fwd_route r = { 0 };
+	struct unic_pkt *pkts[8];
+	struct unic_port_stats st;
+
+	cr_assert_not_null(b);
+	memset(cnt, 0, 2 * sizeof(*cnt));
+	r.in = a;
+	r.out = b;
+	r.out_idx = 1;
+	r.in_cnt = &cnt[0];
+	r.out_cnt = &cnt[1];
+	uint32_t before = unic_pool_in_use_count(pool);
+
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 8), 0);
+	for (int i = 0; i < 8; i++) {
+		memset(unic_pkt_data(pkts[i]), 0, 64);
+		((uint8_t *)unic_pkt_data(pkts[i]))[12] = (uint8_t)i;
+		pkts[i]->data_len = pkts[i]->pkt_len = 64;
+	}
+	/* The first, two in the middle and the last are refused. */
+	refusing_mark_bad(pkts[0]);
+	refusing_mark_bad(pkts[3]);
+	refusing_mark_bad(pkts[4]);
+	refusing_mark_bad(pkts[7]);
+	cr_assert_eq(l2fwd_handle(a, 0, pkts, 8, &r), 8);
+	cr_assert_eq(cnt[1].tx, 4, "sent: only the packets the port accepts (got %" PRIu64 ")", cnt[1].tx);
+	cr_assert_eq(cnt[1].dropped, 4, "the refused ones are dropped (got %" PRIu64 ")", cnt[1].dropped);
+	cr_assert_eq(refusing_priv(b)->sent, 4, "the others in the burst are sent");
+	cr_assert_eq(refusing_priv(b)->sent_mark[0], 1);
+	cr_assert_eq(refusing_priv(b)->sent_mark[1], 2);
+	cr_assert_eq(refusing_priv(b)->sent_mark[2], 5);
+	cr_assert_eq(refusing_priv(b)->sent_mark[3], 6);
+	cr_assert_eq(unic_port_stats_get(b, &st), 0);
+	cr_assert_eq(st.oerrors, 0, "a refused packet never reaches the port's tx_burst");
+	cr_assert_eq(unic_pool_in_use_count(pool), before, "every packet freed");
+	refusing_port_down(b);
 	ring_down(a);
 	free(cnt);
 }

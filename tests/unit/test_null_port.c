@@ -177,6 +177,42 @@ Test(null_port, tx_counts_the_bytes_it_is_given)
 	unic_pool_free(pool);
 }
 
+Test(null_port, with_tx_max_len_a_longer_frame_is_refused_by_prepare_and_counted_by_tx)
+{
+	struct unic_pool *pool = make_pool(256, 0, 0);
+	struct unic_port *p = create("null0,tx_max_len=1000");
+	struct unic_pkt *pkts[3];
+	struct unic_port_stats st;
+	int err = 1;
+
+	up(p, 1, pool);
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 3), 0);
+	unic_pkt_append(pkts[0], 60);
+	unic_pkt_append(pkts[1], 1001);
+	unic_pkt_append(pkts[2], 1000);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 3, &err), 1);
+	cr_assert_eq(err, -EMSGSIZE);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts + 2, 1, &err), 1, "1000 bytes is not over the limit");
+	cr_assert_eq(err, 0);
+	/* Sent without preparing: taken, freed, counted as an error. */
+	cr_assert_eq(unic_tx_burst(p, 0, pkts, 3), 3);
+	cr_assert_eq(unic_port_stats_get(p, &st), 0);
+	cr_assert_eq(st.opackets, 2);
+	cr_assert_eq(st.obytes, 60 + 1000);
+	cr_assert_eq(st.oerrors, 1);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
+	down(p);
+	unic_pool_free(pool);
+}
+
+Test(null_port, tx_max_len_out_of_range_is_refused)
+{
+	struct unic_port *p = NULL;
+
+	cr_assert_eq(unic_vdev_create("null0,tx_max_len=0", &p), -EINVAL);
+	cr_assert_eq(unic_vdev_create("null0,tx_max_len=65536", &p), -EINVAL);
+}
+
 Test(null_port, an_exhausted_pool_is_counted_as_rx_nombuf)
 {
 	struct unic_pool *pool = make_pool(50, 0, 0);

@@ -625,6 +625,32 @@ Test(pktgen_bin, mixed_sizes_ipv6_vlan_at_a_rate_lose_nothing)
 	HAS(r, got < 0.99 * req ? "\"missed\":true" : "\"missed\":false");
 }
 
+Test(pktgen_bin, a_frame_the_port_refuses_is_counted_as_refused_not_sent_and_never_retried)
+{
+	static char out[16384];
+
+	/* null0 refuses frames over 100 bytes: every 512-byte one. */
+	run("--no-pci --no-huge --vdev null0,tx_max_len=100 --vdev ring0 --tx-port 0 --rx-port 1 "
+	    "--count 100 --sizes 64,512 --json", out, sizeof(out));
+	const char *j = strstr(out, "{\"tsc_hz\"");
+
+	cr_assert_not_null(j, "%s", out);
+	cr_assert_eq(json_u64(j, "sent"), 50, "only the frames the port accepts are sent: %s", j);
+	cr_assert_eq(json_u64(j, "tx_refused"), 50, "%s", j);
+	cr_assert_eq(json_u64(j, "tx_full_retries"), 0, "a refused frame is not retried: %s", j);
+	cr_assert_eq(json_u64(j, "tx_dropped"), 0, "%s", j);
+	const char *ps = strstr(j, "\"tx_port_stats\"");
+
+	cr_assert_not_null(ps, "%s", j);
+	cr_assert_eq(json_u64(ps, "opackets"), 50, "%s", ps);
+	cr_assert_eq(json_u64(ps, "oerrors"), 0, "refused before tx_burst: %s", ps);
+	/* The text report says so. */
+	run("--no-pci --no-huge --vdev null0,tx_max_len=100 --vdev ring0 --tx-port 0 --rx-port 1 "
+	    "--count 10 --sizes 64,512", out, sizeof(out));
+	HAS(out, "sent 5 frames");
+	HAS(out, "refused by the port (freed, not sent): 5 (the last: Message too long)");
+}
+
 Test(pktgen_bin, bad_options_exit_2_with_the_option_named)
 {
 	static char out[4096];

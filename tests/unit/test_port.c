@@ -18,6 +18,7 @@
 #include <unic/pool.h>
 #include <unic/mem.h>
 #include "unic_port_driver.h"
+#include "refusing_port.h"
 
 /* ---- a fake driver ------------------------------------------------------- */
 
@@ -968,4 +969,53 @@ Test(port, stop_detach_and_device_loss_switch_to_stubs_before_any_poller_is_rele
 	cr_assert_eq(s.stopped_before + s.released_before, 0, "no stop, no queue release before");
 	cr_assert_eq(fp->stopped, 1);
 	unic_port_put(p);
+}
+
+Test(port, tx_prepare_gives_the_leading_packets_the_driver_accepts_and_why_the_next_is_refused)
+{
+	struct unic_port *p = refusing_port_up(pool);
+	struct unic_pkt *pkts[4];
+	int err = 1;
+
+	cr_assert_not_null(p, "%s", last_err);
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 4), 0);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 4, &err), 4);
+	cr_assert_eq(err, 0, "every packet accepted: err is 0");
+	refusing_mark_bad(pkts[2]);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 4, &err), 2, "pkts[2] is refused");
+	cr_assert_eq(err, -EINVAL);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts + 3, 1, NULL), 1, "err may be NULL");
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts + 2, 2, NULL), 0);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 0, &err), 0);
+	cr_assert_eq(refusing_priv(p)->sent + refusing_priv(p)->refused, 0, "prepare sends nothing");
+
+	/* Stopped: the driver is not called; every packet passes (and the
+	 * stub tx_burst takes none). */
+	cr_assert_eq(unic_port_stop(p), 0);
+	err = 1;
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 4, &err), 4);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(unic_tx_burst(p, 0, pkts, 4), 0);
+	cr_assert_eq(unic_port_start(p), 0);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 4, &err), 2, "started again: the driver's checks");
+	unic_pkt_free_bulk(pkts, 4);
+	refusing_port_down(p);
+}
+
+Test(port, tx_prepare_accepts_every_packet_when_the_driver_has_no_checks)
+{
+	struct unic_port *p = new_port("fake%d");
+	struct unic_pkt *pkts[3];
+	int err = 1;
+
+	conf_port(p, 1, 64);
+	cr_assert_eq(unic_port_start(p), 0);
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 3), 0);
+	refusing_mark_bad(pkts[0]);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 3, &err), 3);
+	cr_assert_eq(err, 0);
+	unic_pkt_free_bulk(pkts, 3);
+	cr_assert_eq(unic_port_stop(p), 0);
+	unic_port_close(p);
+	finish(p);
 }

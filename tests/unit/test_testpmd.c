@@ -26,6 +26,7 @@
 #include <unic/pool.h>
 
 #include "testpmd.h"
+#include "refusing_port.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
 #define HASNT(s, sub) cr_assert(strstr((s), (sub)) == NULL, "'%s' unexpectedly in:\n%s", (sub), (s))
@@ -543,6 +544,48 @@ Test(testpmd_engine, flowgen_spreads_destinations_and_frees_what_it_receives, .i
 		usleep(1000);
 	cr_assert_eq(__atomic_load_n(&tp_cnt(app, near_id, 0)->rx, __ATOMIC_RELAXED), 10);
 	cr_assert_eq(exec("stop"), 0);
+}
+
+Test(testpmd_engine, a_packet_the_port_refuses_is_dropped_not_sent_and_the_rest_of_the_burst_goes_out,
+     .init = eng_setup, .fini = eng_teardown, .timeout = 30)
+{
+	/* Every engine that transmits (io, mac, macswap, csum, txonly,
+	 * flowgen) sends through tp_tx_send. */
+	struct unic_port *b = refusing_port_up(far_pool);
+	struct tp_qcnt *cnt = aligned_alloc(64, sizeof(*cnt));
+	struct tp_stream s;
+	struct unic_pkt *pkts[6];
+	struct unic_port_stats st;
+
+	cr_assert_not_null(b);
+	memset(cnt, 0, sizeof(*cnt));
+	memset(&s, 0, sizeof(s));
+	s.txp = b;
+	s.tx_q = 0;
+	s.txc = cnt;
+	uint32_t before = unic_pool_in_use_count(far_pool);
+
+	cr_assert_eq(unic_pkt_alloc_bulk(far_pool, pkts, 6), 0);
+	for (int i = 0; i < 6; i++) {
+		memset(unic_pkt_data(pkts[i]), 0, 64);
+		((uint8_t *)unic_pkt_data(pkts[i]))[12] = (uint8_t)i;
+		pkts[i]->data_len = pkts[i]->pkt_len = 64;
+	}
+	refusing_mark_bad(pkts[1]);
+	refusing_mark_bad(pkts[2]);
+	refusing_mark_bad(pkts[5]);
+	tp_tx_send(&s, pkts, 6);
+	cr_assert_eq(cnt->tx, 3, "sent: only the packets the port accepts (got %" PRIu64 ")", cnt->tx);
+	cr_assert_eq(cnt->dropped, 3, "the refused ones are dropped (got %" PRIu64 ")", cnt->dropped);
+	cr_assert_eq(refusing_priv(b)->sent, 3, "the others in the burst are sent");
+	cr_assert_eq(refusing_priv(b)->sent_mark[0], 0);
+	cr_assert_eq(refusing_priv(b)->sent_mark[1], 3);
+	cr_assert_eq(refusing_priv(b)->sent_mark[2], 4);
+	cr_assert_eq(unic_port_stats_get(b, &st), 0);
+	cr_assert_eq(st.oerrors, 0, "a refused packet never reaches the port's tx_burst");
+	cr_assert_eq(unic_pool_in_use_count(far_pool), before, "every packet freed");
+	refusing_port_down(b);
+	free(cnt);
 }
 
 /* ---- the csum engine ------------------------------------------------------------- */

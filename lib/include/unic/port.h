@@ -19,7 +19,7 @@
  * private area, which lives in the same allocation) goes with the last
  * reference.
  *
- * Fast path: unic_rx_burst()/unic_tx_burst() are inline calls through a
+ * Fast path: unic_rx_burst()/unic_tx_prepare()/unic_tx_burst() are inline calls through a
  * per-port, cache-aligned table; no locks, no allocation, no logging above
  * debug. On a port that is not started they return 0. One queue is used by
  * one thread at a time.
@@ -197,6 +197,7 @@ struct unic_port;
 
 typedef uint16_t (*unic_rx_burst_fn)(void *rxq, struct unic_pkt **pkts, uint16_t n);
 typedef uint16_t (*unic_tx_burst_fn)(void *txq, struct unic_pkt **pkts, uint16_t n);
+typedef uint16_t (*unic_tx_prepare_fn)(void *txq, struct unic_pkt **pkts, uint16_t n, int *err);
 typedef bool (*unic_rx_pending_fn)(void *rxq);
 typedef int (*unic_rxq_intr_fn)(void *rxq);
 typedef int (*unic_tx_reclaim_fn)(void *txq);
@@ -215,6 +216,7 @@ typedef int (*unic_tx_reclaim_fn)(void *txq);
 struct unic_port_fastpath {
 	unic_rx_burst_fn rx_burst;
 	unic_tx_burst_fn tx_burst;
+	unic_tx_prepare_fn tx_prepare;
 	unic_rx_pending_fn rx_pending;
 	unic_rxq_intr_fn rx_intr_enable;
 	unic_rxq_intr_fn rx_intr_disable;
@@ -252,6 +254,38 @@ static inline uint16_t unic_tx_burst(struct unic_port *port, uint16_t q,
 
 	return __atomic_load_n(&fp->tx_burst, __ATOMIC_ACQUIRE)(
 		__atomic_load_n(&fp->txq[q], __ATOMIC_RELAXED), pkts, n);
+}
+
+/**
+ * Check packets before unic_tx_burst(), as DPDK's rte_eth_tx_prepare: how
+ * many of pkts[0..n-1], from the first, tx queue @p q would send rather
+ * than refuse (a driver refuses, frees and counts in oerrors a packet it
+ * cannot send as asked: an offload request that does not match the
+ * packet's headers, a malformed chain, more descriptors than the queue
+ * has). Nothing is sent, freed or changed; one call through the port's
+ * fast-path table, no allocation, no logging.
+ *
+ * When the return value is less than @p n, pkts[ret] is refused: the
+ * caller frees it and counts it as dropped, and may prepare the packets
+ * after it (pkts + ret + 1). A driver without checks (null, ring) accepts
+ * every packet. On a port that is not started every packet is accepted
+ * and the driver is not called (unic_tx_burst() then takes none).
+ *
+ * @param err where the reason goes (may be NULL): 0 when every packet is
+ *        accepted, else the refusal of pkts[ret] as a negative errno:
+ *        -EINVAL (offload flags or lengths that do not match the headers,
+ *        a malformed chain, more data descriptors than the driver allows),
+ *        -EMSGSIZE (more descriptors than the queue holds).
+ * @return the number of leading packets the queue accepts (0..n).
+ */
+static inline uint16_t unic_tx_prepare(struct unic_port *port, uint16_t q,
+				       struct unic_pkt **pkts, uint16_t n, int *err)
+{
+	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
+	int e;
+
+	return __atomic_load_n(&fp->tx_prepare, __ATOMIC_ACQUIRE)(
+		__atomic_load_n(&fp->txq[q], __ATOMIC_RELAXED), pkts, n, err ? err : &e);
 }
 
 /** Cheap check: does rx queue @p q hold a received packet? */
