@@ -23,40 +23,6 @@ static inline void cnt_add(uint64_t *c, uint64_t n)
 	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
 }
 
-/*
- * Send pkts[0..n-1] on tx queue q of @p out: each packet the port refuses
- * (unic_tx_prepare) and each it does not take is freed and counted in
- * *dropped; the packets after a refused one are still sent. @return how
- * many were sent. One prepare and one burst call when nothing is refused.
- */
-static uint16_t l2fwd_send(struct unic_port *out, uint16_t q, struct unic_pkt **pkts, uint16_t n,
-			   uint16_t *dropped)
-{
-	uint16_t done = 0, sent = 0;
-
-	*dropped = 0;
-	while (done < n) {
-		uint16_t ok = unic_tx_prepare(out, q, pkts + done, (uint16_t)(n - done), NULL);
-		uint16_t took = ok ? unic_tx_burst(out, q, pkts + done, ok) : 0;
-
-		sent = (uint16_t)(sent + took);
-		if (UNIC_UNLIKELY(took < ok)) {
-			/* The queue is full: the rest waits for nobody. */
-			unic_pkt_free_bulk(pkts + done + took, (uint32_t)(n - done - took));
-			*dropped = (uint16_t)(*dropped + n - done - took);
-			break;
-		}
-		done = (uint16_t)(done + ok);
-		if (UNIC_UNLIKELY(done < n)) {
-			/* pkts[done] is refused: freed, dropped, never sent. */
-			unic_pkt_free(pkts[done]);
-			(*dropped)++;
-			done++;
-		}
-	}
-	return sent;
-}
-
 uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
 		      uint16_t n, void *arg)
 {
@@ -76,7 +42,7 @@ uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts
 				memcpy(unic_pkt_data(p), r->hdr, sizeof(r->hdr));
 		}
 	}
-	sent = l2fwd_send(r->out, q, pkts, n, &dropped);
+	sent = unic_tx_burst_or_free(r->out, q, pkts, n, &dropped);
 	if (UNIC_UNLIKELY(dropped))
 		cnt_add(&r->out_cnt->dropped, dropped);
 	cnt_add(&r->out_cnt->tx, sent);

@@ -58,27 +58,8 @@ static inline void cnt_add(uint64_t *c, uint64_t n)
 /* Every engine that transmits sends through here (testpmd.h). */
 void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
 {
-	uint16_t done = 0, sent = 0, dropped = 0;
+	uint16_t dropped, sent = unic_tx_burst_or_free(s->txp, s->tx_q, pkts, n, &dropped);
 
-	while (done < n) {
-		uint16_t ok = unic_tx_prepare(s->txp, s->tx_q, pkts + done, (uint16_t)(n - done), NULL);
-		uint16_t took = ok ? unic_tx_burst(s->txp, s->tx_q, pkts + done, ok) : 0;
-
-		sent = (uint16_t)(sent + took);
-		if (UNIC_UNLIKELY(took < ok)) {
-			/* The queue is full: the rest is dropped. */
-			unic_pkt_free_bulk(pkts + done + took, (uint32_t)(n - done - took));
-			dropped = (uint16_t)(dropped + n - done - took);
-			break;
-		}
-		done = (uint16_t)(done + ok);
-		if (UNIC_UNLIKELY(done < n)) {
-			/* pkts[done] is refused: freed, dropped, never sent. */
-			unic_pkt_free(pkts[done]);
-			dropped++;
-			done++;
-		}
-	}
 	if (dropped)
 		cnt_add(&s->txc->dropped, dropped);
 	cnt_add(&s->txc->tx, sent);

@@ -32,6 +32,7 @@
 
 #include <unic/common.h>
 #include <unic/pkt.h>
+#include <unic/pool.h>
 
 struct unic_pool;
 
@@ -286,6 +287,44 @@ static inline uint16_t unic_tx_prepare(struct unic_port *port, uint16_t q,
 
 	return __atomic_load_n(&fp->tx_prepare, __ATOMIC_ACQUIRE)(
 		__atomic_load_n(&fp->txq[q], __ATOMIC_RELAXED), pkts, n, err ? err : &e);
+}
+
+/**
+ * Prepare and send pkts[0..n-1] on tx queue @p q, and free what is not sent:
+ * a packet the queue refuses (unic_tx_prepare()) is freed and the packets
+ * after it are still tried; when the queue is full the rest is freed.
+ * For forwarders that drop rather than retry (unic-l2fwd, unic-testpmd).
+ *
+ * @param dropped set to the number of packets freed unsent (refused or no
+ *        room); the caller counts them as dropped.
+ * @return the number of packets sent (taken by the queue).
+ */
+static inline uint16_t unic_tx_burst_or_free(struct unic_port *port, uint16_t q,
+					     struct unic_pkt **pkts, uint16_t n, uint16_t *dropped)
+{
+	uint16_t done = 0, sent = 0, lost = 0;
+
+	while (done < n) {
+		uint16_t ok = unic_tx_prepare(port, q, pkts + done, (uint16_t)(n - done), NULL);
+		uint16_t took = ok ? unic_tx_burst(port, q, pkts + done, ok) : 0;
+
+		sent = (uint16_t)(sent + took);
+		if (UNIC_UNLIKELY(took < ok)) {
+			/* The queue is full: the rest is dropped. */
+			unic_pkt_free_bulk(pkts + done + took, (uint32_t)(n - done - took));
+			lost = (uint16_t)(lost + n - done - took);
+			break;
+		}
+		done = (uint16_t)(done + ok);
+		if (UNIC_UNLIKELY(done < n)) {
+			/* pkts[done] is refused: freed, never sent. */
+			unic_pkt_free(pkts[done]);
+			lost++;
+			done++;
+		}
+	}
+	*dropped = lost;
+	return sent;
 }
 
 /** Cheap check: does rx queue @p q hold a received packet? */
