@@ -7,23 +7,36 @@ failed (the binary died). A non-TAP test, or a TAP test that failed without
 reporting a failing case, counts as one. A test meson expected to fail
 (should_fail) that did fail counts as one pass. Exit status 1 if anything
 failed or nothing ran.
+
+Every failing case is also named on a line of its own just above the
+summary ("failed: <suite log>: <test>: <not ok line and its first
+diagnostic>"), so that the last lines of a long CI log say what failed.
 """
 import json
+import os
 import re
 import sys
 
 PLAN = re.compile(r"^1\.\.(\d+)")
 
 
-def count_tap(stdout):
+def count_tap(stdout, failures=None):
     passed = failed = skipped = 0
     plan = None
-    for line in stdout.splitlines():
+    lines = stdout.splitlines()
+    for i, line in enumerate(lines):
         m = PLAN.match(line)
         if m and plan is None:
             plan = int(m.group(1))
         elif line.startswith("not ok"):
             failed += 1
+            if failures is not None:
+                why = ""
+                for nxt in lines[i + 1:i + 4]:
+                    if nxt.lstrip().startswith("#") and nxt.strip("# \t"):
+                        why = " | " + nxt.strip("# \t")
+                        break
+                failures.append((line + why)[:400])
         elif line.startswith("ok"):
             if "# SKIP" in line.upper():
                 skipped += 1
@@ -36,6 +49,7 @@ def count_tap(stdout):
 
 def main(paths):
     total_pass = total_fail = total_skip = 0
+    failed_lines = []
     for path in paths:
         try:
             lines = open(path, encoding="utf-8").read().splitlines()
@@ -53,7 +67,8 @@ def main(paths):
             if result == "EXPECTEDFAIL":
                 total_pass += 1
                 continue
-            p, f, sk, is_tap = count_tap(t.get("stdout") or "")
+            cases = []
+            p, f, sk, is_tap = count_tap(t.get("stdout") or "", cases)
             total_skip += sk
             ok = result == "OK"
             if not is_tap:
@@ -63,6 +78,18 @@ def main(paths):
                 print(f"summary: {t.get('name')}: {result} without a failing case", file=sys.stderr)
             total_pass += p
             total_fail += f
+            if f:
+                where = f"{os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path))))}: {t.get('name')}"
+                if not cases:
+                    cases = [f"{result}, {f} case(s) never reported (the program died or timed out)"
+                             if is_tap else result]
+                elif len(cases) < f:
+                    cases.append(f"{f - len(cases)} planned case(s) never reported")
+                failed_lines += [f"failed: {where}: {c}" for c in cases]
+    for fl in failed_lines[:40]:
+        print(fl)
+    if len(failed_lines) > 40:
+        print(f"failed: ... and {len(failed_lines) - 40} more")
     line = f"summary: {total_pass} passed, {total_fail} failed"
     if total_skip:
         line += f", {total_skip} skipped"
