@@ -27,11 +27,12 @@ struct unic_port;
 
 /* ---- addresses ----------------------------------------------------------- */
 
+/** A PCI address, domain:bus:device.function. */
 struct unic_pci_addr {
-	uint32_t domain;
-	uint8_t bus;
-	uint8_t dev;
-	uint8_t func;
+	uint32_t domain; /**< PCI segment (domain), usually 0 */
+	uint8_t bus;     /**< bus number */
+	uint8_t dev;     /**< device, 0..0x1f */
+	uint8_t func;    /**< function, 0..7 */
 };
 
 #define UNIC_PCI_BDF_LEN 16 /**< "dddd:bb:dd.f" and its NUL, with room */
@@ -47,26 +48,32 @@ char *unic_pci_addr_fmt(const struct unic_pci_addr *addr, char *buf, size_t len)
 
 /* ---- discovery ----------------------------------------------------------- */
 
-#define UNIC_PCI_MAX_GROUP 32
+#define UNIC_PCI_MAX_GROUP 32 /**< most group members unic_pci_info lists */
 
 /** What sysfs (and libpci's name database) says about one device. */
 struct unic_pci_info {
-	struct unic_pci_addr addr;
-	char bdf[UNIC_PCI_BDF_LEN];
+	struct unic_pci_addr addr;    /**< its address */
+	char bdf[UNIC_PCI_BDF_LEN];   /**< its address as "dddd:bb:dd.f" */
+	/** @{ */
+	/** Vendor and device ids. */
 	uint16_t vendor, device;
+	/** @} */
+	/** @{ */
+	/** Subsystem vendor and device ids. */
 	uint16_t subsys_vendor, subsys_device;
+	/** @} */
 	uint32_t class_code;          /**< 24 bits: class, subclass, prog-if */
 	char vendor_name[96];         /**< from libpci; "" if unknown */
-	char device_name[128];
+	char device_name[128];        /**< from libpci; "" if unknown */
 	int numa_node;                /**< as sysfs says: -1 when unknown */
 	int iommu_group;              /**< -1: none */
 	unsigned nb_group_members;    /**< devices in that group, this one included */
-	char group_members[UNIC_PCI_MAX_GROUP][UNIC_PCI_BDF_LEN];
+	char group_members[UNIC_PCI_MAX_GROUP][UNIC_PCI_BDF_LEN]; /**< their addresses (the first UNIC_PCI_MAX_GROUP) */
 	char driver[32];              /**< bound kernel driver, "" if none */
 	bool is_net;                  /**< class 0x02 */
 	char ifname[32];              /**< kernel interface, "" if none */
-	bool if_up;
-	bool if_has_routes;
+	bool if_up;                   /**< that interface is up */
+	bool if_has_routes;           /**< that interface has routes (in use: do not take it) */
 };
 
 /**
@@ -102,6 +109,7 @@ int unic_pci_scan_one(const char *sysfs_root, const char *bdf, struct unic_pci_i
 
 /* ---- access ---------------------------------------------------------------- */
 
+/** Options for unic_bus_create(). */
 struct unic_bus_config {
 	size_t sz;                 /**< sizeof(struct unic_bus_config) */
 	struct unic_mem *mem;      /**< DMA memory to map (required) */
@@ -121,6 +129,7 @@ struct unic_bus *unic_bus_create(const struct unic_bus_config *cfg);
 /** Close every device and the container; NULL is accepted. */
 void unic_bus_destroy(struct unic_bus *bus);
 
+/** How a device is reached (unic_pci_access()). */
 enum unic_pci_access {
 	UNIC_PCI_ACCESS_VFIO = 1,     /**< VFIO, type1 IOMMU */
 	UNIC_PCI_ACCESS_VFIO_NOIOMMU, /**< VFIO no-IOMMU (unsafe; IOVA = PA) */
@@ -144,7 +153,9 @@ int unic_pci_open(struct unic_bus *bus, const char *bdf, struct unic_pci_device 
 /** Release a device (disable its interrupts, unmap its BARs). NULL is accepted. */
 void unic_pci_close(struct unic_pci_device *dev);
 
+/** What the scan found about the device (valid while it is open). */
 const struct unic_pci_info *unic_pci_info(const struct unic_pci_device *dev);
+/** How the device is reached: VFIO, VFIO no-IOMMU or UIO. */
 enum unic_pci_access unic_pci_access(const struct unic_pci_device *dev);
 
 /**
@@ -152,11 +163,14 @@ enum unic_pci_access unic_pci_access(const struct unic_pci_device *dev);
  * cannot be mmapped (use unic_pci_bar_read32/write32), -EINVAL (no such BAR).
  */
 int unic_pci_bar_map(struct unic_pci_device *dev, unsigned bar, void **va, size_t *len);
+/** Read 32 bits at @p off of BAR @p bar through the device fd (a BAR that cannot be mapped). @return 0 or -errno. */
 int unic_pci_bar_read32(struct unic_pci_device *dev, unsigned bar, uint64_t off, uint32_t *val);
+/** Write 32 bits at @p off of BAR @p bar through the device fd. @return 0 or -errno. */
 int unic_pci_bar_write32(struct unic_pci_device *dev, unsigned bar, uint64_t off, uint32_t val);
 
 /** Config space access. @return bytes moved, or -errno. */
 int unic_pci_cfg_read(struct unic_pci_device *dev, unsigned off, void *buf, unsigned len);
+/** Config space write. @return bytes moved, or -errno. */
 int unic_pci_cfg_write(struct unic_pci_device *dev, unsigned off, const void *buf, unsigned len);
 
 /** Set or clear bus mastering in the command register. */
@@ -175,10 +189,11 @@ int unic_pci_bus_master(struct unic_pci_device *dev, bool on);
  */
 int unic_pci_reset(struct unic_pci_device *dev);
 
+/** Interrupt types of a PCI device. */
 enum unic_pci_irq {
-	UNIC_PCI_IRQ_INTX = 0,
-	UNIC_PCI_IRQ_MSI = 1,
-	UNIC_PCI_IRQ_MSIX = 2,
+	UNIC_PCI_IRQ_INTX = 0, /**< the legacy line (shared, level-triggered) */
+	UNIC_PCI_IRQ_MSI = 1,  /**< MSI */
+	UNIC_PCI_IRQ_MSIX = 2, /**< MSI-X: a vector per queue */
 };
 
 /** Vectors the device offers for @p type (0 if none). */
@@ -233,6 +248,7 @@ int unic_pci_irq_affinity_set(struct unic_pci_device *dev, unsigned vector, int 
  * the device right now; its unic_pci_close() releases it.
  */
 typedef int (*unic_pci_release_fn)(struct unic_pci_device *dev, void *arg);
+/** Set the device's release callback (one per device; NULL removes it). @return 0 or -EINVAL. */
 int unic_pci_on_release(struct unic_pci_device *dev, unic_pci_release_fn fn, void *arg);
 /** Was the device reported gone (all-ones reads), rather than requested? */
 bool unic_pci_is_gone(const struct unic_pci_device *dev);

@@ -20,16 +20,24 @@
 #define UNIC_POOL_DEBUG 1
 #endif
 
+/** Bytes of a cache line (x86). */
 #define UNIC_CACHE_LINE_SIZE 64
+/** Align a type or member on its own cache line. */
 #define UNIC_CACHE_ALIGNED __attribute__((aligned(UNIC_CACHE_LINE_SIZE)))
 
+/** Branch hint: @p x is usually true. */
 #define UNIC_LIKELY(x)   __builtin_expect(!!(x), 1)
+/** Branch hint: @p x is usually false. */
 #define UNIC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/** Inline even when the compiler would not (the fast path). */
 #define UNIC_ALWAYS_INLINE inline __attribute__((always_inline))
+/** The variable or function may be unused. */
 #define UNIC_UNUSED __attribute__((unused))
+/** Check the arguments against a printf format: argument @p fmt is the format, @p args the first value. */
 #define UNIC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 
+/** Number of elements of array @p a (an array, not a pointer). */
 #define UNIC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /** Pointer to the structure that embeds @p ptr as its member @p member. */
@@ -41,9 +49,12 @@
 /** Round @p v down to a multiple of @p a (a power of two). */
 #define UNIC_ALIGN_FLOOR(v, a) ((v) & ~((__typeof__(v))(a) - 1))
 
+/** The smaller of @p a and @p b (each evaluated twice). */
 #define UNIC_MIN(a, b) ((a) < (b) ? (a) : (b))
+/** The larger of @p a and @p b (each evaluated twice). */
 #define UNIC_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/** Is @p v a power of two (0 is not)? */
 static inline bool unic_is_pow2(uint64_t v)
 {
 	return v != 0 && (v & (v - 1)) == 0;
@@ -69,6 +80,7 @@ static inline void unic_pause(void)
 #endif
 }
 
+/** Prefetch the cache line at @p p for reading, into every cache level. */
 static inline void unic_prefetch0(const void *p)
 {
 	__builtin_prefetch(p, 0, 3);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+/** The CPU's time-stamp counter (x86 rdtsc); unic_tsc_hz() ticks a second. */
 static inline uint64_t unic_rdtsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -34,16 +34,17 @@
 struct unic_bus;
 struct unic_port;
 
-#define UNIC_ENV_MAX_ALLOW 64
-#define UNIC_ENV_MAX_VDEV 64
-#define UNIC_ENV_MAX_CORES 256
+#define UNIC_ENV_MAX_ALLOW 64  /**< most -a options */
+#define UNIC_ENV_MAX_VDEV 64   /**< most --vdev options */
+#define UNIC_ENV_MAX_CORES 256 /**< most cores in -l */
 /** Room for a normalised PCI address "DDDD:BB:DD.F" and its NUL. */
 #define UNIC_ENV_BDF_LEN 13
 
+/** --iova-mode. */
 enum unic_env_iova {
-	UNIC_ENV_IOVA_AUTO = 0,
-	UNIC_ENV_IOVA_VA,
-	UNIC_ENV_IOVA_PA,
+	UNIC_ENV_IOVA_AUTO = 0, /**< not given: chosen as unic_env_create() says */
+	UNIC_ENV_IOVA_VA,       /**< --iova-mode va */
+	UNIC_ENV_IOVA_PA,       /**< --iova-mode pa */
 };
 
 /**
@@ -52,16 +53,16 @@ enum unic_env_iova {
  * strings point into argv, which must outlive them.
  */
 struct unic_env_options {
-	char allow[UNIC_ENV_MAX_ALLOW][UNIC_ENV_BDF_LEN];
-	unsigned nb_allow;
-	const char *vdev[UNIC_ENV_MAX_VDEV];
-	unsigned nb_vdev;
+	char allow[UNIC_ENV_MAX_ALLOW][UNIC_ENV_BDF_LEN]; /**< -a: PCI addresses to probe */
+	unsigned nb_allow;             /**< how many -a */
+	const char *vdev[UNIC_ENV_MAX_VDEV]; /**< --vdev specs, in order */
+	unsigned nb_vdev;              /**< how many --vdev */
 	int cores[UNIC_ENV_MAX_CORES]; /**< in the order given; cores[0] is main */
 	unsigned nb_cores;             /**< 0: not given */
-	bool no_huge;
-	const char *huge_dir;
-	enum unic_env_iova iova_mode;
-	const char *log_level;
+	bool no_huge;                  /**< --no-huge */
+	const char *huge_dir;          /**< --huge-dir, or NULL */
+	enum unic_env_iova iova_mode;  /**< --iova-mode */
+	const char *log_level;         /**< --log-level, or NULL (applied by unic_env_parse()) */
 	bool no_pci;                   /**< --no-pci: probe no PCI device */
 	bool vfio_noiommu;             /**< --vfio-noiommu: allow VFIO no-IOMMU */
 };
@@ -133,7 +134,9 @@ struct unic_bus *unic_env_bus(struct unic_env *env);
  */
 unsigned unic_env_ports(const struct unic_env *env, struct unic_port **ports, unsigned max);
 
+/** The DMA memory context (pools are created in it). */
 struct unic_mem *unic_env_mem(struct unic_env *env);
+/** The options the environment was created with (its copy). */
 const struct unic_env_options *unic_env_opts(const struct unic_env *env);
 
 /** Number of worker cores (cores given after the first). */

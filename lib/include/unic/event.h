@@ -29,16 +29,18 @@
 
 struct unic_port;
 
+/** Control events of a port, delivered to callbacks by unic_event_dispatch(). */
 enum unic_event_type {
 	UNIC_EVENT_LINK = 0,     /**< link went up or down: read unic_port_link_get */
 	UNIC_EVENT_DEV_REQUEST,  /**< the bus wants the device back: stop and detach it */
 	UNIC_EVENT_DEV_GONE,     /**< the device vanished (reads of all-ones) */
-	UNIC_EVENT_COUNT
+	UNIC_EVENT_COUNT         /**< number of event types */
 };
 
 /** "link", "dev_request", "dev_gone"; "?" for anything else. */
 const char *unic_event_name(enum unic_event_type ev);
 
+/** An event callback: @p ev happened on @p port; @p arg as registered. Runs in the dispatching thread. */
 typedef void (*unic_port_event_cb)(struct unic_port *port, enum unic_event_type ev, void *arg);
 
 /**
@@ -81,10 +83,12 @@ int unic_event_dispatch(void);
  * -EDEADLK (called from the control thread itself).
  */
 int unic_event_thread_start(void);
+/** Stop the control thread (see unic_event_thread_start()). */
 int unic_event_thread_stop(void);
 
 /* Device interrupts handled in the control context (link change vector, VFIO
  * device request eventfd, UIO INTx demux). */
+/** A watched fd's handler: @p fd is readable (or has an error or hang-up). */
 typedef void (*unic_fd_handler)(int fd, void *arg);
 /**
  * Watch @p fd; @p fn(fd, arg) runs from dispatch when it is readable (or has
@@ -100,6 +104,7 @@ int unic_event_fd_add(int fd, unic_fd_handler fn, void *arg);
 int unic_event_fd_remove(int fd);
 
 /* Timers. */
+/** A timer's function, called from dispatch with the timer's argument. */
 typedef void (*unic_timer_fn)(void *arg);
 /**
  * Run @p fn(arg) after @p delay_ns, then every @p period_ns (0: once).

@@ -21,14 +21,16 @@
 #include <stdarg.h>
 #include <unic/common.h>
 
+/** Message levels, most severe first; a component logs its level and above. */
 enum unic_log_level {
-	UNIC_LOG_ERR = 1,
-	UNIC_LOG_WARNING = 2,
-	UNIC_LOG_NOTICE = 3,
-	UNIC_LOG_INFO = 4,
-	UNIC_LOG_DEBUG = 5,
+	UNIC_LOG_ERR = 1,     /**< an operation failed */
+	UNIC_LOG_WARNING = 2, /**< something is wrong and the library goes on */
+	UNIC_LOG_NOTICE = 3,  /**< worth knowing, not wrong */
+	UNIC_LOG_INFO = 4,    /**< what was set up (the default level) */
+	UNIC_LOG_DEBUG = 5,   /**< detail for debugging */
 };
 
+/** Log components: each has its own level (--log-level "info,mem:debug"). */
 enum unic_log_comp {
 	UNIC_LOGC_LOG,   /**< the logger itself */
 	UNIC_LOGC_MEM,   /**< lib/mem */
@@ -40,7 +42,7 @@ enum unic_log_comp {
 	UNIC_LOGC_NAPI,  /**< lib/napi */
 	UNIC_LOGC_PMD,   /**< drivers */
 	UNIC_LOGC_APP,   /**< applications and tests */
-	UNIC_LOGC_COUNT
+	UNIC_LOGC_COUNT  /**< number of components */
 };
 
 /** Current level per component; read by UNIC_LOG before formatting. */
@@ -53,9 +55,15 @@ typedef void (*unic_log_sink_fn)(void *ctx, enum unic_log_level level,
 /** Format and emit one message; prefer the UNIC_LOG macro. */
 void unic_log(enum unic_log_level level, enum unic_log_comp comp,
 	      const char *fmt, ...) UNIC_PRINTF(3, 4);
+/** unic_log() with a va_list. */
 void unic_vlog(enum unic_log_level level, enum unic_log_comp comp,
 	       const char *fmt, va_list ap) UNIC_PRINTF(3, 0);
 
+/**
+ * Log a message when @p comp's level lets @p level through; the arguments
+ * are not evaluated otherwise. UNIC_LOG(WARNING, PORT, "fmt", ...): the level
+ * and component without their prefixes.
+ */
 #define UNIC_LOG(level, comp, ...)                                        \
 	do {                                                              \
 		if ((int)(UNIC_LOG_##level) <= unic_log_levels[UNIC_LOGC_##comp]) \
@@ -63,6 +71,7 @@ void unic_vlog(enum unic_log_level level, enum unic_log_comp comp,
 	} while (0)
 
 #if UNIC_LOG_DATAPATH
+/** UNIC_LOG on the fast path: compiled away unless built with -Dlog_datapath=true. */
 #define UNIC_LOG_DP(level, comp, ...) UNIC_LOG(level, comp, __VA_ARGS__)
 #else
 #define UNIC_LOG_DP(level, comp, ...) \
@@ -74,6 +83,7 @@ void unic_vlog(enum unic_log_level level, enum unic_log_comp comp,
  * @return 0, or -EINVAL for an unknown component or a level outside 1..5.
  */
 int unic_log_set_level(int comp, int level);
+/** The level of component @p comp, or -EINVAL for an unknown one. */
 int unic_log_get_level(enum unic_log_comp comp);
 
 /**
@@ -85,7 +95,9 @@ int unic_log_get_level(enum unic_log_comp comp);
  */
 int unic_log_parse_spec(const char *spec);
 
+/** "log", "mem", "pool", ...: the name --log-level takes; "?" for an unknown one. */
 const char *unic_log_comp_name(enum unic_log_comp comp);
+/** "err", "warning", "notice", "info", "debug"; "?" for an unknown one. */
 const char *unic_log_level_name(enum unic_log_level level);
 
 /** Install a sink (NULL restores stderr). Not thread-safe against logging. */

@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/** The addresses a device is given for DMA memory (docs/memory.md). */
 enum unic_iova_mode {
 	UNIC_IOVA_VA = 0, /**< IOVA chosen per segment; DMA-mapped by the bus */
 	UNIC_IOVA_PA = 1, /**< IOVA = physical address from pagemap */
@@ -48,7 +49,7 @@ enum unic_iova_mode {
 /** Options for unic_mem_create(). Zero-initialise, then set what you need. */
 struct unic_mem_config {
 	size_t sz;                   /**< sizeof(struct unic_mem_config) */
-	enum unic_iova_mode iova_mode;
+	enum unic_iova_mode iova_mode; /**< 0: VA */
 	bool no_huge;                /**< ordinary pages; VA mode only */
 	const char *huge_dir;        /**< hugetlbfs mount to use; NULL: MAP_HUGETLB
 					  (or a mounted 1 GiB hugetlbfs) */
@@ -61,19 +62,19 @@ struct unic_mem_config {
 
 /** One IOVA-contiguous run of mapped memory. Read-only to users. */
 struct unic_mem_seg {
-	void *va;
-	uint64_t iova;
-	size_t len;
+	void *va;           /**< where the process sees it */
+	uint64_t iova;      /**< where a device sees it */
+	size_t len;         /**< bytes */
 	size_t page_size;   /**< 4 KiB, 2 MiB or 1 GiB */
-	int numa_node;
+	int numa_node;      /**< the node its pages are on */
 	uint32_t id;        /**< unique within its context */
 };
 
 /** A zone handed out by unic_mem_alloc(): IOVA-contiguous over its length. */
 struct unic_dma {
-	void *va;
-	uint64_t iova;
-	size_t len;
+	void *va;           /**< where the process sees it */
+	uint64_t iova;      /**< where a device sees it */
+	size_t len;         /**< bytes */
 	const struct unic_mem_seg *seg; /**< the segment that holds it */
 };
 
@@ -96,6 +97,7 @@ struct unic_mem *unic_mem_create(const struct unic_mem_config *cfg);
  */
 void unic_mem_destroy(struct unic_mem *mem);
 
+/** The context's IOVA mode. */
 enum unic_iova_mode unic_mem_iova_mode(const struct unic_mem *mem);
 
 /**
@@ -140,9 +142,9 @@ int unic_mem_set_iova_window(struct unic_mem *mem, uint64_t lo, uint64_t hi);
 
 /** Segment events. A non-zero return from on_add refuses the segment. */
 struct unic_mem_listener {
-	int (*on_add)(void *ctx, const struct unic_mem_seg *seg);
-	void (*on_remove)(void *ctx, const struct unic_mem_seg *seg);
-	void *ctx;
+	int (*on_add)(void *ctx, const struct unic_mem_seg *seg);     /**< a segment was mapped: map it for DMA; non-zero refuses it */
+	void (*on_remove)(void *ctx, const struct unic_mem_seg *seg); /**< a segment is about to be unmapped */
+	void *ctx;                                                     /**< first argument of both */
 };
 
 /**
@@ -158,6 +160,7 @@ void unic_mem_unlisten(struct unic_mem *mem, int handle);
 
 /** Number of segments currently mapped, and bytes in zones in use. */
 unsigned unic_mem_seg_count(const struct unic_mem *mem);
+/** Bytes in zones allocated and not yet freed. */
 size_t unic_mem_bytes_in_use(const struct unic_mem *mem);
 
 /**

@@ -38,6 +38,7 @@
 
 struct unic_napi_ctx;
 
+/** How a context serves its queues (docs/napi.md). */
 enum unic_napi_mode {
 	UNIC_NAPI_HYBRID = 0,  /**< default: poll through N empty polls or T us, then arm and sleep */
 	UNIC_NAPI_POLL,        /**< never arm, never sleep */
@@ -48,16 +49,17 @@ enum unic_napi_mode {
 const char *unic_napi_mode_name(enum unic_napi_mode mode);
 
 /* Defaults for the fields of struct unic_napi_conf left 0. */
-#define UNIC_NAPI_BUDGET_DEFAULT      256
-#define UNIC_NAPI_EMPTY_POLLS_DEFAULT 4
-#define UNIC_NAPI_IDLE_US_DEFAULT     50
-#define UNIC_NAPI_RETRY_US_DEFAULT    100
-#define UNIC_NAPI_MAX_SLEEP_MS_DEFAULT 100
-#define UNIC_NAPI_MAX_QUEUES_DEFAULT  32
-#define UNIC_NAPI_INJECT_SIZE_DEFAULT 256
-#define UNIC_NAPI_WEIGHT_MAX          256
-#define UNIC_NAPI_BUDGET_MAX          65535
+#define UNIC_NAPI_BUDGET_DEFAULT      256 /**< budget */
+#define UNIC_NAPI_EMPTY_POLLS_DEFAULT 4   /**< hybrid_empty_polls */
+#define UNIC_NAPI_IDLE_US_DEFAULT     50  /**< hybrid_idle_us */
+#define UNIC_NAPI_RETRY_US_DEFAULT    100 /**< retry_us */
+#define UNIC_NAPI_MAX_SLEEP_MS_DEFAULT 100 /**< max_sleep_ms */
+#define UNIC_NAPI_MAX_QUEUES_DEFAULT  32  /**< max_queues */
+#define UNIC_NAPI_INJECT_SIZE_DEFAULT 256 /**< inject_size */
+#define UNIC_NAPI_WEIGHT_MAX          256 /**< largest weight of a queue (unic_napi_queue_add()) */
+#define UNIC_NAPI_BUDGET_MAX          65535 /**< largest budget */
 
+/** Options for unic_napi_ctx_create(). Zero-initialise, then set: 0 means the default. */
 struct unic_napi_conf {
 	size_t sz;                 /**< sizeof(struct unic_napi_conf) */
 	const char *name;          /**< for logs and xstats; NULL: "napi" */
@@ -72,7 +74,8 @@ struct unic_napi_conf {
 	uint32_t hybrid_idle_us;      /**< 0: 50; UINT32_MAX: no window (only the count counts) */
 	/** Longest sleep while a handler holds refused packets. */
 	uint32_t retry_us;            /**< 0: 100 */
-	/** Every sleep is bounded (user pains #3); a timer hook bounds it more. */
+	/** Every sleep is bounded, so a missed wake costs at most this long; a
+	 *  timer hook bounds it more. */
 	uint32_t max_sleep_ms;        /**< 0: 100 */
 	uint32_t max_queues;          /**< rx queue slots; 0: 32 */
 	uint32_t inject_size;         /**< per-queue injection ring (power of two); 0: 256 */
@@ -106,7 +109,7 @@ struct unic_napi_hooks {
 	/** After a drained poll, just before the queue's interrupt is armed
 	 *  (tests, tracing). */
 	void (*pre_arm)(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q, void *arg);
-	void *arg;
+	void *arg;                 /**< last argument of every hook */
 };
 
 /**
@@ -122,7 +125,9 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf);
  */
 void unic_napi_ctx_destroy(struct unic_napi_ctx *ctx);
 
+/** The context's name (conf name, or "napi"). */
 const char *unic_napi_ctx_name(const struct unic_napi_ctx *ctx);
+/** The context's mode. */
 enum unic_napi_mode unic_napi_ctx_mode(const struct unic_napi_ctx *ctx);
 
 /** Set the hooks (copied). From the context's thread or before it runs.
@@ -214,6 +219,7 @@ int unic_napi_inject(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t
 /** Wake latency histogram: bucket i counts latencies in [2^i, 2^(i+1)) ns. */
 #define UNIC_NAPI_HIST_BUCKETS 40
 
+/** One queue's counters in a context (unic_napi_queue_stats_get()). */
 struct unic_napi_queue_stats {
 	uint64_t polls;            /**< rx burst calls */
 	uint64_t empty_polls;      /**< ... that returned nothing */
@@ -227,25 +233,26 @@ struct unic_napi_queue_stats {
 	uint64_t interrupts;       /**< wake-ups by the queue's source */
 };
 
+/** A context's counters (unic_napi_ctx_stats_get()): its queues' summed, and its own. */
 struct unic_napi_ctx_stats {
-	uint64_t rounds;
-	uint64_t polls;
-	uint64_t empty_polls;
-	uint64_t packets;
-	uint64_t refused;
-	uint64_t injected;
-	uint64_t dropped;
-	uint64_t arms;
-	uint64_t arm_failures;
-	uint64_t rechecks_caught;
+	uint64_t rounds;           /**< rounds run */
+	uint64_t polls;            /**< rx burst calls */
+	uint64_t empty_polls;      /**< ... that returned nothing */
+	uint64_t packets;          /**< consumed by the handlers */
+	uint64_t refused;          /**< handed back by the handlers (each time) */
+	uint64_t injected;         /**< taken by unic_napi_inject */
+	uint64_t dropped;          /**< freed at removal: refused or injected, never handled */
+	uint64_t arms;             /**< interrupts armed (and the re-check found nothing) */
+	uint64_t arm_failures;     /**< arming refused: the queue polls */
+	uint64_t rechecks_caught;  /**< armed, then the re-check found a packet */
 	uint64_t interrupts;       /**< wake-ups by an interrupt source */
 	uint64_t wakeups;          /**< every return from a sleep (interrupt, injection, wake, timeout) */
-	uint64_t sleeps;
+	uint64_t sleeps;           /**< sleeps begun */
 	uint64_t asleep_ns;        /**< time spent in sleeps */
 	uint64_t sleeps_retry;     /**< sleeps bounded by the retry interval (refused packets held) */
 	uint64_t tx_reclaimed;     /**< buffers freed by tx reclaim */
 	uint64_t cpu_ns;           /**< the context thread's CPU time (CLOCK_THREAD_CPUTIME_ID) */
-	uint64_t wake_latency_samples;
+	uint64_t wake_latency_samples; /**< wakes measured in wake_latency_ns */
 	/** interrupt source readable (epoll returned) -> first packet handed to the handler */
 	uint64_t wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
 };

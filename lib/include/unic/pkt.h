@@ -25,45 +25,50 @@
 struct unic_pool;
 
 /* Receive: set by the driver. */
-#define UNIC_PKT_RX_IP_CKSUM_GOOD  (1ull << 0)
-#define UNIC_PKT_RX_IP_CKSUM_BAD   (1ull << 1)
-#define UNIC_PKT_RX_L4_CKSUM_GOOD  (1ull << 2)
-#define UNIC_PKT_RX_L4_CKSUM_BAD   (1ull << 3)
+#define UNIC_PKT_RX_IP_CKSUM_GOOD  (1ull << 0) /**< the NIC checked the IPv4 header checksum: good */
+#define UNIC_PKT_RX_IP_CKSUM_BAD   (1ull << 1) /**< ... bad */
+#define UNIC_PKT_RX_L4_CKSUM_GOOD  (1ull << 2) /**< the NIC checked the TCP/UDP checksum: good */
+#define UNIC_PKT_RX_L4_CKSUM_BAD   (1ull << 3) /**< ... bad */
 #define UNIC_PKT_RX_VLAN           (1ull << 4) /**< vlan_tci is valid */
 #define UNIC_PKT_RX_VLAN_STRIPPED  (1ull << 5) /**< and the tag was removed */
 #define UNIC_PKT_RX_RSS_HASH       (1ull << 6) /**< rss_hash is valid */
 /* Transmit: set by the application. */
-#define UNIC_PKT_TX_IPV4           (1ull << 32)
-#define UNIC_PKT_TX_IPV6           (1ull << 33)
-#define UNIC_PKT_TX_IP_CKSUM       (1ull << 34)
-#define UNIC_PKT_TX_TCP_CKSUM      (1ull << 35)
-#define UNIC_PKT_TX_UDP_CKSUM      (1ull << 36)
+#define UNIC_PKT_TX_IPV4           (1ull << 32) /**< the packet is IPv4 (for the offloads below) */
+#define UNIC_PKT_TX_IPV6           (1ull << 33) /**< the packet is IPv6 */
+#define UNIC_PKT_TX_IP_CKSUM       (1ull << 34) /**< the NIC fills in the IPv4 header checksum (l2_len, l3_len) */
+#define UNIC_PKT_TX_TCP_CKSUM      (1ull << 35) /**< the NIC fills in the TCP checksum (the pseudo-header sum seeded: cksum.h) */
+#define UNIC_PKT_TX_UDP_CKSUM      (1ull << 36) /**< the NIC fills in the UDP checksum (seeded likewise) */
 #define UNIC_PKT_TX_TCP_SEG        (1ull << 37) /**< TSO: tso_segsz, l2/3/4_len */
 #define UNIC_PKT_TX_VLAN           (1ull << 38) /**< insert vlan_tci */
 
-#define UNIC_PKT_HEADROOM_MIN     128
-#define UNIC_PKT_HEADROOM_DEFAULT 128
-#define UNIC_PKT_DATAROOM_DEFAULT 2048
+#define UNIC_PKT_HEADROOM_MIN     128  /**< least headroom of a packet pool */
+#define UNIC_PKT_HEADROOM_DEFAULT 128  /**< headroom when the pool's config says 0 */
+#define UNIC_PKT_DATAROOM_DEFAULT 2048 /**< data room when the pool's config says 0 */
 
+/**
+ * A packet buffer (one segment of a frame): this header, one cache line,
+ * then the headroom and the data room. Allocated from a packet pool
+ * (unic_pkt_alloc()), freed with unic_pkt_free().
+ */
 struct unic_pkt {
 	struct unic_pool *pool;  /**< owner; where unic_pkt_free returns it */
 	uint64_t buf_iova;       /**< IOVA of the buffer start (after header) */
 	struct unic_pkt *next;   /**< next segment of a chained frame, or NULL */
 	uint64_t ol_flags;       /**< UNIC_PKT_RX_* / UNIC_PKT_TX_* */
 	uint32_t pkt_len;        /**< whole frame, all segments */
-	uint32_t rss_hash;
+	uint32_t rss_hash;       /**< RSS hash (UNIC_PKT_RX_RSS_HASH) */
 	uint16_t data_off;       /**< data start, from the buffer start */
 	uint16_t data_len;       /**< data in this segment */
 	uint16_t buf_len;        /**< headroom + data room */
-	uint16_t vlan_tci;
-	uint16_t port;
-	uint16_t queue;
+	uint16_t vlan_tci;       /**< 802.1Q tag control (UNIC_PKT_RX_VLAN, UNIC_PKT_TX_VLAN) */
+	uint16_t port;           /**< receive: the port id it came from */
+	uint16_t queue;          /**< receive: the rx queue it came from */
 	uint16_t nb_segs;        /**< segments in the chain (first segment) */
 	uint16_t tso_segsz;      /**< TSO: payload bytes per segment */
-	uint8_t l2_len;
-	uint8_t l3_len;
-	uint8_t l4_len;
-	uint8_t reserved;
+	uint8_t l2_len;          /**< tx offloads: Ethernet header bytes (VLAN tag included) */
+	uint8_t l3_len;          /**< tx offloads: IP header bytes */
+	uint8_t l4_len;          /**< TSO: TCP header bytes */
+	uint8_t reserved;        /**< zero */
 	uint32_t user;           /**< free for the application */
 };
 
@@ -81,6 +86,7 @@ static inline void *unic_pkt_data(const struct unic_pkt *p)
 	return unic_pkt_buf(p) + p->data_off;
 }
 
+/** unic_pkt_data(p) cast to @p type (DPDK's rte_pktmbuf_mtod). */
 #define unic_pkt_mtod(p, type) ((type)unic_pkt_data(p))
 
 /** IOVA of the first byte of data, for descriptors. */
@@ -89,11 +95,13 @@ static inline uint64_t unic_pkt_data_iova(const struct unic_pkt *p)
 	return p->buf_iova + p->data_off;
 }
 
+/** Bytes before the data in the buffer. */
 static inline uint16_t unic_pkt_headroom(const struct unic_pkt *p)
 {
 	return p->data_off;
 }
 
+/** Bytes after the data in the buffer. */
 static inline uint16_t unic_pkt_tailroom(const struct unic_pkt *p)
 {
 	return (uint16_t)(p->buf_len - p->data_off - p->data_len);

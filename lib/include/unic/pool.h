@@ -35,15 +35,15 @@
 
 struct unic_mem;
 
-#define UNIC_POOL_NAMESIZE 32
-#define UNIC_POOL_CACHE_MAX 512
+#define UNIC_POOL_NAMESIZE 32  /**< bytes of a pool name, NUL included */
+#define UNIC_POOL_CACHE_MAX 512 /**< largest per-thread cache (cache_size) */
 
 struct unic_pool;
 
 /** Options for unic_pool_create(). Zero-initialise, then set. */
 struct unic_pool_config {
 	size_t sz;             /**< sizeof(struct unic_pool_config) */
-	const char *name;
+	const char *name;      /**< for logs (copied, truncated to UNIC_POOL_NAMESIZE - 1) */
 	struct unic_mem *mem;  /**< where objects live (required) */
 	uint32_t count;        /**< objects, >= 1 */
 	uint32_t obj_size;     /**< bytes per object, >= 1 */
@@ -52,21 +52,22 @@ struct unic_pool_config {
 	/** Called once per object at creation, with its IOVA. */
 	void (*obj_init)(void *arg, struct unic_pool *pool, void *obj,
 			 uint64_t iova, uint32_t idx);
-	void *obj_init_arg;
+	void *obj_init_arg;    /**< first argument of obj_init */
 };
 
 /** Options for unic_pktpool_create(). */
 struct unic_pktpool_config {
 	size_t sz;             /**< sizeof(struct unic_pktpool_config) */
-	const char *name;
-	struct unic_mem *mem;
-	uint32_t count;
-	uint32_t cache_size;
-	int numa_node;
+	const char *name;      /**< for logs (copied) */
+	struct unic_mem *mem;  /**< where packets live (required) */
+	uint32_t count;        /**< packets, >= 1 */
+	uint32_t cache_size;   /**< per-thread cache, 0..512 and <= count / 1.5 */
+	int numa_node;         /**< -1 is taken as 0 */
 	uint16_t headroom;     /**< 0: 128; else >= 128 */
 	uint16_t dataroom;     /**< 0: 2048 */
 };
 
+/** A pool's counters (unic_pool_stats_get()). */
 struct unic_pool_stats {
 	uint64_t get_fail;          /**< bulk gets refused: pool exhausted */
 	uint64_t debug_double_free; /**< pool_debug: puts of a free object */
@@ -85,22 +86,26 @@ struct unic_pool_cache {
 	void *objs[UNIC_POOL_CACHE_MAX * 3];
 } UNIC_CACHE_ALIGNED;
 
+/**
+ * A pool of fixed-size objects in DMA memory. Its fields are visible for
+ * the inline get and put below; read them, never write them.
+ */
 struct unic_pool {
-	char name[UNIC_POOL_NAMESIZE];
+	char name[UNIC_POOL_NAMESIZE];   /**< as configured */
 	struct unic_ring *ring;          /**< free objects */
 	struct unic_pool_cache *caches;  /**< [UNIC_MAX_THREADS] */
-	uint32_t count;
-	uint32_t obj_size;
+	uint32_t count;                  /**< objects in the pool */
+	uint32_t obj_size;               /**< bytes an object may use */
 	uint32_t elt_size;               /**< stride between objects */
 	uint32_t cache_size;             /**< level a cache keeps after a flush */
 	uint32_t cache_flush_thresh;     /**< flush down to cache_size above this */
 	uint16_t pkt_headroom;           /**< packet pools */
-	uint16_t pkt_dataroom;
-	uint32_t is_pktpool;
+	uint16_t pkt_dataroom;           /**< packet pools: data room after the headroom */
+	uint32_t is_pktpool;             /**< 1: made by unic_pktpool_create() */
 	uint64_t get_fail;               /**< atomic, slow path only */
 	/* Remaining fields are private to lib/pool. */
-	struct unic_mem *mem;
-	struct unic_pool_priv *priv;
+	struct unic_mem *mem;            /**< lib/pool's own */
+	struct unic_pool_priv *priv;     /**< lib/pool's own */
 };
 
 /**
@@ -130,6 +135,7 @@ uint32_t unic_pool_cache_count(const struct unic_pool *pool);
 /** Return this thread's cache to the ring. */
 void unic_pool_cache_flush(struct unic_pool *pool);
 
+/** Read the pool's counters (any thread). */
 void unic_pool_stats_get(const struct unic_pool *pool, struct unic_pool_stats *st);
 
 /** IOVA of an object (slow: looks up its segment). @return 0 or -ENOENT. */
@@ -269,11 +275,13 @@ static inline void unic_pool_put_bulk(struct unic_pool *pool, void *const *objs,
 #endif
 }
 
+/** Take one object. @return 0, or -ENOENT when the pool is empty (counted). */
 static inline int unic_pool_get(struct unic_pool *pool, void **obj)
 {
 	return unic_pool_get_bulk(pool, obj, 1);
 }
 
+/** Return one object taken from this pool. */
 static inline void unic_pool_put(struct unic_pool *pool, void *obj)
 {
 	unic_pool_put_bulk(pool, &obj, 1);

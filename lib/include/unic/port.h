@@ -36,30 +36,30 @@
 
 struct unic_pool;
 
-#define UNIC_PORT_NAMESIZE 32
-#define UNIC_PORT_MAX_QUEUES 16
-#define UNIC_PORT_MAX 64
-#define UNIC_PORT_MAX_XSTATS 256
-#define UNIC_XSTAT_NAMESIZE 64
-#define UNIC_ETHER_ADDR_LEN 6
+#define UNIC_PORT_NAMESIZE 32    /**< bytes of a port name, NUL included */
+#define UNIC_PORT_MAX_QUEUES 16  /**< most rx (and tx) queues a port has */
+#define UNIC_PORT_MAX 64         /**< most ports registered at once */
+#define UNIC_PORT_MAX_XSTATS 256 /**< most extended stats a port reports */
+#define UNIC_XSTAT_NAMESIZE 64   /**< bytes of an extended stat's name, NUL included */
+#define UNIC_ETHER_ADDR_LEN 6    /**< bytes of an Ethernet (MAC) address */
 
 /* ---- offloads ----------------------------------------------------------- */
 
-/* Receive offloads. */
-#define UNIC_RX_OFFLOAD_VLAN_STRIP  (1ull << 0)
-#define UNIC_RX_OFFLOAD_VLAN_FILTER (1ull << 1)
-#define UNIC_RX_OFFLOAD_IPV4_CKSUM  (1ull << 2)
-#define UNIC_RX_OFFLOAD_UDP_CKSUM   (1ull << 3)
-#define UNIC_RX_OFFLOAD_TCP_CKSUM   (1ull << 4)
-#define UNIC_RX_OFFLOAD_RSS_HASH    (1ull << 5)
+/* Receive offloads (struct unic_port_conf rx_offloads, info rx_offload_capa). */
+#define UNIC_RX_OFFLOAD_VLAN_STRIP  (1ull << 0) /**< take the 802.1Q tag out of the frame into the packet */
+#define UNIC_RX_OFFLOAD_VLAN_FILTER (1ull << 1) /**< drop tagged frames of VLANs not in the filter */
+#define UNIC_RX_OFFLOAD_IPV4_CKSUM  (1ull << 2) /**< check IPv4 header checksums, result in the packet's flags */
+#define UNIC_RX_OFFLOAD_UDP_CKSUM   (1ull << 3) /**< check UDP checksums */
+#define UNIC_RX_OFFLOAD_TCP_CKSUM   (1ull << 4) /**< check TCP checksums */
+#define UNIC_RX_OFFLOAD_RSS_HASH    (1ull << 5) /**< store the RSS hash in the packet */
 #define UNIC_RX_OFFLOAD_SCATTER     (1ull << 6) /**< frames over one buffer, chained */
-/* Transmit offloads. */
-#define UNIC_TX_OFFLOAD_VLAN_INSERT (1ull << 16)
-#define UNIC_TX_OFFLOAD_IPV4_CKSUM  (1ull << 17)
-#define UNIC_TX_OFFLOAD_UDP_CKSUM   (1ull << 18)
-#define UNIC_TX_OFFLOAD_TCP_CKSUM   (1ull << 19)
-#define UNIC_TX_OFFLOAD_TCP_TSO     (1ull << 20)
-#define UNIC_TX_OFFLOAD_MULTI_SEGS  (1ull << 21)
+/* Transmit offloads (struct unic_port_conf tx_offloads, info tx_offload_capa). */
+#define UNIC_TX_OFFLOAD_VLAN_INSERT (1ull << 16) /**< insert the packet's 802.1Q tag */
+#define UNIC_TX_OFFLOAD_IPV4_CKSUM  (1ull << 17) /**< fill in IPv4 header checksums */
+#define UNIC_TX_OFFLOAD_UDP_CKSUM   (1ull << 18) /**< fill in UDP checksums */
+#define UNIC_TX_OFFLOAD_TCP_CKSUM   (1ull << 19) /**< fill in TCP checksums */
+#define UNIC_TX_OFFLOAD_TCP_TSO     (1ull << 20) /**< cut large TCP segments to the MSS (TSO) */
+#define UNIC_TX_OFFLOAD_MULTI_SEGS  (1ull << 21) /**< send chained (multi-segment) packets */
 
 /** Name of one offload bit ("vlan_strip", "tcp_tso", ...), or NULL. */
 const char *unic_offload_name(uint64_t flag);
@@ -78,38 +78,42 @@ int unic_offload_names(uint64_t flags, char *buf, size_t len);
 
 /* ---- configuration ---------------------------------------------------- */
 
+/** How a port's rx queues are served (its interrupts are set up to match). */
 enum unic_rx_mode {
 	UNIC_RX_MODE_POLL = 0,  /**< busy-poll */
 	UNIC_RX_MODE_INTERRUPT, /**< sleep on the queue's interrupt after each batch */
 	UNIC_RX_MODE_HYBRID,    /**< poll under a budget, sleep when idle (lib/napi) */
 };
 
+/** "poll", "interrupt", "hybrid"; "?" for another value. */
 const char *unic_rx_mode_name(enum unic_rx_mode mode);
 
-/* RSS hash types. */
-#define UNIC_RSS_IPV4     (1ull << 0)
-#define UNIC_RSS_IPV4_TCP (1ull << 1)
-#define UNIC_RSS_IPV4_UDP (1ull << 2)
-#define UNIC_RSS_IPV6     (1ull << 3)
-#define UNIC_RSS_IPV6_TCP (1ull << 4)
-#define UNIC_RSS_IPV6_UDP (1ull << 5)
+/* RSS hash types (struct unic_port_conf rss_hash_types, info rss_hash_capa). */
+#define UNIC_RSS_IPV4     (1ull << 0) /**< hash IPv4 source and destination addresses */
+#define UNIC_RSS_IPV4_TCP (1ull << 1) /**< ... and TCP ports */
+#define UNIC_RSS_IPV4_UDP (1ull << 2) /**< ... and UDP ports */
+#define UNIC_RSS_IPV6     (1ull << 3) /**< hash IPv6 source and destination addresses */
+#define UNIC_RSS_IPV6_TCP (1ull << 4) /**< ... and TCP ports */
+#define UNIC_RSS_IPV6_UDP (1ull << 5) /**< ... and UDP ports */
 
-#define UNIC_RSS_KEY_MAX 40
+#define UNIC_RSS_KEY_MAX 40 /**< longest RSS hash key, bytes */
 
+/** Options for unic_port_configure(). Zero-initialise, then set. */
 struct unic_port_conf {
 	size_t sz;                 /**< sizeof(struct unic_port_conf) */
 	uint16_t nb_rxq;           /**< 1..info.max_rxq */
 	uint16_t nb_txq;           /**< 1..info.max_txq */
 	uint64_t rx_offloads;      /**< UNIC_RX_OFFLOAD_* */
 	uint64_t tx_offloads;      /**< UNIC_TX_OFFLOAD_* */
-	enum unic_rx_mode rx_mode;
+	enum unic_rx_mode rx_mode; /**< 0: poll; a port without rx interrupts polls (with a warning) */
 	uint16_t mtu;              /**< 0: 1500 */
 	uint64_t rss_hash_types;   /**< UNIC_RSS_*; 0: no RSS */
-	uint8_t rss_key[UNIC_RSS_KEY_MAX];
+	uint8_t rss_key[UNIC_RSS_KEY_MAX]; /**< the RSS hash key, rss_key_len bytes of it */
 	uint8_t rss_key_len;       /**< 0: the driver's default key */
 	bool link_intr;            /**< report link changes through events */
 };
 
+/** Options for unic_port_rx_queue_setup(). */
 struct unic_rxq_conf {
 	size_t sz;                 /**< sizeof(struct unic_rxq_conf) */
 	uint16_t nb_desc;          /**< 0: the driver's default */
@@ -117,27 +121,44 @@ struct unic_rxq_conf {
 	struct unic_pool *pool;    /**< packet pool to receive into (required) */
 };
 
+/** Options for unic_port_tx_queue_setup(). */
 struct unic_txq_conf {
 	size_t sz;                 /**< sizeof(struct unic_txq_conf) */
 	uint16_t nb_desc;          /**< 0: the driver's default */
-	int numa_node;
+	int numa_node;             /**< -1: the port's node */
 };
 
 /* ---- information ------------------------------------------------------- */
 
+/** What a port can do (unic_port_info_get()): limits and capabilities. */
 struct unic_port_info {
 	char driver[32];           /**< "null", "ring", "e1000e" */
 	char bus_addr[32];         /**< PCI address, or "vdev" */
 	char fw_version[32];       /**< where known, else "" */
-	int numa_node;
+	int numa_node;             /**< the device's NUMA node, -1 when unknown */
+	/** @{ */
+	/** Most rx queues, most tx queues (unic_port_conf nb_rxq, nb_txq). */
 	uint16_t max_rxq, max_txq;
+	/** @} */
+	/** @{ */
+	/** Rx descriptor counts: least, most, the multiple a count must be, the default. */
 	uint16_t rx_desc_min, rx_desc_max, rx_desc_align, rx_desc_default;
+	/** @} */
+	/** @{ */
+	/** Tx descriptor counts: least, most, the multiple a count must be, the default. */
 	uint16_t tx_desc_min, tx_desc_max, tx_desc_align, tx_desc_default;
+	/** @} */
+	/** @{ */
+	/** Smallest and largest MTU (unic_port_mtu_set()). */
 	uint16_t min_mtu, max_mtu;
+	/** @} */
+	/** @{ */
+	/** UNIC_RX_OFFLOAD_* and UNIC_TX_OFFLOAD_* bits the port offers. */
 	uint64_t rx_offload_capa, tx_offload_capa;
-	uint64_t rss_hash_capa;
-	uint16_t reta_size;
-	uint8_t rss_key_size;
+	/** @} */
+	uint64_t rss_hash_capa;    /**< UNIC_RSS_* types the port can hash; 0: no RSS */
+	uint16_t reta_size;        /**< entries of the RSS redirection table; 0: no RSS */
+	uint8_t rss_key_size;      /**< bytes of the RSS key; 0: no RSS */
 	uint32_t speed_capa_mbps;  /**< fastest link speed */
 	bool has_intr;             /**< rx interrupts (interrupt/hybrid modes) */
 	/**
@@ -149,16 +170,18 @@ struct unic_port_info {
 	bool rx_synthetic;
 };
 
+/** Link state (unic_port_link_get()). */
 struct unic_link {
 	uint32_t speed_mbps;       /**< 0 when down or unknown */
-	bool full_duplex;
-	bool up;
-	bool autoneg;
+	bool full_duplex;          /**< full duplex (false: half, or down) */
+	bool up;                   /**< the link is up */
+	bool autoneg;              /**< speed and duplex were auto-negotiated */
 };
 
+/** Interrupt coalescing (unic_port_coalesce_get(), unic_port_coalesce_set()). */
 struct unic_coalesce {
 	uint32_t rx_usecs;         /**< interrupt delay; 0: off */
-	uint32_t tx_usecs;
+	uint32_t tx_usecs;         /**< transmit completion interrupt delay; 0: off */
 };
 
 /**
@@ -167,20 +190,24 @@ struct unic_coalesce {
  * UNIC_PORT_MAX_QUEUES queues.
  */
 struct unic_port_stats {
+	/** @{ */
+	/** Packets received, packets sent, bytes received, bytes sent (no FCS). */
 	uint64_t ipackets, opackets, ibytes, obytes;
+	/** @} */
 	uint64_t imissed;    /**< dropped by the NIC: no descriptor (app too slow) */
 	uint64_t ierrors;    /**< bad frames (CRC, length, descriptor errors) */
 	uint64_t oerrors;    /**< transmit failures */
 	uint64_t rx_nombuf;  /**< refills that found the pool empty */
-	uint64_t q_ipackets[UNIC_PORT_MAX_QUEUES];
-	uint64_t q_ibytes[UNIC_PORT_MAX_QUEUES];
-	uint64_t q_opackets[UNIC_PORT_MAX_QUEUES];
-	uint64_t q_obytes[UNIC_PORT_MAX_QUEUES];
-	uint64_t q_errors[UNIC_PORT_MAX_QUEUES];
+	uint64_t q_ipackets[UNIC_PORT_MAX_QUEUES]; /**< packets received, per rx queue */
+	uint64_t q_ibytes[UNIC_PORT_MAX_QUEUES];   /**< bytes received, per rx queue */
+	uint64_t q_opackets[UNIC_PORT_MAX_QUEUES]; /**< packets sent, per tx queue */
+	uint64_t q_obytes[UNIC_PORT_MAX_QUEUES];   /**< bytes sent, per tx queue */
+	uint64_t q_errors[UNIC_PORT_MAX_QUEUES];   /**< errors, per queue (where the driver counts them) */
 };
 
+/** The name of one extended stat (unic_port_xstats_names()). */
 struct unic_xstat_name {
-	char name[UNIC_XSTAT_NAMESIZE];
+	char name[UNIC_XSTAT_NAMESIZE]; /**< NUL-terminated, e.g. "rx_good_packets" */
 };
 
 /** One rx/tx register dump (ethtool -d). */
@@ -188,19 +215,27 @@ struct unic_regs {
 	uint32_t version;       /**< driver's layout version */
 	uint32_t count;         /**< entries filled */
 	uint32_t *offset;       /**< caller's arrays, count_max entries each */
-	uint32_t *value;
-	uint32_t count_max;
+	uint32_t *value;        /**< register values, in the order of offset */
+	uint32_t count_max;     /**< room in the caller's arrays */
 };
 
 /* ---- ports ------------------------------------------------------------ */
 
 struct unic_port;
 
+/* A driver's fast-path functions, called through struct unic_port_fastpath
+ * with the driver's queue object; the inline calls below document them. */
+/** A driver's rx burst (unic_rx_burst()). */
 typedef uint16_t (*unic_rx_burst_fn)(void *rxq, struct unic_pkt **pkts, uint16_t n);
+/** A driver's tx burst (unic_tx_burst()). */
 typedef uint16_t (*unic_tx_burst_fn)(void *txq, struct unic_pkt **pkts, uint16_t n);
+/** A driver's tx prepare (unic_tx_prepare()). */
 typedef uint16_t (*unic_tx_prepare_fn)(void *txq, struct unic_pkt **pkts, uint16_t n, int *err);
+/** A driver's rx pending check (unic_rx_pending()). */
 typedef bool (*unic_rx_pending_fn)(void *rxq);
+/** A driver's rx interrupt arm or disarm (unic_rx_intr_enable(), unic_rx_intr_disable()). */
 typedef int (*unic_rxq_intr_fn)(void *rxq);
+/** A driver's tx reclaim (unic_tx_reclaim()). */
 typedef int (*unic_tx_reclaim_fn)(void *txq);
 
 /**
@@ -215,20 +250,21 @@ typedef int (*unic_tx_reclaim_fn)(void *txq);
  * functions".
  */
 struct unic_port_fastpath {
-	unic_rx_burst_fn rx_burst;
-	unic_tx_burst_fn tx_burst;
-	unic_tx_prepare_fn tx_prepare;
-	unic_rx_pending_fn rx_pending;
-	unic_rxq_intr_fn rx_intr_enable;
-	unic_rxq_intr_fn rx_intr_disable;
-	unic_tx_reclaim_fn tx_reclaim;
-	void *rxq[UNIC_PORT_MAX_QUEUES];
-	void *txq[UNIC_PORT_MAX_QUEUES];
+	unic_rx_burst_fn rx_burst;        /**< the driver's rx burst, or a stub returning 0 */
+	unic_tx_burst_fn tx_burst;        /**< the driver's tx burst, or a stub returning 0 */
+	unic_tx_prepare_fn tx_prepare;    /**< the driver's tx prepare, or a stub accepting all */
+	unic_rx_pending_fn rx_pending;    /**< the driver's pending check, or a stub */
+	unic_rxq_intr_fn rx_intr_enable;  /**< arm an rx queue's interrupt, or a stub */
+	unic_rxq_intr_fn rx_intr_disable; /**< disarm it, or a stub */
+	unic_tx_reclaim_fn tx_reclaim;    /**< reclaim sent buffers, or a stub */
+	void *rxq[UNIC_PORT_MAX_QUEUES];  /**< the driver's rx queue objects */
+	void *txq[UNIC_PORT_MAX_QUEUES];  /**< the driver's tx queue objects */
 } UNIC_CACHE_ALIGNED;
 
-/* Only the fast-path table is visible; the rest of the port is private. */
+/** The port as the inline fast-path calls see it. @internal Only the
+ * fast-path table is visible; the rest of the port is private. */
 struct unic_port_head {
-	struct unic_port_fastpath fp;
+	struct unic_port_fastpath fp; /**< the fast-path table */
 };
 
 /**
@@ -266,6 +302,11 @@ static inline uint16_t unic_tx_burst(struct unic_port *port, uint16_t q,
  * has). Nothing is sent, freed or changed; one call through the port's
  * fast-path table, no allocation, no logging.
  *
+ * @param port a port (started, or nothing is checked)
+ * @param q the tx queue the packets are for
+ * @param pkts the packets, in the order they would be sent
+ * @param n how many
+ *
  * When the return value is less than @p n, pkts[ret] is refused: the
  * caller frees it and counts it as dropped, and may prepare the packets
  * after it (pkts + ret + 1). A driver without checks (null, ring) accepts
@@ -295,6 +336,10 @@ static inline uint16_t unic_tx_prepare(struct unic_port *port, uint16_t q,
  * after it are still tried; when the queue is full the rest is freed.
  * For forwarders that drop rather than retry (unic-l2fwd, unic-testpmd).
  *
+ * @param port the port to send on
+ * @param q its tx queue (used by this thread only)
+ * @param pkts the packets; every one is sent or freed (the caller owns none after)
+ * @param n how many
  * @param dropped set to the number of packets freed unsent (refused or no
  *        room); the caller counts them as dropped.
  * @return the number of packets sent (taken by the queue).
@@ -386,7 +431,9 @@ struct unic_port *unic_port_get_by_name(const char *name);
 /** Ids of the registered ports, in id order. @return how many (<= max). */
 unsigned unic_port_list(uint16_t *ids, unsigned max);
 
+/** The port's id (unic_port_get_by_id(), unic_port_list()): stable while it lives. */
 uint16_t unic_port_id(const struct unic_port *port);
+/** The port's name ("ring0", "e1000e0", ...); valid as long as a reference is held. */
 const char *unic_port_name(const struct unic_port *port);
 
 /**
@@ -406,39 +453,89 @@ int unic_vdev_create(const char *spec, struct unic_port **out);
  */
 int unic_port_detach(struct unic_port *port);
 
-/* Lifecycle. */
+/* Lifecycle (the state machine is at the top of this file). Each call
+ * made in the wrong state is refused with -EBUSY or -EINVAL and a log line
+ * naming the state it needs; on a closed or detached port, -ENODEV. */
+/** Fill @p info with the port's limits and capabilities. @return 0 or -ENODEV. */
 int unic_port_info_get(struct unic_port *port, struct unic_port_info *info);
+/**
+ * Set the number of queues, offloads, rx mode, MTU and RSS (allocated or
+ * stopped port; queues set up before are released). Values out of the
+ * port's limits are refused, and the log names the limit.
+ * @return 0, -EINVAL (sz unset, a value out of range, wrong state), -EBUSY
+ *         (started), -ENODEV, or the driver's -errno.
+ */
 int unic_port_configure(struct unic_port *port, const struct unic_port_conf *conf);
+/**
+ * Set up rx queue @p q (configured or stopped port): its descriptors, on
+ * @p conf's NUMA node, filled from @p conf's pool when the port starts.
+ * @return 0, -EINVAL (q out of range, no pool, a descriptor count out of
+ *         the port's limits), -EBUSY (started), -ENODEV, -ENOMEM.
+ */
 int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *conf);
+/**
+ * Set up tx queue @p q (configured or stopped port).
+ * @return 0, -EINVAL (q out of range, a descriptor count out of the port's
+ *         limits), -EBUSY (started), -ENODEV, -ENOMEM.
+ */
 int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_txq_conf *conf);
+/**
+ * Start the port once every queue is set up: the driver fills the rx
+ * queues and the fast-path calls reach it from now on.
+ * @return 0, -EINVAL (a queue not set up), -EBUSY (started already),
+ *         -ENODEV, or the driver's -errno (the log says why).
+ */
 int unic_port_start(struct unic_port *port);
+/**
+ * Stop a started port: the fast path returns 0 again, every napi context
+ * that claimed one of its queues lets go of it (at a round boundary), then
+ * the driver stops. Queues and configuration are kept.
+ * @return 0, -EINVAL (not started), -ENODEV.
+ */
 int unic_port_stop(struct unic_port *port);
+/**
+ * Close a port that is not started: its queues are released (their
+ * buffers go back to their pools) and its driver is never called again.
+ * @return 0, -EBUSY (started: stop it first), -ENODEV.
+ */
 int unic_port_close(struct unic_port *port);
 
+/** Where a port is in its lifecycle (unic_port_state()). */
 enum unic_port_state {
-	UNIC_PORT_ALLOCATED,
-	UNIC_PORT_CONFIGURED,
+	UNIC_PORT_ALLOCATED,  /**< created, not configured */
+	UNIC_PORT_CONFIGURED, /**< configured, queues not all set up */
 	UNIC_PORT_READY,     /**< every queue set up (also: stopped) */
-	UNIC_PORT_STARTED,
-	UNIC_PORT_CLOSED,
-	UNIC_PORT_DETACHED,
+	UNIC_PORT_STARTED,    /**< started: the fast path reaches the driver */
+	UNIC_PORT_CLOSED,     /**< closed: control calls return -ENODEV */
+	UNIC_PORT_DETACHED,   /**< detached: out of the port list */
 };
 
+/** The port's state now (any thread). */
 enum unic_port_state unic_port_state(const struct unic_port *port);
+/** "allocated", "configured", ...; "?" for another value. */
 const char *unic_port_state_name(enum unic_port_state st);
 /** The configuration in effect (after configure). @return 0 or -EINVAL. */
 int unic_port_conf_get(struct unic_port *port, struct unic_port_conf *conf);
 
-/* Control: the ethtool set. Ops a driver lacks return -ENOTSUP. */
+/* Control: the ethtool set. Ops a driver lacks return -ENOTSUP; a closed
+ * or detached port returns -ENODEV. */
+/** The link state now (no wait). @return 0, -ENOTSUP, -ENODEV. */
 int unic_port_link_get(struct unic_port *port, struct unic_link *link);
 /** Wait until the link is up or @p timeout_ms passes (-ETIMEDOUT). */
 int unic_port_link_wait(struct unic_port *port, unsigned timeout_ms, struct unic_link *link);
+/** Bring the link up or down (administratively). @return 0, -ENOTSUP, -ENODEV. */
 int unic_port_link_set(struct unic_port *port, bool up);
+/** The port's primary MAC address. @return 0, -ENOTSUP, -ENODEV. */
 int unic_port_mac_get(struct unic_port *port, uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+/** Replace the primary MAC address. @return 0, -EINVAL (multicast or all zeros), -ENOTSUP, -ENODEV. */
 int unic_port_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+/** Receive frames to one more unicast address. @return 0, -EINVAL (multicast or all zeros), -ENOSPC (filter full), -ENOTSUP, -ENODEV. */
 int unic_port_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+/** Stop receiving frames to an address added with unic_port_mac_add(). @return 0, -ENOENT, -ENOTSUP, -ENODEV. */
 int unic_port_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+/** Promiscuous receive on or off (unic_port_promisc_get()). @return 0, -ENOTSUP, -ENODEV. */
 int unic_port_promisc_set(struct unic_port *port, bool on);
+/** All-multicast receive on or off (unic_port_allmulti_get()). @return 0, -ENOTSUP, -ENODEV. */
 int unic_port_allmulti_set(struct unic_port *port, bool on);
 /**
  * Is promiscuous (all-multicast) receive on? For a driver with the filter
@@ -449,6 +546,7 @@ int unic_port_allmulti_set(struct unic_port *port, bool on);
  * @return 1 (on), 0 (off), or -ENODEV (closed or detached port).
  */
 int unic_port_promisc_get(struct unic_port *port);
+/** Is all-multicast receive on? As unic_port_promisc_get(). */
 int unic_port_allmulti_get(struct unic_port *port);
 /** Most addresses unic_port_mc_addr_list_set() takes at once. */
 #define UNIC_PORT_MC_ADDR_MAX 256
@@ -470,16 +568,23 @@ int unic_port_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UN
  * -ENOTSUP.
  */
 int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on);
+/** Set the MTU (info min_mtu..max_mtu). @return 0, -EINVAL (out of range), -EBUSY, -ENOTSUP, -ENODEV. */
 int unic_port_mtu_set(struct unic_port *port, uint16_t mtu);
+/** The interrupt coalescing in effect. @return 0, -ENOTSUP, -ENODEV. */
 int unic_port_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
+/** Set interrupt coalescing (the driver rounds to what the device can). @return 0, -EINVAL, -ENOTSUP, -ENODEV. */
 int unic_port_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
 /** Message level for this port's driver logs (UNIC_LOG_ERR..DEBUG). */
 int unic_port_msglevel_set(struct unic_port *port, int level);
+/** The message level of this port's driver logs. */
 int unic_port_msglevel_get(const struct unic_port *port);
+/** Dump rx/tx registers into the caller's arrays (ethtool -d). @return 0, -ENOTSUP, -ENODEV, or the driver's -errno. */
 int unic_port_regs_get(struct unic_port *port, struct unic_regs *regs);
+/** Read @p len bytes of the device's EEPROM from byte @p offset (ethtool -e). @return 0, -EINVAL (out of the EEPROM), -ENOTSUP, -ENODEV, -EIO. */
 int unic_port_eeprom_get(struct unic_port *port, uint32_t offset, uint32_t len, uint8_t *buf);
 
 /* Statistics. */
+/** The basic counters (any thread, also while the port runs). @return 0, -ENODEV. */
 int unic_port_stats_get(struct unic_port *port, struct unic_port_stats *st);
 /** Zero the figures unic_port_stats_get and xstats report (only on request). */
 int unic_port_stats_reset(struct unic_port *port);
@@ -492,6 +597,7 @@ int unic_port_xstat_by_name(struct unic_port *port, const char *name, uint64_t *
 
 /* Interrupts (for lib/napi and interrupt mode). */
 
+/** How an interrupt source's fd is read (and unmasked). */
 enum unic_intr_kind {
 	UNIC_INTR_EVENTFD = 8, /**< read 8 bytes (VFIO, ring doorbells) */
 	UNIC_INTR_UIO = 4,     /**< read 4 bytes; write 1 (4 bytes) to unmask, or
@@ -502,13 +608,13 @@ enum unic_intr_kind {
 
 /** One interrupt source: one fd, the rx queues it wakes. */
 struct unic_intr_source {
-	int fd;
+	int fd;                    /**< readable when the interrupt fires */
 	enum unic_intr_kind kind;  /**< also the number of bytes to read */
 	uint32_t queue_mask;       /**< bit q: rx queue q is bound here */
 	uint16_t index;            /**< the driver's number for it */
 	/** Optional: unmask after the read (VFIO INTx); NULL if not needed. */
 	int (*unmask)(void *ctx);
-	void *unmask_ctx;
+	void *unmask_ctx;          /**< argument of unmask */
 };
 
 /**

@@ -59,8 +59,8 @@
 #define UNIC_RING_F_SP_ENQ 0x1u /**< one producer thread at a time */
 #define UNIC_RING_F_SC_DEQ 0x2u /**< one consumer thread at a time */
 
-#define UNIC_RING_NAMESIZE 32
-#define UNIC_RING_SZ_MAX (1u << 28)
+#define UNIC_RING_NAMESIZE 32       /**< bytes of a ring name, NUL included */
+#define UNIC_RING_SZ_MAX (1u << 28) /**< most slots of a ring */
 
 /** One side of the ring. Only this side writes head, tail and the cache. */
 struct unic_ring_side {
@@ -70,16 +70,20 @@ struct unic_ring_side {
 	uint32_t single;      /**< 1: SP or SC */
 } UNIC_CACHE_ALIGNED;
 
+/**
+ * A ring of pointers. Its fields are visible for the inline enqueue and
+ * dequeue below; read them, never write them.
+ */
 struct unic_ring {
-	char name[UNIC_RING_NAMESIZE];
+	char name[UNIC_RING_NAMESIZE]; /**< as created */
 	uint32_t size;     /**< power of two */
 	uint32_t mask;     /**< size - 1 */
 	uint32_t capacity; /**< == size */
-	uint32_t flags;
+	uint32_t flags;    /**< UNIC_RING_F_* */
 	uint32_t allocated; /**< 1: unic_ring_free() releases the memory */
-	struct unic_ring_side prod;
-	struct unic_ring_side cons;
-	void *slots[] UNIC_CACHE_ALIGNED;
+	struct unic_ring_side prod; /**< the producers' side, on its own cache line */
+	struct unic_ring_side cons; /**< the consumers' side, on its own cache line */
+	void *slots[] UNIC_CACHE_ALIGNED; /**< size entries */
 };
 
 static_assert(offsetof(struct unic_ring, prod) % UNIC_CACHE_LINE_SIZE == 0,
@@ -342,7 +346,14 @@ static inline int unic_ring_dequeue(struct unic_ring *r, void **obj)
 	return unic_ring_dequeue_bulk(r, obj, 1) ? 0 : -ENOENT;
 }
 
-/* Explicit variants: the caller promises the threading model. */
+/**
+ * @{
+ * Explicit variants of the four calls above: the caller promises the
+ * threading model, whatever the ring's flags say. sp/mp: one producer
+ * thread at a time, or several; sc/mc: one consumer thread at a time, or
+ * several. _bulk: all n or none (@return n or 0); _burst: as many as there
+ * are or fit (@return how many, 0..n).
+ */
 static inline uint32_t
 unic_ring_sp_enqueue_bulk(struct unic_ring *r, void *const *objs, uint32_t n)
 { return ring_sp_enqueue(r, objs, n, true); }
@@ -368,6 +379,8 @@ static inline uint32_t
 unic_ring_mc_dequeue_burst(struct unic_ring *r, void **objs, uint32_t n)
 { return ring_mc_dequeue(r, objs, n, false); }
 
+/** @} */
+
 /**
  * Entries in the ring. Exact when no other thread is moving it; a snapshot
  * otherwise (never above capacity).
@@ -381,21 +394,25 @@ static inline uint32_t unic_ring_count(const struct unic_ring *r)
 	return c > r->capacity ? r->capacity : c;
 }
 
+/** Free slots (the capacity minus unic_ring_count()). */
 static inline uint32_t unic_ring_free_count(const struct unic_ring *r)
 {
 	return r->capacity - unic_ring_count(r);
 }
 
+/** How many entries the ring holds at most. */
 static inline uint32_t unic_ring_capacity(const struct unic_ring *r)
 {
 	return r->capacity;
 }
 
+/** Is the ring empty (as unic_ring_count())? */
 static inline bool unic_ring_empty(const struct unic_ring *r)
 {
 	return unic_ring_count(r) == 0;
 }
 
+/** Is the ring full (as unic_ring_count())? */
 static inline bool unic_ring_full(const struct unic_ring *r)
 {
 	return unic_ring_count(r) == r->capacity;

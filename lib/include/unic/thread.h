@@ -12,11 +12,13 @@
 
 #include <unic/common.h>
 
+/** The index of a thread that found every index taken. */
 #define UNIC_THREAD_NONE ((uint32_t)UNIC_MAX_THREADS)
 
 /** 0: not assigned yet; otherwise index + 1. */
 extern __thread uint32_t unic_thread_slot;
 
+/** Assign the calling thread its index (unic_thread_index() calls it on first use). @return the index, or UNIC_THREAD_NONE. */
 uint32_t unic_thread_index_assign(void);
 
 /** This thread's index, 0..UNIC_MAX_THREADS-1, or UNIC_THREAD_NONE. */

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/** @file Everything libunic exports. */
+/**
+ * @file
+ * Everything libunic exports.
+ */
 #ifndef UNIC_H
 #define UNIC_H
 
