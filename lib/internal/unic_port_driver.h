@@ -24,6 +24,8 @@
 #include <unic/event.h>
 #include <unic/log.h>
 
+#include "unic_bus_driver.h"   /* struct unic_pci_id */
+
 struct unic_port;
 struct unic_bus;
 struct unic_pci_device;
@@ -249,19 +251,15 @@ int unic_port_device_lost(struct unic_port *port, bool gone);
 
 /* ---- the driver table (lib/port/drivers.c) ---------------------------- */
 
-struct unic_pci_id {
-	uint16_t vendor;
-	uint16_t device;
-};
-
 struct unic_driver {
 	const char *name;
 	/* Virtual drivers: create a port from "name,key=value,...". */
 	int (*vdev_create)(const char *name, const char *args, struct unic_port **out);
-	/* PCI drivers: the ids they drive (zero-terminated), and the probe the
-	 * bus calls with an opened device (lib/bus, unic_bus_probe). A probe
-	 * registers its port and hands back its own reference in *out, which
-	 * the bus drops: the registry keeps the port. */
+	/* PCI drivers: the ids they drive (zero-terminated), and the probe
+	 * called with a device the bus opened for it (lib/port/probe.c,
+	 * unic_port_probe_pci). A probe registers its port and hands back its
+	 * own reference in *out, which goes to the prober's caller; on an error
+	 * it leaves the device open (the bus closes it). */
 	const struct unic_pci_id *pci_ids;
 	int (*pci_probe)(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out);
 };

@@ -16,4 +16,12 @@ int port_check_removed(struct unic_port *port, const char *what);
 uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *pool,
 			uint16_t q, uint16_t nb_desc, char *why, size_t why_len);
 
+/* probe.c: probe through @p table (unic_drivers, or a test's). Ports
+ * created are stored in @p ports (up to @p max, with the drivers'
+ * references) and counted in *nb_created, whatever the result. @return
+ * their number, or the first error (unic_port_probe_pci's list). */
+int port_probe_table(struct unic_bus *bus, const struct unic_driver *const *table,
+		     const char *const *allow, unsigned nb_allow,
+		     struct unic_port **ports, unsigned max, unsigned *nb_created);
+
 #endif /* UNIC_PORT_PRIVATE_H */
