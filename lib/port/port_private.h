@@ -71,5 +71,10 @@ uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *po
 int port_probe_table(struct unic_bus *bus, const struct unic_driver *const *table,
 		     const char *const *allow, unsigned nb_allow,
 		     struct unic_port **ports, unsigned max, unsigned *nb_created);
+/* unic_port_probe_pci through @p table: on an error, the ports created are
+ * detached and released. */
+int port_probe_pci_table(struct unic_bus *bus, const struct unic_driver *const *table,
+			 const char *const *allow, unsigned nb_allow,
+			 struct unic_port **ports, unsigned max);
 
 #endif /* UNIC_PORT_PRIVATE_H */

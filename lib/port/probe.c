@@ -106,15 +106,16 @@ static void probe_undo(struct unic_port **ports, unsigned nb)
 	}
 }
 
-int unic_port_probe_pci(struct unic_bus *bus, const char *const *allow, unsigned nb_allow,
-			struct unic_port **ports, unsigned max)
+int port_probe_pci_table(struct unic_bus *bus, const struct unic_driver *const *table,
+			 const char *const *allow, unsigned nb_allow,
+			 struct unic_port **ports, unsigned max)
 {
 	unsigned nb;
 	int rc;
 
 	if (ports == NULL && max > 0)
 		return -EINVAL;
-	rc = port_probe_table(bus, unic_drivers, allow, nb_allow, ports, max, &nb);
+	rc = port_probe_table(bus, table, allow, nb_allow, ports, max, &nb);
 	if (rc < 0) {
 		if (nb > 0)
 			UNIC_LOG(ERR, PORT, "PCI probe failed (the message above says why); detaching the %u port(s) it created",
@@ -122,6 +123,12 @@ int unic_port_probe_pci(struct unic_bus *bus, const char *const *allow, unsigned
 		probe_undo(ports, nb);
 	}
 	return rc;
+}
+
+int unic_port_probe_pci(struct unic_bus *bus, const char *const *allow, unsigned nb_allow,
+			struct unic_port **ports, unsigned max)
+{
+	return port_probe_pci_table(bus, unic_drivers, allow, nb_allow, ports, max);
 }
 
 int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow)

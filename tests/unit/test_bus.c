@@ -932,6 +932,21 @@ Test(bus, port_probe_returns_the_ports_it_created_with_a_reference_each)
 	cr_assert_eq(registered_ports(), before);
 }
 
+Test(bus, a_failed_port_probe_leaves_no_port_behind)
+{
+	/* 00:03.0 makes a port; 00:04.0 is listed but kernel-bound: -EBUSY. */
+	const char *allow[] = { "00:03.0", "00:04.0" };
+	struct unic_port *ports[4] = { NULL };
+	unsigned before = registered_ports();
+
+	fake_add_three();
+	port_probe_err = 0;
+	cr_assert_eq(port_probe_pci_table(bus, fake_port_table, allow, 2, ports, 4), -EBUSY);
+	cr_assert_eq(registered_ports(), before, "the port of 00:03.0 was detached");
+	cr_assert_null(ports[0], "no reference is handed out on an error");
+	assert_logged("detaching the 1 port(s) it created");
+}
+
 Test(bus, port_probe_with_no_room_fails_and_says_how_much_room_there_was)
 {
 	unsigned nb;
