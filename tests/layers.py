@@ -41,7 +41,7 @@ INSTALLED = {
     'event.h': 'event',
     'cksum.h': 'net', 'net.h': 'net',
     'bus.h': 'bus',
-    'port.h': 'port',
+    'port.h': 'port', 'driver.h': 'port',
     'napi.h': 'napi',
     'env.h': 'env',
     'unic.h': 'unic.h',
