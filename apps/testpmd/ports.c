@@ -281,30 +281,19 @@ int tp_port_attach(struct tp_app *app, const char *spec, uint16_t *id)
 
 	if (is_pci_addr(spec)) {
 		struct unic_bus *bus = unic_env_bus(app->env);
-		uint16_t before[UNIC_PORT_MAX], after[UNIC_PORT_MAX];
-		unsigned nb = unic_port_list(before, UNIC_PORT_MAX), na;
 
 		if (bus == NULL) {
 			fprintf(app->err, "port attach %s: PCI is off (--no-pci); restart without --no-pci to attach PCI devices\n",
 				spec);
 			return -ENOTSUP;
 		}
-		rc = unic_bus_probe(bus, &spec, 1);
+		rc = unic_port_probe_pci(bus, &spec, 1, &port, 1);
 		if (rc < 0) {
 			fprintf(app->err, "port attach %s: %s (the message above says why)\n", spec,
 				strerror(-rc));
 			return rc;
 		}
-		na = unic_port_list(after, UNIC_PORT_MAX);
-		for (unsigned i = 0; i < na && port == NULL; i++) {
-			bool old = false;
-
-			for (unsigned k = 0; k < nb; k++)
-				old |= before[k] == after[i];
-			if (!old)
-				port = unic_port_get_by_id(after[i]);
-		}
-		if (port == NULL) {
+		if (rc == 0) {
 			fprintf(app->err, "port attach %s: the probe made no new port (already attached?)\n", spec);
 			return -ENODEV;
 		}

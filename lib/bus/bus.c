@@ -3,7 +3,8 @@
  * The bus context: open dispatch by the driver a device is bound to
  * (vfio-pci: vfio.c, uio_pci_generic: uio.c), the calls every access method
  * shares, device release (the kernel's request, or a device gone), and
- * probe against the driver table.
+ * probe: ids matched against the tables of the drivers it is given, each
+ * opened device handed to its driver's probe callback.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,7 @@
 #include <unic/mem.h>
 
 #include "bus_private.h"
-#include "unic_port_driver.h"
+#include "unic_bus_driver.h"
 
 #define PCI_COMMAND 0x04
 #define PCI_COMMAND_MASTER 0x4
@@ -626,18 +627,20 @@ int unic_pci_intx_unmask(struct unic_pci_device *dev)
 
 /* ---- probe ---- */
 
-static const struct unic_driver *match_driver(const struct unic_driver *const *table,
-					      const struct unic_pci_info *info)
+bool unic_pci_id_match(const struct unic_pci_id *ids, const struct unic_pci_info *info)
 {
-	for (unsigned i = 0; table[i] != NULL; i++) {
-		const struct unic_pci_id *id = table[i]->pci_ids;
+	for (; ids != NULL && ids->vendor != 0; ids++)
+		if (ids->vendor == info->vendor && ids->device == info->device)
+			return true;
+	return false;
+}
 
-		if (id == NULL || table[i]->pci_probe == NULL)
-			continue;
-		for (; id->vendor != 0; id++)
-			if (id->vendor == info->vendor && id->device == info->device)
-				return table[i];
-	}
+static const struct unic_pci_driver *match_driver(const struct unic_pci_driver *const *drivers,
+						  const struct unic_pci_info *info)
+{
+	for (unsigned i = 0; drivers[i] != NULL; i++)
+		if (drivers[i]->probe != NULL && unic_pci_id_match(drivers[i]->id_table, info))
+			return drivers[i];
 	return NULL;
 }
 
@@ -654,15 +657,15 @@ static int allow_index(const struct unic_pci_info *info, const char *const *allo
 	return -1;
 }
 
-int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table,
-		    const char *const *allow, unsigned nb_allow)
+int unic_pci_probe(struct unic_bus *bus, const struct unic_pci_driver *const *drivers,
+		   const char *const *allow, unsigned nb_allow, void *arg)
 {
 	struct unic_pci_info *devs = NULL;
-	unsigned nb = 0, created = 0;
+	unsigned nb = 0, probed = 0;
 	bool *seen = NULL;
 	int rc, first_err = 0;
 
-	if (bus == NULL || table == NULL || (nb_allow > 0 && allow == NULL))
+	if (bus == NULL || drivers == NULL || (nb_allow > 0 && allow == NULL))
 		return -EINVAL;
 	for (unsigned i = 0; i < nb_allow; i++) {
 		struct unic_pci_addr a;
@@ -682,9 +685,8 @@ int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table
 	}
 	for (unsigned i = 0; i < nb; i++) {
 		const struct unic_pci_info *info = &devs[i];
-		const struct unic_driver *drv;
+		const struct unic_pci_driver *drv;
 		struct unic_pci_device *dev;
-		struct unic_port *port = NULL;
 		int idx = -1;
 
 		if (nb_allow > 0) {
@@ -693,7 +695,7 @@ int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table
 				continue;
 			seen[idx] = true;
 		}
-		drv = match_driver(table, info);
+		drv = match_driver(drivers, info);
 		if (drv == NULL) {
 			if (idx >= 0) {
 				UNIC_LOG(ERR, BUS, "-a %s (%04x:%04x): no driver in this build drives it",
@@ -720,21 +722,16 @@ int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table
 				first_err = rc;
 			continue;
 		}
-		rc = drv->pci_probe(bus, dev, &port);
+		rc = drv->probe(drv, dev, arg);
 		if (rc < 0) {
-			UNIC_LOG(ERR, BUS, "%s: driver %s could not create its port: %s", info->bdf,
-				 drv->name, strerror(-rc));
+			UNIC_LOG(ERR, BUS, "%s: driver %s refused the device: %s", info->bdf, drv->name,
+				 strerror(-rc));
 			unic_pci_close(dev);
 			if (first_err == 0 && idx >= 0)
 				first_err = rc;
 			continue;
 		}
-		UNIC_LOG(INFO, BUS, "%s: driver %s created port %s", info->bdf, drv->name,
-			 port ? port->name : "?");
-		/* The registry holds the port now; the driver's reference from
-		 * unic_port_alloc() is not ours to keep. */
-		unic_port_put(port);
-		created++;
+		probed++;
 	}
 	for (unsigned i = 0; i < nb_allow; i++) {
 		if (!seen[i]) {
@@ -746,10 +743,5 @@ int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table
 	}
 	free(seen);
 	free(devs);
-	return first_err < 0 ? first_err : (int)created;
-}
-
-int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow)
-{
-	return bus_probe_table(bus, unic_drivers, allow, nb_allow);
+	return first_err < 0 ? first_err : (int)probed;
 }

@@ -3,7 +3,7 @@
  * lib/bus internals shared between its files and its unit tests:
  *   pci_addr.c, pci_scan.c   discovery
  *   bus.c    the bus context, open dispatch by bound driver, the generic
- *            device calls, device release, probe
+ *            device calls, device release, probe (unic_bus_driver.h)
  *   vfio.c   VFIO: container (type1 or no-IOMMU), groups, device fd,
  *            regions, DMA listener, reset, interrupts, request IRQ
  *   uio.c    uio_pci_generic: sysfs resourceN and config, /dev/uioN INTx
@@ -171,10 +171,6 @@ int bus_dev_path(const struct unic_bus *bus, const struct unic_pci_device *dev,
 		 char *buf, size_t len, const char *attr);
 /* Release what the device holds (the request/gone path and close). Lock held. */
 void bus_dev_release_locked(struct unic_pci_device *dev);
-/* Probe against an explicit driver table (unic_bus_probe uses unic_drivers). */
-struct unic_driver;
-int bus_probe_table(struct unic_bus *bus, const struct unic_driver *const *table,
-		    const char *const *allow, unsigned nb_allow);
 
 /*
  * irq_affinity.c: find a line of /proc/interrupts (@p text, NUL-terminated):

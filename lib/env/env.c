@@ -14,8 +14,6 @@
 #include <unic/bus.h>
 #include <unic/port.h>
 
-#include "unic_port_driver.h"
-
 #include "env_priv.h"
 
 struct env_worker {
@@ -60,18 +58,6 @@ static int env_cores_check(const struct unic_env_options *o)
 	return 0;
 }
 
-static bool env_driver_matches(const struct unic_pci_info *d)
-{
-	for (unsigned i = 0; unic_drivers[i]; i++) {
-		const struct unic_pci_id *id = unic_drivers[i]->pci_ids;
-
-		for (; id && id->vendor; id++)
-			if (id->vendor == d->vendor && id->device == d->device)
-				return true;
-	}
-	return false;
-}
-
 static bool env_allowed(const struct unic_env_options *o, const char *bdf)
 {
 	for (unsigned i = 0; i < o->nb_allow; i++)
@@ -102,7 +88,7 @@ static enum unic_iova_mode env_iova_mode(const struct unic_env_options *o)
 	if (unic_pci_scan(NULL, &devs, &nb) < 0)
 		return UNIC_IOVA_VA;
 	for (unsigned i = 0; i < nb; i++) {
-		bool probed = o->nb_allow ? env_allowed(o, devs[i].bdf) : env_driver_matches(&devs[i]);
+		bool probed = o->nb_allow ? env_allowed(o, devs[i].bdf) : unic_port_pci_driver(&devs[i]) != NULL;
 
 		if (probed && strcmp(devs[i].driver, "uio_pci_generic") == 0) {
 			UNIC_LOG(INFO, ENV, "IOVA mode PA: %s is bound to uio_pci_generic", devs[i].bdf);
@@ -145,15 +131,7 @@ static int env_add_port(struct unic_env *env, struct unic_port *p)
 	return 0;
 }
 
-static bool env_has_port(const struct unic_env *env, const struct unic_port *p)
-{
-	for (unsigned i = 0; i < env->nb_ports; i++)
-		if (env->ports[i] == p)
-			return true;
-	return false;
-}
-
-/* Create the bus and probe; keep a reference to every port that appeared. */
+/* Create the bus and probe; keep the reference to every port created. */
 static int env_probe(struct unic_env *env)
 {
 	const struct unic_env_options *o = &env->opts;
@@ -161,9 +139,6 @@ static int env_probe(struct unic_env *env)
 		.sz = sizeof(bc), .mem = env->mem, .allow_noiommu = o->vfio_noiommu,
 	};
 	const char *allow[UNIC_ENV_MAX_ALLOW];
-	struct unic_port *before[UNIC_PORT_MAX];
-	uint16_t ids[UNIC_PORT_MAX];
-	unsigned n, nb_before = 0;
 	int rc;
 
 	env->bus = unic_bus_create(&bc);
@@ -171,32 +146,11 @@ static int env_probe(struct unic_env *env)
 		return -errno;
 	for (unsigned i = 0; i < o->nb_allow; i++)
 		allow[i] = o->allow[i];
-	n = unic_port_list(ids, UNIC_PORT_MAX);
-	for (unsigned i = 0; i < n; i++) {
-		struct unic_port *p = unic_port_get_by_id(ids[i]);
-
-		if (p)
-			before[nb_before++] = p;
-	}
-	rc = unic_bus_probe(env->bus, allow, o->nb_allow);
-	n = unic_port_list(ids, UNIC_PORT_MAX);
-	for (unsigned i = 0; i < n; i++) {
-		struct unic_port *p = unic_port_get_by_id(ids[i]);
-		bool old = false;
-
-		for (unsigned k = 0; k < nb_before && p; k++)
-			old |= before[k] == p;
-		if (p == NULL)
-			continue;
-		if (old || env_has_port(env, p))
-			unic_port_put(p);
-		else if (env_add_port(env, p) < 0)
-			rc = rc < 0 ? rc : -ENOSPC;
-	}
-	for (unsigned k = 0; k < nb_before; k++)
-		unic_port_put(before[k]);
+	rc = unic_port_probe_pci(env->bus, allow, o->nb_allow, env->ports + env->nb_ports,
+				 UNIC_ARRAY_SIZE(env->ports) - env->nb_ports);
 	if (rc < 0)
 		return rc;
+	env->nb_ports += (unsigned)rc;
 	UNIC_LOG(INFO, ENV, "PCI probe: %u port(s)", env->nb_ports);
 	return 0;
 }

@@ -24,6 +24,8 @@
 #include <unic/event.h>
 #include <unic/log.h>
 
+#include "unic_bus_driver.h"   /* struct unic_pci_id */
+
 struct unic_port;
 struct unic_bus;
 struct unic_pci_device;
@@ -131,61 +133,59 @@ struct unic_port_poller_stats {
 	const uint64_t *values;            /* nb counters */
 };
 
-struct unic_port_poller {
-	unic_port_poller_fn release;      /* NULL: nobody claimed the queue */
-	void *owner;
-	const struct unic_port_poller_stats *stats;  /* NULL: none published */
-	uint64_t stats_base[UNIC_PORT_POLLER_STATS_MAX];  /* at the last stats_reset */
-};
-
+/*
+ * A port as its driver sees it. The core's own bookkeeping (the lock, the
+ * reference count, the id, the lifecycle state, the removed flag, the
+ * pollers, the stats bases) wraps it in lib/port/port_private.h, where no
+ * driver can name it: a driver reads what it needs through the calls below
+ * (unic_port_is_removed(), unic_port_state(), unic_port_id()). The driver's
+ * private area follows the struct in the same allocation (unic_port_priv()).
+ */
 struct unic_port {
 	struct unic_port_fastpath fp;     /* first: unic_rx_burst reads it */
 
-	pthread_mutex_t lock;             /* control path */
-	uint32_t refcnt;                  /* atomic */
-	uint16_t id;
-	bool registered;
-	enum unic_port_state state;
+	/* Set by the driver at allocation (its setup and probe), before
+	 * unic_port_register(); read-only afterwards except under an op. */
 	char name[UNIC_PORT_NAMESIZE];
 	const struct unic_port_ops *ops;
 	const struct unic_driver *drv;
 	int numa_node;
 	int msglevel;
 	uint8_t mac[UNIC_ETHER_ADDR_LEN];
+	/* Kept by the core, read by the driver's ops (called under the lock). */
 	struct unic_port_conf conf;
 	struct unic_port_queue_info rxq[UNIC_PORT_MAX_QUEUES];
 	struct unic_port_queue_info txq[UNIC_PORT_MAX_QUEUES];
-	struct unic_port_stats stats_base;  /* subtracted: stats_reset */
-	uint64_t *xstats_base;              /* driver xstats at the last reset */
-	unsigned nb_xstats_base;
-	/* Pollers of the queues (lib/napi): rx 0..15, then tx 0..15. Under
-	 * lock; stopping is set while stop releases them (claims refused). */
-	struct unic_port_poller pollers[2 * UNIC_PORT_MAX_QUEUES];
-	bool stopping;
-	/* The bus took the device back (unic_port_device_lost): only stats,
-	 * info, close and detach work from then on. Written under the lock with
-	 * a release store; drivers may load it with acquire without the lock. */
-	bool removed;
-	/* close is running the driver's close op (which may wait for the bus's
-	 * release handler): unic_port_device_lost must not wait for the lock. */
-	bool closing;
-	/* Receive filters as last set through the port layer (promisc_set,
-	 * allmulti_set succeeded); the drivers keep them across stop/start. */
-	bool promisc, allmulti;
-	size_t priv_size;
-	uint8_t priv[] UNIC_CACHE_ALIGNED;  /* the driver's */
 };
+
+/* The private area starts right after the struct, on a cache line. */
+static_assert(sizeof(struct unic_port) % UNIC_CACHE_LINE_SIZE == 0,
+	      "struct unic_port must end on a cache line: the private area follows it");
 
 static inline void *unic_port_priv(struct unic_port *port)
 {
-	return port->priv;
+	return port + 1;
 }
 
 /** The port whose private area is @p priv. */
 static inline struct unic_port *unic_port_from_priv(void *priv)
 {
-	return UNIC_CONTAINER_OF(priv, struct unic_port, priv);
+	return (struct unic_port *)priv - 1;
 }
+
+/**
+ * Has the bus taken the port's device back (unic_port_device_lost())? From
+ * then on the driver must not touch the device's registers. An acquire load:
+ * a driver may call it without the port lock (it pairs with the release
+ * store made under the lock).
+ */
+bool unic_port_is_removed(const struct unic_port *port);
+
+/**
+ * Set the port's MAC address under the port's lock: for a driver that
+ * chooses it after unic_port_register() (when other threads may read it).
+ */
+void unic_port_mac_init(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
 
 /**
  * Allocate a port with @p priv_size bytes of zeroed private area. The name
@@ -249,19 +249,15 @@ int unic_port_device_lost(struct unic_port *port, bool gone);
 
 /* ---- the driver table (lib/port/drivers.c) ---------------------------- */
 
-struct unic_pci_id {
-	uint16_t vendor;
-	uint16_t device;
-};
-
 struct unic_driver {
 	const char *name;
 	/* Virtual drivers: create a port from "name,key=value,...". */
 	int (*vdev_create)(const char *name, const char *args, struct unic_port **out);
-	/* PCI drivers: the ids they drive (zero-terminated), and the probe the
-	 * bus calls with an opened device (lib/bus, unic_bus_probe). A probe
-	 * registers its port and hands back its own reference in *out, which
-	 * the bus drops: the registry keeps the port. */
+	/* PCI drivers: the ids they drive (zero-terminated), and the probe
+	 * called with a device the bus opened for it (lib/port/probe.c,
+	 * unic_port_probe_pci). A probe registers its port and hands back its
+	 * own reference in *out, which goes to the prober's caller; on an error
+	 * it leaves the device open (the bus closes it). */
 	const struct unic_pci_id *pci_ids;
 	int (*pci_probe)(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out);
 };

@@ -3,10 +3,11 @@
  * Port objects: allocation, references, the registry, and the lifecycle
  * (configure, queue setup, start, stop, close, detach).
  *
- * Locking: reg_lock guards the registry (ids and names); port->lock guards a
- * port's state and every call into its driver. reg_lock is never taken while
- * a port lock is held, except in detach, which takes them in the order
- * port -> registry and holds no other port's lock.
+ * Locking: reg_lock guards the registry (ids and names); a port's lock (in
+ * its struct port_core) guards its state and every call into its driver.
+ * reg_lock is never taken while a port lock is held, except in detach,
+ * which takes them in the order port -> registry and holds no other port's
+ * lock.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -154,6 +155,7 @@ struct unic_port *unic_port_alloc(size_t priv_size, const char *name_fmt,
 				  void (*setup)(struct unic_port *port))
 {
 	struct unic_port *port;
+	struct port_core *pc;
 	size_t sz;
 
 	if (name_fmt == NULL || *name_fmt == '\0' || strlen(name_fmt) >= UNIC_PORT_NAMESIZE - 4 ||
@@ -163,19 +165,21 @@ struct unic_port *unic_port_alloc(size_t priv_size, const char *name_fmt,
 		errno = EINVAL;
 		return NULL;
 	}
-	sz = UNIC_ALIGN_CEIL(sizeof(*port) + priv_size, (size_t)UNIC_CACHE_LINE_SIZE);
-	port = aligned_alloc(UNIC_CACHE_LINE_SIZE, sz);
-	if (port == NULL) {
+	/* The core's part, the driver's view, then its private area. */
+	sz = UNIC_ALIGN_CEIL(sizeof(*pc) + priv_size, (size_t)UNIC_CACHE_LINE_SIZE);
+	pc = aligned_alloc(UNIC_CACHE_LINE_SIZE, sz);
+	if (pc == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	memset(port, 0, sz);
-	pthread_mutex_init(&port->lock, NULL);
-	port->refcnt = 1;
-	port->state = UNIC_PORT_ALLOCATED;
+	memset(pc, 0, sz);
+	pthread_mutex_init(&pc->lock, NULL);
+	pc->refcnt = 1;
+	pc->state = UNIC_PORT_ALLOCATED;
+	pc->priv_size = priv_size;
+	port = &pc->port;
 	port->numa_node = -1;
 	port->msglevel = UNIC_LOG_INFO;
-	port->priv_size = priv_size;
 	snprintf(port->name, sizeof(port->name), "%s", name_fmt);
 	fp_set_stopped(port);
 	if (setup)
@@ -185,26 +189,29 @@ struct unic_port *unic_port_alloc(size_t priv_size, const char *name_fmt,
 
 struct unic_port *unic_port_get(struct unic_port *port)
 {
-	__atomic_fetch_add(&port->refcnt, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&port_core(port)->refcnt, 1, __ATOMIC_RELAXED);
 	return port;
 }
 
 void unic_port_put(struct unic_port *port)
 {
+	struct port_core *pc;
+
 	if (port == NULL)
 		return;
+	pc = port_core(port);
 	/* Release: our writes to the port happen before the free; acquire in
 	 * the last put pairs with every other put's release. */
-	if (__atomic_sub_fetch(&port->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
+	if (__atomic_sub_fetch(&pc->refcnt, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	if (port->state != UNIC_PORT_CLOSED && port->state != UNIC_PORT_DETACHED &&
-	    port->state != UNIC_PORT_ALLOCATED && port->ops && port->ops->close)
+	if (pc->state != UNIC_PORT_CLOSED && pc->state != UNIC_PORT_DETACHED &&
+	    pc->state != UNIC_PORT_ALLOCATED && port->ops && port->ops->close)
 		UNIC_LOG(WARNING, PORT, "%s: last reference dropped while %s; it should be closed first",
-			 port->name, unic_port_state_name(port->state));
+			 port->name, unic_port_state_name(pc->state));
 	port_free_hook(port);
-	free(port->xstats_base);
-	pthread_mutex_destroy(&port->lock);
-	free(port);
+	free(pc->xstats_base);
+	pthread_mutex_destroy(&pc->lock);
+	free(pc);
 }
 
 /* ---- registry ----------------------------------------------------------- */
@@ -249,8 +256,8 @@ int unic_port_register(struct unic_port *port)
 		rc = -EEXIST;
 		goto out;
 	}
-	port->id = (uint16_t)id;
-	port->registered = true;
+	port_core(port)->id = (uint16_t)id;
+	port_core(port)->registered = true;
 	registry[id] = unic_port_get(port);
 out:
 	pthread_mutex_unlock(&reg_lock);
@@ -299,7 +306,7 @@ unsigned unic_port_list(uint16_t *ids, unsigned max)
 
 uint16_t unic_port_id(const struct unic_port *port)
 {
-	return port->id;
+	return port_core(port)->id;
 }
 
 const char *unic_port_name(const struct unic_port *port)
@@ -309,18 +316,33 @@ const char *unic_port_name(const struct unic_port *port)
 
 enum unic_port_state unic_port_state(const struct unic_port *port)
 {
-	return __atomic_load_n(&port->state, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&port_core(port)->state, __ATOMIC_ACQUIRE);
+}
+
+bool unic_port_is_removed(const struct unic_port *port)
+{
+	/* Acquire: pairs with the release store in unic_port_device_lost. */
+	return __atomic_load_n(&port_core(port)->removed, __ATOMIC_ACQUIRE);
+}
+
+void unic_port_mac_init(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	pthread_mutex_lock(&port_core(port)->lock);
+	memcpy(port->mac, mac, UNIC_ETHER_ADDR_LEN);
+	pthread_mutex_unlock(&port_core(port)->lock);
 }
 
 /* ---- state checks -------------------------------------------------------- */
 
 int port_lock_alive(struct unic_port *port, const char *what)
 {
-	pthread_mutex_lock(&port->lock);
-	if (port->state == UNIC_PORT_CLOSED || port->state == UNIC_PORT_DETACHED) {
+	struct port_core *pc = port_core(port);
+
+	pthread_mutex_lock(&pc->lock);
+	if (pc->state == UNIC_PORT_CLOSED || pc->state == UNIC_PORT_DETACHED) {
 		UNIC_LOG(DEBUG, PORT, "%s: %s: the port is %s", port->name, what,
-			 unic_port_state_name(port->state));
-		pthread_mutex_unlock(&port->lock);
+			 unic_port_state_name(pc->state));
+		pthread_mutex_unlock(&pc->lock);
 		return -ENODEV;
 	}
 	return 0;
@@ -328,14 +350,14 @@ int port_lock_alive(struct unic_port *port, const char *what)
 
 void port_unlock(struct unic_port *port)
 {
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&port_core(port)->lock);
 }
 
 /* Refuse @p what unless the state is one of @p allowed (bit per state). */
 static int port_need_state(struct unic_port *port, unsigned allowed, const char *what,
 			   const char *needed)
 {
-	enum unic_port_state st = port->state;
+	enum unic_port_state st = port_core(port)->state;
 
 	if (allowed & (1u << st))
 		return 0;
@@ -353,7 +375,7 @@ static int port_need_state(struct unic_port *port, unsigned allowed, const char 
 /* Lock held. -ENODEV with what to do when the bus took the device back. */
 int port_check_removed(struct unic_port *port, const char *what)
 {
-	if (!port->removed)
+	if (!port_core(port)->removed)
 		return 0;
 	UNIC_LOG(ERR, PORT, "%s: %s: its device was released (the kernel took it back, or it vanished); detach the port, bind the device again (unic-devbind --bind vfio-pci <BDF>) and probe it again",
 		 port->name, what);
@@ -470,6 +492,7 @@ static int check_conf(struct unic_port *port, struct unic_port_conf *c,
 
 int unic_port_configure(struct unic_port *port, const struct unic_port_conf *conf)
 {
+	struct port_core *pc = port_core(port);
 	struct unic_port_info info;
 	struct unic_port_conf c;
 	int rc;
@@ -480,7 +503,7 @@ int unic_port_configure(struct unic_port *port, const struct unic_port_conf *con
 	}
 	c = *conf;
 	c.sz = sizeof(c);
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(&pc->lock);
 	rc = port_need_device(port, ST(ALLOCATED) | ST(CONFIGURED) | ST(READY), "configure",
 			     "allocated, configured or stopped");
 	if (rc)
@@ -496,13 +519,13 @@ int unic_port_configure(struct unic_port *port, const struct unic_port_conf *con
 	if (rc) {
 		UNIC_LOG(ERR, PORT, "%s: the %s driver refused the configuration: %s", port->name,
 			 info.driver, strerror(-rc));
-		port->state = UNIC_PORT_ALLOCATED;
+		pc->state = UNIC_PORT_ALLOCATED;
 		goto out;
 	}
 	port->conf = c;
-	port->state = UNIC_PORT_CONFIGURED;
+	pc->state = UNIC_PORT_CONFIGURED;
 out:
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&pc->lock);
 	return rc;
 }
 
@@ -512,7 +535,7 @@ int unic_port_conf_get(struct unic_port *port, struct unic_port_conf *conf)
 
 	if (rc)
 		return rc;
-	if (port->state == UNIC_PORT_ALLOCATED)
+	if (port_core(port)->state == UNIC_PORT_ALLOCATED)
 		rc = -EINVAL;
 	else
 		*conf = port->conf;
@@ -570,6 +593,7 @@ uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *po
 
 int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *conf)
 {
+	struct port_core *pc = port_core(port);
 	struct unic_port_info info;
 	struct unic_rxq_conf c;
 	char why[256];
@@ -582,7 +606,7 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 		return -EINVAL;
 	}
 	c = *conf;
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(&pc->lock);
 	rc = port_need_device(port, ST(CONFIGURED) | ST(READY), "rx queue setup", "configured or stopped");
 	if (rc)
 		goto out;
@@ -630,21 +654,22 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	rc = port->ops->rx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
 		UNIC_LOG(ERR, PORT, "%s: rx queue %u setup failed: %s", port->name, q, strerror(-rc));
-		port->state = UNIC_PORT_CONFIGURED;
+		pc->state = UNIC_PORT_CONFIGURED;
 		goto out;
 	}
 	port->rxq[q].q = qobj;
 	port->rxq[q].nb_desc = c.nb_desc;
 	port->rxq[q].pool = c.pool;
 	fp_queue_set(port, false, q, qobj);
-	port->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
+	pc->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
 out:
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&pc->lock);
 	return rc;
 }
 
 int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_txq_conf *conf)
 {
+	struct port_core *pc = port_core(port);
 	struct unic_port_info info;
 	struct unic_txq_conf c;
 	void *qobj = NULL;
@@ -655,7 +680,7 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 		return -EINVAL;
 	}
 	c = *conf;
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(&pc->lock);
 	rc = port_need_device(port, ST(CONFIGURED) | ST(READY), "tx queue setup", "configured or stopped");
 	if (rc)
 		goto out;
@@ -682,24 +707,25 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	rc = port->ops->tx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
 		UNIC_LOG(ERR, PORT, "%s: tx queue %u setup failed: %s", port->name, q, strerror(-rc));
-		port->state = UNIC_PORT_CONFIGURED;
+		pc->state = UNIC_PORT_CONFIGURED;
 		goto out;
 	}
 	port->txq[q].q = qobj;
 	port->txq[q].nb_desc = c.nb_desc;
 	fp_queue_set(port, true, q, qobj);
-	port->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
+	pc->state = all_queues_ready(port) ? UNIC_PORT_READY : UNIC_PORT_CONFIGURED;
 out:
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&pc->lock);
 	return rc;
 }
 
 int unic_port_start(struct unic_port *port)
 {
+	struct port_core *pc = port_core(port);
 	int rc;
 
-	pthread_mutex_lock(&port->lock);
-	if (port->state == UNIC_PORT_CONFIGURED) {
+	pthread_mutex_lock(&pc->lock);
+	if (pc->state == UNIC_PORT_CONFIGURED) {
 		char missing[128] = "";
 		size_t off = 0;
 
@@ -722,9 +748,9 @@ int unic_port_start(struct unic_port *port)
 		goto out;
 	}
 	fp_set_started(port);
-	__atomic_store_n(&port->state, UNIC_PORT_STARTED, __ATOMIC_RELEASE);
+	__atomic_store_n(&pc->state, UNIC_PORT_STARTED, __ATOMIC_RELEASE);
 out:
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&pc->lock);
 	return rc;
 }
 
@@ -751,6 +777,7 @@ int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
 			   unic_port_poller_fn release, void *owner,
 			   const struct unic_port_poller_stats *stats)
 {
+	struct port_core *pc = port_core(port);
 	struct unic_port_poller *p;
 	int rc = port_lock_alive(port, "poller claim");
 
@@ -759,8 +786,8 @@ int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
 	rc = port_check_removed(port, "poller claim");
 	if (rc)
 		goto out;
-	if (port->state != UNIC_PORT_STARTED || port->stopping) {
-		rc = port->stopping ? -EBUSY : -EINVAL;
+	if (pc->state != UNIC_PORT_STARTED || pc->stopping) {
+		rc = pc->stopping ? -EBUSY : -EINVAL;
 		goto out;
 	}
 	if (q >= (tx ? port->conf.nb_txq : port->conf.nb_rxq) || release == NULL ||
@@ -768,7 +795,7 @@ int unic_port_poller_claim(struct unic_port *port, bool tx, uint16_t q,
 		rc = -EINVAL;
 		goto out;
 	}
-	p = &port->pollers[(tx ? UNIC_PORT_MAX_QUEUES : 0) + q];
+	p = &pc->pollers[(tx ? UNIC_PORT_MAX_QUEUES : 0) + q];
 	if (p->release != NULL) {
 		rc = p->owner == owner ? -EEXIST : -EBUSY;
 		goto out;
@@ -784,18 +811,19 @@ out:
 
 int unic_port_poller_drop(struct unic_port *port, bool tx, uint16_t q, void *owner)
 {
+	struct port_core *pc = port_core(port);
 	struct unic_port_poller *p;
 	int rc = -ENOENT;
 
 	if (q >= UNIC_PORT_MAX_QUEUES)
 		return -EINVAL;
-	pthread_mutex_lock(&port->lock);
-	p = &port->pollers[(tx ? UNIC_PORT_MAX_QUEUES : 0) + q];
+	pthread_mutex_lock(&pc->lock);
+	p = &pc->pollers[(tx ? UNIC_PORT_MAX_QUEUES : 0) + q];
 	if (p->release != NULL && p->owner == owner) {
 		memset(p, 0, sizeof(*p));
 		rc = 0;
 	}
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&pc->lock);
 	return rc;
 }
 
@@ -808,25 +836,27 @@ int unic_port_poller_drop(struct unic_port *port, bool tx, uint16_t q, void *own
  */
 static int port_quiesce(struct unic_port *port)
 {
-	if (port->stopping) {
+	struct port_core *pc = port_core(port);
+
+	if (pc->stopping) {
 		UNIC_LOG(ERR, PORT, "%s: another thread is stopping the port", port->name);
 		return -EBUSY;
 	}
-	port->stopping = true;
+	pc->stopping = true;
 	fp_set_stopped(port);
 	unic_smp_mb(); /* (G1): the stubs before any claim is taken back */
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(port->pollers); i++) {
-		struct unic_port_poller p = port->pollers[i];
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(pc->pollers); i++) {
+		struct unic_port_poller p = pc->pollers[i];
 
 		if (p.release == NULL)
 			continue;
-		memset(&port->pollers[i], 0, sizeof(port->pollers[i]));
-		pthread_mutex_unlock(&port->lock);
+		memset(&pc->pollers[i], 0, sizeof(pc->pollers[i]));
+		pthread_mutex_unlock(&pc->lock);
 		p.release(port, i >= UNIC_PORT_MAX_QUEUES, (uint16_t)(i % UNIC_PORT_MAX_QUEUES),
 			  p.owner);
-		pthread_mutex_lock(&port->lock);
+		pthread_mutex_lock(&pc->lock);
 	}
-	port->stopping = false;
+	pc->stopping = false;
 	return 0;
 }
 
@@ -839,7 +869,7 @@ static int port_stop_locked(struct unic_port *port)
 		return rc;
 	/* Still started: `stopping` kept other stops and detaches out. */
 	port->ops->stop(port);
-	__atomic_store_n(&port->state, UNIC_PORT_READY, __ATOMIC_RELEASE);
+	__atomic_store_n(&port_core(port)->state, UNIC_PORT_READY, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -847,16 +877,17 @@ int unic_port_stop(struct unic_port *port)
 {
 	int rc;
 
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(&port_core(port)->lock);
 	rc = port_need_state(port, ST(STARTED), "stop", "started");
 	if (rc == 0)
 		rc = port_stop_locked(port);
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&port_core(port)->lock);
 	return rc;
 }
 
 int unic_port_device_lost(struct unic_port *port, bool gone)
 {
+	struct port_core *pc = port_core(port);
 	bool was_started = false;
 	int rc = 0;
 
@@ -864,31 +895,31 @@ int unic_port_device_lost(struct unic_port *port, bool gone)
 	/* Not a plain lock: a thread closing the port holds the lock while
 	 * the driver's close waits for the bus's release handler, which is
 	 * the caller. That close releases the device itself. */
-	while (pthread_mutex_trylock(&port->lock) != 0) {
-		if (__atomic_load_n(&port->closing, __ATOMIC_ACQUIRE))
+	while (pthread_mutex_trylock(&pc->lock) != 0) {
+		if (__atomic_load_n(&pc->closing, __ATOMIC_ACQUIRE))
 			return -EBUSY;
 		usleep(100);
 	}
-	if (port->state == UNIC_PORT_CLOSED || port->state == UNIC_PORT_DETACHED) {
-		pthread_mutex_unlock(&port->lock);
+	if (pc->state == UNIC_PORT_CLOSED || pc->state == UNIC_PORT_DETACHED) {
+		pthread_mutex_unlock(&pc->lock);
 		return 0;
 	}
-	if (port->state == UNIC_PORT_STARTED) {
+	if (pc->state == UNIC_PORT_STARTED) {
 		/* Another thread stopping it waits for our pollers too; wait
 		 * for it to finish rather than stop twice. */
-		while (port->stopping) {
-			pthread_mutex_unlock(&port->lock);
+		while (pc->stopping) {
+			pthread_mutex_unlock(&pc->lock);
 			usleep(100);
-			pthread_mutex_lock(&port->lock);
+			pthread_mutex_lock(&pc->lock);
 		}
-		if (port->state == UNIC_PORT_STARTED) {
+		if (pc->state == UNIC_PORT_STARTED) {
 			rc = port_stop_locked(port);
 			was_started = rc == 0;
 		}
 	}
 	/* Release: drivers read it without the lock (e1000e's hw_off). */
-	__atomic_store_n(&port->removed, true, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&port->lock);
+	__atomic_store_n(&pc->removed, true, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&pc->lock);
 	UNIC_LOG(WARNING, PORT, "%s: %s; %s, only stats, close and detach work on it now",
 		 port->name, gone ? "its device vanished" : "the kernel asked for its device back",
 		 was_started ? "port stopped (after its pollers passed a round boundary)" : "port was not started");
@@ -897,50 +928,53 @@ int unic_port_device_lost(struct unic_port *port, bool gone)
 
 static void port_close_locked(struct unic_port *port)
 {
-	__atomic_store_n(&port->closing, true, __ATOMIC_RELEASE);
+	struct port_core *pc = port_core(port);
+
+	__atomic_store_n(&pc->closing, true, __ATOMIC_RELEASE);
 	release_queues(port);
 	port->ops->close(port);
-	__atomic_store_n(&port->closing, false, __ATOMIC_RELEASE);
-	__atomic_store_n(&port->state, UNIC_PORT_CLOSED, __ATOMIC_RELEASE);
+	__atomic_store_n(&pc->closing, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&pc->state, UNIC_PORT_CLOSED, __ATOMIC_RELEASE);
 }
 
 int unic_port_close(struct unic_port *port)
 {
 	int rc;
 
-	pthread_mutex_lock(&port->lock);
+	pthread_mutex_lock(&port_core(port)->lock);
 	rc = port_need_state(port, ST(ALLOCATED) | ST(CONFIGURED) | ST(READY), "close",
 			     "stopped (stop it first)");
 	if (rc == 0)
 		port_close_locked(port);
-	pthread_mutex_unlock(&port->lock);
+	pthread_mutex_unlock(&port_core(port)->lock);
 	return rc;
 }
 
 int unic_port_detach(struct unic_port *port)
 {
+	struct port_core *pc = port_core(port);
 	bool registered;
 
-	pthread_mutex_lock(&port->lock);
-	if (port->state == UNIC_PORT_DETACHED) {
-		pthread_mutex_unlock(&port->lock);
+	pthread_mutex_lock(&pc->lock);
+	if (pc->state == UNIC_PORT_DETACHED) {
+		pthread_mutex_unlock(&pc->lock);
 		return -ENODEV;
 	}
-	if (port->state == UNIC_PORT_STARTED && port_stop_locked(port) != 0) {
-		pthread_mutex_unlock(&port->lock);
+	if (pc->state == UNIC_PORT_STARTED && port_stop_locked(port) != 0) {
+		pthread_mutex_unlock(&pc->lock);
 		return -EBUSY;
 	}
-	if (port->state != UNIC_PORT_CLOSED)
+	if (pc->state != UNIC_PORT_CLOSED)
 		port_close_locked(port);
-	__atomic_store_n(&port->state, UNIC_PORT_DETACHED, __ATOMIC_RELEASE);
-	registered = port->registered;
-	port->registered = false;
-	pthread_mutex_unlock(&port->lock);
+	__atomic_store_n(&pc->state, UNIC_PORT_DETACHED, __ATOMIC_RELEASE);
+	registered = pc->registered;
+	pc->registered = false;
+	pthread_mutex_unlock(&pc->lock);
 
 	if (registered) {
 		pthread_mutex_lock(&reg_lock);
-		if (registry[port->id] == port)
-			registry[port->id] = NULL;
+		if (registry[pc->id] == port)
+			registry[pc->id] = NULL;
 		pthread_mutex_unlock(&reg_lock);
 		unic_port_put(port); /* the registry's reference */
 	}

@@ -103,9 +103,9 @@ int unic_port_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_
 	}
 	rc = PORT_OP(port, mac_set, mac);
 	if (rc == 0) {
-		pthread_mutex_lock(&port->lock);
+		pthread_mutex_lock(&port_core(port)->lock);
 		memcpy(port->mac, mac, UNIC_ETHER_ADDR_LEN);
-		pthread_mutex_unlock(&port->lock);
+		pthread_mutex_unlock(&port_core(port)->lock);
 	}
 	return rc;
 }
@@ -129,7 +129,7 @@ int unic_port_promisc_set(struct unic_port *port, bool on)
 	int rc = PORT_OP(port, promisc_set, on);
 
 	if (rc == 0)
-		__atomic_store_n(&port->promisc, on, __ATOMIC_RELAXED);
+		__atomic_store_n(&port_core(port)->promisc, on, __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -145,9 +145,9 @@ static int rx_filter_get(struct unic_port *port, bool allmulti)
 	if (rc)
 		return rc;
 	if (allmulti)
-		rc = port->ops->allmulti_set ? port->allmulti : 1;
+		rc = port->ops->allmulti_set ? port_core(port)->allmulti : 1;
 	else
-		rc = port->ops->promisc_set ? port->promisc : 1;
+		rc = port->ops->promisc_set ? port_core(port)->promisc : 1;
 	port_unlock(port);
 	return rc;
 }
@@ -176,7 +176,7 @@ int unic_port_allmulti_set(struct unic_port *port, bool on)
 	int rc = PORT_OP(port, allmulti_set, on);
 
 	if (rc == 0)
-		__atomic_store_n(&port->allmulti, on, __ATOMIC_RELAXED);
+		__atomic_store_n(&port_core(port)->allmulti, on, __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -211,7 +211,7 @@ int unic_port_mtu_set(struct unic_port *port, uint16_t mtu)
 		port_unlock(port);
 		return rc;
 	}
-	if (port->state == UNIC_PORT_STARTED) {
+	if (port_core(port)->state == UNIC_PORT_STARTED) {
 		UNIC_LOG(ERR, PORT, "%s: changing the MTU needs the port stopped", port->name);
 		rc = -EBUSY;
 		goto out;
@@ -297,7 +297,7 @@ int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src,
 	}
 	if (port->ops->intr_sources == NULL) {
 		rc = -ENOTSUP;
-	} else if (port->state != UNIC_PORT_STARTED) {
+	} else if (port_core(port)->state != UNIC_PORT_STARTED) {
 		UNIC_LOG(ERR, PORT, "%s: interrupt sources exist only while the port is started", port->name);
 		rc = -EINVAL;
 	} else {
@@ -316,9 +316,9 @@ static int rx_intr_check(struct unic_port *port, uint16_t q, const char *what)
 			 q, port->conf.nb_rxq);
 		return -EINVAL;
 	}
-	if (port->state != UNIC_PORT_STARTED || port->conf.rx_mode == UNIC_RX_MODE_POLL) {
+	if (port_core(port)->state != UNIC_PORT_STARTED || port->conf.rx_mode == UNIC_RX_MODE_POLL) {
 		UNIC_LOG(ERR, PORT, "%s: %s: rx queue %u has an interrupt only while the port is started in interrupt or hybrid rx mode (state %s, rx mode %s)",
-			 port->name, what, q, unic_port_state_name(port->state),
+			 port->name, what, q, unic_port_state_name(port_core(port)->state),
 			 port->conf.rx_mode == UNIC_RX_MODE_POLL ? "poll" : "interrupt/hybrid");
 		return -EINVAL;
 	}
@@ -365,7 +365,7 @@ int unic_port_stats_get(struct unic_port *port, struct unic_port_stats *st)
 		return rc;
 	rc = stats_raw(port, st);
 	if (rc == 0)
-		stats_sub(st, &port->stats_base);
+		stats_sub(st, &port_core(port)->stats_base);
 	port_unlock(port);
 	return rc;
 }
@@ -394,26 +394,27 @@ static uint64_t poller_stat(const struct unic_port_poller *p, unsigned k)
 
 int unic_port_stats_reset(struct unic_port *port)
 {
+	struct port_core *pc = port_core(port);
 	uint64_t *vals;
 	int rc = port_lock_alive(port, "stats_reset"), n;
 
 	if (rc)
 		return rc;
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(port->pollers); i++) {
-		struct unic_port_poller *p = &port->pollers[i];
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(pc->pollers); i++) {
+		struct unic_port_poller *p = &pc->pollers[i];
 
 		for (unsigned k = 0; p->stats && k < p->stats->nb; k++)
 			p->stats_base[k] = poller_stat(p, k);
 	}
-	rc = stats_raw(port, &port->stats_base);
+	rc = stats_raw(port, &pc->stats_base);
 	if (rc == 0) {
 		n = xstats_raw_driver(port, &vals);
 		if (n < 0) {
 			rc = n;
 		} else {
-			free(port->xstats_base);
-			port->xstats_base = vals;
-			port->nb_xstats_base = (unsigned)n;
+			free(pc->xstats_base);
+			pc->xstats_base = vals;
+			pc->nb_xstats_base = (unsigned)n;
 		}
 	}
 	port_unlock(port);
@@ -474,8 +475,8 @@ int unic_port_xstats_names(struct unic_port *port, struct unic_xstat_name *names
 	i += (unsigned)nd;
 	/* Last, so the indices of the port's own never move: the counters
 	 * of the queues' pollers (lib/napi: "napi_rx_q0_polls", ...). */
-	for (unsigned k = 0; k < UNIC_ARRAY_SIZE(port->pollers); k++) {
-		const struct unic_port_poller *p = &port->pollers[k];
+	for (unsigned k = 0; k < UNIC_ARRAY_SIZE(port_core(port)->pollers); k++) {
+		const struct unic_port_poller *p = &port_core(port)->pollers[k];
 
 		for (unsigned c = 0; p->stats && c < p->stats->nb; c++, i++)
 			if (i < max)
@@ -491,6 +492,7 @@ out:
 
 int unic_port_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
 {
+	struct port_core *pc = port_core(port);
 	struct unic_port_stats st;
 	uint64_t *dv = NULL;
 	unsigned i = 0;
@@ -501,7 +503,7 @@ int unic_port_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
 	rc = stats_raw(port, &st);
 	if (rc)
 		goto out;
-	stats_sub(&st, &port->stats_base);
+	stats_sub(&st, &pc->stats_base);
 	for (size_t k = 0; k < UNIC_ARRAY_SIZE(gen_xstats); k++, i++)
 		if (i < max)
 			values[i] = *(const uint64_t *)((const uint8_t *)&st + gen_xstats[k].off);
@@ -522,12 +524,12 @@ int unic_port_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
 		if (i >= max)
 			continue;
 		values[i] = dv[k];
-		if ((unsigned)k < port->nb_xstats_base)
-			values[i] -= port->xstats_base[k];
+		if ((unsigned)k < pc->nb_xstats_base)
+			values[i] -= pc->xstats_base[k];
 	}
 	free(dv);
-	for (unsigned k = 0; k < UNIC_ARRAY_SIZE(port->pollers); k++) {
-		const struct unic_port_poller *p = &port->pollers[k];
+	for (unsigned k = 0; k < UNIC_ARRAY_SIZE(pc->pollers); k++) {
+		const struct unic_port_poller *p = &pc->pollers[k];
 
 		for (unsigned c = 0; p->stats && c < p->stats->nb; c++, i++)
 			if (i < max)

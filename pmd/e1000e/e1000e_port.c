@@ -666,7 +666,7 @@ static int e1000e_link_set(struct unic_port *port, bool up)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
 	struct e1000e_hw *hw = &ep->hw;
-	bool started = port->state == UNIC_PORT_STARTED;
+	bool started = unic_port_state(port) == UNIC_PORT_STARTED;
 	uint16_t bmcr;
 	int rc;
 
@@ -699,7 +699,7 @@ static void rctl_update(struct unic_port *port)
 	uint32_t keep = read32(&ep->hw, E1000E_RCTL) &
 			~(E1000E_RCTL_UPE | E1000E_RCTL_MPE | E1000E_RCTL_VFE | E1000E_RCTL_LPE | E1000E_RCTL_BAM);
 
-	if (port->state == UNIC_PORT_STARTED)
+	if (unic_port_state(port) == UNIC_PORT_STARTED)
 		write32(&ep->hw, E1000E_RCTL, keep | rctl_filters(ep, port));
 }
 

@@ -208,7 +208,7 @@ static inline struct e1000e_port *e1000e_priv(struct unic_port *port)
 static inline bool e1000e_hw_off(const struct e1000e_port *ep)
 {
 	return __atomic_load_n(&ep->hw.gone, __ATOMIC_ACQUIRE) ||
-	       __atomic_load_n(&ep->hw.port->removed, __ATOMIC_ACQUIRE);
+	       unic_port_is_removed(ep->hw.port);
 }
 
 /* e1000e_port.c: the ops table (the port layer's way in; the unit tests

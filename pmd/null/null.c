@@ -331,10 +331,7 @@ static int null_vdev_create(const char *name, const char *args, struct unic_port
 		return rc;
 	}
 	/* Locally administered, unique among live ports: 02:00:00:00:00:<id>. */
-	pthread_mutex_lock(&port->lock);
-	memcpy(port->mac, (const uint8_t[]){ 0x02, 0, 0, 0, 0, (uint8_t)port->id },
-	       UNIC_ETHER_ADDR_LEN);
-	pthread_mutex_unlock(&port->lock);
+	unic_port_mac_init(port, (const uint8_t[]){ 0x02, 0, 0, 0, 0, (uint8_t)unic_port_id(port) });
 	*out = port;
 	return 0;
 }

@@ -469,10 +469,7 @@ static int ring_vdev_create(const char *name, const char *args, struct unic_port
 	if (rc < 0)
 		goto unlink;
 	/* Locally administered, unique among live ports: 02:00:00:00:00:<id>. */
-	pthread_mutex_lock(&port->lock);
-	memcpy(port->mac, (const uint8_t[]){ 0x02, 0, 0, 0, 0, (uint8_t)port->id },
-	       UNIC_ETHER_ADDR_LEN);
-	pthread_mutex_unlock(&port->lock);
+	unic_port_mac_init(port, (const uint8_t[]){ 0x02, 0, 0, 0, 0, (uint8_t)unic_port_id(port) });
 	unic_port_put(peer);
 	*out = port;
 	return 0;

@@ -23,7 +23,6 @@
 #include <unic/common.h>
 
 struct unic_mem;
-struct unic_port;
 
 /* ---- addresses ----------------------------------------------------------- */
 
@@ -257,16 +256,10 @@ bool unic_pci_is_released(const struct unic_pci_device *dev);
 /** A driver reports that the device reads as all-ones. */
 void unic_pci_gone(struct unic_pci_device *dev);
 
-/**
- * Probe: open every device (or only those in @p allow) that a driver in the
- * driver table matches by vendor/device, and let the driver create its port.
- * @return how many ports were created, or the first error of a device listed
- * in @p allow (-ENODEV: no such device or no driver for it, -EBUSY: not bound
- * for userspace, or the open's or the driver's error); ports created by then
- * stay registered. Devices that match but are not bound to
- * vfio-pci/uio_pci_generic are reported with the unic-devbind command that
- * binds them (an error only when listed in @p allow).
+/*
+ * Probing (which driver takes a device, and the port it makes) is the port
+ * layer's: unic_port_probe_pci() in unic/port.h. The bus only scans, opens,
+ * maps and gives interrupts and DMA.
  */
-int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow);
 
 #endif /* UNIC_BUS_H */

@@ -446,6 +446,42 @@ const char *unic_port_name(const struct unic_port *port);
  */
 int unic_vdev_create(const char *spec, struct unic_port **out);
 
+struct unic_bus;
+struct unic_pci_info;
+
+/**
+ * Probe PCI devices for ports: scan @p bus and hand every device (or only
+ * those in @p allow, PCI addresses DDDD:BB:DD.F or BB:DD.F) that a driver of
+ * this build drives and that is bound to vfio-pci or uio_pci_generic to its
+ * driver, which creates and registers a port. A matching device bound to a
+ * kernel driver is reported with the unic-devbind command that binds it (an
+ * error only when it is listed in @p allow).
+ * @param ports gets the ports created, each with one reference the caller
+ *        owns (unic_port_put; the registry holds its own); NULL if @p max is 0.
+ * @param max   room in @p ports.
+ * @return how many ports were created, or -errno: -EINVAL (a malformed
+ *         address in @p allow), -ENODEV (a device in @p allow does not exist
+ *         or no driver drives it), -EBUSY (a device in @p allow is not bound
+ *         for userspace), -ENOSPC (more than @p max ports), the open's or the
+ *         driver's error for a device in @p allow. On an error no port of
+ *         this call is left: the ports it created are detached.
+ */
+int unic_port_probe_pci(struct unic_bus *bus, const char *const *allow, unsigned nb_allow,
+			struct unic_port **ports, unsigned max);
+
+/**
+ * The older form of unic_port_probe_pci(), kept for compatibility: returns
+ * only how many ports were created, and on an error the ports created by
+ * then stay registered (find them with unic_port_list()).
+ */
+int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow);
+
+/**
+ * The name of the driver of this build that drives PCI device @p info (by
+ * vendor and device id), or NULL.
+ */
+const char *unic_port_pci_driver(const struct unic_pci_info *info);
+
 /**
  * Close (if needed) and unregister a port: it leaves the port list at once;
  * calls through existing references return -ENODEV. Drops nothing: the
