@@ -456,6 +456,9 @@ struct unic_pci_info;
  * driver, which creates and registers a port. A matching device bound to a
  * kernel driver is reported with the unic-devbind command that binds it (an
  * error only when it is listed in @p allow).
+ * @param bus      the bus to scan (unic_bus_create(); unic_env_bus()).
+ * @param allow    PCI addresses to probe, or NULL for every device.
+ * @param nb_allow entries in @p allow (0 with NULL).
  * @param ports gets the ports created, each with one reference the caller
  *        owns (unic_port_put; the registry holds its own); NULL if @p max is 0.
  * @param max   room in @p ports.
