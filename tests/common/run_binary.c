@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <criterion/criterion.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "run_binary.h"
 
@@ -28,4 +32,30 @@ int binary_run(const char *cmdline, char *buf, size_t len)
 	st = pclose(p);
 	cr_assert(WIFEXITED(st), "%s did not exit (signal %d)", cmdline, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	return WEXITSTATUS(st);
+}
+
+static uint64_t binary_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void binary_tty_read(int fd, char *buf, size_t size, size_t *n, int ms)
+{
+	uint64_t end = binary_now_ms() + (uint64_t)ms;
+
+	while (binary_now_ms() < end && *n < size - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		r = read(fd, buf + *n, size - 1 - *n);
+		if (r <= 0)
+			break;
+		*n += (size_t)r;
+	}
+	buf[*n] = '\0';
 }

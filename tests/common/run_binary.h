@@ -21,4 +21,11 @@ const char *binary_path(const char *var);
  */
 int binary_run(const char *cmdline, char *buf, size_t len);
 
+/**
+ * Read what a terminal (the master side of a pty, @p fd) shows for @p ms
+ * milliseconds, appended to @p buf (of @p size bytes) at *@p n, which
+ * grows; @p buf stays terminated.
+ */
+void binary_tty_read(int fd, char *buf, size_t size, size_t *n, int ms);
+
 #endif /* TESTS_COMMON_RUN_BINARY_H */
