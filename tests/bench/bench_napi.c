@@ -41,6 +41,7 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 #include "bench.h"
+#include "thread_time.h"
 
 #define POOL_PKTS 16384
 #define MAX_SAMPLES (1u << 21)
@@ -180,33 +181,6 @@ static void *ctx_main(void *arg)
 	unic_napi_run(t->ctx, &t->stop);
 	unic_pool_cache_flush(pool);
 	return NULL;
-}
-
-static uint64_t thread_cpu_ns(pthread_t t)
-{
-	clockid_t cid;
-	struct timespec ts;
-
-	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Time thread @p ktid spent runnable, waiting for a CPU (schedstat), ns. */
-static uint64_t run_delay_ns(pid_t ktid)
-{
-	char path[64];
-	unsigned long long cpu = 0, delay = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)ktid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
-		delay = 0;
-	fclose(f);
-	return delay;
 }
 
 /* The 1-minute load average: how busy the machine was. */

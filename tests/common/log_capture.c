@@ -16,6 +16,7 @@ static pthread_mutex_t logcap_lock = PTHREAD_MUTEX_INITIALIZER;
 static size_t logcap_len;
 static int logcap_keep;
 static unsigned logcap_flags;
+static bool logtail_echo;
 
 void logcap_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
 {
@@ -99,7 +100,8 @@ void logtail_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
 	(void)ctx;
 	(void)level;
 	(void)comp;
-	fprintf(stderr, "%s\n", msg);
+	if (logtail_echo)
+		fprintf(stderr, "%s\n", msg);
 	if (m >= sizeof(logtail))
 		return;
 	/* Drop the oldest bytes to make room. */
@@ -110,8 +112,9 @@ void logtail_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
 	snprintf(logtail + n, sizeof(logtail) - n, "%s | ", msg);
 }
 
-void logtail_start(void)
+void logtail_start(bool echo)
 {
+	logtail_echo = echo;
 	logtail[0] = '\0';
 	unic_log_set_sink(logtail_sink, NULL);
 }

@@ -6,8 +6,9 @@
  * counts them by level; the library's own level (unic_log_set_level) stays
  * the caller's choice. The sink takes a lock, so threads may log while a
  * test reads with logcap_has(); reading logcap_buf directly is for when no
- * other thread logs. logtail_start() is the rig guest's variant: every
- * message to stderr, the last 2 KiB kept for assertion messages.
+ * other thread logs. logtail_start() is the rig guest's variant: the last
+ * 2 KiB kept for assertion messages (Criterion's TAP output does not carry
+ * a test's stderr), every message on stderr too if asked.
  */
 #ifndef TESTS_COMMON_LOG_CAPTURE_H
 #define TESTS_COMMON_LOG_CAPTURE_H
@@ -58,9 +59,10 @@ int logcap_count(const char *needle);
 
 /** The rig guest's log tail: the last messages, each followed by " | ". */
 extern char logtail[LOGTAIL_SIZE];
-/** Empty the tail and install logtail_sink. */
-void logtail_start(void);
-/** Print @p msg on stderr and append it to the tail (a sink, to chain). */
+/** Empty the tail and install logtail_sink; @p echo: print each message on
+ * stderr too. */
+void logtail_start(bool echo);
+/** Append @p msg to the tail (a sink, to chain). */
 void logtail_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg);
 
 #endif /* TESTS_COMMON_LOG_CAPTURE_H */

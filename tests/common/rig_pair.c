@@ -28,7 +28,7 @@ void rig_pair_setup(const struct rig_pair *rp, const char *pool_name)
 	if (getenv("UNIC_VM_ACCESS") == NULL)
 		cr_skip_test("UNIC_VM_ACCESS is not set: not in the rig's guest");
 	snprintf(rp->run_id, 9, "%.8s", run ? run : "norun000");
-	logtail_start();
+	logtail_start(true);
 	/* UIO has no IOMMU: the device sees physical addresses. */
 	mc.iova_mode = rig_is_vfio() ? UNIC_IOVA_VA : UNIC_IOVA_PA;
 	*rp->mem = unic_mem_create(&mc);

@@ -4,7 +4,7 @@
  * one QEMU hub), as the guest test programs set them up: memory (IOVA as
  * VA under VFIO, PA under UIO), the bus, a probe that must create both
  * ports, and a packet pool allocated after the devices are open (inside
- * the IOMMU's IOVA window). The library's log goes to stderr and its tail
+ * the IOMMU's IOVA window). The library's log goes to stderr, and its tail
  * to logtail (log_capture.h), which assertion messages quote.
  */
 #ifndef TESTS_COMMON_RIG_PAIR_H
