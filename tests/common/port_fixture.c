@@ -6,17 +6,24 @@
 #include "log_capture.h"
 #include "port_fixture.h"
 
+struct unic_mem *fixture_mem(void)
+{
+	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_mem *mem = unic_mem_create(&mc);
+
+	cr_assert_not_null(mem, "no-huge memory context: %s", strerror(errno));
+	return mem;
+}
+
 void fixture_mem_pool(struct unic_mem **mem, struct unic_pool **pool, const char *name, uint32_t count,
 		      uint32_t cache_size)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
 	struct unic_pktpool_config pc = {
 		.sz = sizeof(pc), .name = name, .count = count, .cache_size = cache_size,
 		.numa_node = -1,
 	};
 
-	*mem = unic_mem_create(&mc);
-	cr_assert_not_null(*mem, "no-huge memory context: %s", strerror(errno));
+	*mem = fixture_mem();
 	pc.mem = *mem;
 	*pool = unic_pktpool_create(&pc);
 	cr_assert_not_null(*pool, "packet pool: %s (%s)", strerror(errno), logcap_buf);

@@ -14,6 +14,8 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 
+/** A --no-huge memory context (ordinary pages, no root). */
+struct unic_mem *fixture_mem(void);
 /** A --no-huge memory context in *@p mem and a packet pool of @p count
  * packets (NUMA node -1) in *@p pool. */
 void fixture_mem_pool(struct unic_mem **mem, struct unic_pool **pool, const char *name, uint32_t count,

@@ -10,6 +10,7 @@
 #include <unic/log.h>
 
 #include "log_capture.h"
+#include "port_fixture.h"
 
 static struct unic_mem *mem;
 /* The shared capture under this file's old name. */
@@ -17,12 +18,9 @@ static struct unic_mem *mem;
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-
 	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem, "no-huge memory context: %s", strerror(errno));
+	mem = fixture_mem();
 }
 
 static void teardown(void)
@@ -47,11 +45,7 @@ static struct unic_pool *make_pool(uint32_t count, uint32_t cache, uint16_t data
 
 static struct unic_port *create(const char *spec)
 {
-	struct unic_port *p = NULL;
-	int rc = unic_vdev_create(spec, &p);
-
-	cr_assert_eq(rc, 0, "unic_vdev_create(\"%s\"): %s (%s)", spec, strerror(-rc), logbuf);
-	return p;
+	return fixture_port_create(spec);
 }
 
 /* nb_desc 1: the null port holds no packets, and the core's pool rule

@@ -12,17 +12,15 @@
 #include <unic/log.h>
 
 #include "log_capture.h"
+#include "port_fixture.h"
 
 static struct unic_mem *mem;
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-
 	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem, "no-huge memory context: %s", strerror(errno));
+	mem = fixture_mem();
 }
 
 static void teardown(void)
