@@ -14,6 +14,7 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 #include "bench.h"
+#include "vdev_port.h"
 
 #define BURST 32
 #define POOL_PKTS 8192
@@ -21,19 +22,13 @@
 
 static struct unic_port *make_port(const char *spec, struct unic_pool *pool)
 {
-	struct unic_port *p;
-	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1 };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 1024, .numa_node = 0, .pool = pool };
-	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = 1024, .numa_node = 0 };
+	const struct vdev_port_conf c = { .spec = spec, .pool = pool, .nb_queues = 1, .nb_rxd = 1024,
+					  .nb_txd = 1024, .numa_node = 0, .rx_mode = UNIC_RX_MODE_POLL };
+	char why[256];
+	struct unic_port *p = vdev_port_open(&c, why, sizeof(why));
 
-	if (unic_vdev_create(spec, &p) != 0)
-		return NULL;
-	if (unic_port_configure(p, &c) || unic_port_rx_queue_setup(p, 0, &rc) ||
-	    unic_port_tx_queue_setup(p, 0, &tc) || unic_port_start(p)) {
-		unic_port_detach(p);
-		unic_port_put(p);
-		return NULL;
-	}
+	if (p == NULL)
+		fprintf(stderr, "%s\n", why);
 	return p;
 }
 

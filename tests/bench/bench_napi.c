@@ -41,6 +41,8 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 #include "bench.h"
+#include "thread_time.h"
+#include "vdev_port.h"
 
 #define POOL_PKTS 16384
 #define MAX_SAMPLES (1u << 21)
@@ -182,33 +184,6 @@ static void *ctx_main(void *arg)
 	return NULL;
 }
 
-static uint64_t thread_cpu_ns(pthread_t t)
-{
-	clockid_t cid;
-	struct timespec ts;
-
-	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Time thread @p ktid spent runnable, waiting for a CPU (schedstat), ns. */
-static uint64_t run_delay_ns(pid_t ktid)
-{
-	char path[64];
-	unsigned long long cpu = 0, delay = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)ktid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
-		delay = 0;
-	fclose(f);
-	return delay;
-}
-
 /* The 1-minute load average: how busy the machine was. */
 static double loadavg(void)
 {
@@ -232,20 +207,13 @@ static int cmp_u64(const void *a, const void *b)
 
 static struct unic_port *make_port(const char *spec)
 {
-	struct unic_port *p;
-	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
-				    .rx_mode = UNIC_RX_MODE_HYBRID };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 4096, .numa_node = -1, .pool = pool };
-	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
+	const struct vdev_port_conf c = { .spec = spec, .pool = pool, .nb_queues = 1, .nb_rxd = 4096,
+					  .numa_node = -1, .rx_mode = UNIC_RX_MODE_HYBRID };
+	char why[256];
+	struct unic_port *p = vdev_port_open(&c, why, sizeof(why));
 
-	if (unic_vdev_create(spec, &p) != 0)
-		return NULL;
-	if (unic_port_configure(p, &c) || unic_port_rx_queue_setup(p, 0, &rc) ||
-	    unic_port_tx_queue_setup(p, 0, &tc) || unic_port_start(p)) {
-		unic_port_detach(p);
-		unic_port_put(p);
-		return NULL;
-	}
+	if (p == NULL)
+		fprintf(stderr, "%s\n", why);
 	return p;
 }
 

@@ -31,6 +31,7 @@
 #include <unic/port.h>
 
 #include "stress.h"
+#include "vdev_port.h"
 
 #define NQ          2
 #define NSRC        (2 * NQ)
@@ -257,33 +258,23 @@ static void *runner_main(void *arg)
 
 static struct unic_port *port_up(const char *spec)
 {
-	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = NQ, .nb_txq = NQ,
-				       .rx_mode = UNIC_RX_MODE_HYBRID };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 512, .numa_node = -1, .pool = t.pool };
-	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
-	struct unic_port *p = NULL;
-	int err;
+	const struct vdev_port_conf c = { .spec = spec, .pool = t.pool, .nb_queues = NQ, .nb_rxd = 512,
+					  .numa_node = -1, .rx_mode = UNIC_RX_MODE_HYBRID };
+	char why[256];
+	struct unic_port *p = vdev_port_open(&c, why, sizeof(why));
 
-	err = unic_vdev_create(spec, &p);
-	STRESS_CHECK(err == 0, "unic_vdev_create(\"%s\"): %s", spec, strerror(-err));
-	err = unic_port_configure(p, &conf);
-	STRESS_CHECK(err == 0, "configure %s: %s", spec, strerror(-err));
-	for (uint16_t q = 0; q < NQ; q++) {
-		err = unic_port_rx_queue_setup(p, q, &rc);
-		STRESS_CHECK(err == 0, "%s rx queue %u: %s", spec, q, strerror(-err));
-		err = unic_port_tx_queue_setup(p, q, &tc);
-		STRESS_CHECK(err == 0, "%s tx queue %u: %s", spec, q, strerror(-err));
-	}
-	err = unic_port_start(p);
-	STRESS_CHECK(err == 0, "start %s: %s", spec, strerror(-err));
+	STRESS_CHECK(p != NULL, "%s", why);
 	return p;
 }
 
 static void port_down(struct unic_port *p)
 {
-	STRESS_CHECK(unic_port_stop(p) == 0 && unic_port_close(p) == 0 && unic_port_detach(p) == 0,
-		     "stopping %s failed", unic_port_name(p));
-	unic_port_put(p);
+	char name[64];
+	int err;
+
+	snprintf(name, sizeof(name), "%s", unic_port_name(p));
+	err = vdev_port_close(p);
+	STRESS_CHECK(err == 0, "stopping %s failed: %s", name, strerror(-err));
 }
 
 int main(void)

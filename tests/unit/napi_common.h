@@ -26,59 +26,27 @@
 #include <unic/log.h>
 #include <unic/cycles.h>
 
+#include "log_capture.h"
+#include "port_fixture.h"
+#include "thread_time.h"
+
 static struct unic_mem *mem;
 static struct unic_pool *pool;
-static char logbuf[16384];
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	size_t len;
-
-	(void)ctx;
-	(void)comp;
-	if (level > UNIC_LOG_NOTICE)
-		return;
-	pthread_mutex_lock(&log_lock);
-	len = strlen(logbuf);
-	if (len + 2 < sizeof(logbuf))
-		snprintf(logbuf + len, sizeof(logbuf) - len, "%s\n", msg);
-	pthread_mutex_unlock(&log_lock);
-}
-
-UNIC_UNUSED static bool log_has(const char *s)
-{
-	bool found;
-
-	pthread_mutex_lock(&log_lock);
-	found = strstr(logbuf, s) != NULL;
-	pthread_mutex_unlock(&log_lock);
-	return found;
-}
+/* Notices, warnings and errors: the shared capture under the old names. */
+#define logbuf logcap_buf
+#define log_has logcap_has
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = {
-		.sz = sizeof(pc), .name = "napitest", .count = 16384, .cache_size = 256,
-		.numa_node = -1,
-	};
-
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_NOTICE, 0);
 	unic_log_set_level(-1, UNIC_LOG_NOTICE);
-	logbuf[0] = '\0';
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem, "no-huge memory context: %s", strerror(errno));
-	pc.mem = mem;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool, "packet pool: %s (%s)", strerror(errno), logbuf);
+	fixture_mem_pool(&mem, &pool, "napitest", 16384, 256);
 }
 
 static void teardown(void)
 {
-	unic_pool_free(pool);
-	unic_mem_destroy(mem);
-	unic_log_set_sink(NULL, NULL);
+	fixture_mem_pool_free(mem, pool);
+	logcap_stop();
 }
 
 static void sleep_ns(uint64_t ns)
@@ -90,45 +58,15 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
-static struct unic_port *port_create(const char *spec)
-{
-	struct unic_port *p = NULL;
-	int rc = unic_vdev_create(spec, &p);
+#define port_create fixture_port_create
 
-	cr_assert_eq(rc, 0, "unic_vdev_create(\"%s\"): %s (%s)", spec, strerror(-rc), logbuf);
-	return p;
-}
-
+/* @p nq queues, 1024 rx descriptors, hybrid rx mode. */
 static void port_up(struct unic_port *p, uint16_t nq)
 {
-	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = nq, .nb_txq = nq,
-				       .rx_mode = UNIC_RX_MODE_HYBRID };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 1024, .numa_node = -1, .pool = pool };
-	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
-	int err;
-
-	err = unic_port_configure(p, &conf);
-	cr_assert_eq(err, 0, "configure %s: %s (%s)", unic_port_name(p), strerror(-err), logbuf);
-	for (uint16_t q = 0; q < nq; q++) {
-		err = unic_port_rx_queue_setup(p, q, &rc);
-		cr_assert_eq(err, 0, "rx queue %u: %s (%s)", q, strerror(-err), logbuf);
-		err = unic_port_tx_queue_setup(p, q, &tc);
-		cr_assert_eq(err, 0, "tx queue %u: %s (%s)", q, strerror(-err), logbuf);
-	}
-	err = unic_port_start(p);
-	cr_assert_eq(err, 0, "start %s: %s (%s)", unic_port_name(p), strerror(-err), logbuf);
+	fixture_port_up(p, pool, nq, 1024, UNIC_RX_MODE_HYBRID);
 }
 
-static void port_down(struct unic_port *p)
-{
-	if (unic_port_state(p) == UNIC_PORT_STARTED)
-		cr_assert_eq(unic_port_stop(p), 0);
-	if (unic_port_state(p) != UNIC_PORT_DETACHED) {
-		cr_assert_eq(unic_port_close(p), 0);
-		cr_assert_eq(unic_port_detach(p), 0);
-	}
-	unic_port_put(p);
-}
+#define port_down fixture_port_down
 
 /* Payload: sequence number, then the send time (CLOCK_MONOTONIC ns). */
 struct tpay {
@@ -216,46 +154,12 @@ UNIC_UNUSED static void runner_start(struct runner *r, struct unic_napi_ctx *ctx
 		sleep_ns(100000);
 }
 
-/*
- * Time thread @p ktid (0: the caller) spent runnable but waiting for a CPU,
- * from /proc/self/task/<tid>/schedstat ("cpu_ns run_delay_ns slices").
- * A late packet whose delay this explains was not stranded: the machine was
- * busy. 0 if the kernel does not report it.
- */
-UNIC_UNUSED static uint64_t run_delay_ns(pid_t ktid)
-{
-	char path[64];
-	unsigned long long cpu = 0, delay = 0;
-	FILE *f;
-
-	if (ktid == 0)
-		ktid = (pid_t)syscall(SYS_gettid);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)ktid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
-		delay = 0;
-	fclose(f);
-	return delay;
-}
-
 UNIC_UNUSED static void runner_stop(struct runner *r)
 {
 	__atomic_store_n(&r->stop, true, __ATOMIC_RELEASE);
 	unic_napi_wake(r->ctx);
 	pthread_join(r->tid, NULL);
 	cr_assert_eq(r->rc, 0, "unic_napi_run: %s", strerror(-r->rc));
-}
-
-UNIC_UNUSED static uint64_t thread_cpu_ns(pthread_t t)
-{
-	clockid_t cid;
-	struct timespec ts;
-
-	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 UNIC_UNUSED static struct unic_napi_ctx_stats ctx_stats(struct unic_napi_ctx *ctx)

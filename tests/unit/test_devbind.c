@@ -20,6 +20,7 @@
 
 #include "devbind.h"
 #include "fake_sysfs.h"
+#include "run_binary.h"
 
 static char root[256];
 
@@ -560,22 +561,10 @@ Test(devbind, reserve_short_of_pages_or_of_a_pool_is_exit_4)
 
 static int run_binary(const char *args, char *buf, size_t len)
 {
-	const char *bin = getenv("UNIC_DEVBIND");
 	char cmd[1024];
-	size_t n;
-	FILE *p;
-	int st;
 
-	if (bin == NULL)
-		cr_assert_fail("UNIC_DEVBIND is not set: run this test through meson test, which sets it");
-	snprintf(cmd, sizeof(cmd), "%s --sysfs %s %s 2>&1", bin, root, args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(buf, 1, len - 1, p);
-	buf[n] = '\0';
-	st = pclose(p);
-	cr_assert(WIFEXITED(st));
-	return WEXITSTATUS(st);
+	snprintf(cmd, sizeof(cmd), "%s --sysfs %s %s 2>&1", binary_path("UNIC_DEVBIND"), root, args);
+	return binary_run(cmd, buf, len);
 }
 
 Test(devbind, the_binary_exits_with_the_documented_codes)

@@ -9,39 +9,24 @@
 #include <unic/env.h>
 #include <unic/log.h>
 
-/* Every message logged during a test, one per line. */
-static char logbuf[16384];
-static size_t loglen;
-static int nb_errs, nb_warnings;
+#include "log_capture.h"
 
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
-		 const char *msg)
-{
-	int n;
-
-	(void)ctx;
-	n = snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s: %s\n",
-		     unic_log_comp_name(comp), msg);
-	if (n > 0)
-		loglen = UNIC_MIN(loglen + (size_t)n, sizeof(logbuf) - 1);
-	if (level == UNIC_LOG_ERR)
-		nb_errs++;
-	if (level == UNIC_LOG_WARNING)
-		nb_warnings++;
-}
+/* Every message logged during a test, one per line ("mem: ..."): the
+ * shared capture under this file's old names. */
+#define logbuf logcap_buf
+#define loglen strlen(logcap_buf)
+#define nb_errs logcap_nb[UNIC_LOG_ERR]
+#define nb_warnings logcap_nb[UNIC_LOG_WARNING]
 
 static void setup(void)
 {
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_DEBUG, LOGCAP_COMP);
 	unic_log_set_level(-1, UNIC_LOG_INFO);
-	logbuf[0] = '\0';
-	loglen = 0;
-	nb_errs = nb_warnings = 0;
 }
 
 static void teardown(void)
 {
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 }
 
 TestSuite(env, .init = setup, .fini = teardown);

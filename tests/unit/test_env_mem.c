@@ -18,32 +18,16 @@
 #include <unic/bus.h>
 #include <unic/log.h>
 
-static char logbuf[8192];
-static size_t loglen;
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
-		 const char *msg)
-{
-	int n;
-
-	(void)ctx;
-	(void)level;
-	n = snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s: %s\n",
-		     unic_log_comp_name(comp), msg);
-	if (n > 0)
-		loglen = UNIC_MIN(loglen + (size_t)n, sizeof(logbuf) - 1);
-}
+#include "log_capture.h"
 
 static void setup(void)
 {
-	unic_log_set_sink(sink, NULL);
-	logbuf[0] = '\0';
-	loglen = 0;
+	logcap_start(UNIC_LOG_DEBUG, LOGCAP_COMP);
 }
 
 static void teardown(void)
 {
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 }
 
 TestSuite(env_mem, .init = setup, .fini = teardown);
@@ -55,9 +39,9 @@ static struct unic_env *env_from(const char *lcores)
 	char *v[] = { "app", "--no-huge", "-l", (char *)lcores, NULL };
 	struct unic_env *env;
 
-	cr_assert_eq(unic_env_parse(&o, lcores ? 4 : 2, v), 1, "%s", logbuf);
+	cr_assert_eq(unic_env_parse(&o, lcores ? 4 : 2, v), 1, "%s", logcap_buf);
 	env = unic_env_create(&o);
-	cr_assert_not_null(env, "unic_env_create: %s\n%s", strerror(errno), logbuf);
+	cr_assert_not_null(env, "unic_env_create: %s\n%s", strerror(errno), logcap_buf);
 	return env;
 }
 
@@ -121,7 +105,7 @@ Test(env_mem, worker_runs_on_core_1_and_returns_fn_value)
 	struct unic_env *env = env_from("0,1");
 	struct probe p = { .cpu = -1, .ret = 42 };
 
-	cr_assert_eq(unic_env_launch(env, 0, report_cpu, &p), 0, "%s", logbuf);
+	cr_assert_eq(unic_env_launch(env, 0, report_cpu, &p), 0, "%s", logcap_buf);
 	cr_assert_eq(unic_env_wait(env, 0), 42);
 	cr_assert_eq(p.cpu, 1);
 	unic_env_destroy(env);
@@ -132,7 +116,7 @@ Test(env_mem, worker_runs_on_core_0_and_returns_a_negative_value)
 	struct unic_env *env = env_from("1,0");
 	struct probe p = { .cpu = -1, .ret = -ENOENT };
 
-	cr_assert_eq(unic_env_launch(env, 0, report_cpu, &p), 0, "%s", logbuf);
+	cr_assert_eq(unic_env_launch(env, 0, report_cpu, &p), 0, "%s", logcap_buf);
 	cr_assert_eq(unic_env_wait(env, 0), -ENOENT);
 	cr_assert_eq(p.cpu, 0);
 	/* Launched again once waited for. */
@@ -158,8 +142,8 @@ Test(env_mem, launch_while_running_is_busy)
 
 	cr_assert_eq(unic_env_launch(env, 0, wait_for_flag, &flag), 0);
 	cr_assert_eq(unic_env_launch(env, 0, wait_for_flag, &flag), -EBUSY);
-	cr_assert(strstr(logbuf, "worker 0 (core 1) was launched and not waited for") != NULL,
-		  "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "worker 0 (core 1) was launched and not waited for") != NULL,
+		  "%s", logcap_buf);
 	atomic_store_explicit(&flag, 1, memory_order_release);
 	cr_assert_eq(unic_env_wait(env, 0), 5);
 	unic_env_destroy(env);
@@ -170,7 +154,7 @@ Test(env_mem, unknown_worker_and_wait_without_launch_are_einval)
 	struct unic_env *env = env_from("0,1");
 
 	cr_assert_eq(unic_env_launch(env, 1, report_cpu, NULL), -EINVAL);
-	cr_assert(strstr(logbuf, "no worker 1: there are 1") != NULL, "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "no worker 1: there are 1") != NULL, "%s", logcap_buf);
 	cr_assert_eq(unic_env_launch(env, 0, NULL, NULL), -EINVAL);
 	cr_assert_eq(unic_env_wait(env, 0), -EINVAL);
 	cr_assert_eq(unic_env_wait(env, 1), -EINVAL);
@@ -204,7 +188,7 @@ Test(env_mem, options_are_copied_into_the_environment)
 
 	cr_assert_eq(unic_env_parse(&o, 5, v), 1);
 	env = unic_env_create(&o);
-	cr_assert_not_null(env, "%s", logbuf);
+	cr_assert_not_null(env, "%s", logcap_buf);
 	memset(&o, 0, sizeof(o));
 	cr_assert_eq(unic_env_opts(env)->nb_vdev, 1);
 	cr_assert_str_eq(unic_env_opts(env)->vdev[0], "null7");
@@ -222,7 +206,7 @@ Test(env_mem, vdev_ports_are_created_in_order_and_detached_at_destroy)
 
 	cr_assert_eq(unic_env_parse(&o, 6, v), 1);
 	env = unic_env_create(&o);
-	cr_assert_not_null(env, "%s", logbuf);
+	cr_assert_not_null(env, "%s", logcap_buf);
 	cr_assert_not_null(unic_env_bus(env), "PCI is probed unless --no-pci");
 	cr_assert_eq(unic_env_ports(env, ports, 4), 2);
 	cr_assert_str_eq(unic_port_name(ports[0]), "ring5");
@@ -242,7 +226,7 @@ Test(env_mem, a_bad_vdev_fails_creation_and_leaves_nothing_behind)
 	cr_assert_eq(unic_env_parse(&o, 7, v), 1);
 	cr_assert_null(unic_env_create(&o));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(strstr(logbuf, "no virtual driver 'bogus'"), "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "no virtual driver 'bogus'"), "%s", logcap_buf);
 	cr_assert_null(unic_port_get_by_name("null8"), "ports made before the failure are detached");
 }
 
@@ -254,7 +238,7 @@ Test(env_mem, a_vdev_spec_with_empty_items_fails_creation_naming_the_spec)
 	cr_assert_eq(unic_env_parse(&o, 5, v), 1);
 	cr_assert_null(unic_env_create(&o));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(strstr(logbuf, "virtual device 'null6,,,bogus=1': argument 1 is empty"), "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "virtual device 'null6,,,bogus=1': argument 1 is empty"), "%s", logcap_buf);
 	cr_assert_null(unic_port_get_by_name("null6"));
 }
 
@@ -265,7 +249,7 @@ Test(env_mem, a_named_device_that_does_not_exist_fails_creation_with_the_next_st
 
 	cr_assert_eq(unic_env_parse(&o, 4, v), 1);
 	cr_assert_null(unic_env_create(&o));
-	cr_assert(strstr(logbuf, "0000:7f:1f.7") && strstr(logbuf, "unic-devbind --status"), "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "0000:7f:1f.7") && strstr(logcap_buf, "unic-devbind --status"), "%s", logcap_buf);
 }
 
 Test(env_mem, no_pci_with_allow_is_refused)
@@ -274,5 +258,5 @@ Test(env_mem, no_pci_with_allow_is_refused)
 	char *v[] = { "app", "--no-pci", "-a", "03:00.0", NULL };
 
 	cr_assert_eq(unic_env_parse(&o, 4, v), -EINVAL);
-	cr_assert(strstr(logbuf, "--no-pci and -a"), "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "--no-pci and -a"), "%s", logcap_buf);
 }

@@ -21,6 +21,7 @@
 
 #include "l2fwd.h"
 #include "refusing_port.h"
+#include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
 
@@ -506,29 +507,16 @@ Test(l2fwd_worker, a_tx_queue_it_cannot_claim_is_refused_with_the_port_and_queue
 
 static const char *binary(void)
 {
-	const char *bin = getenv("UNIC_L2FWD");
-
-	if (bin == NULL)
-		cr_assert_fail("UNIC_L2FWD is not set: run this test through meson test, which sets it");
-	return bin;
+	return binary_path("UNIC_L2FWD");
 }
 
 /* Run the binary; stdout into buf (stderr too with @p merge). @return exit status. */
 static int run(const char *args, bool merge, char *buf, size_t len)
 {
 	char cmd[1024];
-	size_t n;
-	FILE *p;
-	int st;
 
 	snprintf(cmd, sizeof(cmd), "%s %s %s", binary(), args, merge ? "2>&1" : "2>/dev/null");
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(buf, 1, len - 1, p);
-	buf[n] = '\0';
-	st = pclose(p);
-	cr_assert(WIFEXITED(st), "%s did not exit", cmd);
-	return WEXITSTATUS(st);
+	return binary_run(cmd, buf, len);
 }
 
 /* The value of "key": in the object of port @p port in a JSON line. */

@@ -6,30 +6,17 @@
 
 #include <unic/log.h>
 
-static char last_msg[1024];
-static int last_level, nb_msgs;
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
-		 const char *msg)
-{
-	(void)ctx;
-	(void)comp;
-	snprintf(last_msg, sizeof(last_msg), "%s", msg);
-	last_level = level;
-	nb_msgs++;
-}
+#include "log_capture.h"
 
 static void setup(void)
 {
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_DEBUG, 0);
 	unic_log_set_level(-1, UNIC_LOG_INFO);
-	nb_msgs = 0;
-	last_msg[0] = '\0';
 }
 
 static void teardown(void)
 {
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 }
 
 TestSuite(log, .init = setup, .fini = teardown);
@@ -38,11 +25,11 @@ Test(log, message_below_component_level_is_dropped)
 {
 	unic_log_set_level(UNIC_LOGC_MEM, UNIC_LOG_WARNING);
 	UNIC_LOG(INFO, MEM, "hidden %d", 1);
-	cr_assert_eq(nb_msgs, 0);
+	cr_assert_eq(logcap_total, 0);
 	UNIC_LOG(WARNING, MEM, "shown %d", 2);
-	cr_assert_eq(nb_msgs, 1);
-	cr_assert_str_eq(last_msg, "shown 2");
-	cr_assert_eq(last_level, UNIC_LOG_WARNING);
+	cr_assert_eq(logcap_total, 1);
+	cr_assert_str_eq(logcap_last, "shown 2");
+	cr_assert_eq(logcap_last_level, UNIC_LOG_WARNING);
 }
 
 Test(log, spec_sets_global_then_component_levels)
@@ -59,8 +46,8 @@ Test(log, bad_spec_is_refused_whole_and_names_the_item)
 	cr_assert_eq(unic_log_parse_spec("debug,nosuch:info"), -EINVAL);
 	cr_assert_eq(unic_log_get_level(UNIC_LOGC_MEM), UNIC_LOG_NOTICE,
 		     "a failed spec must change nothing");
-	cr_assert(strstr(last_msg, "nosuch:info") != NULL, "message: %s", last_msg);
-	cr_assert(strstr(last_msg, "COMPONENT:LEVEL") != NULL, "message: %s", last_msg);
+	cr_assert(strstr(logcap_last, "nosuch:info") != NULL, "message: %s", logcap_last);
+	cr_assert(strstr(logcap_last, "COMPONENT:LEVEL") != NULL, "message: %s", logcap_last);
 	cr_assert_eq(unic_log_parse_spec("loud"), -EINVAL);
 	cr_assert_eq(unic_log_parse_spec(""), -EINVAL);
 	cr_assert_eq(unic_log_parse_spec("mem:"), -EINVAL);
@@ -76,5 +63,5 @@ Test(log, set_level_refuses_out_of_range)
 Test(log, trailing_newline_is_dropped)
 {
 	UNIC_LOG(ERR, APP, "line\n");
-	cr_assert_str_eq(last_msg, "line");
+	cr_assert_str_eq(logcap_last, "line");
 }

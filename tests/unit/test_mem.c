@@ -22,44 +22,10 @@
 #include <unic/mem.h>
 
 #include "mem/mem_private.h"  /* MEM_PA_MAP_MIN: how much PA mode maps */
+#include "log_capture.h"
 
 #define KB 1024UL
 #define MB (1024UL * 1024UL)
-
-/* ---- log capture ---- */
-
-static char logbuf[64 * 1024];
-static size_t loglen;
-static int nb_warnings;
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
-		 const char *msg)
-{
-	(void)ctx;
-	(void)comp;
-	if (level == UNIC_LOG_WARNING)
-		nb_warnings++;
-	loglen += (size_t)snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s\n", msg);
-	if (loglen >= sizeof(logbuf))
-		loglen = sizeof(logbuf) - 1;
-}
-
-static bool logged(const char *needle)
-{
-	return strstr(logbuf, needle) != NULL;
-}
-
-static int count_in_log(const char *needle)
-{
-	const char *p = logbuf;
-	int n = 0;
-
-	while ((p = strstr(p, needle)) != NULL) {
-		n++;
-		p++;
-	}
-	return n;
-}
 
 /* ---- temporary files ---- */
 
@@ -107,17 +73,14 @@ static const char *tmp_path(const char *rel)
 
 static void setup(void)
 {
-	loglen = 0;
-	logbuf[0] = '\0';
-	nb_warnings = 0;
 	tmpdir[0] = '\0';
 	unic_log_set_level(-1, UNIC_LOG_INFO);
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_DEBUG, 0);
 }
 
 static void teardown(void)
 {
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 	if (tmpdir[0] != '\0')
 		nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
@@ -220,7 +183,7 @@ Test(mem, alloc_refuses_zero_length_and_non_power_of_two_alignment)
 
 	cr_assert_eq(unic_mem_alloc(mem, 0, 64, 0, &d), -EINVAL);
 	cr_assert_eq(unic_mem_alloc(mem, 64, 48, 0, &d), -EINVAL);
-	cr_assert(logged("power-of-two"), "log: %s", logbuf);
+	cr_assert(logcap_has("power-of-two"), "log: %s", logcap_buf);
 	cr_assert_eq(unic_mem_seg_count(mem), 0);
 	unic_mem_destroy(mem);
 }
@@ -310,9 +273,9 @@ Test(mem, free_of_a_foreign_or_freed_zone_is_refused_with_a_message)
 	copy = a;
 	unic_mem_free(mem, &a);
 	unic_mem_free(mem, &copy);
-	cr_assert(logged("already free"), "log: %s", logbuf);
+	cr_assert(logcap_has("already free"), "log: %s", logcap_buf);
 	unic_mem_free(mem, &bogus);
-	cr_assert(logged("not a zone of this context"), "log: %s", logbuf);
+	cr_assert(logcap_has("not a zone of this context"), "log: %s", logcap_buf);
 	cr_assert_eq(unic_mem_bytes_in_use(mem), 256);
 	cr_assert_eq(unic_mem_seg_count(mem), 1);
 	unic_mem_free(mem, &keep);
@@ -436,7 +399,7 @@ Test(mem, failing_on_add_refuses_the_allocation_and_rolls_back)
 	cr_assert_eq(bad.removes, 0, "the one that refused is not told");
 	cr_assert_eq(unic_mem_seg_count(mem), 0);
 	cr_assert_eq(unic_mem_bytes_in_use(mem), 0);
-	cr_assert(logged("refused by listener"), "log: %s", logbuf);
+	cr_assert(logcap_has("refused by listener"), "log: %s", logcap_buf);
 
 	unic_mem_unlisten(mem, hbad);
 	cr_assert_eq(unic_mem_alloc(mem, 100, 64, 0, &d), 0);
@@ -492,7 +455,7 @@ Test(mem, destroy_reports_leaked_zones_and_removes_their_segments)
 	cr_assert_eq(unic_mem_alloc(mem, 100, 64, 0, &a), 0);
 	cr_assert_eq(unic_mem_alloc(mem, 8192, 64, 0, &b), 0);
 	unic_mem_destroy(mem);
-	cr_assert(logged("2 zone(s), 8292 bytes"), "log: %s", logbuf);
+	cr_assert(logcap_has("2 zone(s), 8292 bytes"), "log: %s", logcap_buf);
 	cr_assert_eq(c.removes, 2);
 	unic_mem_destroy(NULL);  /* accepted */
 }
@@ -568,7 +531,7 @@ Test(mem, iova_window_is_refused_when_reversed_or_a_segment_lies_outside)
 	cr_assert_eq(unic_mem_set_iova_window(mem, 2, 1), -EINVAL);
 	cr_assert_eq(unic_mem_alloc(mem, 100, 64, 0, &d), 0);
 	cr_assert_eq(unic_mem_set_iova_window(mem, 1UL << 30, (2UL << 30) - 1), -ERANGE);
-	cr_assert(logged("lies outside it"), "log: %s", logbuf);
+	cr_assert(logcap_has("lies outside it"), "log: %s", logcap_buf);
 	unic_mem_destroy(mem);
 }
 
@@ -580,7 +543,7 @@ Test(mem, iova_window_that_is_full_makes_allocation_fail)
 	cr_assert_eq(unic_mem_set_iova_window(mem, 0x100000, 0x100000 + 8191), 0);
 	cr_assert_eq(unic_mem_alloc(mem, 8192, 64, 0, &a), 0);
 	cr_assert_eq(unic_mem_alloc(mem, 100, 64, 0, &b), -ENOMEM);
-	cr_assert(logged("no free IOVA range"), "log: %s", logbuf);
+	cr_assert(logcap_has("no free IOVA range"), "log: %s", logcap_buf);
 	cr_assert_eq(unic_mem_seg_count(mem), 1, "the failed segment was unmapped");
 	unic_mem_destroy(mem);
 }
@@ -743,7 +706,7 @@ Test(mem, zone_larger_than_a_page_is_refused_in_pa_mode)
 	struct unic_dma d;
 
 	cr_assert_eq(unic_mem_alloc(mem, 4097, 64, 0, &d), -EINVAL);
-	cr_assert(logged("physically contiguous only within a page"), "log: %s", logbuf);
+	cr_assert(logcap_has("physically contiguous only within a page"), "log: %s", logcap_buf);
 	cr_assert_eq(unic_mem_alloc(mem, 64, 8192, 0, &d), -EINVAL);
 	cr_assert_eq(unic_mem_seg_count(mem), 0);
 	unic_mem_destroy(mem);
@@ -754,7 +717,7 @@ Test(mem, iova_window_is_refused_in_pa_mode)
 	struct unic_mem *mem = pa_mem(pfn_scattered);
 
 	cr_assert_eq(unic_mem_set_iova_window(mem, 0, 1UL << 40), -EINVAL);
-	cr_assert(logged("VA mode (VFIO with an IOMMU) only"), "log: %s", logbuf);
+	cr_assert(logcap_has("VA mode (VFIO with an IOMMU) only"), "log: %s", logcap_buf);
 	unic_mem_destroy(mem);
 }
 
@@ -768,7 +731,7 @@ Test(mem, pa_mode_with_no_huge_and_no_pagemap_hook_is_refused)
 	errno = 0;
 	cr_assert_null(unic_mem_create(&cfg));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(logged("PA mode cannot use --no-huge"), "log: %s", logbuf);
+	cr_assert(logcap_has("PA mode cannot use --no-huge"), "log: %s", logcap_buf);
 }
 
 Test(mem, config_without_its_size_or_with_an_unknown_mode_is_refused)
@@ -778,7 +741,7 @@ Test(mem, config_without_its_size_or_with_an_unknown_mode_is_refused)
 	errno = 0;
 	cr_assert_null(unic_mem_create(&cfg));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(logged("sizeof(struct unic_mem_config)"), "log: %s", logbuf);
+	cr_assert(logcap_has("sizeof(struct unic_mem_config)"), "log: %s", logcap_buf);
 	cfg.sz = sizeof(cfg);
 	cfg.iova_mode = (enum unic_iova_mode)7;
 	cr_assert_null(unic_mem_create(&cfg));
@@ -794,8 +757,8 @@ Test(mem, huge_dir_that_is_not_hugetlbfs_is_refused)
 	errno = 0;
 	cr_assert_null(unic_mem_create(&cfg));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(logged("is not a hugetlbfs mount"), "log: %s", logbuf);
-	cr_assert(logged("mount -t hugetlbfs"), "log: %s", logbuf);
+	cr_assert(logcap_has("is not a hugetlbfs mount"), "log: %s", logcap_buf);
+	cr_assert(logcap_has("mount -t hugetlbfs"), "log: %s", logcap_buf);
 }
 
 /* ---- hugepage report ---- */
@@ -875,11 +838,11 @@ Test(mem, huge_mode_without_free_hugepages_fails_with_enomem_and_the_report)
 	errno = 0;
 	cr_assert_null(unic_mem_create(&cfg));
 	cr_assert_eq(errno, ENOMEM);
-	cr_assert(logged("no free 2048kB hugepages"), "log: %s", logbuf);
-	cr_assert(logged("node0: 2048kB 0 free of 8"), "log: %s", logbuf);
-	cr_assert(logged("hugetlbfs: not mounted"), "log: %s", logbuf);
-	cr_assert(logged("echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
-		  "log: %s", logbuf);
+	cr_assert(logcap_has("no free 2048kB hugepages"), "log: %s", logcap_buf);
+	cr_assert(logcap_has("node0: 2048kB 0 free of 8"), "log: %s", logcap_buf);
+	cr_assert(logcap_has("hugetlbfs: not mounted"), "log: %s", logcap_buf);
+	cr_assert(logcap_has("echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"),
+		  "log: %s", logcap_buf);
 }
 
 /* ---- NUMA and mlock ---- */
@@ -893,9 +856,9 @@ Test(mem, numa_node_minus_one_is_taken_as_node_zero_and_logged_once)
 	cr_assert_eq(a.seg->numa_node, 0);
 	cr_assert_eq(unic_mem_alloc(mem, 100, 64, -1, &b), 0);
 	cr_assert_eq(b.seg, a.seg, "node 0 memory serves node -1");
-	cr_assert_eq(count_in_log("NUMA node -1"), 1, "log: %s", logbuf);
+	cr_assert_eq(logcap_count("NUMA node -1"), 1, "log: %s", logcap_buf);
 	cr_assert_eq(unic_mem_alloc(mem, 100, 64, 4096, &c), -EINVAL);
-	cr_assert(logged("NUMA node 4096 does not exist"), "log: %s", logbuf);
+	cr_assert(logcap_has("NUMA node 4096 does not exist"), "log: %s", logcap_buf);
 	unic_mem_destroy(mem);
 }
 
@@ -909,8 +872,8 @@ Test(mem, mlock_failure_in_no_huge_mode_is_a_warning_logged_once)
 	cr_assert_eq(unic_mem_alloc(mem, 4096, 64, 0, &a), 0);
 	cr_assert_eq(unic_mem_alloc(mem, 4096, 64, 0, &b), 0);
 	cr_assert_eq(unic_mem_seg_count(mem), 2);
-	cr_assert_eq(count_in_log("RLIMIT_MEMLOCK"), 1, "log: %s", logbuf);
-	cr_assert_eq(nb_warnings, 1);
+	cr_assert_eq(logcap_count("RLIMIT_MEMLOCK"), 1, "log: %s", logcap_buf);
+	cr_assert_eq(logcap_nb[UNIC_LOG_WARNING], 1);
 	unic_mem_destroy(mem);
 }
 
@@ -958,22 +921,22 @@ Test(mem, real_hugepages_back_a_zone_when_free_else_creation_names_the_reserve_c
 	if (nfree == 0) {
 		cr_assert_null(mem, "no free 2 MiB hugepages, yet creation succeeded");
 		cr_assert_eq(errno, ENOMEM);
-		cr_assert(logged("nr_hugepages"), "log: %s", logbuf);
+		cr_assert(logcap_has("nr_hugepages"), "log: %s", logcap_buf);
 		return;
 	}
 	cr_assert_not_null(mem, "%lu hugepages free: %s; log: %s", (unsigned long)nfree,
-			   strerror(errno), logbuf);
+			   strerror(errno), logcap_buf);
 	cr_assert_eq(unic_mem_page_size(mem), 2 * MB);
 	rc = unic_mem_alloc(mem, 4096, 64, 0, &d);
 	if (rc == -ENOMEM && read_sys_u64(huge_free_path) == 0) {
 		/* Someone else took the last pages meanwhile. */
-		cr_assert(logged("echo 512 >"), "log: %s", logbuf);
+		cr_assert(logcap_has("echo 512 >"), "log: %s", logcap_buf);
 		unic_mem_destroy(mem);
 		return;
 	}
 	if (rc < 0) {
 		/* Unprivileged with a small RLIMIT_MEMLOCK: the error says so. */
-		cr_assert(logged("ulimit -l"), "rc %d; log: %s", rc, logbuf);
+		cr_assert(logcap_has("ulimit -l"), "rc %d; log: %s", rc, logcap_buf);
 		unic_mem_destroy(mem);
 		return;
 	}
@@ -998,14 +961,14 @@ Test(mem, hugepage_mlock_failure_is_an_error_naming_rlimit_memlock)
 	if (nfree == 0) {
 		cr_assert_null(mem);
 		cr_assert_eq(errno, ENOMEM);
-		cr_assert(logged("hugeadm --pool-pages-min"), "log: %s", logbuf);
+		cr_assert(logcap_has("hugeadm --pool-pages-min"), "log: %s", logcap_buf);
 		return;
 	}
-	cr_assert_not_null(mem, "log: %s", logbuf);
+	cr_assert_not_null(mem, "log: %s", logcap_buf);
 	cr_assert_lt(unic_mem_alloc(mem, 4096, 64, 0, &d), 0);
 	if (read_sys_u64(huge_free_path) > 0) {
-		cr_assert(logged("RLIMIT_MEMLOCK is 4096 bytes"), "log: %s", logbuf);
-		cr_assert(logged("ulimit -l"), "log: %s", logbuf);
+		cr_assert(logcap_has("RLIMIT_MEMLOCK is 4096 bytes"), "log: %s", logcap_buf);
+		cr_assert(logcap_has("ulimit -l"), "log: %s", logcap_buf);
 	}
 	cr_assert_eq(unic_mem_seg_count(mem), 0);
 	unic_mem_destroy(mem);
@@ -1020,18 +983,18 @@ Test(mem, pa_mode_on_real_hugepages_needs_root_and_gives_physical_addresses)
 	if (nfree == 0) {
 		cr_assert_null(mem);
 		cr_assert_eq(errno, ENOMEM);
-		cr_assert(logged("nr_hugepages"), "log: %s", logbuf);
+		cr_assert(logcap_has("nr_hugepages"), "log: %s", logcap_buf);
 		return;
 	}
 	if (geteuid() != 0) {
 		cr_assert_null(mem);
 		cr_assert_eq(errno, EACCES);
-		cr_assert(logged("needs root"), "log: %s", logbuf);
+		cr_assert(logcap_has("needs root"), "log: %s", logcap_buf);
 		return;
 	}
-	cr_assert_not_null(mem, "log: %s", logbuf);
+	cr_assert_not_null(mem, "log: %s", logcap_buf);
 	cr_assert_eq(unic_mem_max_contig(mem), 2 * MB);
-	cr_assert_eq(unic_mem_alloc(mem, 4096, 4096, 0, &d), 0, "log: %s", logbuf);
+	cr_assert_eq(unic_mem_alloc(mem, 4096, 4096, 0, &d), 0, "log: %s", logcap_buf);
 	cr_assert_neq(d.iova, (uint64_t)(uintptr_t)d.va, "a physical address, not the VA");
 	cr_assert_eq(d.seg->iova % (2 * MB), 0, "hugepages are physically aligned");
 	cr_assert_eq(d.iova % 4096, 0);

@@ -9,34 +9,24 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 
+#include "log_capture.h"
+#include "port_fixture.h"
+
 static struct unic_mem *mem;
-static char logbuf[8192];
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	size_t len = strlen(logbuf);
-
-	(void)ctx;
-	(void)comp;
-	if (level <= UNIC_LOG_WARNING)
-		snprintf(logbuf + len, sizeof(logbuf) - len, "%s\n", msg);
-}
+/* The shared capture under this file's old name. */
+#define logbuf logcap_buf
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	logbuf[0] = '\0';
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem, "no-huge memory context: %s", strerror(errno));
+	mem = fixture_mem();
 }
 
 static void teardown(void)
 {
 	unic_mem_destroy(mem);
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 }
 
 TestSuite(null_port, .init = setup, .fini = teardown);
@@ -55,11 +45,7 @@ static struct unic_pool *make_pool(uint32_t count, uint32_t cache, uint16_t data
 
 static struct unic_port *create(const char *spec)
 {
-	struct unic_port *p = NULL;
-	int rc = unic_vdev_create(spec, &p);
-
-	cr_assert_eq(rc, 0, "unic_vdev_create(\"%s\"): %s (%s)", spec, strerror(-rc), logbuf);
-	return p;
+	return fixture_port_create(spec);
 }
 
 /* nb_desc 1: the null port holds no packets, and the core's pool rule

@@ -17,21 +17,9 @@
 
 #include "bus/bus_private.h"
 #include "fake_sysfs.h"
+#include "log_capture.h"
 
 static char root[256];
-static char logbuf[16384];
-static size_t loglen;
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
-		 const char *msg)
-{
-	(void)ctx;
-	(void)level;
-	(void)comp;
-	loglen += (size_t)snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s\n", msg);
-	if (loglen >= sizeof(logbuf))
-		loglen = sizeof(logbuf) - 1;
-}
 
 static const char ids[] =
 	"# a small pci.ids for the tests\n"
@@ -85,15 +73,13 @@ static void make_tree(void)
 static void setup(void)
 {
 	root[0] = '\0';
-	logbuf[0] = '\0';
-	loglen = 0;
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_DEBUG, 0);
 	make_tree();
 }
 
 static void teardown(void)
 {
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 	fake_root_remove(root);
 }
 
@@ -115,7 +101,7 @@ static void scan(struct unic_pci_info **devs, unsigned *nb)
 {
 	struct bus_scan_opts o = { .root = root, .ids_path = ids_path };
 
-	cr_assert_eq(bus_pci_scan(&o, devs, nb), 0, "scan failed: %s", logbuf);
+	cr_assert_eq(bus_pci_scan(&o, devs, nb), 0, "scan failed: %s", logcap_buf);
 }
 
 Test(pci_scan, addresses_parse_in_both_forms_and_format_in_the_long_one)
@@ -278,7 +264,7 @@ Test(pci_scan, an_interface_up_by_operstate_alone_is_up)
 	struct unic_pci_info info;
 	struct bus_scan_opts o = { .root = root, .ids_path = ids_path };
 
-	unlink(strcat(strcpy(logbuf, root), "/sys/devices/pci0000:00/0000:01:00.0/net/eth2/flags"));
+	unlink(strcat(strcpy(logcap_buf, root), "/sys/devices/pci0000:00/0000:01:00.0/net/eth2/flags"));
 	fake_put(root, "sys/devices/pci0000:00/0000:01:00.0/net/eth2/operstate", "up\n");
 	cr_assert_eq(bus_pci_scan_one(&o, "0000:01:00.0", &info), 0);
 	cr_assert(info.if_up);
@@ -291,7 +277,7 @@ Test(pci_scan, names_come_from_the_installed_pci_ids)
 	if (access("/usr/share/misc/pci.ids", R_OK) != 0 &&
 	    access("/usr/share/hwdata/pci.ids", R_OK) != 0)
 		cr_assert_fail("no pci.ids installed: run tools/install-deps (apt-get install pci.ids)");
-	cr_assert_eq(unic_pci_scan_one(root, "0000:00:02.0", &info), 0, "%s", logbuf);
+	cr_assert_eq(unic_pci_scan_one(root, "0000:00:02.0", &info), 0, "%s", logcap_buf);
 	cr_assert_str_eq(info.vendor_name, "Intel Corporation");
 	cr_assert_str_eq(info.device_name, "82574L Gigabit Network Connection");
 }
@@ -304,7 +290,7 @@ Test(pci_scan, names_are_empty_and_nothing_fails_without_a_names_database)
 
 	snprintf(missing, sizeof(missing), "%s/no-such-pci.ids", root);
 	o.ids_path = missing;
-	cr_assert_eq(bus_pci_scan_one(&o, "0000:00:02.0", &info), 0, "%s", logbuf);
+	cr_assert_eq(bus_pci_scan_one(&o, "0000:00:02.0", &info), 0, "%s", logcap_buf);
 	cr_assert_str_eq(info.vendor_name, "");
 	cr_assert_str_eq(info.device_name, "");
 	cr_assert_eq(info.vendor, 0x8086);
@@ -319,12 +305,12 @@ Test(pci_scan, a_corrupt_names_database_gives_empty_names_and_never_exits)
 
 	/* A device line before any vendor: libpci calls its fatal error hook. */
 	fake_put(root, "pci.ids", "\t10d3  orphan device\nnot hex at all\n");
-	cr_assert_eq(bus_pci_scan(&o, &devs, &nb), 0, "%s", logbuf);
+	cr_assert_eq(bus_pci_scan(&o, &devs, &nb), 0, "%s", logcap_buf);
 	cr_assert_eq(nb, 7);
 	cr_assert_str_eq(devs[0].vendor_name, "");
 	cr_assert_str_eq(devs[0].device_name, "");
 	cr_assert_str_eq(devs[0].driver, "e1000e");
-	cr_assert(strstr(logbuf, "libpci:") != NULL, "the log says why: %s", logbuf);
+	cr_assert(strstr(logcap_buf, "libpci:") != NULL, "the log says why: %s", logcap_buf);
 	free(devs);
 }
 
@@ -346,8 +332,8 @@ Test(pci_scan, scan_one_of_a_missing_device_is_enoent)
 
 	cr_assert_eq(unic_pci_scan_one(root, "0000:00:09.0", &info), -ENOENT);
 	cr_assert_eq(unic_pci_scan_one(root, "not-a-bdf", &info), -EINVAL);
-	cr_assert(strstr(logbuf, "bad PCI address 'not-a-bdf'; expected DDDD:BB:DD.F") != NULL,
-		  "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "bad PCI address 'not-a-bdf'; expected DDDD:BB:DD.F") != NULL,
+		  "%s", logcap_buf);
 }
 
 Test(pci_scan, a_malformed_id_file_is_einval_naming_the_file_and_what_it_holds)
@@ -362,7 +348,7 @@ Test(pci_scan, a_malformed_id_file_is_einval_naming_the_file_and_what_it_holds)
 	cr_assert_eq(nb, 0);
 	snprintf(want, sizeof(want), "%s/sys/bus/pci/devices/0000:00:03.1/vendor: expected a "
 		 "hex number up to 0xffff (such as 0x8086), found 'intel'", root);
-	cr_assert(strstr(logbuf, want) != NULL, "want '%s' in: %s", want, logbuf);
+	cr_assert(strstr(logcap_buf, want) != NULL, "want '%s' in: %s", want, logcap_buf);
 	cr_assert_eq(unic_pci_scan_one(root, "0000:00:03.1", &info), -EINVAL);
 }
 
@@ -372,8 +358,8 @@ Test(pci_scan, a_malformed_numa_node_is_einval)
 
 	fake_put(root, "sys/devices/pci0000:00/0000:00:02.0/numa_node", "zero\n");
 	cr_assert_eq(unic_pci_scan_one(root, "0000:00:02.0", &info), -EINVAL);
-	cr_assert(strstr(logbuf, "numa_node: expected a node number or -1, found 'zero'") != NULL,
-		  "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "numa_node: expected a node number or -1, found 'zero'") != NULL,
+		  "%s", logcap_buf);
 }
 
 Test(pci_scan, a_directory_without_ids_is_einval_and_a_missing_sysfs_is_enoent)
@@ -384,13 +370,13 @@ Test(pci_scan, a_directory_without_ids_is_einval_and_a_missing_sysfs_is_enoent)
 
 	fake_put(root, "sys/bus/pci/devices/0000:00:05.0/config", "");
 	cr_assert_eq(unic_pci_scan(root, &devs, &nb), -EINVAL);
-	cr_assert(strstr(logbuf, "0000:00:05.0 has no vendor, device or class file") != NULL,
-		  "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "0000:00:05.0 has no vendor, device or class file") != NULL,
+		  "%s", logcap_buf);
 
 	snprintf(other, sizeof(other), "%s/nothing-here", root);
 	cr_assert_eq(unic_pci_scan(other, &devs, &nb), -ENOENT);
-	cr_assert(strstr(logbuf, "cannot list PCI devices in") != NULL, "%s", logbuf);
-	cr_assert(strstr(logbuf, "mount -t sysfs sysfs /sys") != NULL, "%s", logbuf);
+	cr_assert(strstr(logcap_buf, "cannot list PCI devices in") != NULL, "%s", logcap_buf);
+	cr_assert(strstr(logcap_buf, "mount -t sysfs sysfs /sys") != NULL, "%s", logcap_buf);
 }
 
 Test(pci_scan, the_real_sys_scans_without_error)
@@ -400,7 +386,7 @@ Test(pci_scan, the_real_sys_scans_without_error)
 
 	if (access("/sys/bus/pci/devices", R_OK) != 0)
 		cr_skip_test("no /sys/bus/pci here");
-	cr_assert_eq(unic_pci_scan(NULL, &devs, &nb), 0, "%s", logbuf);
+	cr_assert_eq(unic_pci_scan(NULL, &devs, &nb), 0, "%s", logcap_buf);
 	for (i = 1; i < nb; i++)
 		cr_assert_lt(strcmp(devs[i - 1].bdf, devs[i].bdf), 0);
 	free(devs);

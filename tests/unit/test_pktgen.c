@@ -28,6 +28,7 @@
 #include "pktgen_test_opts.h"
 #include "rate.h"
 #include "rxstats.h"
+#include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
 
@@ -546,21 +547,11 @@ Test(pktgen_opts, errors_name_the_option_the_value_and_the_forms)
 
 static int run(const char *args, char *out, size_t outlen)
 {
-	const char *bin = getenv("UNIC_PKTGEN");
 	char cmd[1024];
-	FILE *p;
-	size_t n;
-	int st;
+	int len = snprintf(cmd, sizeof(cmd), "%s %s 2>&1", binary_path("UNIC_PKTGEN"), args);
 
-	if (bin == NULL)
-		cr_assert_fail("UNIC_PKTGEN is not set: run this test through meson test, which sets it");
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", bin, args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, outlen - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	cr_assert_lt(len, (int)sizeof(cmd), "command line too long: %s", args);
+	return binary_run(cmd, out, outlen);
 }
 
 static uint64_t json_u64(const char *s, const char *key)

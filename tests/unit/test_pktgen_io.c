@@ -26,6 +26,7 @@
 #include "rate.h"
 #include "rxstats.h"
 #include "../fuzz/pktgen_seeds.h"
+#include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
 
@@ -563,20 +564,10 @@ static char out[65536];
 
 static int run(const char *args)
 {
-	const char *bin = getenv("UNIC_PKTGEN");
 	char cmd[2048];
-	FILE *p;
-	size_t n;
-	int st;
 
-	cr_assert_not_null(bin, "UNIC_PKTGEN is not set: run this test through meson test, which sets it");
-	snprintf(cmd, sizeof(cmd), "%s %s", bin, args);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	snprintf(cmd, sizeof(cmd), "%s %s", binary_path("UNIC_PKTGEN"), args);
+	return binary_run(cmd, out, sizeof(out));
 }
 
 #define RING2 "--no-pci --no-huge --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "

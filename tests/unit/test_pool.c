@@ -11,32 +11,22 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 
-static struct unic_mem *mem;
-static char last_err[1024];
+#include "log_capture.h"
+#include "port_fixture.h"
 
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	(void)ctx;
-	(void)comp;
-	if (level <= UNIC_LOG_WARNING)
-		snprintf(last_err, sizeof(last_err), "%s", msg);
-}
+static struct unic_mem *mem;
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	last_err[0] = '\0';
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem, "no-huge memory context: %s", strerror(errno));
+	mem = fixture_mem();
 }
 
 static void teardown(void)
 {
 	unic_mem_destroy(mem);
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 }
 
 TestSuite(pool, .init = setup, .fini = teardown);
@@ -49,7 +39,7 @@ static struct unic_pool *make_pool(uint32_t count, uint32_t obj_size, uint32_t c
 	};
 	struct unic_pool *p = unic_pool_create(&c);
 
-	cr_assert_not_null(p, "pool create: %s (%s)", strerror(errno), last_err);
+	cr_assert_not_null(p, "pool create: %s (%s)", strerror(errno), logcap_last);
 	return p;
 }
 
@@ -157,11 +147,11 @@ Test(pool, bad_configs_are_refused_with_the_numbers)
 	errno = 0;
 	cr_assert_null(unic_pool_create(&c));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(strstr(last_err, "cache size 80") && strstr(last_err, "66"), "message: %s", last_err);
+	cr_assert(strstr(logcap_last, "cache size 80") && strstr(logcap_last, "66"), "message: %s", logcap_last);
 	c.cache_size = 0;
 	c.count = 0;
 	cr_assert_null(unic_pool_create(&c));
-	cr_assert(strstr(last_err, "count 0"), "message: %s", last_err);
+	cr_assert(strstr(logcap_last, "count 0"), "message: %s", logcap_last);
 	c.count = 10;
 	c.obj_size = 0;
 	cr_assert_null(unic_pool_create(&c));
@@ -171,7 +161,7 @@ Test(pool, bad_configs_are_refused_with_the_numbers)
 	c.mem = mem;
 	c.sz = 4;
 	cr_assert_null(unic_pool_create(&c));
-	cr_assert(strstr(last_err, "sizeof(struct unic_pool_config)"), "message: %s", last_err);
+	cr_assert(strstr(logcap_last, "sizeof(struct unic_pool_config)"), "message: %s", logcap_last);
 }
 
 /* ---- packets -------------------------------------------------------------- */
@@ -184,7 +174,7 @@ static struct unic_pool *make_pktpool(uint32_t count, uint16_t headroom, uint16_
 	};
 	struct unic_pool *p = unic_pktpool_create(&c);
 
-	cr_assert_not_null(p, "packet pool: %s (%s)", strerror(errno), last_err);
+	cr_assert_not_null(p, "packet pool: %s (%s)", strerror(errno), logcap_last);
 	return p;
 }
 
@@ -274,7 +264,7 @@ Test(pool, packet_pool_refuses_small_headroom)
 
 	cr_assert_null(unic_pktpool_create(&c));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(strstr(last_err, "headroom 64") && strstr(last_err, ">= 128"), "message: %s", last_err);
+	cr_assert(strstr(logcap_last, "headroom 64") && strstr(logcap_last, ">= 128"), "message: %s", logcap_last);
 }
 
 /* ---- threads -------------------------------------------------------------- */

@@ -9,20 +9,10 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 
+#include "log_capture.h"
+
 static struct unic_mem *mem;
 static struct unic_pool *pool;
-static char last_err[1024];
-static int nb_err;
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	(void)ctx;
-	(void)comp;
-	if (level <= UNIC_LOG_ERR) {
-		snprintf(last_err, sizeof(last_err), "%s", msg);
-		nb_err++;
-	}
-}
 
 static void setup(void)
 {
@@ -31,9 +21,8 @@ static void setup(void)
 		.sz = sizeof(pc), .name = "dbg", .count = 64, .obj_size = 200, .cache_size = 8,
 	};
 
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_ERR, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	nb_err = 0;
 	mem = unic_mem_create(&mc);
 	cr_assert_not_null(mem);
 	pc.mem = mem;
@@ -45,7 +34,7 @@ static void teardown(void)
 {
 	unic_pool_free(pool);
 	unic_mem_destroy(mem);
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 }
 
 TestSuite(pool_debug, .init = setup, .fini = teardown);
@@ -62,11 +51,11 @@ Test(pool_debug, double_free_is_refused_and_counted)
 
 	cr_assert_eq(unic_pool_get(pool, &o), 0);
 	unic_pool_put(pool, o);
-	cr_assert_eq(nb_err, 0);
+	cr_assert_eq(logcap_nb[UNIC_LOG_ERR], 0);
 	unic_pool_put(pool, o);
 	unic_pool_stats_get(pool, &st);
 	cr_assert_eq(st.debug_double_free, 1);
-	cr_assert(strstr(last_err, "double free"), "message: %s", last_err);
+	cr_assert(strstr(logcap_last, "double free"), "message: %s", logcap_last);
 	/* The refused put did not add a second copy: the pool still holds 64. */
 	cr_assert_eq(unic_pool_avail_count(pool), 64);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
@@ -85,7 +74,7 @@ Test(pool_debug, write_after_free_is_caught_on_next_get)
 	cr_assert_eq(unic_pool_get_bulk(pool, objs, 64), 0);
 	unic_pool_stats_get(pool, &st);
 	cr_assert_eq(st.debug_corrupt, 1);
-	cr_assert(strstr(last_err, "use after free"), "message: %s", last_err);
+	cr_assert(strstr(logcap_last, "use after free"), "message: %s", logcap_last);
 	unic_pool_put_bulk(pool, objs, 64);
 }
 
@@ -99,7 +88,7 @@ Test(pool_debug, write_past_the_end_is_caught_on_put)
 	unic_pool_put(pool, o);
 	unic_pool_stats_get(pool, &st);
 	cr_assert_eq(st.debug_corrupt, 1);
-	cr_assert(strstr(last_err, "past its end"), "message: %s", last_err);
+	cr_assert(strstr(logcap_last, "past its end"), "message: %s", logcap_last);
 }
 
 Test(pool_debug, put_to_the_wrong_pool_is_refused)

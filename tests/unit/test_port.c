@@ -18,6 +18,7 @@
 #include <unic/pool.h>
 #include <unic/mem.h>
 #include "unic_port_driver.h"
+#include "log_capture.h"
 #include "refusing_port.h"
 
 /* ---- a fake driver ------------------------------------------------------- */
@@ -267,24 +268,16 @@ static void fake_setup(struct unic_port *port)
 
 static struct unic_mem *mem;
 static struct unic_pool *pool;
-static char last_err[1024];
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	(void)ctx;
-	(void)comp;
-	if (level <= UNIC_LOG_WARNING)
-		snprintf(last_err, sizeof(last_err), "%s", msg);
-}
+/* The shared capture under this file's old name. */
+#define last_err logcap_last
 
 static void setup(void)
 {
 	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
 	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "port", .count = 4096, .cache_size = 0 };
 
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	last_err[0] = '\0';
 	mem = unic_mem_create(&mc);
 	cr_assert_not_null(mem);
 	pc.mem = mem;
@@ -297,7 +290,7 @@ static void teardown(void)
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "packets leaked: %u", unic_pool_in_use_count(pool));
 	unic_pool_free(pool);
 	unic_mem_destroy(mem);
-	unic_log_set_sink(NULL, NULL);
+	logcap_stop();
 }
 
 TestSuite(port, .init = setup, .fini = teardown);

@@ -27,6 +27,7 @@
 
 #include "testpmd.h"
 #include "refusing_port.h"
+#include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
 #define HASNT(s, sub) cr_assert(strstr((s), (sub)) == NULL, "'%s' unexpectedly in:\n%s", (sub), (s))
@@ -975,11 +976,7 @@ Test(testpmd_engine, start_refuses_a_tx_queue_it_cannot_claim_and_names_it, .ini
 
 static const char *binary(void)
 {
-	const char *bin = getenv("UNIC_TESTPMD");
-
-	if (bin == NULL)
-		cr_assert_fail("UNIC_TESTPMD is not set: run this test through meson test, which sets it");
-	return bin;
+	return binary_path("UNIC_TESTPMD");
 }
 
 /*
@@ -990,8 +987,6 @@ static int run_ex(const char *args, const char *script, bool on_stdin, char *buf
 {
 	char path[] = "/tmp/test_testpmd_XXXXXX", cmdline[2048];
 	int fd = mkstemp(path), st;
-	size_t n;
-	FILE *p;
 
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, script, strlen(script)), (ssize_t)strlen(script));
@@ -1001,14 +996,9 @@ static int run_ex(const char *args, const char *script, bool on_stdin, char *buf
 	else
 		snprintf(cmdline, sizeof(cmdline), "%s --no-huge --no-pci %s -f %s 2>&1 < /dev/null", binary(),
 			 args, path);
-	p = popen(cmdline, "r");
-	cr_assert_not_null(p);
-	n = fread(buf, 1, len - 1, p);
-	buf[n] = '\0';
-	st = pclose(p);
+	st = binary_run(cmdline, buf, len);
 	unlink(path);
-	cr_assert(WIFEXITED(st), "%s did not exit (signal %d)", cmdline, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-	return WEXITSTATUS(st);
+	return st;
 }
 
 static int run(const char *args, const char *script, char *buf, size_t len)
@@ -1550,20 +1540,7 @@ Test(testpmd_binary, random_commands_never_crash_it, .timeout = 240)
 /* Read what the terminal shows for @p ms milliseconds, appended to out. */
 static void tty_read(int fd, size_t *n, int ms)
 {
-	uint64_t end = unic_time_ns() + (uint64_t)ms * 1000000ull;
-
-	while (unic_time_ns() < end && *n < sizeof(out) - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-
-		if (poll(&p, 1, 20) <= 0)
-			continue;
-		r = read(fd, out + *n, sizeof(out) - 1 - *n);
-		if (r <= 0)
-			break;
-		*n += (size_t)r;
-	}
-	out[*n] = '\0';
+	binary_tty_read(fd, out, sizeof(out), n, ms);
 }
 
 Test(testpmd_binary, at_a_terminal_tab_completes_commands_and_port_numbers_and_history_recalls,

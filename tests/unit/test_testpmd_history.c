@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "history.h"
+#include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
 #define HASNT(s, sub) cr_assert(strstr((s), (sub)) == NULL, "'%s' unexpectedly in:\n%s", (sub), (s))
@@ -76,31 +77,10 @@ static const char *get(const char *path)
 	return buf;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Read what the terminal shows for @p ms milliseconds, appended to out. */
 static void tty_read(int fd, size_t *n, int ms)
 {
-	uint64_t end = now_ms() + (uint64_t)ms;
-
-	while (now_ms() < end && *n < sizeof(out) - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-
-		if (poll(&p, 1, 20) <= 0)
-			continue;
-		r = read(fd, out + *n, sizeof(out) - 1 - *n);
-		if (r <= 0)
-			break;
-		*n += (size_t)r;
-	}
-	out[*n] = '\0';
+	binary_tty_read(fd, out, sizeof(out), n, ms);
 }
 
 /*
@@ -109,13 +89,11 @@ static void tty_read(int fd, size_t *n, int ms)
  */
 static void session(const char *h, const char *cwd, const char *keys)
 {
-	const char *bin = getenv("UNIC_TESTPMD");
+	const char *bin = binary_path("UNIC_TESTPMD");
 	size_t n = 0;
 	int fd, st;
 	pid_t pid;
 
-	if (bin == NULL)
-		cr_assert_fail("UNIC_TESTPMD is not set: run this test through meson test, which sets it");
 	pid = forkpty(&fd, NULL, NULL, NULL);
 	cr_assert_neq(pid, -1);
 	if (pid == 0) {

@@ -24,6 +24,7 @@
 #include <unic/mem.h>
 
 #include "guest_pci.h"
+#include "log_capture.h"
 
 #define E1000E_STATUS 0x8
 #define E1000E_STATUS_LU (1u << 1)
@@ -40,26 +41,7 @@
 static struct unic_mem *mem;
 static struct unic_bus *bus;
 
-/* The library's last messages, quoted in failure messages (Criterion's TAP
- * output does not carry a test's stderr). */
-static char libtail[2048];
-
-static void tail_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp,
-		      const char *msg)
-{
-	size_t n = strlen(libtail), m = strlen(msg) + 3;
-
-	(void)ctx;
-	(void)level;
-	(void)comp;
-	if (m >= sizeof(libtail))
-		return;
-	if (n + m >= sizeof(libtail)) {
-		memmove(libtail, libtail + (n + m - sizeof(libtail) + 1), sizeof(libtail) - m);
-		n = strlen(libtail);
-	}
-	snprintf(libtail + n, sizeof(libtail) - n, "%s | ", msg);
-}
+/* The library's last messages, quoted in failure messages: logtail. */
 
 static const char *access_mode(void)
 {
@@ -85,8 +67,7 @@ static void setup(void)
 
 	if (access_mode()[0] == '\0')
 		cr_skip_test("UNIC_VM_ACCESS is not set: not in the rig's guest");
-	libtail[0] = '\0';
-	unic_log_set_sink(tail_sink, NULL);
+	logtail_start(false);
 	/* UIO has no IOMMU: the device sees physical addresses. */
 	mc.iova_mode = is_vfio() ? UNIC_IOVA_VA : UNIC_IOVA_PA;
 	mem = unic_mem_create(&mc);
@@ -126,7 +107,7 @@ static struct unic_pci_device *open_dev(const char *bdf)
 	struct unic_pci_device *dev = NULL;
 	int rc = unic_pci_open(bus, bdf, &dev);
 
-	cr_assert_eq(rc, 0, "unic_pci_open(%s): %s; log: %s", bdf, strerror(-rc), libtail);
+	cr_assert_eq(rc, 0, "unic_pci_open(%s): %s; log: %s", bdf, strerror(-rc), logtail);
 	cr_assert_eq(unic_pci_access(dev), is_vfio() ? UNIC_PCI_ACCESS_VFIO : UNIC_PCI_ACCESS_UIO);
 	cr_assert_str_eq(unic_pci_info(dev)->bdf, bdf);
 	return dev;
@@ -349,7 +330,7 @@ Test(bus, e1000e_reset_by_function_reset_or_bus_reset)
 		cr_assert_eq(unic_pci_bar_read32(dev, 0, E1000E_RDBAL0, &v), 0);
 		cr_assert_eq(v, 0x12345000, "%s: RDBAL0 reads %#x after writing it", bdf[i], v);
 		rc = unic_pci_reset(dev);
-		cr_assert_eq(rc, 0, "%s: reset: %s; log: %s", bdf[i], strerror(-rc), libtail);
+		cr_assert_eq(rc, 0, "%s: reset: %s; log: %s", bdf[i], strerror(-rc), logtail);
 		cr_assert_eq(unic_pci_bar_read32(dev, 0, E1000E_RDBAL0, &v), 0);
 		if (behind_root_port(bdf[i])) {
 			cr_assert_eq(v, 0, "%s: RDBAL0 %#x survived the bus reset", bdf[i], v);
@@ -380,7 +361,7 @@ static void log_sink(void *ctx, enum unic_log_level level, enum unic_log_comp co
 {
 	(void)ctx;
 	(void)comp;
-	tail_sink(ctx, level, comp, msg);
+	logtail_sink(ctx, level, comp, msg);
 	if (strstr(msg, "released") != NULL || strstr(msg, "asks for the device back") != NULL)
 		snprintf(log_seen, sizeof(log_seen), "%s", msg);
 }
@@ -454,7 +435,7 @@ Test(bus, the_kernel_takes_a_held_device_back_within_5_seconds)
 	cr_assert_eq(unic_pci_on_release(dev, on_release, NULL), 0);
 	cr_assert_eq(guest_unbind_start(&u, bdf[0]), 0);
 	dispatch_until(&u.done, 8);
-	unic_log_set_sink(tail_sink, NULL);
+	unic_log_set_sink(logtail_sink, NULL);
 	cr_assert(u.done, "the unbind of %s did not complete within 8 s", bdf[0]);
 	pthread_join(u.thread, NULL);
 	cr_assert_eq(u.err, 0, "unbind: %s", strerror(u.err));

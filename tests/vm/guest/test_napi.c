@@ -44,6 +44,10 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 
+#include "log_capture.h"
+#include "rig_pair.h"
+#include "thread_time.h"
+
 #define MAGIC "unic-napi-vm"            /* 12 bytes, in the UDP payload */
 #define LIMIT_NS (50 * 1000000ull)
 #define NB_RXQ 2
@@ -53,25 +57,10 @@ static struct unic_bus *bus;
 static struct unic_pool *pool;
 static struct unic_port *ports[2];     /* [0] sends, [1] receives */
 static char run_id[9];
-static char libtail[2048];
 static uint32_t flow_sip[NB_RXQ];      /* a source address RSS puts on queue q */
-
-static void tail_sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	size_t n = strlen(libtail), m = strlen(msg) + 3;
-
-	(void)ctx;
-	(void)level;
-	(void)comp;
-	fprintf(stderr, "%s\n", msg);
-	if (m >= sizeof(libtail))
-		return;
-	if (n + m >= sizeof(libtail)) {
-		memmove(libtail, libtail + (n + m - sizeof(libtail) + 1), sizeof(libtail) - m);
-		n = strlen(libtail);
-	}
-	snprintf(libtail + n, sizeof(libtail) - n, "%s | ", msg);
-}
+/* The library's last messages (log_capture.h), under this file's old name. */
+#define libtail logtail
+static const struct rig_pair rig = { &mem, &bus, &pool, ports, run_id };
 
 static bool is_vfio(void)
 {
@@ -231,65 +220,13 @@ static bool frame_tag(const struct unic_pkt *p, struct tag *t)
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
-	struct unic_bus_config bc = { .sz = sizeof(bc) };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc) };
-	uint16_t ids[UNIC_PORT_MAX];
-	unsigned nb, found = 0;
-	const char *run = getenv("UNIC_VM_RUN");
-	int rc;
-
-	if (getenv("UNIC_VM_ACCESS") == NULL)
-		cr_skip_test("UNIC_VM_ACCESS is not set: not in the rig's guest");
-	snprintf(run_id, sizeof(run_id), "%.8s", run ? run : "norun000");
-	libtail[0] = '\0';
-	unic_log_set_sink(tail_sink, NULL);
-	mc.iova_mode = is_vfio() ? UNIC_IOVA_VA : UNIC_IOVA_PA;
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem, "unic_mem_create: %s", strerror(errno));
-	bc.mem = mem;
-	bus = unic_bus_create(&bc);
-	cr_assert_not_null(bus, "unic_bus_create: %s", strerror(errno));
-	rc = unic_bus_probe(bus, NULL, 0);
-	cr_assert_geq(rc, 2, "unic_bus_probe created %d ports, expected 2 e1000e; log: %s", rc, libtail);
-	nb = unic_port_list(ids, UNIC_PORT_MAX);
-	for (unsigned i = 0; i < nb && found < 2; i++) {
-		struct unic_port *p = unic_port_get_by_id(ids[i]);
-		struct unic_port_info info;
-
-		memset(&info, 0, sizeof(info));
-		if (p && unic_port_info_get(p, &info) == 0 && strcmp(info.driver, "e1000e") == 0)
-			ports[found++] = p;
-		else
-			unic_port_put(p);
-	}
-	cr_assert_eq(found, 2, "found %u e1000e ports, expected 2", found);
-	pc.name = "napi-vm";
-	pc.mem = mem;
-	pc.count = 8192;
-	pc.cache_size = 0;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool, "unic_pktpool_create: %s; log: %s", strerror(errno), libtail);
+	rig_pair_setup(&rig, "napi-vm");
 	flows_pick();
 }
 
 static void teardown(void)
 {
-	for (int i = 0; i < 2; i++) {
-		if (ports[i]) {
-			if (unic_port_state(ports[i]) == UNIC_PORT_STARTED)
-				unic_port_stop(ports[i]);
-			unic_port_detach(ports[i]);
-			unic_port_put(ports[i]);
-			ports[i] = NULL;
-		}
-	}
-	unic_pool_free(pool);
-	unic_bus_destroy(bus);
-	unic_mem_destroy(mem);
-	pool = NULL;
-	bus = NULL;
-	mem = NULL;
+	rig_pair_teardown(&rig);
 }
 
 TestSuite(napi_vm, .init = setup, .fini = teardown, .timeout = 300);
@@ -379,35 +316,6 @@ static void runner_stop(struct runner *r)
 	unic_napi_wake(r->ctx);
 	pthread_join(r->tid, NULL);
 	cr_assert_eq(r->rc, 0, "unic_napi_run: %s", strerror(-r->rc));
-}
-
-static uint64_t thread_cpu_ns(pthread_t t)
-{
-	clockid_t cid;
-	struct timespec ts;
-
-	if (pthread_getcpuclockid(t, &cid) != 0 || clock_gettime(cid, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Time thread @p ktid (0: the caller) waited for a CPU (schedstat). */
-static uint64_t run_delay_ns(pid_t ktid)
-{
-	char path[64];
-	unsigned long long cpu = 0, delay = 0;
-	FILE *f;
-
-	if (ktid == 0)
-		ktid = (pid_t)syscall(SYS_gettid);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", (int)ktid);
-	f = fopen(path, "r");
-	if (f == NULL)
-		return 0;
-	if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
-		delay = 0;
-	fclose(f);
-	return delay;
 }
 
 /* One ticker per vCPU, pinned: the host may stop one vCPU thread (the

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <criterion/criterion.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_binary.h"
+
+const char *binary_path(const char *var)
+{
+	const char *bin = getenv(var);
+
+	if (bin == NULL)
+		cr_assert_fail("%s is not set: run this test through meson test, which sets it", var);
+	return bin;
+}
+
+int binary_run(const char *cmdline, char *buf, size_t len)
+{
+	size_t n;
+	FILE *p;
+	int st;
+
+	p = popen(cmdline, "r");
+	cr_assert_not_null(p, "cannot run %s", cmdline);
+	n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	st = pclose(p);
+	cr_assert(WIFEXITED(st), "%s did not exit (signal %d)", cmdline, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return WEXITSTATUS(st);
+}
+
+static uint64_t binary_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void binary_tty_read(int fd, char *buf, size_t size, size_t *n, int ms)
+{
+	uint64_t end = binary_now_ms() + (uint64_t)ms;
+
+	while (binary_now_ms() < end && *n < size - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		r = read(fd, buf + *n, size - 1 - *n);
+		if (r <= 0)
+			break;
+		*n += (size_t)r;
+	}
+	buf[*n] = '\0';
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Running an application binary from a unit test: meson passes its path in
+ * an environment variable (UNIC_L2FWD, UNIC_PKTGEN, ...); the test runs a
+ * shell command line and reads what it prints. Criterion assertions: a
+ * missing variable or a binary killed by a signal fails the test.
+ */
+#ifndef TESTS_COMMON_RUN_BINARY_H
+#define TESTS_COMMON_RUN_BINARY_H
+
+#include <stddef.h>
+
+/** The path in environment variable @p var; fails the test when it is unset. */
+const char *binary_path(const char *var);
+
+/**
+ * Run @p cmdline with sh (it does its own redirections, e.g. "2>&1") and
+ * read its standard output into @p buf, at most @p len - 1 bytes, always
+ * terminated. Fails the test when the command does not exit (a signal).
+ * @return its exit status.
+ */
+int binary_run(const char *cmdline, char *buf, size_t len);
+
+/**
+ * Read what a terminal (the master side of a pty, @p fd) shows for @p ms
+ * milliseconds, appended to @p buf (of @p size bytes) at *@p n, which
+ * grows; @p buf stays terminated.
+ */
+void binary_tty_read(int fd, char *buf, size_t size, size_t *n, int ms);
+
+#endif /* TESTS_COMMON_RUN_BINARY_H */
