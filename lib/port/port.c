@@ -376,8 +376,8 @@ static void release_queues(struct unic_port *port)
 			port->ops->rx_queue_release(port, (uint16_t)q, port->rxq[q].q);
 		if (port->txq[q].q)
 			port->ops->tx_queue_release(port, (uint16_t)q, port->txq[q].q);
-		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
-		memset(&port->txq[q], 0, sizeof(port->txq[q]));
+		port_queue_forget(port, false, q);
+		port_queue_forget(port, true, q);
 		fp_queue_set(port, false, q, NULL);
 		fp_queue_set(port, true, q, NULL);
 	}
@@ -624,12 +624,13 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	}
 	if (port->rxq[q].q) {
 		port->ops->rx_queue_release(port, q, port->rxq[q].q);
-		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
+		port_queue_forget(port, false, q);
 		fp_queue_set(port, false, q, NULL);
 	}
 	rc = port->ops->rx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
 		UNIC_LOG(ERR, PORT, "%s: rx queue %u setup failed: %s", port->name, q, strerror(-rc));
+		port_queue_forget(port, false, q);
 		port->state = UNIC_PORT_CONFIGURED;
 		goto out;
 	}
@@ -676,12 +677,13 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 		c.numa_node = port->numa_node < 0 ? 0 : port->numa_node;
 	if (port->txq[q].q) {
 		port->ops->tx_queue_release(port, q, port->txq[q].q);
-		memset(&port->txq[q], 0, sizeof(port->txq[q]));
+		port_queue_forget(port, true, q);
 		fp_queue_set(port, true, q, NULL);
 	}
 	rc = port->ops->tx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
 		UNIC_LOG(ERR, PORT, "%s: tx queue %u setup failed: %s", port->name, q, strerror(-rc));
+		port_queue_forget(port, true, q);
 		port->state = UNIC_PORT_CONFIGURED;
 		goto out;
 	}

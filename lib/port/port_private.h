@@ -16,4 +16,11 @@ int port_check_removed(struct unic_port *port, const char *what);
 uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *pool,
 			uint16_t q, uint16_t nb_desc, char *why, size_t why_len);
 
+/* counters.c, lock held. Release queue @p q's bookkeeping (port->rxq[q] or
+ * txq[q]), keeping what its counters counted in the sums. */
+void port_queue_forget(struct unic_port *port, bool tx, unsigned q);
+/* The sum of the queues' counters since the port was created, into @p st
+ * (every field written). */
+void port_stats_sum(struct unic_port *port, struct unic_port_stats *st);
+
 #endif /* UNIC_PORT_PRIVATE_H */
