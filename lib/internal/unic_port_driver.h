@@ -127,9 +127,10 @@ struct unic_txq_counters {
  * Have the core sum @p cnt as rx queue @p q's counters, from now until the
  * queue is released (the core keeps what it counted: the totals never go
  * back when a queue is released or set up again, and the driver may zero
- * or keep the struct across setups). Called by the driver's
- * rx_queue_setup op, before it returns 0; @p cnt must stay valid until the
- * queue's release op returns.
+ * or keep the struct across setups: only what it counts from now on is
+ * added). Called by the driver's rx_queue_setup op before it returns 0 (if
+ * the op fails, the core forgets @p cnt without reading it); @p cnt must
+ * stay valid until the queue's release op is called.
  */
 void unic_port_rxq_counters(struct unic_port *port, uint16_t q, struct unic_rxq_counters *cnt);
 /** The same for tx queue @p q, from the driver's tx_queue_setup op. */
@@ -143,6 +144,7 @@ struct unic_port_queue_info {
 		struct unic_rxq_counters *rx_cnt;
 		struct unic_txq_counters *tx_cnt;
 	};
+	uint64_t cnt_origin[4];   /* their values when handed over, in field order */
 };
 
 struct unic_port_cb;
@@ -203,8 +205,7 @@ struct unic_port {
 	struct unic_port_queue_info rxq[UNIC_PORT_MAX_QUEUES];
 	struct unic_port_queue_info txq[UNIC_PORT_MAX_QUEUES];
 	struct unic_port_stats stats_base;  /* subtracted: stats_reset */
-	/* Added to the sum of the queues' counters: what released queues
-	 * counted, minus what the current ones held when handed over. */
+	/* What released queues counted (their counters summed by the core). */
 	struct unic_port_stats cnt_base;
 	uint64_t *xstats_base;              /* driver xstats at the last reset */
 	unsigned nb_xstats_base;

@@ -16,9 +16,10 @@ int port_check_removed(struct unic_port *port, const char *what);
 uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *pool,
 			uint16_t q, uint16_t nb_desc, char *why, size_t why_len);
 
-/* counters.c, lock held. Release queue @p q's bookkeeping (port->rxq[q] or
- * txq[q]), keeping what its counters counted in the sums. */
-void port_queue_forget(struct unic_port *port, bool tx, unsigned q);
+/* counters.c, lock held. Release rx (tx: tx) queue @p q if it is set up
+ * (the driver's release op) and clear port->rxq[q] (txq[q]), keeping what
+ * its counters counted in the sums. */
+void port_queue_release(struct unic_port *port, bool tx, unsigned q);
 /* The sum of the queues' counters since the port was created, into @p st
  * (every field written). */
 void port_stats_sum(struct unic_port *port, struct unic_port_stats *st);
