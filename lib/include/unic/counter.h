@@ -19,7 +19,8 @@
  * `count++` read by another thread is one, and ThreadSanitizer reports it).
  * Relaxed order: a reader gets no ordering with the writer's other memory,
  * only a value the counter really held; counters are for statistics, not
- * for synchronisation.
+ * for synchronisation. Two counters read one after the other (packets, then
+ * bytes) may be from different moments: the writer may add in between.
  *
  * Two writers adding to one counter at the same time lose counts: give
  * each writer its own counter and sum them when reading.
