@@ -17,12 +17,6 @@
 
 #include "l2fwd.h"
 
-/* Counters are written by one thread and read by the stats thread. */
-static inline void cnt_add(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
-}
-
 uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
 		      uint16_t n, void *arg)
 {
@@ -30,7 +24,7 @@ uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts
 	uint16_t sent, dropped;
 
 	(void)port;
-	cnt_add(&r->in_cnt->rx, n);
+	unic_counter_add(&r->in_cnt->rx, n);
 	if (r->mac_updating) {
 		for (uint16_t i = 0; i < n; i++) {
 			struct unic_pkt *p = pkts[i];
@@ -44,8 +38,8 @@ uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts
 	}
 	sent = unic_tx_burst_or_free(r->out, q, pkts, n, &dropped);
 	if (UNIC_UNLIKELY(dropped))
-		cnt_add(&r->out_cnt->dropped, dropped);
-	cnt_add(&r->out_cnt->tx, sent);
+		unic_counter_add(&r->out_cnt->dropped, dropped);
+	unic_counter_add(&r->out_cnt->tx, sent);
 	return n;
 }
 

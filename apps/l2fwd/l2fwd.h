@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include <unic/common.h>
+#include <unic/counter.h>
 
 #include <unic/napi.h>
 #include <unic/port.h>
@@ -84,9 +85,9 @@ void l2fwd_usage(FILE *f, const char *prog);
 
 /* Counters of one port, each line written by one thread. */
 struct l2fwd_port_counters {
-	uint64_t rx UNIC_CACHE_ALIGNED;  /* by the thread that polls this port */
-	uint64_t tx UNIC_CACHE_ALIGNED;  /* by the thread that forwards to it */
-	uint64_t dropped;                /* same thread: not taken by tx_burst */
+	struct unic_counter rx UNIC_CACHE_ALIGNED;  /* by the thread that polls this port */
+	struct unic_counter tx UNIC_CACHE_ALIGNED;  /* by the thread that forwards to it */
+	struct unic_counter dropped;                /* same thread: not taken by tx_burst */
 };
 
 /* What one rx queue forwards to. */

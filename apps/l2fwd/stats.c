@@ -14,11 +14,6 @@
 
 #include "l2fwd.h"
 
-static uint64_t ld(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
 static uint64_t worker_cpu_ns(struct l2fwd_worker *w)
 {
 	struct timespec ts;
@@ -38,9 +33,9 @@ void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s)
 	for (unsigned p = 0; p < app->nb_ports; p++) {
 		if (app->dst[p] < 0)
 			continue;
-		s->rx[p] = ld(&app->cnt[p].rx);
-		s->tx[p] = ld(&app->cnt[p].tx);
-		s->dropped[p] = ld(&app->cnt[p].dropped);
+		s->rx[p] = unic_counter_read(&app->cnt[p].rx);
+		s->tx[p] = unic_counter_read(&app->cnt[p].tx);
+		s->dropped[p] = unic_counter_read(&app->cnt[p].dropped);
 		s->port_ok[p] = unic_port_stats_get(app->ports[p], &s->port[p]) == 0;
 		s->hw_ok[p] = s->port_ok[p] &&
 			      unic_port_xstat_by_name(app->ports[p], "hw_rx_good_packets", &s->hw_rx[p]) == 0 &&

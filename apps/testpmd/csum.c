@@ -54,11 +54,6 @@ static inline void put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-static inline void cnt_inc(uint64_t *c)
-{
-	__atomic_store_n(c, *c + 1, __ATOMIC_RELAXED);
-}
-
 /* @return 1: IP parsed into @p h; 0: not IP (forward as is); -1: bad headers. */
 static int parse(const struct unic_pkt *p, struct hdrs *h)
 {
@@ -151,13 +146,13 @@ static void rx_judge(const struct unic_pkt *p, const uint8_t *d, const struct hd
 	bool bad_ip = false, bad_l4 = false;
 
 	if (f & RX_CK_FLAGS) {
-		cnt_inc(&c->ck_nic);
+		unic_counter_add(&c->ck_nic, 1);
 		bad_ip = (f & UNIC_PKT_RX_IP_CKSUM_BAD) != 0;
 		bad_l4 = (f & UNIC_PKT_RX_L4_CKSUM_BAD) != 0;
 	} else {
 		uint32_t sum;
 
-		cnt_inc(&c->ck_sw);
+		unic_counter_add(&c->ck_sw, 1);
 		if (h->v4)
 			bad_ip = unic_cksum_add(0, ip, h->l3) != 0xffff;
 		if (h->proto) {
@@ -169,9 +164,9 @@ static void rx_judge(const struct unic_pkt *p, const uint8_t *d, const struct hd
 		}
 	}
 	if (bad_ip)
-		cnt_inc(&c->bad_ip);
+		unic_counter_add(&c->bad_ip, 1);
 	if (bad_l4)
-		cnt_inc(&c->bad_l4);
+		unic_counter_add(&c->bad_l4, 1);
 }
 
 /*
@@ -207,7 +202,7 @@ void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qc
 	int rc = parse(p, &h);
 
 	if (rc < 0) {
-		cnt_inc(&c->bad_hdr);
+		unic_counter_add(&c->bad_hdr, 1);
 		return;
 	}
 	if (rc > 0)

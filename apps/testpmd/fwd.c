@@ -47,12 +47,6 @@ struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q)
 	return &app->cnt[(size_t)port * TP_MAX_QUEUES + q];
 }
 
-/* One writer per counter; readers are other threads. */
-static inline void cnt_add(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
-}
-
 /* ---- the engines ------------------------------------------------------------ */
 
 /* Every engine that transmits sends through here (testpmd.h). */
@@ -61,8 +55,8 @@ void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
 	uint16_t dropped, sent = unic_tx_burst_or_free(s->txp, s->tx_q, pkts, n, &dropped);
 
 	if (dropped)
-		cnt_add(&s->txc->dropped, dropped);
-	cnt_add(&s->txc->tx, sent);
+		unic_counter_add(&s->txc->dropped, dropped);
+	unic_counter_add(&s->txc->tx, sent);
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -150,7 +144,7 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 
 	(void)port;
 	(void)q;
-	cnt_add(&s->rxc->rx, n);
+	unic_counter_add(&s->rxc->rx, n);
 	switch (s->engine) {
 	case TP_FWD_RXONLY:
 	case TP_FWD_FLOWGEN:
@@ -647,9 +641,9 @@ static void print_stats(struct tp_app *app, bool streams)
 			fprintf(f, "\n  ------- Forward Stats for RX Port=%2u/Queue=%2u -> TX Port=%2u/Queue=%2u -------\n",
 				s->rx_port, s->rx_q, s->tx_port, s->tx_q);
 			fprintf(f, "  RX-packets: %-14" PRIu64 " TX-packets: %-14" PRIu64 " TX-dropped: %" PRIu64 "\n",
-				__atomic_load_n(&s->rxc->rx, __ATOMIC_RELAXED),
-				__atomic_load_n(&s->txc->tx, __ATOMIC_RELAXED),
-				__atomic_load_n(&s->txc->dropped, __ATOMIC_RELAXED));
+				unic_counter_read(&s->rxc->rx),
+				unic_counter_read(&s->txc->tx),
+				unic_counter_read(&s->txc->dropped));
 		}
 	}
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
@@ -662,14 +656,14 @@ static void print_stats(struct tp_app *app, bool streams)
 		for (unsigned q = 0; q < TP_MAX_QUEUES; q++) {
 			struct tp_qcnt *c = tp_cnt(app, id, q);
 
-			bip += __atomic_load_n(&c->bad_ip, __ATOMIC_RELAXED);
-			bl4 += __atomic_load_n(&c->bad_l4, __ATOMIC_RELAXED);
-			bhdr += __atomic_load_n(&c->bad_hdr, __ATOMIC_RELAXED);
-			cnic += __atomic_load_n(&c->ck_nic, __ATOMIC_RELAXED);
-			csw += __atomic_load_n(&c->ck_sw, __ATOMIC_RELAXED);
-			rx += __atomic_load_n(&c->rx, __ATOMIC_RELAXED);
-			tx += __atomic_load_n(&c->tx, __ATOMIC_RELAXED);
-			txd += __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
+			bip += unic_counter_read(&c->bad_ip);
+			bl4 += unic_counter_read(&c->bad_l4);
+			bhdr += unic_counter_read(&c->bad_hdr);
+			cnic += unic_counter_read(&c->ck_nic);
+			csw += unic_counter_read(&c->ck_sw);
+			rx += unic_counter_read(&c->rx);
+			tx += unic_counter_read(&c->tx);
+			txd += unic_counter_read(&c->dropped);
 		}
 		if (tp->port && unic_port_stats_get(tp->port, &st) == 0 && st.imissed >= tp->fwd_imissed_base)
 			rxd = st.imissed - tp->fwd_imissed_base;

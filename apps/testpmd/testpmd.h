@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include <unic/common.h>
+#include <unic/counter.h>
 #include <unic/napi.h>
 #include <unic/port.h>
 
@@ -56,14 +57,14 @@ struct tp_knobs {
 /* Counters of one (port, queue): rx by the thread polling it, tx/dropped by
  * the thread sending on it; each on its own line. */
 struct tp_qcnt {
-	uint64_t rx UNIC_CACHE_ALIGNED;
+	struct unic_counter rx UNIC_CACHE_ALIGNED;
 	/* csum engine, received packets (the rx thread's too): bad IPv4
 	 * header checksum, bad TCP/UDP checksum, headers that do not parse
 	 * (truncated, inconsistent lengths); whose checksums the NIC judged
 	 * (rx checksum flags) or this engine did in software. */
-	uint64_t bad_ip, bad_l4, bad_hdr, ck_nic, ck_sw;
-	uint64_t tx UNIC_CACHE_ALIGNED;
-	uint64_t dropped;
+	struct unic_counter bad_ip, bad_l4, bad_hdr, ck_nic, ck_sw;
+	struct unic_counter tx UNIC_CACHE_ALIGNED;
+	struct unic_counter dropped;
 };
 
 struct tp_port {

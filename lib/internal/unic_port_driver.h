@@ -13,7 +13,12 @@
  *     initializers. Required ops are marked; an optional op left NULL makes
  *     the core return -ENOTSUP, from one place (port.c: PORT_OP).
  *   - gets its ops called with the port's lock held, in states the core has
- *     already checked: a driver never re-checks the lifecycle.
+ *     already checked: a driver never re-checks the lifecycle;
+ *   - counts packets, bytes and drops per queue in a struct unic_rxq_counters
+ *     / unic_txq_counters embedded in its queue object, handed to the core
+ *     at queue setup (unic_port_rxq_counters()): the core sums them for
+ *     unic_port_stats_get, and the driver's stats_get adds only what the
+ *     hardware counts.
  */
 #ifndef UNIC_PORT_DRIVER_H
 #define UNIC_PORT_DRIVER_H
@@ -21,6 +26,7 @@
 #include <pthread.h>
 
 #include <unic/port.h>
+#include <unic/counter.h>
 #include <unic/event.h>
 #include <unic/log.h>
 
@@ -45,7 +51,11 @@ struct unic_port_ops {
 	void (*stop)(struct unic_port *port);
 	/** Release everything but the port memory; no op is called after. */
 	void (*close)(struct unic_port *port);
-	/** Counters since the port was created (the core handles reset). */
+	/** Optional. Add what the core cannot sum from the queues' counters
+	 * (struct unic_rxq_counters) to @p st, which holds that sum: the
+	 * hardware's counts (imissed, ierrors from registers, ...), since the
+	 * port was created (the core handles reset). Add or set only fields
+	 * the queue counters leave alone; never clear @p st. */
 	int (*stats_get)(struct unic_port *port, struct unic_port_stats *st);
 
 	/* Fast path, copied into port->fp at start (required: rx/tx burst). */
@@ -94,10 +104,49 @@ struct unic_port_ops {
 	int (*vlan_filter_set)(struct unic_port *port, uint16_t vlan_id, bool on);
 };
 
+/*
+ * A queue's counters, kept by the driver in its queue object (one writer:
+ * the thread that calls the queue's bursts) and summed by the core into
+ * struct unic_port_stats: packets, bytes and errors into q_ipackets,
+ * q_ibytes, q_errors and their totals; nombuf into rx_nombuf; a tx queue's
+ * errors into oerrors. A driver with a reason of its own for a drop (ring
+ * full, a refused offload) keeps another struct unic_counter for its xstats.
+ */
+struct unic_rxq_counters {
+	struct unic_counter packets;  /* handed to the application */
+	struct unic_counter bytes;    /* their pkt_len */
+	struct unic_counter errors;   /* frames received and dropped (bad descriptor, length) */
+	struct unic_counter nombuf;   /* buffers a refill or a burst found no packet for */
+};
+
+struct unic_txq_counters {
+	struct unic_counter packets;  /* taken by the queue */
+	struct unic_counter bytes;
+	struct unic_counter errors;   /* taken and dropped: refused, freed, counted */
+};
+
+/**
+ * Have the core sum @p cnt as rx queue @p q's counters, from now until the
+ * queue is released (the core keeps what it counted: the totals never go
+ * back when a queue is released or set up again, and the driver may zero
+ * or keep the struct across setups: only what it counts from now on is
+ * added). Called by the driver's rx_queue_setup op before it returns 0 (if
+ * the op fails, the core forgets @p cnt without reading it); @p cnt must
+ * stay valid until the queue's release op is called.
+ */
+void unic_port_rxq_counters(struct unic_port *port, uint16_t q, struct unic_rxq_counters *cnt);
+/** The same for tx queue @p q, from the driver's tx_queue_setup op. */
+void unic_port_txq_counters(struct unic_port *port, uint16_t q, struct unic_txq_counters *cnt);
+
 struct unic_port_queue_info {
 	void *q;                  /* the driver's queue object, NULL if not set up */
 	uint16_t nb_desc;
 	struct unic_pool *pool;   /* rx queues */
+	union {                   /* the driver's counters (NULL: none handed over) */
+		struct unic_rxq_counters *rx_cnt;
+		struct unic_txq_counters *tx_cnt;
+	};
+	uint64_t cnt_origin[4];   /* their values when handed over, in field order */
 };
 
 struct unic_port_cb;
@@ -130,7 +179,7 @@ struct unic_port_poller_stats {
 	const char *prefix;                /* "napi" */
 	unsigned nb;                       /* 1..UNIC_PORT_POLLER_STATS_MAX */
 	const char *const *names;          /* nb names */
-	const uint64_t *values;            /* nb counters */
+	const struct unic_counter *values; /* nb counters */
 };
 
 /*

@@ -324,8 +324,7 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	} else {
 		/* Degrade, don't fail: polled, and the context stays awake. */
 		qs->state = NAPI_Q_POLL_ONLY;
-		napi_count(&qs->st.arm_failures, 1);
-		napi_count(&ctx->st.arm_failures, 1);
+		unic_counter_add(&qs->cnt.arm_failures, 1);
 		if (qs->has_src)
 			UNIC_LOG(WARNING, NAPI, "%s: %s rx queue %u: cannot watch its interrupt source (fd %d): %s; the queue is polled and the context will not sleep",
 				 ctx->name, unic_port_name(qs->port), qs->q, qs->src.fd, strerror(-rc));
@@ -363,8 +362,7 @@ static void napi_apply_remove(struct unic_napi_ctx *ctx, struct napi_queue *qs, 
 		dropped += qs->held_n;
 		qs->held_n = 0;
 	}
-	napi_count(&qs->st.dropped, dropped);
-	napi_count(&ctx->st.dropped, dropped);
+	unic_counter_add(&qs->cnt.dropped, dropped);
 	qs->state = NAPI_Q_OFF;
 	qs->woken = false;
 	qs->backoff = false;
@@ -460,10 +458,21 @@ static const char *const ctx_xstat_names[] = {
 	"arm_failures", "rechecks_caught", "interrupts", "wakeups", "sleeps", "asleep_ns",
 	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples",
 };
-static const char *const q_xstat_names[] = {
-	"polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
-	"arm_failures", "rechecks_caught", "interrupts",
-};
+#define NAPI_QNAME(name) #name,
+static const char *const q_xstat_names[] = { NAPI_QCOUNTERS(NAPI_QNAME) };
+
+/* Add a queue's counters @p c to @p sum; with @p restart, restart them at 0
+ * (lock held, the slot free: nobody counts into it). */
+static void napi_qcounters_take(struct unic_napi_queue_stats *sum, struct napi_qcounters *c,
+				bool restart)
+{
+#define NAPI_QTAKE(name)                                   \
+	sum->name += unic_counter_read(&c->name);          \
+	if (restart)                                       \
+		unic_counter_set(&c->name, 0);
+	NAPI_QCOUNTERS(NAPI_QTAKE)
+#undef NAPI_QTAKE
+}
 
 
 static struct napi_queue *napi_find(struct unic_napi_ctx *ctx, const struct unic_port *port,
@@ -616,14 +625,12 @@ int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint1
 	/* Zeroed before the claim publishes them through the port's xstats;
 	 * the slot is free, so the context thread does not count into it.
 	 * What its last queue injected stays in the context's sum. */
-	ctx->injected_gone += qs->st.injected;
-	for (unsigned i = 0; i < sizeof(qs->st) / sizeof(uint64_t); i++)
-		unic_store_relaxed(&((uint64_t *)&qs->st)[i], 0);
+	napi_qcounters_take(&ctx->gone, &qs->cnt, true);
 	qs->xst = (struct unic_port_poller_stats){
 		.prefix = "napi",
 		.nb = UNIC_ARRAY_SIZE(q_xstat_names),
 		.names = q_xstat_names,
-		.values = (const uint64_t *)&qs->st,
+		.values = (const struct unic_counter *)&qs->cnt,
 	};
 	rc = napi_claim(ctx, port, false, q, &qs->xst);
 	if (rc)
@@ -767,7 +774,7 @@ int unic_napi_inject(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t
 			continue;
 		}
 		k = unic_ring_sp_enqueue_burst(qs->inj, (void *const *)pkts, n);
-		napi_count(&qs->st.injected, k);
+		unic_counter_add(&qs->cnt.injected, k);
 		if (k > 0) {
 			unic_smp_mb(); /* (N1): pairs with (N2) in napi_sleep */
 			if (unic_load_relaxed(&ctx->sleeping))
@@ -781,12 +788,6 @@ int unic_napi_inject(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t
 
 /* ---- metrics ------------------------------------------------------------------ */
 
-static void napi_copy_counters(uint64_t *dst, const uint64_t *src, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		dst[i] = unic_load_relaxed(&src[i]);
-}
-
 /* The ctx thread: refresh its CPU time (a system call; before sleeps and
  * every few thousand rounds). */
 void napi_update_cpu(struct unic_napi_ctx *ctx)
@@ -794,24 +795,48 @@ void napi_update_cpu(struct unic_napi_ctx *ctx)
 	struct timespec ts;
 
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-		unic_store_relaxed(&ctx->st.cpu_ns,
-				   (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+		unic_counter_set(&ctx->cnt.cpu_ns,
+				 (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
 }
 
 int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stats *st)
 {
+	const struct napi_ctx_counters *c;
+	struct unic_napi_queue_stats sum;
+
 	if (ctx == NULL || st == NULL)
 		return -EINVAL;
-	static_assert(sizeof(*st) % sizeof(uint64_t) == 0, "counters only");
-	napi_copy_counters((uint64_t *)st, (const uint64_t *)&ctx->st, sizeof(*st) / sizeof(uint64_t));
-	/* Sums over the queues that the queues count themselves (injectors
-	 * are other threads), and over those that left: under the lock, as
-	 * a slot's counters restart under it (unic_napi_queue_add). */
+	c = &ctx->cnt;
+	/* The queues' counters, summed over every slot and over the queues
+	 * that left: under the lock, as a slot's counters restart under it
+	 * (unic_napi_queue_add). */
 	pthread_mutex_lock(&ctx->lock);
-	st->injected = ctx->injected_gone;
+	sum = ctx->gone;
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
-		st->injected += unic_load_relaxed(&ctx->qs[i].st.injected);
+		napi_qcounters_take(&sum, &ctx->qs[i].cnt, false);
 	pthread_mutex_unlock(&ctx->lock);
+	*st = (struct unic_napi_ctx_stats){
+		.rounds = unic_counter_read(&c->rounds),
+		.polls = sum.polls,
+		.empty_polls = sum.empty_polls,
+		.packets = sum.packets,
+		.refused = sum.refused,
+		.injected = sum.injected,
+		.dropped = sum.dropped,
+		.arms = sum.arms,
+		.arm_failures = sum.arm_failures,
+		.rechecks_caught = sum.rechecks_caught,
+		.interrupts = unic_counter_read(&c->interrupts),
+		.wakeups = unic_counter_read(&c->wakeups),
+		.sleeps = unic_counter_read(&c->sleeps),
+		.asleep_ns = unic_counter_read(&c->asleep_ns),
+		.sleeps_retry = unic_counter_read(&c->sleeps_retry),
+		.tx_reclaimed = unic_counter_read(&c->tx_reclaimed),
+		.cpu_ns = unic_counter_read(&c->cpu_ns),
+		.wake_latency_samples = unic_counter_read(&c->wake_latency_samples),
+	};
+	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++)
+		st->wake_latency_ns[i] = unic_counter_read(&c->wake_latency_ns[i]);
 	return 0;
 }
 
@@ -825,8 +850,8 @@ int unic_napi_queue_stats_get(struct unic_napi_ctx *ctx, struct unic_port *port,
 		struct napi_queue *qs = &ctx->qs[i];
 
 		if (qs->port == port && qs->q == q) {
-			napi_copy_counters((uint64_t *)st, (const uint64_t *)&qs->st,
-					   sizeof(*st) / sizeof(uint64_t));
+			memset(st, 0, sizeof(*st));
+			napi_qcounters_take(st, &qs->cnt, false);
 			rc = 0;
 			break;
 		}
@@ -866,6 +891,9 @@ static_assert(UNIC_ARRAY_SIZE(ctx_xstat_names) ==
 static_assert(UNIC_ARRAY_SIZE(q_xstat_names) <= UNIC_PORT_POLLER_STATS_MAX, "the port publishes them all");
 static_assert(UNIC_ARRAY_SIZE(q_xstat_names) == sizeof(struct unic_napi_queue_stats) / sizeof(uint64_t),
 	      "one name per queue counter");
+/* The port reads a queue's counters as an array (unic_port_poller_stats). */
+static_assert(sizeof(struct napi_qcounters) ==
+	      UNIC_ARRAY_SIZE(q_xstat_names) * sizeof(struct unic_counter), "counters only");
 
 /* Walk the xstats: names into @p names, values into @p values (either NULL). */
 static int napi_xstats(struct unic_napi_ctx *ctx, struct unic_xstat_name *names, uint64_t *values,
@@ -905,7 +933,7 @@ static int napi_xstats(struct unic_napi_ctx *ctx, struct unic_xstat_name *names,
 				snprintf(names[n].name, sizeof(names[n].name), "napi_%.24s_q%u_%s",
 					 unic_port_name(qs->port), qs->q, q_xstat_names[i]);
 			if (values)
-				values[n] = unic_load_relaxed(&((const uint64_t *)&qs->st)[i]);
+				values[n] = unic_counter_read((const struct unic_counter *)&qs->cnt + i);
 		}
 	}
 	pthread_mutex_unlock(&ctx->lock);

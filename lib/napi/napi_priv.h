@@ -54,6 +54,7 @@
 #include <unic/napi.h>
 #include <unic/ring.h>
 #include <unic/barrier.h>
+#include <unic/counter.h>
 
 #include "unic_port_driver.h"
 
@@ -68,6 +69,29 @@ static inline struct timespec napi_ts(uint64_t ns)
 	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000ull),
 				  .tv_nsec = (long)(ns % 1000000000ull) };
 }
+
+/*
+ * A queue's counters, in the order of struct unic_napi_queue_stats (one
+ * list, so the struct, the names and the copies cannot disagree). Written by
+ * the context's thread (injected: by the queue's injector); the context's
+ * totals of these are sums over the queues, made when read.
+ */
+#define NAPI_QCOUNTERS(X) \
+	X(polls) X(empty_polls) X(packets) X(refused) X(injected) X(dropped) \
+	X(arms) X(arm_failures) X(rechecks_caught) X(interrupts)
+
+#define NAPI_COUNTER(name) struct unic_counter name;
+struct napi_qcounters {
+	NAPI_QCOUNTERS(NAPI_COUNTER)
+};
+
+/* The context's own counters (its thread's), in the order of struct
+ * unic_napi_ctx_stats without the sums over the queues. */
+struct napi_ctx_counters {
+	struct unic_counter rounds, interrupts, wakeups, sleeps, asleep_ns, sleeps_retry;
+	struct unic_counter tx_reclaimed, cpu_ns, wake_latency_samples;
+	struct unic_counter wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
+};
 
 enum napi_qstate {
 	NAPI_Q_OFF = 0,     /* not polled (slot free, or an add not applied yet) */
@@ -126,8 +150,8 @@ struct napi_queue {
 	uint32_t inj_live;
 	uint32_t inj_busy;
 
-	struct unic_napi_queue_stats st;
-	/* st as the port's xstats show it while the queue is claimed
+	struct napi_qcounters cnt;
+	/* cnt as the port's xstats show it while the queue is claimed
 	 * ("napi_rx_q<q>_<counter>"); set at add, before the claim. */
 	struct unic_port_poller_stats xst;
 } UNIC_CACHE_ALIGNED;
@@ -166,10 +190,10 @@ struct unic_napi_ctx {
 	uint32_t nb_txqs;            /* high-water mark of used tx slots (set at apply) */
 	struct unic_port **puts;     /* references to drop after unlock (max_queues + max_txqs) */
 	unsigned nb_puts;
-	/* Packets injected into queues that have left since (their slot's
-	 * counters restart at the next add): keeps the context's "injected"
-	 * from going back. Under lock. */
-	uint64_t injected_gone;
+	/* What the queues that have left since counted (a slot's counters
+	 * restart at the next add): keeps the context's sums from going
+	 * back. Under lock. */
+	struct unic_napi_queue_stats gone;
 
 	/* The ctx thread's. */
 	uint32_t rr_start;
@@ -179,14 +203,8 @@ struct unic_napi_ctx {
 	uint32_t min_empty_polls;    /* hybrid: N (0 if only the time counts) */
 	uint64_t poll_window_ns;     /* hybrid: adaptive, 0..T */
 	uint64_t last_pkt_ns;        /* round start of the last poll that found packets */
-	struct unic_napi_ctx_stats st;
+	struct napi_ctx_counters cnt;
 };
-
-/* Single-writer counters read by other threads: relaxed, never torn. */
-static inline void napi_count(uint64_t *ctr, uint64_t v)
-{
-	unic_store_relaxed(ctr, unic_load_relaxed(ctr) + v);
-}
 
 /* napi.c */
 void napi_apply(struct unic_napi_ctx *ctx);

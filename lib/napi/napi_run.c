@@ -32,8 +32,8 @@ static inline void napi_latency(struct unic_napi_ctx *ctx, uint64_t ns)
 
 	if (b >= UNIC_NAPI_HIST_BUCKETS)
 		b = UNIC_NAPI_HIST_BUCKETS - 1;
-	napi_count(&ctx->st.wake_latency_ns[b], 1);
-	napi_count(&ctx->st.wake_latency_samples, 1);
+	unic_counter_add(&ctx->cnt.wake_latency_ns[b], 1);
+	unic_counter_add(&ctx->cnt.wake_latency_samples, 1);
 }
 
 /*
@@ -62,11 +62,9 @@ static uint16_t napi_poll_queue(struct unic_napi_ctx *ctx, struct napi_queue *qs
 	if (n < quota) {
 		rx = unic_rx_burst(qs->port, qs->q, batch + n, (uint16_t)(quota - n));
 		n = (uint16_t)(n + rx);
-		napi_count(&qs->st.polls, 1);
-		napi_count(&ctx->st.polls, 1);
+		unic_counter_add(&qs->cnt.polls, 1);
 		if (rx == 0) {
-			napi_count(&qs->st.empty_polls, 1);
-			napi_count(&ctx->st.empty_polls, 1);
+			unic_counter_add(&qs->cnt.empty_polls, 1);
 		}
 	}
 	if (rx == 0 && inj == 0) {
@@ -89,19 +87,16 @@ static uint16_t napi_poll_queue(struct unic_napi_ctx *ctx, struct napi_queue *qs
 	c = qs->handler(qs->port, qs->q, batch, n, qs->arg);
 	if (c > n)
 		c = n;
-	napi_count(&qs->st.packets, c);
-	napi_count(&ctx->st.packets, c);
+	unic_counter_add(&qs->cnt.packets, c);
 	qs->backoff = c < n;
 	if (c < n) {
 		uint16_t left = (uint16_t)(n - c);
 
-		napi_count(&qs->st.refused, left);
-		napi_count(&ctx->st.refused, left);
+		unic_counter_add(&qs->cnt.refused, left);
 		if (qs->state == NAPI_Q_OFF) {
 			/* The handler removed its own queue. */
 			unic_pkt_free_bulk(batch + c, left);
-			napi_count(&qs->st.dropped, left);
-			napi_count(&ctx->st.dropped, left);
+			unic_counter_add(&qs->cnt.dropped, left);
 		} else {
 			/* Back in front of what is still held, in order. */
 			if (qs->held_n)
@@ -148,21 +143,18 @@ static void napi_complete(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint
 		return; /* the port is stopping: its release comes at our boundary */
 	if (UNIC_UNLIKELY(rc < 0)) {
 		qs->state = NAPI_Q_POLL_ONLY;
-		napi_count(&qs->st.arm_failures, 1);
-		napi_count(&ctx->st.arm_failures, 1);
+		unic_counter_add(&qs->cnt.arm_failures, 1);
 		UNIC_LOG_DP(DEBUG, NAPI, "%s: arming %s rx %u failed (%d): polling it", ctx->name,
 			    unic_port_name(qs->port), qs->q, rc);
 		return;
 	}
 	if (unic_rx_pending(qs->port, qs->q) || napi_inj_pending(qs)) {
 		unic_rx_intr_disable(qs->port, qs->q);
-		napi_count(&qs->st.rechecks_caught, 1);
-		napi_count(&ctx->st.rechecks_caught, 1);
+		unic_counter_add(&qs->cnt.rechecks_caught, 1);
 		return;
 	}
 	qs->state = NAPI_Q_ARMED;
-	napi_count(&qs->st.arms, 1);
-	napi_count(&ctx->st.arms, 1);
+	unic_counter_add(&qs->cnt.arms, 1);
 }
 
 /* Has the queue anything to hand over: refused, injected or received? */
@@ -206,7 +198,7 @@ static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
 	uint32_t start = ctx->rr_start < n ? ctx->rr_start : 0;
 	uint32_t next_start = UINT32_MAX;
 	uint32_t budget = ctx->conf.budget;
-	uint64_t round = unic_load_relaxed(&ctx->st.rounds);
+	uint64_t round = unic_counter_read(&ctx->cnt.rounds);
 	unsigned handled = 0;
 
 	for (unsigned pass = 0; pass < 2; pass++) {
@@ -260,7 +252,7 @@ static unsigned napi_round(struct unic_napi_ctx *ctx, uint64_t now)
  * packet that lands after the polls raises the source again. */
 static void napi_source_fired(struct unic_napi_ctx *ctx, struct napi_src *s, uint64_t t_wake)
 {
-	napi_count(&ctx->st.interrupts, 1);
+	unic_counter_add(&ctx->cnt.interrupts, 1);
 	/* An edge-triggered eventfd was acknowledged by the edge epoll_pwait2
 	 * consumed: a write after it is a new edge. Others are read (UIO
 	 * and VFIO INTx also unmask); -EAGAIN: a spurious wake. */
@@ -275,7 +267,7 @@ static void napi_source_fired(struct unic_napi_ctx *ctx, struct napi_src *s, uin
 		}
 		qs->woken = true;
 		qs->wake_ns = t_wake;
-		napi_count(&qs->st.interrupts, 1);
+		unic_counter_add(&qs->cnt.interrupts, 1);
 	}
 }
 
@@ -313,7 +305,7 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 			continue;
 		r = unic_tx_reclaim(ctx->txqs[i].port, ctx->txqs[i].q);
 		if (r > 0) {
-			napi_count(&ctx->st.tx_reclaimed, (uint64_t)r);
+			unic_counter_add(&ctx->cnt.tx_reclaimed, (uint64_t)r);
 			reclaimed = true;
 		}
 	}
@@ -351,9 +343,9 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 		ctx->cpu_checked_ns = now;
 		napi_update_cpu(ctx);
 	}
-	napi_count(&ctx->st.sleeps, 1);
+	unic_counter_add(&ctx->cnt.sleeps, 1);
 	if (retry)
-		napi_count(&ctx->st.sleeps_retry, 1);
+		unic_counter_add(&ctx->cnt.sleeps_retry, 1);
 	/* Bounded by max_sleep alone: the periodic timer in the epoll set ends
 	 * the sleep, no timeout (and so no kernel timer) of its own. */
 	bounded = timeout_ns < ctx->max_sleep_ns;
@@ -364,8 +356,8 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 				 bounded ? (int)((timeout_ns + 999999) / 1000000) : -1);
 	t_wake = unic_time_ns(); /* eventfd readable: the wake latency starts here */
 	unic_store_relaxed(&ctx->sleeping, 0);
-	napi_count(&ctx->st.asleep_ns, t_wake - now);
-	napi_count(&ctx->st.wakeups, 1);
+	unic_counter_add(&ctx->cnt.asleep_ns, t_wake - now);
+	unic_counter_add(&ctx->cnt.wakeups, 1);
 	ctx->last_sleep_start = now;
 	ctx->last_sleep_end = t_wake;
 	for (int i = 0; i < nev; i++) {
@@ -412,7 +404,7 @@ int unic_napi_run_once(struct unic_napi_ctx *ctx, int64_t timeout_us)
 	__atomic_store_n(&ctx->thread, pthread_self(), __ATOMIC_RELAXED);
 	/* Counted before the fence: a sender that loads `rounds` after its
 	 * own fenced enqueue and reads k knows round k+1 will see its packet. */
-	napi_count(&ctx->st.rounds, 1);
+	unic_counter_add(&ctx->cnt.rounds, 1);
 	unic_smp_mb(); /* (R2): pairs with (R1) in napi_post_and_wait */
 	napi_check_requests(ctx);
 
@@ -421,8 +413,8 @@ int unic_napi_run_once(struct unic_napi_ctx *ctx, int64_t timeout_us)
 	if (ctx->hooks.round)
 		ctx->hooks.round(ctx, ctx->hooks.arg);
 	napi_sleep(ctx, timeout_us < 0 ? UINT64_MAX : (uint64_t)timeout_us * 1000);
-	if (UNIC_UNLIKELY(unic_load_relaxed(&ctx->st.rounds) >= ctx->cpu_check_round)) {
-		ctx->cpu_check_round = unic_load_relaxed(&ctx->st.rounds) + NAPI_CPU_ROUNDS;
+	if (UNIC_UNLIKELY(unic_counter_read(&ctx->cnt.rounds) >= ctx->cpu_check_round)) {
+		ctx->cpu_check_round = unic_counter_read(&ctx->cnt.rounds) + NAPI_CPU_ROUNDS;
 		napi_update_cpu(ctx);
 	}
 

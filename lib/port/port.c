@@ -394,12 +394,8 @@ static int port_need_device(struct unic_port *port, unsigned allowed, const char
 static void release_queues(struct unic_port *port)
 {
 	for (unsigned q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
-		if (port->rxq[q].q)
-			port->ops->rx_queue_release(port, (uint16_t)q, port->rxq[q].q);
-		if (port->txq[q].q)
-			port->ops->tx_queue_release(port, (uint16_t)q, port->txq[q].q);
-		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
-		memset(&port->txq[q], 0, sizeof(port->txq[q]));
+		port_queue_release(port, false, q);
+		port_queue_release(port, true, q);
 		fp_queue_set(port, false, q, NULL);
 		fp_queue_set(port, true, q, NULL);
 	}
@@ -647,13 +643,13 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 		goto out;
 	}
 	if (port->rxq[q].q) {
-		port->ops->rx_queue_release(port, q, port->rxq[q].q);
-		memset(&port->rxq[q], 0, sizeof(port->rxq[q]));
+		port_queue_release(port, false, q);
 		fp_queue_set(port, false, q, NULL);
 	}
 	rc = port->ops->rx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
 		UNIC_LOG(ERR, PORT, "%s: rx queue %u setup failed: %s", port->name, q, strerror(-rc));
+		port->rxq[q].rx_cnt = NULL; /* not read: the driver failed */
 		pc->state = UNIC_PORT_CONFIGURED;
 		goto out;
 	}
@@ -700,13 +696,13 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	if (c.numa_node < 0)
 		c.numa_node = port->numa_node < 0 ? 0 : port->numa_node;
 	if (port->txq[q].q) {
-		port->ops->tx_queue_release(port, q, port->txq[q].q);
-		memset(&port->txq[q], 0, sizeof(port->txq[q]));
+		port_queue_release(port, true, q);
 		fp_queue_set(port, true, q, NULL);
 	}
 	rc = port->ops->tx_queue_setup(port, q, &c, &qobj);
 	if (rc) {
 		UNIC_LOG(ERR, PORT, "%s: tx queue %u setup failed: %s", port->name, q, strerror(-rc));
+		port->txq[q].tx_cnt = NULL;
 		pc->state = UNIC_PORT_CONFIGURED;
 		goto out;
 	}

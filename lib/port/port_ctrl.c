@@ -351,10 +351,11 @@ static void stats_sub(struct unic_port_stats *a, const struct unic_port_stats *b
 		x[i] -= y[i];
 }
 
+/* The queues' counters (counters.c), then what the driver adds. */
 static int stats_raw(struct unic_port *port, struct unic_port_stats *st)
 {
-	memset(st, 0, sizeof(*st));
-	return port->ops->stats_get(port, st);
+	port_stats_sum(port, st);
+	return port->ops->stats_get ? port->ops->stats_get(port, st) : 0;
 }
 
 int unic_port_stats_get(struct unic_port *port, struct unic_port_stats *st)
@@ -389,7 +390,7 @@ static int xstats_raw_driver(struct unic_port *port, uint64_t **vals)
 /* A poller's published counter @p k, as the poller wrote it. */
 static uint64_t poller_stat(const struct unic_port_poller *p, unsigned k)
 {
-	return __atomic_load_n(&p->stats->values[k], __ATOMIC_RELAXED);
+	return unic_counter_read(&p->stats->values[k]);
 }
 
 int unic_port_stats_reset(struct unic_port *port)

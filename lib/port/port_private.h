@@ -27,6 +27,8 @@ struct port_core {
 	bool registered;
 	enum unic_port_state state;
 	struct unic_port_stats stats_base;  /* subtracted: stats_reset */
+	/* What released queues counted (their counters summed by the core). */
+	struct unic_port_stats cnt_base;
 	uint64_t *xstats_base;              /* driver xstats at the last reset */
 	unsigned nb_xstats_base;
 	/* Pollers of the queues (lib/napi): rx 0..15, then tx 0..15. Under
@@ -76,5 +78,13 @@ int port_probe_table(struct unic_bus *bus, const struct unic_driver *const *tabl
 int port_probe_pci_table(struct unic_bus *bus, const struct unic_driver *const *table,
 			 const char *const *allow, unsigned nb_allow,
 			 struct unic_port **ports, unsigned max);
+
+/* counters.c, lock held. Release rx (tx: tx) queue @p q if it is set up
+ * (the driver's release op) and clear port->rxq[q] (txq[q]), keeping what
+ * its counters counted in the sums. */
+void port_queue_release(struct unic_port *port, bool tx, unsigned q);
+/* The sum of the queues' counters since the port was created, into @p st
+ * (every field written). */
+void port_stats_sum(struct unic_port *port, struct unic_port_stats *st);
 
 #endif /* UNIC_PORT_PRIVATE_H */

@@ -137,23 +137,6 @@ static int e1000e_stats_get(struct unic_port *port, struct unic_port_stats *st)
 
 	if (rc < 0)
 		return rc;
-	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
-		const struct e1000e_rxq *rxq = &ep->rxq[q];
-		const struct e1000e_txq *txq = &ep->txq[q];
-
-		st->q_ipackets[q] = unic_load_relaxed(&rxq->ipackets);
-		st->q_ibytes[q] = unic_load_relaxed(&rxq->ibytes);
-		st->q_errors[q] = unic_load_relaxed(&rxq->errors);
-		st->q_opackets[q] = unic_load_relaxed(&txq->opackets);
-		st->q_obytes[q] = unic_load_relaxed(&txq->obytes);
-		st->ipackets += st->q_ipackets[q];
-		st->ibytes += st->q_ibytes[q];
-		st->opackets += st->q_opackets[q];
-		st->obytes += st->q_obytes[q];
-		st->ierrors += st->q_errors[q];
-		st->rx_nombuf += unic_load_relaxed(&rxq->nombuf);
-		st->oerrors += unic_load_relaxed(&txq->refused);
-	}
 	/* rx_missed_errors (MPC): QEMU 7.2 never counts it (it queues instead). */
 	st->imissed = ep->hw_stats[16];
 	st->ierrors += ep->hw_stats[12] + ep->hw_stats[13] + ep->hw_stats[15] + ep->hw_stats[22];
@@ -192,20 +175,20 @@ static int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 		ep->iac += iac;
 	}
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
-		sw[0] += unic_load_relaxed(&ep->rxq[q].errors);
-		sw[1] += unic_load_relaxed(&ep->rxq[q].len_errors);
-		sw[2] += unic_load_relaxed(&ep->rxq[q].nombuf);
-		sw[3] += unic_load_relaxed(&ep->txq[q].refused);
-		sw[4] += unic_load_relaxed(&ep->txq[q].ring_full);
+		sw[0] += unic_counter_read(&ep->rxq[q].cnt.errors);
+		sw[1] += unic_counter_read(&ep->rxq[q].len_errors);
+		sw[2] += unic_counter_read(&ep->rxq[q].cnt.nombuf);
+		sw[3] += unic_counter_read(&ep->txq[q].cnt.errors);
+		sw[4] += unic_counter_read(&ep->txq[q].ring_full);
 	}
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
-		sw[5] += unic_load_relaxed(&ep->txq[q].tso);
+		sw[5] += unic_counter_read(&ep->txq[q].tso);
 	sw[6] = ep->tsctc;
 	sw[7] = ep->iac;
 	sw[8] = unic_load_relaxed(&ep->link_events);
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
-		sw[9] += unic_load_relaxed(&ep->rxq[q].oversize);
-		sw[10] += unic_load_relaxed(&ep->rxq[q].empty_segs);
+		sw[9] += unic_counter_read(&ep->rxq[q].oversize);
+		sw[10] += unic_counter_read(&ep->rxq[q].empty_segs);
 	}
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++, n++)
 		if (n < max)
@@ -282,6 +265,7 @@ static int e1000e_rx_queue_setup(struct unic_port *port, uint16_t q,
 	rxq->ep = ep;
 	rxq->icr_cause = E1000E_ICR_RXQ(q);
 	rxq->rdt = (volatile uint32_t *)(ep->hw.regs + E1000E_RDT(q));
+	unic_port_rxq_counters(port, q, &rxq->cnt);
 	*out = rxq;
 	return 0;
 }
@@ -308,6 +292,7 @@ static int e1000e_tx_queue_setup(struct unic_port *port, uint16_t q,
 	txq->nb_desc = conf->nb_desc;
 	txq->qid = q;
 	txq->tdt = (volatile uint32_t *)(ep->hw.regs + E1000E_TDT(q));
+	unic_port_txq_counters(port, q, &txq->cnt);
 	*out = txq;
 	return 0;
 }

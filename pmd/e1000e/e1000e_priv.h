@@ -121,13 +121,12 @@ struct e1000e_rxq {
 	struct unic_pkt *chain_tail;
 	bool chain_drop;                /* drop the rest of this frame (already counted) */
 	uint16_t frame_descs;           /* descriptors the frame in progress took so far */
-	/* counters, read by the control path (relaxed) */
-	uint64_t ipackets, ibytes;
-	uint64_t errors;                /* frames dropped: descriptor errors, bad lengths, too long */
-	uint64_t len_errors;            /* length above the buffer */
-	uint64_t oversize;              /* frames over max_frame or nb_desc - 1 descriptors */
-	uint64_t empty_segs;            /* zero-length segments trimmed from frames */
-	uint64_t nombuf;
+	/* counters (the driver kit's; errors: frames dropped: descriptor
+	 * errors, bad lengths, too long) */
+	struct unic_rxq_counters cnt;
+	struct unic_counter len_errors; /* length above the buffer */
+	struct unic_counter oversize;   /* frames over max_frame or nb_desc - 1 descriptors */
+	struct unic_counter empty_segs; /* zero-length segments trimmed from frames */
 	/* interrupts */
 	struct e1000e_port *ep;
 	uint32_t icr_cause;             /* ICR/IMS bit of this queue */
@@ -149,11 +148,11 @@ struct e1000e_txq {
 	uint16_t since_rs;              /* descriptors since the last RS */
 	uint16_t rs_head, rs_tail;      /* indices into rs_idx, wrapping at nb_desc */
 	bool vlan_insert;
-	uint64_t opackets, obytes;
-	uint64_t refused;               /* packets refused (bad chain, offload lengths that do not match) */
-	uint64_t tso;                   /* TSO packets handed to the device */
+	struct unic_txq_counters cnt;   /* errors: packets refused (bad chain, offload
+					 * lengths that do not match) */
+	struct unic_counter tso;        /* TSO packets handed to the device */
 	uint64_t ctx_key;               /* the context the device holds (0: none) */
-	uint64_t ring_full;
+	struct unic_counter ring_full;
 	struct unic_dma dma;
 	struct unic_mem *mem;
 	uint16_t qid;

@@ -37,7 +37,7 @@ static void rx_refill(struct e1000e_rxq *rxq, uint16_t thresh)
 		uint16_t k = want < UNIC_ARRAY_SIZE(bufs) ? want : (uint16_t)UNIC_ARRAY_SIZE(bufs);
 
 		if (UNIC_UNLIKELY(unic_pkt_alloc_bulk(rxq->pool, bufs, k) != 0)) {
-			rxq->nombuf++;
+			unic_counter_add(&rxq->cnt.nombuf, 1);
 			break;
 		}
 		for (uint16_t i = 0; i < k; i++) {
@@ -107,7 +107,7 @@ static inline void rx_frame_drop(struct e1000e_rxq *rxq, struct unic_pkt **head,
 {
 	unic_pkt_free(*head);
 	*head = *tail = NULL;
-	rxq->errors++;
+	unic_counter_add(&rxq->cnt.errors, 1);
 	rxq->frame_descs = 0;
 	rxq->chain_drop = !eop;
 }
@@ -165,7 +165,7 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		if (UNIC_UNLIKELY(len > rxq->buf_size || (staterr & E1000E_RXD_ERR_FRAME))) {
 			/* A bad descriptor spoils the whole frame. */
 			if (len > rxq->buf_size)
-				rxq->len_errors++;
+				unic_counter_add(&rxq->len_errors, 1);
 			unic_pkt_free(seg);
 			rx_frame_drop(rxq, &head, &tail, eop);
 			continue;
@@ -173,7 +173,7 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		if (UNIC_UNLIKELY(len == 0)) {
 			/* Trimmed: nothing to keep (and tx refuses empty segments). */
 			unic_pkt_free(seg);
-			rxq->empty_segs++;
+			unic_counter_add(&rxq->empty_segs, 1);
 			if (eop && head == NULL) {
 				rx_frame_drop(rxq, &head, &tail, eop); /* no data at all */
 				continue;
@@ -197,7 +197,7 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 				  (!eop && rxq->frame_descs >= max_descs))) {
 			/* Too long, or about to be (the ring cannot hold more of
 			 * it): drop now, so the frame never holds the ring. */
-			rxq->oversize++;
+			unic_counter_add(&rxq->oversize, 1);
 			rx_frame_drop(rxq, &head, &tail, eop);
 			continue;
 		}
@@ -216,8 +216,8 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		}
 		head->port = rxq->port_id;
 		head->queue = rxq->qid;
-		rxq->ipackets++;
-		rxq->ibytes += head->pkt_len;
+		unic_counter_add(&rxq->cnt.packets, 1);
+		unic_counter_add(&rxq->cnt.bytes, head->pkt_len);
 		pkts[nb_rx++] = head;
 		head = tail = NULL;
 		rxq->frame_descs = 0;
@@ -500,14 +500,14 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		if (UNIC_UNLIKELY(need == 0)) {
 			/* Refused and counted, never sent corrupt; the packet is
 			 * taken (unic_tx_prepare refuses it before). */
-			txq->refused++;
+			unic_counter_add(&txq->cnt.errors, 1);
 			unic_pkt_free(p);
 			continue;
 		}
 		if (UNIC_UNLIKELY(need > txq->nb_desc - 1 - txq->nb_used)) {
 			tx_reclaim(txq);
 			if (need > txq->nb_desc - 1 - txq->nb_used) {
-				txq->ring_full++;
+				unic_counter_add(&txq->ring_full, 1);
 				break;
 			}
 		}
@@ -530,7 +530,7 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 				popts |= E1000E_TXD_POPTS_TXSM;
 			if (p->ol_flags & UNIC_PKT_TX_TCP_SEG) {
 				tse = E1000E_TXD_CMD_TSE;
-				txq->tso++;
+				unic_counter_add(&txq->tso, 1);
 			}
 		}
 		for (struct unic_pkt *s = p; s != NULL; s = s->next) {
@@ -565,8 +565,8 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			txq->rs_tail = ring_next(txq->rs_tail, txq->nb_desc);
 			txq->since_rs = 0;
 		}
-		txq->opackets++;
-		txq->obytes += p->pkt_len;
+		unic_counter_add(&txq->cnt.packets, 1);
+		unic_counter_add(&txq->cnt.bytes, p->pkt_len);
 	}
 	if (ntu != txq->next_to_use) {
 		txq->next_to_use = ntu;

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include <unic/pool.h>
-#include <unic/barrier.h>
 
 #include "unic_port_driver.h"
 #include "unic_pmds.h"
@@ -27,25 +26,18 @@
 #define NULL_DESC_MAX     4096
 #define NULL_DESC_DEFAULT 32  /* holds nothing: small, so the pool rule asks little */
 
-/*
- * Counters are written by the queue's one thread and read by the control
- * path (stats), so they use relaxed atomic accesses: no tearing, no ordering
- * needed.
- */
+/* Counters: the driver kit's, summed by the core (nombuf: packets a burst
+ * asked for and found no buffer for; tx errors: frames over max_len, freed). */
 struct null_rxq {
 	struct unic_pool *pool;
 	uint32_t size;
 	uint16_t port_id;
 	uint16_t qid;
-	uint64_t ipackets;
-	uint64_t ibytes;
-	uint64_t nombuf;  /* packets a burst asked for and found no buffer for */
+	struct unic_rxq_counters cnt;
 } UNIC_CACHE_ALIGNED;
 
 struct null_txq {
-	uint64_t opackets;
-	uint64_t obytes;
-	uint64_t refused;  /* frames over max_len, freed */
+	struct unic_txq_counters cnt;
 	uint32_t max_len;  /* tx_max_len; 0: no limit */
 } UNIC_CACHE_ALIGNED;
 
@@ -59,11 +51,6 @@ struct null_port {
 static struct null_port *null_priv(struct unic_port *port)
 {
 	return unic_port_priv(port);
-}
-
-static inline void null_count(uint64_t *ctr, uint64_t v)
-{
-	unic_store_relaxed(ctr, unic_load_relaxed(ctr) + v);
 }
 
 /* ---- fast path --------------------------------------------------------- */
@@ -83,7 +70,7 @@ static uint16_t null_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			if (pkts[got] == NULL)
 				break;
 		}
-		null_count(&rxq->nombuf, (uint64_t)(n - got));
+		unic_counter_add(&rxq->cnt.nombuf, (uint64_t)(n - got));
 	}
 	for (i = 0; i < got; i++) {
 		struct unic_pkt *p = pkts[i];
@@ -94,8 +81,8 @@ static uint16_t null_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		p->port = rxq->port_id;
 		p->queue = rxq->qid;
 	}
-	null_count(&rxq->ipackets, got);
-	null_count(&rxq->ibytes, (uint64_t)got * rxq->size);
+	unic_counter_add(&rxq->cnt.packets, got);
+	unic_counter_add(&rxq->cnt.bytes, (uint64_t)got * rxq->size);
 	UNIC_LOG_DP(DEBUG, PMD, "null rx q%u: %u of %u", rxq->qid, got, n);
 	return got;
 }
@@ -113,10 +100,10 @@ static uint16_t null_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			bytes += pkts[i]->pkt_len;
 	}
 	unic_pkt_free_bulk(pkts, n);
-	null_count(&txq->opackets, n - refused);
-	null_count(&txq->obytes, bytes);
+	unic_counter_add(&txq->cnt.packets, n - refused);
+	unic_counter_add(&txq->cnt.bytes, bytes);
 	if (UNIC_UNLIKELY(refused))
-		null_count(&txq->refused, refused);
+		unic_counter_add(&txq->cnt.errors, refused);
 	return n;
 }
 
@@ -190,12 +177,11 @@ static int null_rx_queue_setup(struct unic_port *port, uint16_t q,
 			      q, pool->name, pool->pkt_dataroom, np->size, np->size);
 		return -EINVAL;
 	}
-	/* The counters are kept across queue setups: they count since the
-	 * port was created. */
 	rxq->pool = pool;
 	rxq->size = np->size;
 	rxq->port_id = unic_port_id(port);
 	rxq->qid = q;
+	unic_port_rxq_counters(port, q, &rxq->cnt);
 	*rxq_out = rxq;
 	return 0;
 }
@@ -214,6 +200,7 @@ static int null_tx_queue_setup(struct unic_port *port, uint16_t q,
 
 	(void)conf;
 	txq->max_len = null_priv(port)->tx_max_len;
+	unic_port_txq_counters(port, q, &txq->cnt);
 	*txq_out = txq;
 	return 0;
 }
@@ -241,29 +228,6 @@ static void null_close(struct unic_port *port)
 	(void)port;
 }
 
-static int null_stats_get(struct unic_port *port, struct unic_port_stats *st)
-{
-	struct null_port *np = null_priv(port);
-	unsigned q;
-
-	for (q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
-		const struct null_rxq *rxq = &np->rxq[q];
-		const struct null_txq *txq = &np->txq[q];
-
-		st->q_ipackets[q] = unic_load_relaxed(&rxq->ipackets);
-		st->q_ibytes[q] = unic_load_relaxed(&rxq->ibytes);
-		st->q_opackets[q] = unic_load_relaxed(&txq->opackets);
-		st->q_obytes[q] = unic_load_relaxed(&txq->obytes);
-		st->ipackets += st->q_ipackets[q];
-		st->ibytes += st->q_ibytes[q];
-		st->opackets += st->q_opackets[q];
-		st->obytes += st->q_obytes[q];
-		st->oerrors += unic_load_relaxed(&txq->refused);
-		st->rx_nombuf += unic_load_relaxed(&rxq->nombuf);
-	}
-	return 0;
-}
-
 static int null_link_get(struct unic_port *port, struct unic_link *link)
 {
 	(void)port;
@@ -284,7 +248,6 @@ static const struct unic_port_ops null_ops = {
 	.start = null_start,
 	.stop = null_stop,
 	.close = null_close,
-	.stats_get = null_stats_get,
 	.rx_burst = null_rx_burst,
 	.tx_burst = null_tx_burst,
 	.tx_prepare = null_tx_prepare,

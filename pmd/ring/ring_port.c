@@ -111,13 +111,13 @@ static int ring_rx_queue_setup(struct unic_port *port, uint16_t q,
 		unic_ring_free(r);
 		return -err;
 	}
-	/* Counters are kept: they count since the port was created. */
 	rxq->ring = r;
 	rxq->size = nb;
 	rxq->efd = efd;
 	rxq->intr_enabled = 0;
 	rxq->port_id = unic_port_id(port);
 	rxq->qid = q;
+	unic_port_rxq_counters(port, q, &rxq->cnt);
 	/* Release: the peer's sender that sees the pointer sees the ring and
 	 * the eventfd initialised. */
 	unic_store_release(&rp->pair->chan[rp->side][q].rxq, rxq);
@@ -141,6 +141,7 @@ static int ring_tx_queue_setup(struct unic_port *port, uint16_t q,
 	 * nb_desc is accepted and not used. */
 	(void)conf;
 	txq->chan = &rp->pair->chan[!rp->side][q];
+	unic_port_txq_counters(port, q, &txq->cnt);
 	*out = txq;
 	return 0;
 }
@@ -231,27 +232,6 @@ static void ring_close(struct unic_port *port)
 
 /* ---- statistics, link, interrupts --------------------------------------- */
 
-static int ring_stats_get(struct unic_port *port, struct unic_port_stats *st)
-{
-	struct ring_port *rp = ring_priv(port);
-	unsigned q;
-
-	for (q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
-		const struct ring_rxq *rxq = &rp->rxq[q];
-		const struct ring_txq *txq = &rp->txq[q];
-
-		st->q_ipackets[q] = unic_load_relaxed(&rxq->ipackets);
-		st->q_ibytes[q] = unic_load_relaxed(&rxq->ibytes);
-		st->q_opackets[q] = unic_load_relaxed(&txq->opackets);
-		st->q_obytes[q] = unic_load_relaxed(&txq->obytes);
-		st->ipackets += st->q_ipackets[q];
-		st->ibytes += st->q_ibytes[q];
-		st->opackets += st->q_opackets[q];
-		st->obytes += st->q_obytes[q];
-	}
-	return 0;
-}
-
 static const char *const ring_xstat_names[] = {
 	"tx_ring_full",       /* packets not taken: the peer's rx ring was full */
 	"tx_no_peer",         /* packets not taken: no rx queue on the other side */
@@ -276,8 +256,8 @@ static int ring_xstats_get(struct unic_port *port, uint64_t *values, unsigned ma
 	unsigned q, i;
 
 	for (q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
-		v[0] += unic_load_relaxed(&rp->txq[q].ring_full);
-		v[1] += unic_load_relaxed(&rp->txq[q].no_peer);
+		v[0] += unic_counter_read(&rp->txq[q].ring_full);
+		v[1] += unic_counter_read(&rp->txq[q].no_peer);
 		v[2] += __atomic_load_n(&rp->rxq[q].doorbell_writes, __ATOMIC_RELAXED);
 	}
 	for (i = 0; i < UNIC_ARRAY_SIZE(v) && i < max; i++)
@@ -328,7 +308,6 @@ static const struct unic_port_ops ring_ops = {
 	.start = ring_start,
 	.stop = ring_stop,
 	.close = ring_close,
-	.stats_get = ring_stats_get,
 	.rx_burst = ring_rx_burst,
 	.tx_burst = ring_tx_burst,
 	.rx_pending = ring_rx_pending,

@@ -54,8 +54,7 @@ struct ring_rxq {
 	uint16_t qid;
 	uint64_t doorbell_writes;     /* written by the sender (atomic add) */
 
-	uint64_t ipackets UNIC_CACHE_ALIGNED; /* the poller's */
-	uint64_t ibytes;
+	struct unic_rxq_counters cnt UNIC_CACHE_ALIGNED; /* the poller's */
 } UNIC_CACHE_ALIGNED;
 
 struct ring_chan {
@@ -65,10 +64,9 @@ struct ring_chan {
 
 struct ring_txq {
 	struct ring_chan *chan;       /* NULL: not set up */
-	uint64_t opackets;            /* counters: the sender's */
-	uint64_t obytes;
-	uint64_t ring_full;           /* packets not taken: the peer's ring was full */
-	uint64_t no_peer;             /* packets not taken: no rx queue on the other side */
+	struct unic_txq_counters cnt; /* counters: the sender's */
+	struct unic_counter ring_full; /* packets not taken: the peer's ring was full */
+	struct unic_counter no_peer;  /* packets not taken: no rx queue on the other side */
 } UNIC_CACHE_ALIGNED;
 
 struct ring_pair {
@@ -83,12 +81,6 @@ struct ring_port {
 	struct ring_rxq rxq[UNIC_PORT_MAX_QUEUES];
 	struct ring_txq txq[UNIC_PORT_MAX_QUEUES];
 };
-
-/* Single-writer counters, read by the control path: relaxed, never torn. */
-static inline void ring_count(uint64_t *ctr, uint64_t v)
-{
-	unic_store_relaxed(ctr, unic_load_relaxed(ctr) + v);
-}
 
 /* Fast path (ring_rxtx.c). */
 uint16_t ring_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n);

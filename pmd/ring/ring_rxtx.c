@@ -46,8 +46,8 @@ uint16_t ring_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		p->queue = rxq->qid;
 		bytes += p->pkt_len;
 	}
-	ring_count(&rxq->ipackets, got);
-	ring_count(&rxq->ibytes, bytes);
+	unic_counter_add(&rxq->cnt.packets, got);
+	unic_counter_add(&rxq->cnt.bytes, bytes);
 	return (uint16_t)got;
 }
 
@@ -75,7 +75,7 @@ uint16_t ring_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	if (UNIC_UNLIKELY(rxq == NULL)) {
 		/* The other side has no rx queue q (no peer, not set up, or
 		 * closed): nothing is taken, as a NIC with nowhere to send. */
-		ring_count(&txq->no_peer, n);
+		unic_counter_add(&txq->no_peer, n);
 		unic_store_release(&chan->tx_busy, 0);
 		return 0;
 	}
@@ -90,7 +90,7 @@ uint16_t ring_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		uint32_t room = used < rxq->size ? rxq->size - used : 0;
 
 		if (room < n) {
-			ring_count(&txq->ring_full, n - room);
+			unic_counter_add(&txq->ring_full, n - room);
 			n = (uint16_t)room;
 		}
 	}
@@ -101,7 +101,7 @@ uint16_t ring_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		/* The caller keeps pkts[sent..n-1]; they are still ours. */
 		for (i = sent; i < n; i++)
 			bytes -= pkts[i]->pkt_len;
-		ring_count(&txq->ring_full, n - sent);
+		unic_counter_add(&txq->ring_full, n - sent);
 	}
 	if (sent > 0) {
 		unic_smp_mb(); /* (D1): pairs with (D2) in ring_rx_intr_enable */
@@ -112,8 +112,8 @@ uint16_t ring_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	 * sees tx_busy == 0 (B2) goes on to free its ring. */
 	unic_store_release(&chan->tx_busy, 0);
 
-	ring_count(&txq->opackets, sent);
-	ring_count(&txq->obytes, bytes);
+	unic_counter_add(&txq->cnt.packets, sent);
+	unic_counter_add(&txq->cnt.bytes, bytes);
 	UNIC_LOG_DP(DEBUG, PMD, "ring tx: %u of %u", sent, n);
 	return (uint16_t)sent;
 }

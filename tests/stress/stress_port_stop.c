@@ -233,8 +233,8 @@ static int fake_stats(struct unic_port *port, struct unic_port_stats *st)
 {
 	struct fake_e1000e *f = fake_priv(port);
 
-	st->opackets = unic_load_relaxed(&f->txq.opackets);
-	st->ipackets = unic_load_relaxed(&f->rxq.ipackets);
+	st->opackets = unic_counter_read(&f->txq.cnt.packets);
+	st->ipackets = unic_counter_read(&f->rxq.cnt.packets);
 	return 0;
 }
 

@@ -330,7 +330,7 @@ Test(e1000e_fp, a_malformed_chain_is_refused_and_counted)
 
 	p->nb_segs = 2; /* but no second segment */
 	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1, "taken (freed), not left to the caller");
-	cr_assert_eq(txq->refused, 1);
+	cr_assert_eq(unic_counter_read(&txq->cnt.errors), 1);
 	cr_assert_eq(TDT(), 0, "nothing sent");
 }
 
@@ -343,7 +343,7 @@ Test(e1000e_fp, a_full_ring_takes_what_fits)
 		p[i] = pkt(60);
 	took = e1000e_tx_burst(txq, p, 80);
 	cr_assert_eq(took, 63, "a 64-descriptor ring takes 63");
-	cr_assert_eq(txq->ring_full, 1);
+	cr_assert_eq(unic_counter_read(&txq->ring_full), 1);
 	unic_pkt_free_bulk(p + took, 80 - took);
 }
 
@@ -363,8 +363,8 @@ Test(e1000e_fp, rx_fill_leaves_one_descriptor_and_a_length_over_the_buffer_is_dr
 	cr_assert_eq(e1000e_rx_burst(rxq, got, 4), 1);
 	cr_assert_eq(got[0]->pkt_len, 100);
 	cr_assert(got[0]->ol_flags & UNIC_PKT_RX_IP_CKSUM_BAD);
-	cr_assert_eq(rxq->len_errors, 1);
-	cr_assert_eq(rxq->errors, 1);
+	cr_assert_eq(unic_counter_read(&rxq->len_errors), 1);
+	cr_assert_eq(unic_counter_read(&rxq->cnt.errors), 1);
 	unic_pkt_free(got[0]);
 }
 
@@ -401,9 +401,9 @@ Test(e1000e_fp, a_device_that_never_writes_eop_loses_one_frame_not_the_ring)
 	for (unsigned i = 0; i < 63; i++)
 		rx_wb(i, 60, E1000E_RXD_STAT_DD);
 	cr_assert_eq(e1000e_rx_burst(rxq, got, 64), 0);
-	cr_assert_eq(rxq->oversize, 1, "the endless frame was not counted as too long (%" PRIu64 ")",
-		     rxq->oversize);
-	cr_assert_eq(rxq->errors, 1, "ierrors: %" PRIu64, rxq->errors);
+	cr_assert_eq(unic_counter_read(&rxq->oversize), 1, "the endless frame was not counted as too long (%" PRIu64 ")",
+		     unic_counter_read(&rxq->oversize));
+	cr_assert_eq(unic_counter_read(&rxq->cnt.errors), 1, "ierrors: %" PRIu64, unic_counter_read(&rxq->cnt.errors));
 	cr_assert_eq(rxq->nb_filled, 63, "the ring was not refilled: %u descriptors given", rxq->nb_filled);
 	cr_assert_eq(unic_pool_in_use_count(pool), in_use,
 		     "the dropped frame still holds buffers: %u in use, %u before",
@@ -414,7 +414,7 @@ Test(e1000e_fp, a_device_that_never_writes_eop_loses_one_frame_not_the_ring)
 	cr_assert_eq(e1000e_rx_burst(rxq, got, 64), 1);
 	cr_assert_eq(got[0]->nb_segs, 1);
 	cr_assert_eq(got[0]->pkt_len, 100);
-	cr_assert_eq(rxq->errors, 1, "the end of the dropped frame was counted twice");
+	cr_assert_eq(unic_counter_read(&rxq->cnt.errors), 1, "the end of the dropped frame was counted twice");
 	unic_pkt_free(got[0]);
 }
 
@@ -431,8 +431,8 @@ Test(e1000e_fp, a_frame_longer_than_the_max_frame_is_dropped_and_counted)
 	rx_wb(3, 1522, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
 	cr_assert_eq(e1000e_rx_burst(rxq, got, 8), 1);
 	cr_assert_eq(got[0]->pkt_len, 1522, "a frame of exactly the max frame is taken");
-	cr_assert_eq(rxq->oversize, 1);
-	cr_assert_eq(rxq->errors, 1);
+	cr_assert_eq(unic_counter_read(&rxq->oversize), 1);
+	cr_assert_eq(unic_counter_read(&rxq->cnt.errors), 1);
 	unic_pkt_free(got[0]);
 }
 
@@ -449,14 +449,14 @@ Test(e1000e_fp, an_empty_last_segment_is_trimmed_and_the_frame_can_be_sent)
 	cr_assert_eq(got[0]->nb_segs, 1, "the empty segment is still in the chain");
 	cr_assert_eq(got[0]->pkt_len, 2048);
 	cr_assert_null(got[0]->next);
-	cr_assert_eq(rxq->empty_segs, 1);
-	cr_assert_eq(rxq->errors, 0, "a trimmed frame is not an error");
+	cr_assert_eq(unic_counter_read(&rxq->empty_segs), 1);
+	cr_assert_eq(unic_counter_read(&rxq->cnt.errors), 0, "a trimmed frame is not an error");
 	/* Two buffers left the ring (no refill under 32), one is the frame. */
 	cr_assert_eq(unic_pool_in_use_count(pool), in_use - 1, "the empty segment's buffer was not freed");
 	/* The other way: tx takes it. */
 	cr_assert_eq(e1000e_tx_burst(txq, got, 1), 1);
-	cr_assert_eq(txq->refused, 0, "tx refused the received frame");
-	cr_assert_eq(txq->opackets, 1);
+	cr_assert_eq(unic_counter_read(&txq->cnt.errors), 0, "tx refused the received frame");
+	cr_assert_eq(unic_counter_read(&txq->cnt.packets), 1);
 }
 
 Test(e1000e_fp, an_empty_middle_segment_is_dropped_from_the_chain_and_the_frame_can_be_sent)
@@ -474,10 +474,10 @@ Test(e1000e_fp, an_empty_middle_segment_is_dropped_from_the_chain_and_the_frame_
 	cr_assert_not_null(got[0]->next);
 	cr_assert_eq(got[0]->next->data_len, 100);
 	cr_assert_null(got[0]->next->next);
-	cr_assert_eq(rxq->empty_segs, 1);
+	cr_assert_eq(unic_counter_read(&rxq->empty_segs), 1);
 	cr_assert_eq(e1000e_tx_burst(txq, got, 1), 1);
-	cr_assert_eq(txq->refused, 0, "tx refused the received frame");
-	cr_assert_eq(txq->opackets, 1);
+	cr_assert_eq(unic_counter_read(&txq->cnt.errors), 0, "tx refused the received frame");
+	cr_assert_eq(unic_counter_read(&txq->cnt.packets), 1);
 }
 
 Test(e1000e_fp, a_frame_of_only_empty_segments_is_dropped_and_counted)
@@ -490,8 +490,8 @@ Test(e1000e_fp, a_frame_of_only_empty_segments_is_dropped_and_counted)
 	rx_wb(2, 64, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
 	cr_assert_eq(e1000e_rx_burst(rxq, got, 4), 1);
 	cr_assert_eq(got[0]->pkt_len, 64);
-	cr_assert_eq(rxq->errors, 1);
-	cr_assert_eq(rxq->empty_segs, 2);
+	cr_assert_eq(unic_counter_read(&rxq->cnt.errors), 1);
+	cr_assert_eq(unic_counter_read(&rxq->empty_segs), 2);
 	unic_pkt_free(got[0]);
 }
 
@@ -595,8 +595,8 @@ Test(e1000e_fp, ipv6_tso_writes_a_tcp_ipv6_context_and_tse_data_descriptors)
 	volatile union e1000e_tx_desc *c = &tx_ring[0];
 
 	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
-	cr_assert_eq(txq->refused, 0, "an IPv6 TSO packet was refused");
-	cr_assert_eq(txq->tso, 1);
+	cr_assert_eq(unic_counter_read(&txq->cnt.errors), 0, "an IPv6 TSO packet was refused");
+	cr_assert_eq(unic_counter_read(&txq->tso), 1);
 	/* Context descriptor (datasheet, TCP/IP context): DEXT, DTYP context, TUCMD TCP and TSE,
 	 * IP clear (IPv6), payload length 1500; MSS and header length. */
 	cr_assert(c->ctx.cmd_len & E1000E_TXD_CMD_DEXT);
@@ -626,7 +626,7 @@ Test(e1000e_fp, ipv6_tso_with_an_extension_header_length_is_refused)
 
 	p->l3_len = 48; /* not what the header says (no extension headers) */
 	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
-	cr_assert_eq(txq->refused, 1);
+	cr_assert_eq(unic_counter_read(&txq->cnt.errors), 1);
 	cr_assert_eq(TDT(), 0, "nothing sent");
 }
 
@@ -651,7 +651,7 @@ Test(e1000e_fp, a_packet_needing_over_64_data_descriptors_is_refused)
 	}
 	/* 64 segments, 64 descriptors: taken. */
 	cr_assert_eq(e1000e_tx_burst(&big, &head, 1), 1);
-	cr_assert_eq(big.refused, 0);
+	cr_assert_eq(unic_counter_read(&big.cnt.errors), 0);
 	cr_assert_eq(TDT(), 64);
 	e1000e_txq_drain(&big);
 	/* One segment that crosses 4 KiB more: 65 descriptors, refused. */
@@ -690,7 +690,7 @@ Test(e1000e_fp, a_packet_needing_over_64_data_descriptors_is_refused)
 	}
 	reg_set(E1000E_TDT(0), 0);
 	cr_assert_eq(e1000e_tx_burst(&big, &head, 1), 1, "taken (freed), not left to the caller");
-	cr_assert_eq(big.refused, 1, "64 segments needing 65 descriptors were not refused");
+	cr_assert_eq(unic_counter_read(&big.cnt.errors), 1, "64 segments needing 65 descriptors were not refused");
 	cr_assert_eq(TDT(), 0, "nothing sent");
 }
 
@@ -717,7 +717,7 @@ Test(e1000e_fp, a_tcp_offload_with_l4_len_0_is_refused)
 	memset((uint8_t *)unic_pkt_data(p) + 42, 0, 32);
 	tcp4_short(unic_pkt_data(p), p);
 	cr_assert_eq(e1000e_tx_burst(txq, &p, 1), 1);
-	cr_assert_eq(txq->refused, 1, "a TCP checksum request without a TCP header length was sent");
+	cr_assert_eq(unic_counter_read(&txq->cnt.errors), 1, "a TCP checksum request without a TCP header length was sent");
 	cr_assert_eq(TDT(), 0, "nothing sent");
 }
 
@@ -775,7 +775,7 @@ Test(e1000e_fp, tx_prepare_refuses_exactly_what_tx_burst_refuses_and_says_why)
 	c[4].p->nb_segs = 2;
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(c); i++) {
 		int err = 1;
-		uint64_t refused = txq->refused;
+		uint64_t refused = unic_counter_read(&txq->cnt.errors);
 
 		e1000e_txq_drain(txq); /* an empty ring for each */
 		reg_set(E1000E_TDT(0), 0);
@@ -783,7 +783,7 @@ Test(e1000e_fp, tx_prepare_refuses_exactly_what_tx_burst_refuses_and_says_why)
 			     "%s: prepare %s it", c[i].what, c[i].err ? "accepted" : "refused");
 		cr_assert_eq(err, c[i].err, "%s: err %d, want %d", c[i].what, err, c[i].err);
 		cr_assert_eq(e1000e_tx_burst(txq, &c[i].p, 1), 1, "%s: taken", c[i].what);
-		cr_assert_eq(txq->refused - refused, c[i].err ? 1u : 0u, "%s: tx_burst %s it", c[i].what,
+		cr_assert_eq(unic_counter_read(&txq->cnt.errors) - refused, c[i].err ? 1u : 0u, "%s: tx_burst %s it", c[i].what,
 			     c[i].err ? "sent" : "refused");
 		cr_assert_eq(TDT() != 0, c[i].err == 0, "%s: descriptors written iff accepted", c[i].what);
 	}

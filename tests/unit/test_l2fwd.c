@@ -338,9 +338,9 @@ Test(l2fwd_handler, rewrites_macs_sends_on_the_same_queue_and_counts_every_drop,
 	cr_assert_eq(unic_rx_burst(a, 0, got + n, 64), 0, "nothing on queue 0: rx queue N -> tx queue N");
 	cr_assert_gt(n, 0);
 	cr_assert_lt(n, 40);
-	cr_assert_eq(cnt[0].rx, 40);
-	cr_assert_eq(cnt[1].tx, n);
-	cr_assert_eq(cnt[1].dropped, 40 - n, "every unsent packet is counted");
+	cr_assert_eq(unic_counter_read(&cnt[0].rx), 40);
+	cr_assert_eq(unic_counter_read(&cnt[1].tx), n);
+	cr_assert_eq(unic_counter_read(&cnt[1].dropped), 40 - n, "every unsent packet is counted");
 	cr_assert_eq(unic_pool_in_use_count(pool), before - (40 - n), "and freed");
 	for (uint16_t i = 0; i < n; i++) {
 		uint8_t *d = unic_pkt_data(got[i]);
@@ -400,8 +400,8 @@ Test(l2fwd_handler, a_packet_the_port_refuses_is_dropped_not_sent_and_the_rest_o
 	refusing_mark_bad(pkts[4]);
 	refusing_mark_bad(pkts[7]);
 	cr_assert_eq(l2fwd_handle(a, 0, pkts, 8, &r), 8);
-	cr_assert_eq(cnt[1].tx, 4, "sent: only the packets the port accepts (got %" PRIu64 ")", cnt[1].tx);
-	cr_assert_eq(cnt[1].dropped, 4, "the refused ones are dropped (got %" PRIu64 ")", cnt[1].dropped);
+	cr_assert_eq(unic_counter_read(&cnt[1].tx), 4, "sent: only the packets the port accepts (got %" PRIu64 ")", unic_counter_read(&cnt[1].tx));
+	cr_assert_eq(unic_counter_read(&cnt[1].dropped), 4, "the refused ones are dropped (got %" PRIu64 ")", unic_counter_read(&cnt[1].dropped));
 	cr_assert_eq(refusing_priv(b)->sent, 4, "the others in the burst are sent");
 	cr_assert_eq(refusing_priv(b)->sent_mark[0], 1);
 	cr_assert_eq(refusing_priv(b)->sent_mark[1], 2);

@@ -8,6 +8,7 @@
 
 #include <unic/common.h>
 #include <unic/barrier.h>
+#include <unic/counter.h>
 #include <unic/cycles.h>
 #include <unic/log.h>
 #include <unic/thread.h>
