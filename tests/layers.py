@@ -35,6 +35,7 @@ LAYERS = [
 INSTALLED = {
     'common.h': 'common', 'barrier.h': 'common', 'cycles.h': 'common',
     'log.h': 'common', 'thread.h': 'common', 'unic_config.h': 'common',
+    'counter.h': 'common',
     'ring.h': 'ring',
     'mem.h': 'mem',
     'pkt.h': 'pool', 'pool.h': 'pool',
