@@ -118,6 +118,79 @@ Test(napi_idle, a_sleep_that_nothing_ends_lasts_at_most_max_sleep)
 	port_down(tx);
 }
 
+/* An arm that reports success but never enables the doorbell: the
+ * interrupt of every packet from then on is lost. */
+static int lossy_arm(void *rxq)
+{
+	(void)rxq;
+	return 0;
+}
+
+static uint16_t count_handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n, void *arg)
+{
+	(void)port;
+	(void)q;
+	unic_pkt_free_bulk(pkts, n);
+	__atomic_fetch_add((uint32_t *)arg, n, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * A lost rx interrupt (a device or platform that drops a message: the arm
+ * succeeded, the packet is on the ring, nothing rings) costs latency, not a
+ * stranded packet: the context's max_sleep wake-up looks at every armed
+ * queue (unic_rx_pending) and handles what is there. Five packets, each
+ * sent to a context asleep with the queue armed; each must be handled
+ * within 2 s (max_sleep is 50 ms), and no interrupt may be counted.
+ */
+Test(napi_idle, a_packet_whose_interrupt_is_lost_is_handled_at_the_next_max_sleep_wake_up)
+{
+	struct unic_port *tx = port_create("ring0");
+	struct unic_port *rx = port_create("ring1,peer=ring0");
+	struct unic_napi_ctx *ctx = ctx_with_max_sleep(50);
+	struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)rx)->fp;
+	struct unic_napi_ctx_stats st;
+	uint64_t lat[5];
+	uint32_t handled = 0;
+	struct runner r;
+
+	port_up(tx, 1);
+	port_up(rx, 1);
+	__atomic_store_n(&fp->rx_intr_enable, lossy_arm, __ATOMIC_RELEASE);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, count_handler, &handled), 0, "%s", logbuf);
+	runner_start(&r, ctx);
+	for (unsigned i = 0; i < 5; i++) {
+		uint64_t t0, end = unic_time_ns() + 2000000000ull;
+		struct unic_napi_ctx_stats s0 = ctx_stats(ctx);
+
+		/* Asleep with the queue armed: armed again after the packet
+		 * before (i + 1 arms in all), and a sleep began since. */
+		do {
+			sleep_ns(5000000);
+			st = ctx_stats(ctx);
+		} while ((st.sleeps <= s0.sleeps || st.arms < i + 1) && unic_time_ns() < end);
+		cr_assert(st.sleeps > s0.sleeps && st.arms >= i + 1, "packet %u: the context did not arm and sleep", i);
+		t0 = unic_time_ns();
+		send_seq(tx, 0, i, 1);
+		end = t0 + 2000000000ull;
+		while (__atomic_load_n(&handled, __ATOMIC_ACQUIRE) < i + 1 && unic_time_ns() < end)
+			sleep_ns(1000000);
+		lat[i] = unic_time_ns() - t0;
+		cr_assert_eq(__atomic_load_n(&handled, __ATOMIC_ACQUIRE), i + 1,
+			     "packet %u, its interrupt lost: not handled after %.0f ms (max_sleep 50 ms): stranded",
+			     i, lat[i] / 1e6);
+	}
+	runner_stop(&r);
+	st = ctx_stats(ctx);
+	fprintf(stderr, "# lost interrupts, max_sleep 50 ms: handled after %.1f %.1f %.1f %.1f %.1f ms; "
+		"interrupts %" PRIu64 ", arms %" PRIu64 ", sleeps %" PRIu64 "\n", lat[0] / 1e6, lat[1] / 1e6,
+		lat[2] / 1e6, lat[3] / 1e6, lat[4] / 1e6, st.interrupts, st.arms, st.sleeps);
+	cr_assert_eq(st.interrupts, 0, "%" PRIu64 " interrupts counted, yet none could ring", st.interrupts);
+	unic_napi_ctx_destroy(ctx);
+	port_down(rx);
+	port_down(tx);
+}
+
 /* The ring port's doorbell (an eventfd, as MSI-X) is never read by the
  * engine: epoll reports it edge-triggered. Each packet sent to a sleeping
  * context wakes it once, and a rung doorbell does not keep waking it. */
