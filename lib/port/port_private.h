@@ -16,4 +16,7 @@ int port_check_removed(struct unic_port *port, const char *what);
 uint64_t port_pool_need(const struct unic_port *port, const struct unic_pool *pool,
 			uint16_t q, uint16_t nb_desc, char *why, size_t why_len);
 
+/* dma.c: free every DMA zone the driver still holds (close, last put). */
+void port_dma_free_all(struct unic_port *port);
+
 #endif /* UNIC_PORT_PRIVATE_H */
