@@ -22,21 +22,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <unic/net.h>
+
 #define PG_STAMP_MAGIC 0x756e6963u  /* "unic" */
 #define PG_STAMP_LEN 18
-#define PG_ETH_LEN 14
-#define PG_VLAN_LEN 4
-#define PG_IPV4_LEN 20
-#define PG_IPV6_LEN 40
-#define PG_UDP_LEN 8
+#define PG_ETH_LEN UNIC_ETHER_HDR_LEN
+#define PG_VLAN_LEN UNIC_VLAN_HDR_LEN
+#define PG_IPV4_LEN UNIC_IPV4_HDR_MIN
+#define PG_IPV6_LEN UNIC_IPV6_HDR_LEN
+#define PG_UDP_LEN UNIC_UDP_HDR_LEN
 #define PG_FCS_LEN 4
 #define PG_WIRE_EXTRA 20            /* preamble 8 + inter-frame gap 12 */
 #define PG_SIZE_MIN 60
 #define PG_SIZE_MAX 9000
 
-#define PG_ETHERTYPE_IPV4 0x0800
-#define PG_ETHERTYPE_IPV6 0x86dd
-#define PG_ETHERTYPE_VLAN 0x8100
+#define PG_ETHERTYPE_IPV4 UNIC_ETHER_TYPE_IPV4
+#define PG_ETHERTYPE_IPV6 UNIC_ETHER_TYPE_IPV6
+#define PG_ETHERTYPE_VLAN UNIC_ETHER_TYPE_VLAN
 
 struct pg_stamp {
 	uint32_t magic;

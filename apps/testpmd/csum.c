@@ -22,16 +22,10 @@
 #include <string.h>
 
 #include <unic/cksum.h>
+#include <unic/net.h>
 
 #include "testpmd.h"
 
-#define ETH_HLEN     14
-#define VLAN_HLEN    4
-#define ETH_P_IPV4   0x0800
-#define ETH_P_IPV6   0x86dd
-#define ETH_P_8021Q  0x8100
-#define PROTO_TCP    6
-#define PROTO_UDP    17
 
 #define RX_CK_FLAGS (UNIC_PKT_RX_IP_CKSUM_GOOD | UNIC_PKT_RX_IP_CKSUM_BAD | \
 		     UNIC_PKT_RX_L4_CKSUM_GOOD | UNIC_PKT_RX_L4_CKSUM_BAD)
@@ -62,40 +56,40 @@ static int parse(const struct unic_pkt *p, struct hdrs *h)
 	uint16_t et;
 
 	memset(h, 0, sizeof(*h));
-	if (len < ETH_HLEN)
+	if (len < UNIC_ETHER_HDR_LEN)
 		return -1;
-	h->l2 = ETH_HLEN;
-	et = get16(d + 12);
-	if (et == ETH_P_8021Q) {
-		if (len < ETH_HLEN + VLAN_HLEN)
+	h->l2 = UNIC_ETHER_HDR_LEN;
+	et = get16(d + UNIC_ETHER_TYPE_OFF);
+	if (et == UNIC_ETHER_TYPE_VLAN) {
+		if (len < UNIC_ETHER_HDR_LEN + UNIC_VLAN_HDR_LEN)
 			return -1;
-		h->l2 += VLAN_HLEN;
-		et = get16(d + 16);
+		h->l2 += UNIC_VLAN_HDR_LEN;
+		et = get16(d + UNIC_ETHER_TYPE_OFF + UNIC_VLAN_HDR_LEN);
 	}
-	if (et == ETH_P_IPV4) {
+	if (et == UNIC_ETHER_TYPE_IPV4) {
 		const uint8_t *ip = d + h->l2;
 		uint32_t tot;
 
-		if (len < h->l2 + 20 || (ip[0] >> 4) != 4 || (ip[0] & 0xf) < 5)
+		if (len < h->l2 + UNIC_IPV4_HDR_MIN || unic_ip_version(ip) != 4 || unic_ipv4_hdr_len(ip) < UNIC_IPV4_HDR_MIN)
 			return -1;
-		h->l3 = (uint32_t)(ip[0] & 0xf) * 4;
-		tot = get16(ip + 2);
+		h->l3 = unic_ipv4_hdr_len(ip);
+		tot = get16(ip + UNIC_IPV4_TOTLEN_OFF);
 		if (len < h->l2 + h->l3 || tot < h->l3)
 			return -1;
 		ip_end = h->l2 + tot;
 		h->v4 = true;
 		/* A fragment: its L4 checksum spans other packets. */
 		if ((get16(ip + 6) & 0x3fff) == 0)
-			h->proto = ip[9];
-	} else if (et == ETH_P_IPV6) {
+			h->proto = ip[UNIC_IPV4_PROTO_OFF];
+	} else if (et == UNIC_ETHER_TYPE_IPV6) {
 		const uint8_t *ip = d + h->l2;
 
-		if (len < h->l2 + 40 || (ip[0] >> 4) != 6)
+		if (len < h->l2 + UNIC_IPV6_HDR_LEN || unic_ip_version(ip) != 6)
 			return -1;
-		h->l3 = 40;
-		ip_end = h->l2 + 40 + get16(ip + 4);
+		h->l3 = UNIC_IPV6_HDR_LEN;
+		ip_end = h->l2 + UNIC_IPV6_HDR_LEN + get16(ip + UNIC_IPV6_PAYLEN_OFF);
 		h->v6 = true;
-		h->proto = ip[6]; /* an extension header: no L4 work */
+		h->proto = ip[UNIC_IPV6_NEXT_HDR_OFF]; /* an extension header: no L4 work */
 	} else {
 		return 0;
 	}
@@ -104,13 +98,13 @@ static int parse(const struct unic_pkt *p, struct hdrs *h)
 		return -1;
 	l4off = h->l2 + h->l3;
 	h->l4_bytes = ip_end - l4off;
-	if (h->proto == PROTO_TCP) {
-		if (len < l4off + 20)
+	if (h->proto == UNIC_IPPROTO_TCP) {
+		if (len < l4off + UNIC_TCP_HDR_MIN)
 			return -1;
-		h->l4 = (uint32_t)(d[l4off + 12] >> 4) * 4;
-		if (h->l4 < 20 || len < l4off + h->l4 || h->l4_bytes < h->l4)
+		h->l4 = unic_tcp_hdr_len(d + l4off);
+		if (h->l4 < UNIC_TCP_HDR_MIN || len < l4off + h->l4 || h->l4_bytes < h->l4)
 			return -1;
-	} else if (h->proto == PROTO_UDP) {
+	} else if (h->proto == UNIC_IPPROTO_UDP) {
 		uint32_t ulen;
 
 		if (len < l4off + 8 || h->l4_bytes < 8)
@@ -156,10 +150,10 @@ static void rx_judge(const struct unic_pkt *p, const uint8_t *d, const struct hd
 		if (h->v4)
 			bad_ip = unic_cksum_add(0, ip, h->l3) != 0xffff;
 		if (h->proto) {
-			uint16_t field = get16(ip + h->l3 + (h->proto == PROTO_TCP ? 16 : 6));
+			uint16_t field = get16(ip + h->l3 + (h->proto == UNIC_IPPROTO_TCP ? UNIC_TCP_CKSUM_OFF : UNIC_UDP_CKSUM_OFF));
 
 			/* UDP over IPv4 may go without a checksum (0). */
-			if (!(h->proto == PROTO_UDP && h->v4 && field == 0))
+			if (!(h->proto == UNIC_IPPROTO_UDP && h->v4 && field == 0))
 				bad_l4 = !l4_sum(p, ip, h, &sum) || sum != 0xffff;
 		}
 	}
@@ -180,7 +174,7 @@ static void trim_padding(struct unic_pkt *p, const struct hdrs *h)
 	uint32_t end = h->l2 + h->l3 + h->l4_bytes, pad;
 	struct unic_pkt *last = p;
 
-	if (h->proto == PROTO_UDP) /* l4_bytes is the UDP length: the IP end may be later */
+	if (h->proto == UNIC_IPPROTO_UDP) /* l4_bytes is the UDP length: the IP end may be later */
 		end = h->l2 + (h->v4 ? get16(unic_pkt_mtod(p, const uint8_t *) + h->l2 + 2) :
 				   40u + get16(unic_pkt_mtod(p, const uint8_t *) + h->l2 + 4));
 	if (p->pkt_len <= end)
@@ -216,7 +210,7 @@ void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qc
 	ip = d + h.l2;
 	l4 = ip + h.l3;
 	trim_padding(p, &h);
-	bool tso = h.proto == PROTO_TCP && cfg->tso_mss && h.l4_bytes - h.l4 > cfg->tso_mss;
+	bool tso = h.proto == UNIC_IPPROTO_TCP && cfg->tso_mss && h.l4_bytes - h.l4 > cfg->tso_mss;
 
 	if (h.v4) {
 		put16(ip + 10, 0);
@@ -226,17 +220,17 @@ void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qc
 			put16(ip + 10, unic_ipv4_cksum(ip, h.l3));
 	}
 	if (h.proto) {
-		uint8_t *field = l4 + (h.proto == PROTO_TCP ? 16 : 6);
-		bool hw = tso || (h.proto == PROTO_TCP ? cfg->hw_tcp : cfg->hw_udp);
+		uint8_t *field = l4 + (h.proto == UNIC_IPPROTO_TCP ? UNIC_TCP_CKSUM_OFF : UNIC_UDP_CKSUM_OFF);
+		bool hw = tso || (h.proto == UNIC_IPPROTO_TCP ? cfg->hw_tcp : cfg->hw_udp);
 
 		if (tso) {
 			fl |= UNIC_PKT_TX_TCP_SEG;
 			p->tso_segsz = cfg->tso_mss;
 			put16(field, phdr(ip, &h, 0)); /* the NIC adds each segment's length */
 		} else if (hw) {
-			fl |= h.proto == PROTO_TCP ? UNIC_PKT_TX_TCP_CKSUM : UNIC_PKT_TX_UDP_CKSUM;
+			fl |= h.proto == UNIC_IPPROTO_TCP ? UNIC_PKT_TX_TCP_CKSUM : UNIC_PKT_TX_UDP_CKSUM;
 			put16(field, phdr(ip, &h, h.l4_bytes));
-		} else if (!(h.proto == PROTO_UDP && h.v4 && get16(field) == 0)) {
+		} else if (!(h.proto == UNIC_IPPROTO_UDP && h.v4 && get16(field) == 0)) {
 			uint32_t sum;
 			uint16_t ck;
 
@@ -244,7 +238,7 @@ void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qc
 			if (l4_sum(p, ip, &h, &sum)) {
 				ck = unic_cksum_finish(sum);
 				/* UDP sends a computed 0 as all ones (0 means "none"). */
-				put16(field, (h.proto == PROTO_UDP && ck == 0) ? 0xffff : ck);
+				put16(field, (h.proto == UNIC_IPPROTO_UDP && ck == 0) ? 0xffff : ck);
 			}
 		}
 	}

@@ -361,6 +361,11 @@ enum unic_pci_access unic_pci_access(const struct unic_pci_device *dev)
 	return dev->access;
 }
 
+struct unic_mem *unic_pci_dma_mem(const struct unic_pci_device *dev)
+{
+	return dev->bus->mem;
+}
+
 /* ---- device release: the kernel's request, or a device gone ---- */
 
 static void release_handler(int fd, void *arg)

@@ -288,6 +288,34 @@ int unic_port_poller_drop(struct unic_port *port, bool tx, uint16_t q, void *own
  */
 int unic_port_device_lost(struct unic_port *port, bool gone);
 
+/* ---- driver kit: DMA memory ------------------------------------------- */
+
+struct unic_mem;
+struct unic_dma;
+
+/**
+ * Give @p port the DMA memory its device reaches: for a PCI device,
+ * unic_pci_dma_mem() (the memory its bus maps). A PCI driver calls it at
+ * probe, after unic_port_alloc(); virtual ports have none.
+ */
+void unic_port_dma_mem_set(struct unic_port *port, struct unic_mem *mem);
+
+/**
+ * Allocate @p len bytes of the port's DMA memory (zeroed, IOVA-contiguous,
+ * aligned to @p align, on @p numa_node) for a descriptor ring or the like;
+ * @p what names it in the error message ("tx queue 1 descriptor ring").
+ * The zone is the port's: unic_port_dma_free() gives it back, and the port's
+ * close frees what is left.
+ * @return 0 and *out, or -ENODEV (the port has no DMA memory: a driver bug,
+ *         logged), -ENOMEM, or unic_mem_alloc()'s error (logged with the
+ *         size).
+ */
+int unic_port_dma_alloc(struct unic_port *port, const char *what, size_t len, size_t align,
+			int numa_node, struct unic_dma *out);
+
+/** Free a zone from unic_port_dma_alloc() and zero *d; a zeroed @p d is accepted. */
+void unic_port_dma_free(struct unic_port *port, struct unic_dma *d);
+
 /* Driver logs that honour the port's message level. */
 #define UNIC_PORT_LOG(port, level, fmt, ...)                                   \
 	do {                                                                  \

@@ -117,11 +117,20 @@ static void fp_set_stopped(struct unic_port *port)
 	FP_SET(port, rx_intr_enable, stub_down);
 	FP_SET(port, rx_intr_disable, stub_down);
 	FP_SET(port, tx_reclaim, stub_down);
+	__atomic_store_n(&port->fp.tx_offload_check, false, __ATOMIC_RELAXED);
 }
 
 static void fp_set_started(struct unic_port *port)
 {
 	const struct unic_port_ops *ops = port->ops;
+	struct unic_port_info info = { .numa_node = port->numa_node };
+	const uint64_t checked = UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
+				 UNIC_TX_OFFLOAD_UDP_CKSUM | UNIC_TX_OFFLOAD_TCP_TSO;
+
+	ops->info_get(port, &info);
+	/* Before the driver's prepare is stored (release below). */
+	__atomic_store_n(&port->fp.tx_offload_check, (info.tx_offload_capa & checked) != 0,
+			 __ATOMIC_RELAXED);
 
 	FP_SET(port, rx_pending, ops->rx_pending ? ops->rx_pending : stub_pending);
 	FP_SET(port, rx_intr_enable, ops->rx_intr_enable ? ops->rx_intr_enable : stub_notsup);
@@ -209,6 +218,7 @@ void unic_port_put(struct unic_port *port)
 		UNIC_LOG(WARNING, PORT, "%s: last reference dropped while %s; it should be closed first",
 			 port->name, unic_port_state_name(pc->state));
 	port_free_hook(port);
+	port_dma_free_all(port);
 	free(pc->xstats_base);
 	pthread_mutex_destroy(&pc->lock);
 	free(pc);
@@ -929,6 +939,7 @@ static void port_close_locked(struct unic_port *port)
 	__atomic_store_n(&pc->closing, true, __ATOMIC_RELEASE);
 	release_queues(port);
 	port->ops->close(port);
+	port_dma_free_all(port);
 	__atomic_store_n(&pc->closing, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&pc->state, UNIC_PORT_CLOSED, __ATOMIC_RELEASE);
 }

@@ -29,6 +29,10 @@ struct port_core {
 	struct unic_port_stats stats_base;  /* subtracted: stats_reset */
 	/* What released queues counted (their counters summed by the core). */
 	struct unic_port_stats cnt_base;
+	/* DMA memory for the driver's rings (unic_port_dma_*), and the zones
+	 * it holds, freed at close if the driver did not. */
+	struct unic_mem *dma_mem;
+	struct unic_port_dma_zone *dma_zones;
 	uint64_t *xstats_base;              /* driver xstats at the last reset */
 	unsigned nb_xstats_base;
 	/* Pollers of the queues (lib/napi): rx 0..15, then tx 0..15. Under
@@ -86,5 +90,8 @@ void port_queue_release(struct unic_port *port, bool tx, unsigned q);
 /* The sum of the queues' counters since the port was created, into @p st
  * (every field written). */
 void port_stats_sum(struct unic_port *port, struct unic_port_stats *st);
+
+/* dma.c: free every DMA zone the driver still holds (close, last put). */
+void port_dma_free_all(struct unic_port *port);
 
 #endif /* UNIC_PORT_PRIVATE_H */

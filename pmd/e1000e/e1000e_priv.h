@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The e1000e driver's private state, shared by its three files:
+ * The e1000e driver's private state, shared by its files:
  *   e1000e_hw.c    the hardware: reset, EEPROM, PHY over MDIC, link, MAC
+ *   e1000e_init.c  the initialisation steps start takes: filters, tx, rx, RSS
  *   e1000e_intr.c  interrupts: MSI-X or INTx, the link handler, coalescing
+ *   e1000e_stats.c the statistics registers, widened; stats and xstats ops
  *   e1000e_port.c  the port ops (control path) and the PCI probe
  *   e1000e_rxtx.c  the fast path: rx/tx burst, refill, reclaim
  *
  * Ownership: the port owns the PCI device from probe on (closed in the close
- * op), each queue owns its descriptor ring (DMA zone) and its software ring;
- * packets in a software ring belong to the queue until received or reclaimed.
+ * op), each queue owns its descriptor ring (a DMA zone of the port's, from
+ * queue setup to queue release) and its software ring; packets in a
+ * software ring belong to the queue until received or reclaimed.
  */
 #ifndef E1000E_PRIV_H
 #define E1000E_PRIV_H
@@ -133,7 +136,6 @@ struct e1000e_rxq {
 	int irq_fd;                     /* its MSI-X eventfd (non-blocking), -1 if none */
 	/* control */
 	struct unic_dma dma;
-	struct unic_mem *mem;
 };
 
 struct e1000e_txq {
@@ -154,12 +156,68 @@ struct e1000e_txq {
 	uint64_t ctx_key;               /* the context the device holds (0: none) */
 	struct unic_counter ring_full;
 	struct unic_dma dma;
-	struct unic_mem *mem;
 	uint16_t qid;
 };
 
-/* Hardware statistics, widened (xstats order in e1000e_port.c). */
-#define E1000E_NB_HW_STATS 48
+/*
+ * The statistics registers (datasheet 10.2.8), in xstats order: every
+ * counter QEMU 7.2 implements and the rest of the 82574's.
+ * X(id, register, high register of a 64-bit counter or 0, xstats name).
+ */
+#define E1000E_HW_STATS(X) \
+	X(GPRC, E1000E_GPRC, 0, "hw_rx_good_packets") \
+	X(GORC, E1000E_GORCL, E1000E_GORCH, "hw_rx_good_bytes") \
+	X(GPTC, E1000E_GPTC, 0, "hw_tx_good_packets") \
+	X(GOTC, E1000E_GOTCL, E1000E_GOTCH, "hw_tx_good_bytes") \
+	X(TPR, E1000E_TPR, 0, "rx_total_packets") \
+	X(TOR, E1000E_TORL, E1000E_TORH, "rx_total_bytes") \
+	X(TPT, E1000E_TPT, 0, "tx_total_packets") \
+	X(TOT, E1000E_TOTL, E1000E_TOTH, "tx_total_bytes") \
+	X(BPRC, E1000E_BPRC, 0, "rx_broadcast_packets") \
+	X(MPRC, E1000E_MPRC, 0, "rx_multicast_packets") \
+	X(BPTC, E1000E_BPTC, 0, "tx_broadcast_packets") \
+	X(MPTC, E1000E_MPTC, 0, "tx_multicast_packets") \
+	X(CRCERRS, E1000E_CRCERRS, 0, "rx_crc_errors") \
+	X(ALGNERRC, E1000E_ALGNERRC, 0, "rx_alignment_errors") \
+	X(SYMERRS, E1000E_SYMERRS, 0, "rx_symbol_errors") \
+	X(RXERRC, E1000E_RXERRC, 0, "rx_errors") \
+	X(MPC, E1000E_MPC, 0, "rx_missed_errors") \
+	X(RNBC, E1000E_RNBC, 0, "rx_no_buffer_count") \
+	X(RUC, E1000E_RUC, 0, "rx_undersize_errors") \
+	X(RFC, E1000E_RFC, 0, "rx_fragment_errors") \
+	X(ROC, E1000E_ROC, 0, "rx_oversize_errors") \
+	X(RJC, E1000E_RJC, 0, "rx_jabber_errors") \
+	X(RLEC, E1000E_RLEC, 0, "rx_length_errors") \
+	X(SCC, E1000E_SCC, 0, "tx_single_collision_packets") \
+	X(ECOL, E1000E_ECOL, 0, "tx_excessive_collision_packets") \
+	X(MCC, E1000E_MCC, 0, "tx_multiple_collision_packets") \
+	X(LATECOL, E1000E_LATECOL, 0, "tx_late_collisions") \
+	X(COLC, E1000E_COLC, 0, "tx_total_collisions") \
+	X(DC, E1000E_DC, 0, "tx_deferred_packets") \
+	X(TNCRS, E1000E_TNCRS, 0, "tx_no_carrier_sense_packets") \
+	X(CEXTERR, E1000E_CEXTERR, 0, "rx_carrier_ext_errors") \
+	X(XONRXC, E1000E_XONRXC, 0, "rx_xon_packets") \
+	X(XONTXC, E1000E_XONTXC, 0, "tx_xon_packets") \
+	X(XOFFRXC, E1000E_XOFFRXC, 0, "rx_xoff_packets") \
+	X(XOFFTXC, E1000E_XOFFTXC, 0, "tx_xoff_packets") \
+	X(FCRUC, E1000E_FCRUC, 0, "rx_flow_control_unsupported_packets") \
+	X(PRC64, E1000E_PRC64, 0, "rx_size_64_packets") \
+	X(PRC127, E1000E_PRC127, 0, "rx_size_65_to_127_packets") \
+	X(PRC255, E1000E_PRC255, 0, "rx_size_128_to_255_packets") \
+	X(PRC511, E1000E_PRC511, 0, "rx_size_256_to_511_packets") \
+	X(PRC1023, E1000E_PRC1023, 0, "rx_size_512_to_1023_packets") \
+	X(PRC1522, E1000E_PRC1522, 0, "rx_size_1024_to_max_packets") \
+	X(PTC64, E1000E_PTC64, 0, "tx_size_64_packets") \
+	X(PTC127, E1000E_PTC127, 0, "tx_size_65_to_127_packets") \
+	X(PTC255, E1000E_PTC255, 0, "tx_size_128_to_255_packets") \
+	X(PTC511, E1000E_PTC511, 0, "tx_size_256_to_511_packets") \
+	X(PTC1023, E1000E_PTC1023, 0, "tx_size_512_to_1023_packets") \
+	X(PTC1522, E1000E_PTC1522, 0, "tx_size_1024_to_max_packets")
+
+/* Index of each counter in e1000e_port.hw_stats: E1000E_STAT_MPC, ... */
+#define E1000E_STAT_ENUM(id, reg, reg_hi, name) E1000E_STAT_##id,
+enum e1000e_hw_stat { E1000E_HW_STATS(E1000E_STAT_ENUM) E1000E_NB_HW_STATS };
+#undef E1000E_STAT_ENUM
 
 struct e1000e_port {
 	struct e1000e_hw hw;
@@ -179,6 +237,7 @@ struct e1000e_port {
 	uint32_t vfta[E1000E_VFTA_SIZE];
 	uint32_t mta[E1000E_MTA_SIZE];  /* multicast list as hash bits (RCTL.MO = 0) */
 	uint32_t rx_usecs, tx_usecs;
+	uint32_t rctl_bsize;          /* RCTL.BSIZE/BSEX chosen by e1000e_init_rx */
 	bool link_admin_down;         /* link_set(false): MAC stopped, link reported down */
 	/* interrupts */
 	bool intr_on;
@@ -213,6 +272,25 @@ static inline bool e1000e_hw_off(const struct e1000e_port *ep)
 /* e1000e_port.c: the ops table (the port layer's way in; the unit tests
  * and tests/fuzz build a port on fake registers with it). */
 extern const struct unic_port_ops e1000e_ops;
+
+/* e1000e_init.c: the steps of start (datasheet 4.6), in order. */
+void e1000e_init_link(struct e1000e_port *ep);
+void e1000e_init_filters(struct e1000e_port *ep, struct unic_port *port);
+void e1000e_init_tx(struct e1000e_port *ep, struct unic_port *port);
+int e1000e_init_rx(struct e1000e_port *ep, struct unic_port *port);
+int e1000e_init_intr(struct e1000e_port *ep, struct unic_port *port);
+void e1000e_init_enable(struct e1000e_port *ep, struct unic_port *port);
+/** RCTL's filter bits for the port's settings (promiscuous, VLAN filter, LPE). */
+uint32_t e1000e_rctl_filters(const struct e1000e_port *ep, const struct unic_port *port);
+
+/* e1000e_stats.c */
+/** Add the clear-on-read counters to the sums. @return 0, or -ENODEV (gone). */
+int e1000e_stats_update(struct e1000e_port *ep);
+/** Clear what a previous user left in the counters and count from 0 (probe). */
+void e1000e_stats_clear(struct e1000e_port *ep);
+int e1000e_stats_get(struct unic_port *port, struct unic_port_stats *st);
+int e1000e_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max);
+int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned max);
 
 /* e1000e_hw.c */
 int e1000e_hw_reset(struct e1000e_hw *hw);
@@ -249,9 +327,6 @@ bool e1000e_rx_pending(void *rxq);
 int e1000e_rx_intr_enable(void *rxq);
 int e1000e_rx_intr_disable(void *rxq);
 int e1000e_tx_reclaim(void *txq);
-/* tx burst's check of a packet's offload lengths against its headers
- * (reads only the first segment's data_len bytes). */
-bool e1000e_tx_offload_ok(const struct unic_pkt *p);
 /* Give every free descriptor a buffer (start). @return 0 or -ENOBUFS. */
 int e1000e_rxq_fill(struct e1000e_rxq *rxq);
 /* Free every buffer the rings hold (stop). */

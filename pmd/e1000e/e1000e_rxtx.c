@@ -317,65 +317,28 @@ static inline uint16_t seg_descs(uint64_t iova, uint32_t len)
 
 /* ---- transmit offloads: context descriptors (datasheet 7.2.10.2) ------- */
 
-#define TX_OFFLOAD_MASK (UNIC_PKT_TX_IP_CKSUM | UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_UDP_CKSUM | \
-			 UNIC_PKT_TX_TCP_SEG)
 #define E1000E_TSO_MAX 65535u  /* 16-bit IP total length on the wire */
 
 /*
- * Check the packet's l2/l3/l4 lengths and flags against its real headers
- * (in the first segment). A mismatch is refused: a context built on wrong
- * offsets would make the device write checksums into the payload.
- * @return true when the offload request is consistent.
+ * What a context descriptor can hold (7.2.10.2): header offsets and
+ * HDRLEN are 8 bits, and a TSO packet needs a segment size and a payload
+ * of at most E1000E_TSO_MAX bytes. Whether the lengths match the headers is
+ * lib/net's check (unic_tx_offload_check).
  */
-bool e1000e_tx_offload_ok(const struct unic_pkt *p)
+static inline bool tx_ctx_fits(const struct unic_pkt *p)
 {
-	const uint8_t *h = unic_pkt_data(p);
-	uint64_t f = p->ol_flags;
-	uint32_t l2 = p->l2_len, l3 = p->l3_len, l4 = p->l4_len, ethertype, proto;
-	bool v4 = (f & UNIC_PKT_TX_IPV4) != 0, v6 = (f & UNIC_PKT_TX_IPV6) != 0;
-	bool tcp = (f & (UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_TCP_SEG)) != 0;
-	bool udp = (f & UNIC_PKT_TX_UDP_CKSUM) != 0;
+	uint32_t hdr = (uint32_t)p->l2_len + p->l3_len + p->l4_len;
 
-	if (v4 == v6 || (tcp && udp) || l2 < 14 || l3 < 20)
-		return false;
-	if ((f & UNIC_PKT_TX_IP_CKSUM) && !v4)
-		return false;
-	/* TCP needs its header length (at least 20, the header's data offset
-	 * is read below): with l4_len 0 the check read past the data. */
-	if (tcp && l4 < 20)
-		return false;
-	if (p->data_len < l2 + l3 + ((tcp || udp) ? (l4 ? l4 : 8u) : 0u))
-		return false;
-	ethertype = (uint32_t)h[l2 - 2] << 8 | h[l2 - 1];
-	if (l2 != 14 && !(l2 == 18 && h[12] == 0x81 && h[13] == 0x00))
-		return false;
-	if (v4) {
-		if (ethertype != 0x0800 || (h[l2] >> 4) != 4 || (h[l2] & 0xfu) * 4u != l3)
-			return false;
-		proto = h[l2 + 9];
-	} else {
-		if (ethertype != 0x86dd || (h[l2] >> 4) != 6 || l3 != 40)
-			return false; /* no IPv6 extension headers */
-		proto = h[l2 + 6];
-	}
-	if (tcp && (proto != 6 || (h[l2 + l3 + 12] >> 4) * 4u != l4))
-		return false;
-	if (udp && (proto != 17 || (l4 != 0 && l4 != 8)))
-		return false;
-	if (f & UNIC_PKT_TX_TCP_SEG) {
-		if (p->tso_segsz == 0 || p->pkt_len <= l2 + l3 + l4 ||
-		    p->pkt_len - l2 > E1000E_TSO_MAX + l3 + l4 || l2 + l3 + l4 > 255)
-			return false;
-	}
-	return true;
+	return !(p->ol_flags & UNIC_PKT_TX_TCP_SEG) ||
+	       (p->tso_segsz != 0 && hdr <= 255 && p->pkt_len > hdr && p->pkt_len <= E1000E_TSO_MAX + hdr);
 }
 
 /* The context the packet needs, as one comparable key (0: none). */
 static inline uint64_t tx_ctx_key(const struct unic_pkt *p)
 {
-	uint64_t f = p->ol_flags & (TX_OFFLOAD_MASK | UNIC_PKT_TX_IPV4);
+	uint64_t f = p->ol_flags & (UNIC_PKT_TX_OFFLOAD_MASK | UNIC_PKT_TX_IPV4);
 
-	if (!(f & TX_OFFLOAD_MASK))
+	if (!(f & UNIC_PKT_TX_OFFLOAD_MASK))
 		return 0;
 	return (f >> 32) << 48 | (uint64_t)p->l2_len << 40 | (uint64_t)p->l3_len << 32 |
 	       (uint64_t)p->l4_len << 24 | ((f & UNIC_PKT_TX_TCP_SEG) ? (uint64_t)p->tso_segsz << 8 : 0) | 1;
@@ -397,14 +360,14 @@ static void tx_ctx_write(volatile union e1000e_tx_desc *d, const struct unic_pkt
 	 * checksum, and are 0 for IPv6 (as Intel's drivers write them). */
 	d->ctx.ipcss = (uint8_t)l2;
 	if (f & UNIC_PKT_TX_IPV4) {
-		d->ctx.ipcso = (uint8_t)(l2 + 10);
+		d->ctx.ipcso = (uint8_t)(l2 + UNIC_IPV4_CKSUM_OFF);
 		d->ctx.ipcse = (uint16_t)(l2 + l3 - 1);
 	} else {
 		d->ctx.ipcso = 0;
 		d->ctx.ipcse = 0;
 	}
 	d->ctx.tucss = (uint8_t)(l2 + l3);
-	d->ctx.tucso = (uint8_t)(l2 + l3 + (tcp ? 16 : 6));
+	d->ctx.tucso = (uint8_t)(l2 + l3 + (tcp ? UNIC_TCP_CKSUM_OFF : UNIC_UDP_CKSUM_OFF));
 	d->ctx.tucse = 0; /* to the end of the packet */
 	if (f & UNIC_PKT_TX_TCP_SEG) {
 		tucmd |= E1000E_TXD_CMD_TSE | (p->pkt_len - l2 - l3 - l4);
@@ -446,18 +409,22 @@ static inline uint16_t tx_descs(const struct unic_pkt *p)
 }
 
 /*
- * What makes tx_burst refuse a packet, also tx_prepare's answer: @return
- * the descriptors the packet needs, a context descriptor included when it
- * asks for an offload (whether or not the queue holds that context
- * already, so the answer does not depend on what was sent before), or 0
- * and the reason in *err.
+ * What makes tx_burst refuse a packet: @return the descriptors the packet
+ * needs, a context descriptor included when it asks for an offload
+ * (whether or not the queue holds that context already, so the answer
+ * does not depend on what was sent before), or 0 and the reason in *err.
+ * tx_prepare checks what the ring and the context need; unic_tx_prepare
+ * has checked the headers before it (@p hdrs false). tx_burst checks them
+ * too (@p hdrs true): a packet sent without prepare is refused, not sent
+ * with a context built on lengths its headers do not have.
  */
 static inline uint16_t tx_check(const struct e1000e_txq *txq, const struct unic_pkt *p,
-				uint64_t key, int *err)
+				uint64_t key, bool hdrs, int *err)
 {
 	uint16_t need = tx_descs(p);
 
-	if (UNIC_UNLIKELY(need == 0 || (key != 0 && !e1000e_tx_offload_ok(p)))) {
+	if (UNIC_UNLIKELY(need == 0 || (key != 0 && (!tx_ctx_fits(p) ||
+	    (hdrs && unic_tx_offload_check(p) != UNIC_TX_OFFLOAD_OK))))) {
 		*err = -EINVAL;
 		return 0;
 	}
@@ -474,7 +441,7 @@ uint16_t e1000e_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err
 	const struct e1000e_txq *txq = q;
 
 	for (uint16_t i = 0; i < n; i++)
-		if (UNIC_UNLIKELY(tx_check(txq, pkts[i], tx_ctx_key(pkts[i]), err) == 0))
+		if (UNIC_UNLIKELY(tx_check(txq, pkts[i], tx_ctx_key(pkts[i]), false, err) == 0))
 			return i;
 	*err = 0;
 	return n;
@@ -493,7 +460,7 @@ uint16_t e1000e_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		uint64_t key = tx_ctx_key(p);
 		bool new_ctx = key != 0 && key != txq->ctx_key;
 		int err;
-		uint16_t need = tx_check(txq, p, key, &err), last = ntu;
+		uint16_t need = tx_check(txq, p, key, true, &err), last = ntu;
 
 		if (key != 0 && !new_ctx && need != 0)
 			need--; /* the device holds this context already */

@@ -733,10 +733,10 @@ Test(e1000e_fp, the_tcp_offload_check_reads_nothing_past_the_data)
 	p->pkt_len = 42;
 	p->nb_segs = 1;
 	tcp4_short(unic_pkt_data(p), p);
-	cr_assert(!e1000e_tx_offload_ok(p));
+	cr_assert_eq(unic_tx_offload_check(p), UNIC_TX_OFFLOAD_ERR_L4_LEN);
 	/* A real TCP header length with too little data: refused as well. */
 	p->l4_len = 20;
-	cr_assert(!e1000e_tx_offload_ok(p));
+	cr_assert_eq(unic_tx_offload_check(p), UNIC_TX_OFFLOAD_ERR_SHORT);
 	free(p);
 }
 
@@ -752,6 +752,18 @@ static struct unic_pkt *chain(unsigned nb)
 	head->nb_segs = (uint16_t)nb;
 	head->pkt_len = 10 * nb;
 	return head;
+}
+
+/*
+ * The port's fast path as unic_port_start() leaves it for e1000e, which
+ * offers checksum and TSO offloads: unic_tx_prepare() checks the headers
+ * (lib/net), then calls the driver's tx_prepare.
+ */
+static void fp_started(void)
+{
+	fk.port->fp.tx_prepare = e1000e_ops.tx_prepare;
+	fk.port->fp.txq[0] = txq;
+	fk.port->fp.tx_offload_check = true;
 }
 
 Test(e1000e_fp, tx_prepare_refuses_exactly_what_tx_burst_refuses_and_says_why)
@@ -773,13 +785,14 @@ Test(e1000e_fp, tx_prepare_refuses_exactly_what_tx_burst_refuses_and_says_why)
 	c[2].p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM;
 	c[3].p->l3_len = 48;
 	c[4].p->nb_segs = 2;
+	fp_started();
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(c); i++) {
 		int err = 1;
 		uint64_t refused = unic_counter_read(&txq->cnt.errors);
 
 		e1000e_txq_drain(txq); /* an empty ring for each */
 		reg_set(E1000E_TDT(0), 0);
-		cr_assert_eq(e1000e_tx_prepare(txq, &c[i].p, 1, &err), c[i].err ? 0 : 1,
+		cr_assert_eq(unic_tx_prepare(fk.port, 0, &c[i].p, 1, &err), c[i].err ? 0 : 1,
 			     "%s: prepare %s it", c[i].what, c[i].err ? "accepted" : "refused");
 		cr_assert_eq(err, c[i].err, "%s: err %d, want %d", c[i].what, err, c[i].err);
 		cr_assert_eq(e1000e_tx_burst(txq, &c[i].p, 1), 1, "%s: taken", c[i].what);
@@ -793,9 +806,133 @@ Test(e1000e_fp, tx_prepare_refuses_exactly_what_tx_burst_refuses_and_says_why)
 	int err = 0;
 
 	b[1]->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM;
-	cr_assert_eq(e1000e_tx_prepare(txq, b, 3, &err), 1);
+	cr_assert_eq(unic_tx_prepare(fk.port, 0, b, 3, &err), 1);
 	cr_assert_eq(err, -EINVAL);
-	cr_assert_eq(e1000e_tx_prepare(txq, b + 2, 1, &err), 1);
+	cr_assert_eq(unic_tx_prepare(fk.port, 0, b + 2, 1, &err), 1);
 	cr_assert_eq(err, 0);
 	unic_pkt_free_bulk(b, 3);
+}
+
+/* ---- descriptor rings from the port's DMA memory ------------------------------ */
+
+static struct unic_mem *ring_mem;
+static struct unic_port *ring_port;
+static uint32_t *ring_regs;
+
+static void ring_port_setup(struct unic_port *port)
+{
+	port->ops = &e1000e_ops;
+	e1000e_priv(port)->intx_rx_fd = -1;
+}
+
+/* A port with the driver's ops on registers in memory, and the DMA memory
+ * its probe would give it (unic_pci_dma_mem), here ordinary pages. */
+static void rings_setup(void)
+{
+	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+
+	ring_mem = unic_mem_create(&mc);
+	ring_regs = calloc(E1000E_BAR0_LEN / 4, 4);
+	ring_port = unic_port_alloc(sizeof(struct e1000e_port), "rings%d", ring_port_setup);
+	cr_assert(ring_mem && ring_regs && ring_port);
+	e1000e_priv(ring_port)->hw.regs = (volatile uint8_t *)ring_regs;
+	e1000e_priv(ring_port)->hw.port = ring_port;
+	unic_port_dma_mem_set(ring_port, ring_mem);
+}
+
+static void rings_teardown(void)
+{
+	unic_port_put(ring_port);
+	unic_mem_destroy(ring_mem);
+	free(ring_regs);
+}
+
+TestSuite(e1000e_rings, .init = rings_setup, .fini = rings_teardown);
+
+static int txq_setup(uint16_t q, uint16_t nb, void **obj)
+{
+	struct unic_txq_conf c = { .sz = sizeof(c), .nb_desc = nb, .numa_node = 0 };
+
+	return e1000e_ops.tx_queue_setup(ring_port, q, &c, obj);
+}
+
+Test(e1000e_rings, tx_queue_setup_allocates_the_ring_and_release_frees_it)
+{
+	struct e1000e_txq *tq = &e1000e_priv(ring_port)->txq[1];
+	void *obj = NULL;
+	uint64_t iova;
+
+	cr_assert_eq(txq_setup(1, 256, &obj), 0);
+	cr_assert_eq(obj, tq);
+	cr_assert_not_null(tq->ring, "no descriptor ring after tx queue setup");
+	cr_assert_eq((void *)tq->ring, tq->dma.va);
+	cr_assert_geq(tq->dma.len, 256 * sizeof(union e1000e_tx_desc));
+	cr_assert_eq((uintptr_t)tq->dma.va % 128, 0, "TDBAL wants 16 bytes, the ring is 128-aligned");
+	cr_assert_eq(unic_mem_va2iova(ring_mem, tq->dma.va, &iova), 0, "the ring is not in the port's DMA memory");
+	cr_assert_eq(iova, tq->dma.iova);
+	cr_assert_geq(unic_mem_bytes_in_use(ring_mem), 256 * sizeof(union e1000e_tx_desc));
+	e1000e_ops.tx_queue_release(ring_port, 1, obj);
+	cr_assert_null(tq->ring);
+	cr_assert_eq(unic_mem_bytes_in_use(ring_mem), 0, "the ring outlived its queue");
+}
+
+Test(e1000e_rings, start_programs_the_ring_set_up_at_queue_setup)
+{
+	struct e1000e_port *ep = e1000e_priv(ring_port);
+	void *obj;
+
+	cr_assert_eq(txq_setup(0, 128, &obj), 0);
+	memset(ep->txq[0].dma.va, 0xee, ep->txq[0].dma.len);
+	ring_port->conf.nb_txq = 1;
+	e1000e_init_tx(ep, ring_port);
+	cr_assert_eq(ring_regs[E1000E_TDBAL(0) / 4], (uint32_t)ep->txq[0].dma.iova);
+	cr_assert_eq(ring_regs[E1000E_TDBAH(0) / 4], (uint32_t)(ep->txq[0].dma.iova >> 32));
+	cr_assert_eq(ring_regs[E1000E_TDLEN(0) / 4], 128 * sizeof(union e1000e_tx_desc));
+	cr_assert_eq(ring_regs[E1000E_TDLEN(1) / 4], 0, "a queue not in use has no ring");
+	cr_assert_eq(((volatile uint8_t *)ep->txq[0].ring)[7], 0, "start leaves old descriptors");
+	e1000e_ops.tx_queue_release(ring_port, 0, obj);
+}
+
+Test(e1000e_rings, setup_release_setup_cycles_leave_nothing_behind)
+{
+	void *obj;
+
+	for (unsigned i = 0; i < 32; i++) {
+		uint16_t nb = (uint16_t)(E1000E_DESC_MIN << (i % 4));
+
+		cr_assert_eq(txq_setup(0, nb, &obj), 0);
+		cr_assert_eq(txq_setup(1, nb, &obj), 0);
+		/* Set up again without a release: the old ring goes first. */
+		cr_assert_eq(txq_setup(0, E1000E_DESC_MAX, &obj), 0);
+		cr_assert_eq(e1000e_priv(ring_port)->txq[0].nb_desc, E1000E_DESC_MAX);
+		e1000e_ops.tx_queue_release(ring_port, 0, NULL);
+		e1000e_ops.tx_queue_release(ring_port, 1, NULL);
+		e1000e_ops.tx_queue_release(ring_port, 1, NULL); /* twice: harmless */
+		cr_assert_eq(unic_mem_bytes_in_use(ring_mem), 0, "cycle %u left %zu bytes", i,
+			     unic_mem_bytes_in_use(ring_mem));
+	}
+}
+
+Test(e1000e_rings, a_port_without_dma_memory_refuses_tx_queue_setup)
+{
+	struct e1000e_txq *tq = &e1000e_priv(ring_port)->txq[0];
+	void *obj = NULL;
+
+	unic_port_dma_mem_set(ring_port, NULL);
+	cr_assert_eq(txq_setup(0, 64, &obj), -ENODEV);
+	cr_assert_null(obj);
+	cr_assert_null(tq->sw_ring, "a failed setup kept its software ring");
+	cr_assert_null(tq->ring);
+}
+
+Test(e1000e_rings, close_frees_the_rings_and_any_zone_the_driver_kept)
+{
+	struct unic_dma kept;
+	void *obj;
+
+	cr_assert_eq(txq_setup(0, 512, &obj), 0);
+	cr_assert_eq(txq_setup(1, 512, &obj), 0);
+	cr_assert_eq(unic_port_dma_alloc(ring_port, "test zone", 4096, 128, 0, &kept), 0);
+	cr_assert_eq(unic_port_close(ring_port), 0);
+	cr_assert_eq(unic_mem_bytes_in_use(ring_mem), 0, "close left %zu bytes", unic_mem_bytes_in_use(ring_mem));
 }

@@ -995,6 +995,28 @@ Test(port, tx_prepare_gives_the_leading_packets_the_driver_accepts_and_why_the_n
 	refusing_port_down(p);
 }
 
+Test(port, tx_prepare_checks_offload_headers_before_the_driver_on_a_port_offering_tso)
+{
+	struct unic_port *p = refusing_port_up(pool);
+	struct unic_pkt *pkts[3];
+	int err = 1;
+
+	cr_assert_not_null(p, "%s", last_err);
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 3), 0);
+	/* The driver accepts it (a TSO segment size is all it checks), but
+	 * an IPv4 checksum request without l2/l3 lengths matches no header:
+	 * lib/net refuses it first. */
+	pkts[1]->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IP_CKSUM;
+	cr_assert_eq(unic_tx_offload_check(pkts[1]), UNIC_TX_OFFLOAD_ERR_L2_LEN);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts, 3, &err), 1, "the header check did not run");
+	cr_assert_eq(err, -EINVAL);
+	cr_assert_eq(unic_tx_prepare(p, 0, pkts + 2, 1, &err), 1);
+	cr_assert_eq(err, 0);
+	cr_assert_eq(refusing_priv(p)->sent + refusing_priv(p)->refused, 0, "prepare sends nothing");
+	unic_pkt_free_bulk(pkts, 3);
+	refusing_port_down(p);
+}
+
 Test(port, tx_prepare_accepts_every_packet_when_the_driver_has_no_checks)
 {
 	struct unic_port *p = new_port("fake%d");

@@ -156,6 +156,13 @@ void unic_pci_close(struct unic_pci_device *dev);
 const struct unic_pci_info *unic_pci_info(const struct unic_pci_device *dev);
 /** How the device is reached: VFIO, VFIO no-IOMMU or UIO. */
 enum unic_pci_access unic_pci_access(const struct unic_pci_device *dev);
+/**
+ * The DMA memory the bus maps for @p dev (its unic_bus_config.mem): every
+ * zone allocated from it is reachable by the device at its IOVA (VFIO: mapped
+ * into the container as its segment appears; UIO: IOVA = physical address).
+ * Drivers allocate their rings from it (unic_port_dma_alloc).
+ */
+struct unic_mem *unic_pci_dma_mem(const struct unic_pci_device *dev);
 
 /**
  * Map BAR @p bar. @return 0 with *va and *len, -ENOTSUP when the region

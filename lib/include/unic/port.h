@@ -31,6 +31,7 @@
 #define UNIC_PORT_H
 
 #include <unic/common.h>
+#include <unic/net.h>
 #include <unic/pkt.h>
 #include <unic/pool.h>
 
@@ -257,6 +258,10 @@ struct unic_port_fastpath {
 	unic_rxq_intr_fn rx_intr_enable;  /**< arm an rx queue's interrupt, or a stub */
 	unic_rxq_intr_fn rx_intr_disable; /**< disarm it, or a stub */
 	unic_tx_reclaim_fn tx_reclaim;    /**< reclaim sent buffers, or a stub */
+	/** unic_tx_prepare() checks offload requests against the headers
+	 * (unic_tx_offload_check()) first: started, with a checksum or TSO
+	 * offload offered. */
+	bool tx_offload_check;
 	void *rxq[UNIC_PORT_MAX_QUEUES];  /**< the driver's rx queue objects */
 	void *txq[UNIC_PORT_MAX_QUEUES];  /**< the driver's tx queue objects */
 } UNIC_CACHE_ALIGNED;
@@ -302,6 +307,11 @@ static inline uint16_t unic_tx_burst(struct unic_port *port, uint16_t q,
  * has). Nothing is sent, freed or changed; one call through the port's
  * fast-path table, no allocation, no logging.
  *
+ * Two steps: on a port that offers a checksum or TSO offload, each offload
+ * request is first checked against the packet's headers
+ * (unic_tx_offload_check(), unic/net.h); then the driver checks what its
+ * ring needs (segments, descriptors).
+ *
  * @param port a port (started, or nothing is checked)
  * @param q the tx queue the packets are for
  * @param pkts the packets, in the order they would be sent
@@ -309,9 +319,10 @@ static inline uint16_t unic_tx_burst(struct unic_port *port, uint16_t q,
  *
  * When the return value is less than @p n, pkts[ret] is refused: the
  * caller frees it and counts it as dropped, and may prepare the packets
- * after it (pkts + ret + 1). A driver without checks (null, ring) accepts
- * every packet. On a port that is not started every packet is accepted
- * and the driver is not called (unic_tx_burst() then takes none).
+ * after it (pkts + ret + 1). A driver without checks and without checksum
+ * or TSO offloads (null, ring) accepts every packet. On a port that is not
+ * started every packet is accepted and the driver is not called
+ * (unic_tx_burst() then takes none).
  *
  * @param err where the reason goes (may be NULL): 0 when every packet is
  *        accepted, else the refusal of pkts[ret] as a negative errno:
@@ -324,10 +335,22 @@ static inline uint16_t unic_tx_prepare(struct unic_port *port, uint16_t q,
 				       struct unic_pkt **pkts, uint16_t n, int *err)
 {
 	const struct unic_port_fastpath *fp = &((struct unic_port_head *)(void *)port)->fp;
-	int e;
+	unic_tx_prepare_fn drv = __atomic_load_n(&fp->tx_prepare, __ATOMIC_ACQUIRE);
+	void *txq = __atomic_load_n(&fp->txq[q], __ATOMIC_RELAXED);
+	int e, drv_err;
+	uint16_t ok, drv_ok;
 
-	return __atomic_load_n(&fp->tx_prepare, __ATOMIC_ACQUIRE)(
-		__atomic_load_n(&fp->txq[q], __ATOMIC_RELAXED), pkts, n, err ? err : &e);
+	if (err == NULL)
+		err = &e;
+	if (!__atomic_load_n(&fp->tx_offload_check, __ATOMIC_RELAXED))
+		return drv(txq, pkts, n, err);
+	ok = unic_tx_offload_prepare(pkts, n, err);
+	drv_ok = ok ? drv(txq, pkts, ok, &drv_err) : 0;
+	if (drv_ok < ok) {
+		*err = drv_err;
+		return drv_ok;
+	}
+	return ok;
 }
 
 /**
