@@ -177,7 +177,7 @@ void unic_pool_put_slow(struct unic_pool *pool, void *const *objs, uint32_t n)
 
 int unic_pool_debug_get(struct unic_pool *pool, void **objs, uint32_t n)
 {
-	int rc = pool_get_cached(pool, objs, n);
+	int rc = unic__pool_get_cached(pool, objs, n);
 	uint32_t i;
 
 	if (rc != 0)
@@ -231,12 +231,12 @@ void unic_pool_debug_put(struct unic_pool *pool, void *const *objs, uint32_t n)
 		h->sum = pool_obj_sum(pool, obj);
 		ok[nb_ok++] = obj;
 		if (nb_ok == UNIC_ARRAY_SIZE(ok)) {
-			pool_put_cached(pool, ok, nb_ok);
+			unic__pool_put_cached(pool, ok, nb_ok);
 			nb_ok = 0;
 		}
 	}
 	if (nb_ok)
-		pool_put_cached(pool, ok, nb_ok);
+		unic__pool_put_cached(pool, ok, nb_ok);
 }
 
 /* ---- creation ----------------------------------------------------------- */

@@ -22,6 +22,10 @@
 
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct unic_mem;
 struct unic_port;
 
@@ -252,5 +256,9 @@ void unic_pci_gone(struct unic_pci_device *dev);
  * binds them (an error only when listed in @p allow).
  */
 int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_BUS_H */

@@ -31,6 +31,10 @@
 #include <unic/common.h>
 #include <unic/mem.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct unic_bus;
 struct unic_port;
 
@@ -149,5 +153,9 @@ int unic_env_launch(struct unic_env *env, unsigned idx, int (*fn)(void *), void 
 
 /** Wait for worker @p idx. @return fn's return value, or -EINVAL if none ran. */
 int unic_env_wait(struct unic_env *env, unsigned idx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_ENV_H */

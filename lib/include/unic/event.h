@@ -27,6 +27,10 @@
 
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct unic_port;
 
 enum unic_event_type {
@@ -110,5 +114,9 @@ typedef void (*unic_timer_fn)(void *arg);
 int unic_timer_add(uint64_t delay_ns, uint64_t period_ns, unic_timer_fn fn, void *arg);
 /** Cancel a timer; waits if it is running in another thread. @return 0 or -ENOENT. */
 int unic_timer_cancel(int id);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_EVENT_H */

@@ -21,6 +21,10 @@
 #include <stdarg.h>
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum unic_log_level {
 	UNIC_LOG_ERR = 1,
 	UNIC_LOG_WARNING = 2,
@@ -90,5 +94,9 @@ const char *unic_log_level_name(enum unic_log_level level);
 
 /** Install a sink (NULL restores stderr). Not thread-safe against logging. */
 void unic_log_set_sink(unic_log_sink_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_LOG_H */

@@ -40,6 +40,10 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum unic_iova_mode {
 	UNIC_IOVA_VA = 0, /**< IOVA chosen per segment; DMA-mapped by the bus */
 	UNIC_IOVA_PA = 1, /**< IOVA = physical address from pagemap */
@@ -177,5 +181,9 @@ int unic_mem_seg_walk(const struct unic_mem *mem,
  */
 int unic_mem_hugepage_report(const struct unic_mem_config *cfg, char *buf,
 			     size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_MEM_H */

@@ -36,6 +36,10 @@
 #include <unic/pkt.h>
 #include <unic/port.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct unic_napi_ctx;
 
 enum unic_napi_mode {
@@ -288,5 +292,9 @@ void unic_napi_last_sleep(const struct unic_napi_ctx *ctx, uint64_t *start_ns, u
  * wake (port.h). The protocol is the one this engine follows: drained poll,
  * arm, re-check, sleep; on wake ack, disarm, poll.
  */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_NAPI_H */

@@ -22,6 +22,10 @@
 #include <errno.h>
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct unic_pool;
 
 /* Receive: set by the driver. */
@@ -160,5 +164,9 @@ static inline int unic_pkt_trim(struct unic_pkt *p, uint16_t len)
 	p->pkt_len -= len;
 	return 0;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_PKT_H */

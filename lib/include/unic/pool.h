@@ -33,6 +33,10 @@
 #include <unic/thread.h>
 #include <unic/pkt.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct unic_mem;
 
 #define UNIC_POOL_NAMESIZE 32
@@ -140,6 +144,9 @@ bool unic_pool_debug_enabled(void);
 
 /* ---- fast path ------------------------------------------------------- */
 
+/* unic__name: internal helpers of the inline fast path (see ring.h), not
+ * API. */
+
 /* Slow paths and debug hooks, in pool.c. */
 int unic_pool_get_slow(struct unic_pool *pool, void **objs, uint32_t n);
 void unic_pool_put_slow(struct unic_pool *pool, void *const *objs, uint32_t n);
@@ -161,7 +168,7 @@ void unic_pool_debug_put(struct unic_pool *pool, void *const *objs, uint32_t n);
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
-static UNIC_ALWAYS_INLINE void pool_copy(void **dst, void *const *src, uint32_t n)
+static UNIC_ALWAYS_INLINE void unic__pool_copy(void **dst, void *const *src, uint32_t n)
 {
 	uint32_t i = 0;
 
@@ -190,7 +197,7 @@ static UNIC_ALWAYS_INLINE void pool_copy(void **dst, void *const *src, uint32_t 
 
 /* Get through this thread's cache, or the ring directly. */
 static UNIC_ALWAYS_INLINE int
-pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
+unic__pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 {
 	uint32_t t = unic_thread_index();
 	struct unic_pool_cache *c;
@@ -216,13 +223,13 @@ pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 	}
 	/* Hand out the most recently freed objects (the top n): they are warm. */
 	len -= n;
-	pool_copy(objs, &c->objs[len], n);
+	unic__pool_copy(objs, &c->objs[len], n);
 	unic_store_relaxed(&c->len, len); /* see struct unic_pool_cache */
 	return 0;
 }
 
 static UNIC_ALWAYS_INLINE void
-pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
+unic__pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 {
 	uint32_t t = unic_thread_index();
 	struct unic_pool_cache *c;
@@ -235,7 +242,7 @@ pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 	}
 	c = &pool->caches[t];
 	len = c->len;
-	pool_copy(&c->objs[len], objs, n);
+	unic__pool_copy(&c->objs[len], objs, n);
 	len += n;
 	if (UNIC_UNLIKELY(len >= pool->cache_flush_thresh)) {
 		/* The ring can hold every object of the pool: this never fails. */
@@ -255,7 +262,7 @@ static inline int unic_pool_get_bulk(struct unic_pool *pool, void **objs, uint32
 #if UNIC_POOL_DEBUG
 	return unic_pool_debug_get(pool, objs, n);
 #else
-	return pool_get_cached(pool, objs, n);
+	return unic__pool_get_cached(pool, objs, n);
 #endif
 }
 
@@ -265,7 +272,7 @@ static inline void unic_pool_put_bulk(struct unic_pool *pool, void *const *objs,
 #if UNIC_POOL_DEBUG
 	unic_pool_debug_put(pool, objs, n);
 #else
-	pool_put_cached(pool, objs, n);
+	unic__pool_put_cached(pool, objs, n);
 #endif
 }
 
@@ -340,5 +347,9 @@ static inline void unic_pkt_free_bulk(struct unic_pkt *const *pkts, uint32_t n)
 	if (start < n)
 		unic_pool_put_bulk(pkts[start]->pool, (void *const *)&pkts[start], n - start);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_POOL_H */

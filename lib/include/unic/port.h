@@ -34,6 +34,10 @@
 #include <unic/pkt.h>
 #include <unic/pool.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct unic_pool;
 
 #define UNIC_PORT_NAMESIZE 32
@@ -548,5 +552,9 @@ int unic_port_rx_intr_irq(struct unic_port *port, uint16_t q);
  *         with what to do (unic_pci_irq_affinity_set()).
  */
 int unic_port_rx_intr_affinity_set(struct unic_port *port, uint16_t q, int cpu);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_PORT_H */

@@ -12,6 +12,10 @@
 
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define UNIC_THREAD_NONE ((uint32_t)UNIC_MAX_THREADS)
 
 /** 0: not assigned yet; otherwise index + 1. */
@@ -29,5 +33,9 @@ static inline uint32_t unic_thread_index(void)
 
 /** Indices in use now (for tests and leak reports). */
 uint32_t unic_thread_index_count(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_THREAD_H */
