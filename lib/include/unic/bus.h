@@ -25,6 +25,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 struct unic_mem;
 struct unic_port;
@@ -257,6 +258,7 @@ void unic_pci_gone(struct unic_pci_device *dev);
  */
 int unic_bus_probe(struct unic_bus *bus, const char *const *allow, unsigned nb_allow);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 /**
  * Add @p len bytes at @p buf to @p sum as big-endian 16-bit words; an odd
@@ -70,6 +71,7 @@ uint16_t unic_ipv6_phdr_sum(const void *ip6h, uint8_t proto, uint32_t l4_len);
  */
 int unic_pkt_cksum_sum(const struct unic_pkt *p, uint32_t off, uint32_t len, uint32_t *sum);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 #define UNIC_CACHE_LINE_SIZE 64
 #define UNIC_CACHE_ALIGNED __attribute__((aligned(UNIC_CACHE_LINE_SIZE)))
@@ -71,6 +72,7 @@ static inline void unic_prefetch0(const void *p)
 	__builtin_prefetch(p, 0, 3);
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 /**
  * Nanoseconds from CLOCK_MONOTONIC. Out of line so that this header needs
@@ -39,6 +40,7 @@ static inline uint64_t unic_rdtsc(void)
  */
 uint64_t unic_tsc_hz(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

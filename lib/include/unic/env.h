@@ -34,6 +34,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 struct unic_bus;
 struct unic_port;
@@ -154,6 +155,7 @@ int unic_env_launch(struct unic_env *env, unsigned idx, int (*fn)(void *), void 
 /** Wait for worker @p idx. @return fn's return value, or -EINVAL if none ran. */
 int unic_env_wait(struct unic_env *env, unsigned idx);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

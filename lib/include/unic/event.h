@@ -30,6 +30,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 struct unic_port;
 
@@ -115,6 +116,7 @@ int unic_timer_add(uint64_t delay_ns, uint64_t period_ns, unic_timer_fn fn, void
 /** Cancel a timer; waits if it is running in another thread. @return 0 or -ENOENT. */
 int unic_timer_cancel(int id);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

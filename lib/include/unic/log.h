@@ -24,6 +24,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 enum unic_log_level {
 	UNIC_LOG_ERR = 1,
@@ -95,6 +96,7 @@ const char *unic_log_level_name(enum unic_log_level level);
 /** Install a sink (NULL restores stderr). Not thread-safe against logging. */
 void unic_log_set_sink(unic_log_sink_fn fn, void *ctx);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

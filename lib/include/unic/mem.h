@@ -43,6 +43,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 enum unic_iova_mode {
 	UNIC_IOVA_VA = 0, /**< IOVA chosen per segment; DMA-mapped by the bus */
@@ -182,6 +183,7 @@ int unic_mem_seg_walk(const struct unic_mem *mem,
 int unic_mem_hugepage_report(const struct unic_mem_config *cfg, char *buf,
 			     size_t len);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 struct unic_napi_ctx;
 
@@ -293,6 +294,7 @@ void unic_napi_last_sleep(const struct unic_napi_ctx *ctx, uint64_t *start_ns, u
  * arm, re-check, sleep; on wake ack, disarm, poll.
  */
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 struct unic_pool;
 
@@ -165,6 +166,7 @@ static inline int unic_pkt_trim(struct unic_pkt *p, uint16_t len)
 	return 0;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -36,6 +36,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 struct unic_mem;
 
@@ -348,6 +349,7 @@ static inline void unic_pkt_free_bulk(struct unic_pkt *const *pkts, uint32_t n)
 		unic_pool_put_bulk(pkts[start]->pool, (void *const *)&pkts[start], n - start);
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 struct unic_pool;
 
@@ -553,6 +554,7 @@ int unic_port_rx_intr_irq(struct unic_port *port, uint16_t q);
  */
 int unic_port_rx_intr_affinity_set(struct unic_port *port, uint16_t q, int cpu);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

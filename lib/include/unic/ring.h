@@ -58,6 +58,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 /** Creation flags. */
 #define UNIC_RING_F_SP_ENQ 0x1u /**< one producer thread at a time */
@@ -412,6 +413,7 @@ static inline bool unic_ring_full(const struct unic_ring *r)
 	return unic_ring_count(r) == r->capacity;
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

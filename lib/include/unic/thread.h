@@ -15,6 +15,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 #define UNIC_THREAD_NONE ((uint32_t)UNIC_MAX_THREADS)
 
@@ -34,6 +35,7 @@ static inline uint32_t unic_thread_index(void)
 /** Indices in use now (for tests and leak reports). */
 uint32_t unic_thread_index_count(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
