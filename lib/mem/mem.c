@@ -41,7 +41,7 @@ static int copy_str(char **dst, const char *src)
 
 static int check_config(const struct unic_mem_config *cfg)
 {
-	if (cfg->sz == 0 || cfg->sz > sizeof(*cfg)) {
+	if (cfg->sz < sizeof(size_t) || cfg->sz > sizeof(*cfg)) {
 		UNIC_LOG(ERR, MEM, "memory config: sz is %zu, expected "
 			 "sizeof(struct unic_mem_config) = %zu", cfg->sz, sizeof(*cfg));
 		return -EINVAL;

@@ -22,6 +22,8 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 
+#include "unic_conf.h"
+
 #define POOL_COOKIE_FREE  0xf7ee0b1ec7f7ee00ull
 #define POOL_COOKIE_USED  0x05ed0b1ec7005ed0ull
 #define POOL_COOKIE_TRAIL 0x7a11c0071e7a11c0ull
@@ -245,11 +247,6 @@ static int pool_check_config(const struct unic_pool_config *cfg)
 {
 	const char *name = cfg->name ? cfg->name : "";
 
-	if (cfg->sz < sizeof(*cfg)) {
-		UNIC_LOG(ERR, POOL, "pool %s: config size %zu, expected %zu (set .sz = sizeof(struct unic_pool_config))",
-			 name, cfg->sz, sizeof(*cfg));
-		return -EINVAL;
-	}
 	if (cfg->mem == NULL) {
 		UNIC_LOG(ERR, POOL, "pool %s: no memory context given (.mem)", name);
 		return -EINVAL;
@@ -350,14 +347,17 @@ static int pool_populate(struct unic_pool *pool, const struct unic_pool_config *
 
 /* Packet pools pass their room sizes so obj_init can read them from the
  * pool while it is being populated. */
-static struct unic_pool *pool_create(const struct unic_pool_config *cfg,
+static struct unic_pool *pool_create(const struct unic_pool_config *ucfg,
 				     uint16_t headroom, uint16_t dataroom)
 {
+	struct unic_pool_config c, *cfg = &c;
 	struct unic_pool *pool;
 	uint32_t ring_size;
 	int rc;
 
-	if (cfg == NULL) {
+	if (unic_conf_copy(&c, sizeof(c), ucfg) < 0) {
+		UNIC_LOG(ERR, POOL, "pool: config missing, or .sz %zu not in %zu..%zu (set .sz = sizeof(struct unic_pool_config))",
+			 ucfg ? ucfg->sz : 0, sizeof(size_t), sizeof(c));
 		errno = EINVAL;
 		return NULL;
 	}
@@ -458,13 +458,15 @@ static void pktpool_obj_init(void *arg, struct unic_pool *pool, void *obj,
 	unic_pkt_reset(p, pool->pkt_headroom);
 }
 
-struct unic_pool *unic_pktpool_create(const struct unic_pktpool_config *cfg)
+struct unic_pool *unic_pktpool_create(const struct unic_pktpool_config *ucfg)
 {
+	struct unic_pktpool_config c, *cfg = &c;
 	struct unic_pool_config pc = { .sz = sizeof(pc) };
 	uint32_t headroom, dataroom;
 
-	if (cfg == NULL || cfg->sz < sizeof(*cfg)) {
-		UNIC_LOG(ERR, POOL, "packet pool: config missing or .sz not set to sizeof(struct unic_pktpool_config)");
+	if (unic_conf_copy(&c, sizeof(c), ucfg) < 0) {
+		UNIC_LOG(ERR, POOL, "packet pool: config missing, or .sz %zu not in %zu..%zu (set .sz = sizeof(struct unic_pktpool_config))",
+			 ucfg ? ucfg->sz : 0, sizeof(size_t), sizeof(c));
 		errno = EINVAL;
 		return NULL;
 	}
