@@ -40,7 +40,7 @@ const char *unic_napi_mode_name(enum unic_napi_mode mode)
 static void napi_ctx_free(struct unic_napi_ctx *ctx)
 {
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
-		unic_ring_free(ctx->qs[i].inj);
+		unic_ring_destroy(ctx->qs[i].inj);
 	free(ctx->qs);
 	free(ctx->srcs);
 	free(ctx->txqs);

@@ -58,8 +58,8 @@ UNIC_UNUSED static bool log_has(const char *s)
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = {
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = "napitest", .count = 16384, .cache_size = 256,
 		.numa_node = -1,
 	};
@@ -76,7 +76,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	unic_log_set_sink(NULL, NULL);
 }

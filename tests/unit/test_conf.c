@@ -22,7 +22,7 @@ static struct unic_mem *mem;
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
 
 	unic_log_set_level(-1, UNIC_LOG_ERR);
 	mem = unic_mem_create(&mc);
@@ -38,15 +38,15 @@ TestSuite(conf, .init = setup, .fini = teardown);
 
 Test(conf, a_pool_takes_an_older_smaller_config_and_refuses_sz_0_or_too_large)
 {
-	struct unic_pool_config c = {
+	struct unic_pool_conf c = {
 		.name = "old", .mem = mem, .count = 64, .obj_size = 64,
 	};
 	struct unic_pool *p;
 
-	c.sz = offsetof(struct unic_pool_config, obj_init); /* no init hook yet */
+	c.sz = offsetof(struct unic_pool_conf, obj_init); /* no init hook yet */
 	p = unic_pool_create(&c);
 	cr_assert_not_null(p, "older config: %s", strerror(errno));
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 	c.sz = 0;
 	cr_assert_null(unic_pool_create(&c));
 	cr_assert_eq(errno, EINVAL);
@@ -57,18 +57,18 @@ Test(conf, a_pool_takes_an_older_smaller_config_and_refuses_sz_0_or_too_large)
 
 Test(conf, a_packet_pool_takes_an_older_config_and_gives_the_rest_defaults)
 {
-	struct unic_pktpool_config c = {
+	struct unic_pktpool_conf c = {
 		.name = "old", .mem = mem, .count = 64, .numa_node = -1,
 		.headroom = 1, .dataroom = 1, /* past sz: must not be read */
 	};
 	struct unic_pool *p;
 
-	c.sz = offsetof(struct unic_pktpool_config, headroom);
+	c.sz = offsetof(struct unic_pktpool_conf, headroom);
 	p = unic_pktpool_create(&c);
 	cr_assert_not_null(p, "older config: %s", strerror(errno));
 	cr_assert_eq(p->obj_size,
 		     sizeof(struct unic_pkt) + UNIC_PKT_HEADROOM_DEFAULT + UNIC_PKT_DATAROOM_DEFAULT);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 	c.sz = sizeof(c) + 8;
 	cr_assert_null(unic_pktpool_create(&c));
 	cr_assert_eq(errno, EINVAL);
@@ -91,7 +91,7 @@ Test(conf, a_napi_context_takes_an_older_conf_and_its_defaults)
 Test(conf, a_port_takes_older_port_and_queue_confs)
 {
 	struct unic_port *port = NULL;
-	struct unic_pktpool_config pc = {
+	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = "q", .mem = mem, .count = 256, .numa_node = -1,
 	};
 	struct unic_pool *pool = unic_pktpool_create(&pc);
@@ -112,5 +112,5 @@ Test(conf, a_port_takes_older_port_and_queue_confs)
 	conf.sz = 0;
 	cr_assert_eq(unic_port_configure(port, &conf), -EINVAL);
 	cr_assert_eq(unic_port_close(port), 0);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }

@@ -38,8 +38,8 @@ static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, 
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = {
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = "ringtest", .count = 8192, .cache_size = 256,
 		.numa_node = -1,
 	};
@@ -56,7 +56,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	unic_log_set_sink(NULL, NULL);
 }

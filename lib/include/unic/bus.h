@@ -107,8 +107,8 @@ int unic_pci_scan_one(const char *sysfs_root, const char *bdf, struct unic_pci_i
 
 /* ---- access ---------------------------------------------------------------- */
 
-struct unic_bus_config {
-	size_t sz;                 /**< sizeof(struct unic_bus_config) */
+struct unic_bus_conf {
+	size_t sz;                 /**< sizeof(struct unic_bus_conf) */
 	struct unic_mem *mem;      /**< DMA memory to map (required) */
 	const char *sysfs_root;    /**< prefix of /sys paths, as for unic_pci_scan(); NULL: "" */
 	const char *dev_root;      /**< NULL: /dev (vfio/, uioN) */
@@ -122,7 +122,7 @@ struct unic_pci_device;
  * Create the bus context. Opens nothing until the first device.
  * @return the bus, or NULL with errno (EINVAL).
  */
-struct unic_bus *unic_bus_create(const struct unic_bus_config *cfg);
+struct unic_bus *unic_bus_create(const struct unic_bus_conf *cfg);
 /** Close every device and the container; NULL is accepted. */
 void unic_bus_destroy(struct unic_bus *bus);
 

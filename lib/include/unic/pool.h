@@ -46,8 +46,8 @@ struct unic_mem;
 struct unic_pool;
 
 /** Options for unic_pool_create(). Zero-initialise, then set. */
-struct unic_pool_config {
-	size_t sz;             /**< sizeof(struct unic_pool_config) */
+struct unic_pool_conf {
+	size_t sz;             /**< sizeof(struct unic_pool_conf) */
 	const char *name;
 	struct unic_mem *mem;  /**< where objects live (required) */
 	uint32_t count;        /**< objects, >= 1 */
@@ -61,8 +61,8 @@ struct unic_pool_config {
 };
 
 /** Options for unic_pktpool_create(). */
-struct unic_pktpool_config {
-	size_t sz;             /**< sizeof(struct unic_pktpool_config) */
+struct unic_pktpool_conf {
+	size_t sz;             /**< sizeof(struct unic_pktpool_conf) */
 	const char *name;
 	struct unic_mem *mem;
 	uint32_t count;
@@ -112,19 +112,19 @@ struct unic_pool {
  * Create a pool. @return the pool, or NULL with errno: EINVAL (the log says
  * which field and the accepted range), ENOMEM (DMA or heap memory).
  */
-struct unic_pool *unic_pool_create(const struct unic_pool_config *cfg);
+struct unic_pool *unic_pool_create(const struct unic_pool_conf *cfg);
 
 /**
  * Create a packet pool: objects are struct unic_pkt + headroom + data room,
  * each with its pool, buf_iova and buf_len set.
  */
-struct unic_pool *unic_pktpool_create(const struct unic_pktpool_config *cfg);
+struct unic_pool *unic_pktpool_create(const struct unic_pktpool_conf *cfg);
 
 /**
  * Free a pool; NULL is accepted. Objects still in use are reported (count)
  * and their memory goes with the pool.
  */
-void unic_pool_free(struct unic_pool *pool);
+void unic_pool_destroy(struct unic_pool *pool);
 
 /** Objects available: in the ring and in every thread's cache. */
 uint32_t unic_pool_avail_count(const struct unic_pool *pool);

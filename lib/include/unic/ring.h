@@ -81,7 +81,7 @@ struct unic_ring {
 	uint32_t mask;     /**< size - 1 */
 	uint32_t capacity; /**< == size */
 	uint32_t flags;
-	uint32_t allocated; /**< 1: unic_ring_free() releases the memory */
+	uint32_t allocated; /**< 1: unic_ring_destroy() releases the memory */
 	struct unic_ring_side prod;
 	struct unic_ring_side cons;
 	void *slots[] UNIC_CACHE_ALIGNED;
@@ -113,7 +113,7 @@ struct unic_ring *unic_ring_create(const char *name, uint32_t count,
 				   uint32_t flags);
 
 /** Free a ring from unic_ring_create(); NULL is accepted. */
-void unic_ring_free(struct unic_ring *r);
+void unic_ring_destroy(struct unic_ring *r);
 
 /** Drop every entry. Only when no thread is using the ring. */
 void unic_ring_reset(struct unic_ring *r);

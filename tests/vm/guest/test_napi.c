@@ -231,9 +231,9 @@ static bool frame_tag(const struct unic_pkt *p, struct tag *t)
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
-	struct unic_bus_config bc = { .sz = sizeof(bc) };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc) };
+	struct unic_mem_conf mc = { .sz = sizeof(mc) };
+	struct unic_bus_conf bc = { .sz = sizeof(bc) };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc) };
 	uint16_t ids[UNIC_PORT_MAX];
 	unsigned nb, found = 0;
 	const char *run = getenv("UNIC_VM_RUN");
@@ -284,7 +284,7 @@ static void teardown(void)
 			ports[i] = NULL;
 		}
 	}
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_bus_destroy(bus);
 	unic_mem_destroy(mem);
 	pool = NULL;
