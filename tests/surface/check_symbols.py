@@ -21,6 +21,9 @@ import sys
 # own: none of these is ours, none can be prefixed.
 TOOLCHAIN = {'_init', '_fini', '__bss_start', '_edata', '_end'}
 PREFIX = re.compile(r'^(unic_|UNIC_)')
+# AddressSanitizer adds an one-definition-rule indicator beside each exported
+# variable (__odr_asan.unic_log_levels): allowed when it names one of ours.
+ASAN_ODR = re.compile(r'^__odr_asan[._](gen_)?(unic_|UNIC_)')
 
 
 def defined_globals(nm, path, dynamic):
@@ -34,7 +37,7 @@ def defined_globals(nm, path, dynamic):
         f = line.split()
         # "value type name"; archive member headers ("x.o:") and blank
         # lines have another shape. A version node (type A) is no symbol.
-        if len(f) == 3 and f[1] != 'A':
+        if len(f) == 3 and f[1] != 'A' and not ASAN_ODR.match(f[2]):
             syms.add(f[2].split('@')[0])
     return syms
 
