@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 	if (unic_env_parse(&opts, argc, argv) < 0) return 2;   /* -a BDF, --vdev SPEC, --no-huge, ... */
 	struct unic_env *env = unic_env_create(&opts);
 	if (env == NULL || unic_env_ports(env, port, 2) != 2) return 1;
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "pkts", .mem = unic_env_mem(env),
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "pkts", .mem = unic_env_mem(env),
 					  .count = 4096, .cache_size = 64, .numa_node = -1 };
 	struct unic_pool *pool = unic_pktpool_create(&pc);
 	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1 };
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 		       unic_port_name(port[1 - i]), n, sent, dropped);
 	}
 	for (int i = 0; i < 2; i++) { unic_port_stop(port[i]); unic_port_close(port[i]); }
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_env_destroy(env);
 	return 0;
 }

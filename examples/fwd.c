@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	}
 	/* Packets for both rx queues (descriptors), both tx queues and one burst
 	 * in flight; 8191 covers the default descriptor counts of every driver. */
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "fwd", .mem = unic_env_mem(env),
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "fwd", .mem = unic_env_mem(env),
 					  .count = 8191, .cache_size = 256, .numa_node = -1 };
 	pool = unic_pktpool_create(&pc);
 	if (pool == NULL) {
@@ -137,7 +137,7 @@ out:
 		unic_port_stop(port[i]);
 		unic_port_close(port[i]);
 	}
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_env_destroy(env);
 	return ret;
 }

@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hybrid_rx: no port (-a BDF, or --vdev ring0 --vdev ring1,peer=ring0)\n");
 		goto out;
 	}
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "rx", .mem = unic_env_mem(env),
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "rx", .mem = unic_env_mem(env),
 					  .count = 8191, .cache_size = 256, .numa_node = -1 };
 	pool = unic_pktpool_create(&pc);
 	if (pool == NULL) {
@@ -207,7 +207,7 @@ out:
 		unic_port_stop(port[i]);
 		unic_port_close(port[i]);
 	}
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_env_destroy(env);
 	return ret;
 }

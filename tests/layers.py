@@ -51,6 +51,7 @@ INSTALLED = {
 # lib/internal/<name>: unic_<module>_*.h belongs to <module>; the rest here.
 INTERNAL = {
     'unic_pmds.h': 'port',   # the driver table's entries, for drivers.c
+    'unic_conf.h': 'common', # the option-struct size rule (unic_conf_copy)
 }
 
 # Named exceptions: (file, included header) pairs allowed against the order,

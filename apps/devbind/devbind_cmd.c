@@ -634,7 +634,7 @@ static int cmd_bind_unbind(struct devbind *b)
 static int cmd_hugepages(struct devbind *b)
 {
 	char mounts[PATH_MAX], report[8192];
-	struct unic_mem_config cfg = {
+	struct unic_mem_conf cfg = {
 		.sz = sizeof(cfg), .sysfs_root = b->root, .mounts_path = mounts,
 	};
 

@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 	memset(app.cnt, 0, sizeof(*app.cnt) * L2FWD_MAX_PORTS);
 
 	uint32_t prx, ptx, count = pool_size(&app, app.nb_workers, &prx, &ptx);
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "l2fwd", .mem = unic_env_mem(env),
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "l2fwd", .mem = unic_env_mem(env),
 					  .count = count, .cache_size = POOL_CACHE, .numa_node = -1 };
 
 	pool = unic_pktpool_create(&pc);
@@ -464,7 +464,7 @@ out_ports:
 			unic_port_stop(app.ports[used_list[i]]);
 		unic_port_close(app.ports[used_list[i]]);
 	}
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 out_env:
 	unic_env_destroy(env);
 	free(s0);

@@ -581,7 +581,7 @@ int main(int argc, char **argv)
 
 	{
 		struct unic_port_info ti = { 0 }, ri = { 0 };
-		struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "pktgen", .mem = unic_env_mem(env),
+		struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "pktgen", .mem = unic_env_mem(env),
 						  .cache_size = POOL_CACHE, .numa_node = -1 };
 
 		unic_port_info_get(a.tx, &ti);
@@ -780,7 +780,7 @@ out:
 		unic_port_close(a.tx);
 	if (a.rx && a.rx != a.tx)
 		unic_port_close(a.rx);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_env_destroy(env);
 	return ret;
 }

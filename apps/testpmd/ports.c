@@ -106,7 +106,7 @@ static int port_pool(struct tp_app *app, uint16_t id, const struct unic_port_inf
 	if (room > 65535 - UNIC_PKT_HEADROOM_DEFAULT)
 		room = 65535 - UNIC_PKT_HEADROOM_DEFAULT;
 	snprintf(name, sizeof(name), "tp%u_%u", id, app->nb_pools);
-	struct unic_pktpool_config pc = {
+	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = name, .mem = unic_env_mem(app->env), .count = need,
 		.cache_size = TP_POOL_CACHE, .numa_node = -1, .dataroom = (uint16_t)room,
 	};
@@ -319,6 +319,6 @@ int tp_port_attach(struct tp_app *app, const char *spec, uint16_t *id)
 void tp_pools_free(struct tp_app *app)
 {
 	for (unsigned i = 0; i < app->nb_pools; i++)
-		unic_pool_free(app->pools[i]);
+		unic_pool_destroy(app->pools[i]);
 	app->nb_pools = 0;
 }

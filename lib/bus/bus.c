@@ -97,14 +97,14 @@ static const struct bus_sys bus_sys_real = {
 
 /* ---- context ---- */
 
-struct unic_bus *unic_bus_create(const struct unic_bus_config *ucfg)
+struct unic_bus *unic_bus_create(const struct unic_bus_conf *ucfg)
 {
-	struct unic_bus_config cfg = { .sz = sizeof(cfg) };
+	struct unic_bus_conf cfg = { .sz = sizeof(cfg) };
 	struct unic_bus *bus;
 	int rc;
 
-	if (ucfg == NULL || ucfg->sz == 0 || ucfg->sz > sizeof(cfg)) {
-		UNIC_LOG(ERR, BUS, "bus config: expected sz = sizeof(struct unic_bus_config) = %zu, got %zu",
+	if (ucfg == NULL || ucfg->sz < sizeof(size_t) || ucfg->sz > sizeof(cfg)) {
+		UNIC_LOG(ERR, BUS, "bus config: expected sz = sizeof(struct unic_bus_conf) = %zu, got %zu",
 			 sizeof(cfg), ucfg ? ucfg->sz : 0);
 		errno = EINVAL;
 		return NULL;

@@ -408,7 +408,7 @@ static int group_open(struct unic_pci_device *dev)
 	noiommu = !file_exists(path) && file_exists(noiommu_path);
 	if (noiommu) {
 		if (!bus->allow_noiommu) {
-			UNIC_LOG(ERR, BUS, "%s: only a no-IOMMU VFIO group (%s) exists: expected an IOMMU. No-IOMMU mode is unsafe (the device can write anywhere in memory) and is used only when asked for: set allow_noiommu in struct unic_bus_config; or use UIO: unic-devbind --bind uio_pci_generic %s",
+			UNIC_LOG(ERR, BUS, "%s: only a no-IOMMU VFIO group (%s) exists: expected an IOMMU. No-IOMMU mode is unsafe (the device can write anywhere in memory) and is used only when asked for: set allow_noiommu in struct unic_bus_conf; or use UIO: unic-devbind --bind uio_pci_generic %s",
 				 dev->info.bdf, noiommu_path, dev->info.bdf);
 			return -ENOTSUP;
 		}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <pthread.h>
+#include <time.h>
 
 #include <unic/cycles.h>
 
@@ -21,6 +22,14 @@ static void tsc_calibrate(void)
 		tsc_hz = (uint64_t)((double)(c1 - c0) * 1e9 / (double)(t1 - t0));
 	if (tsc_hz == 0)
 		tsc_hz = 1000000000ull;
+}
+
+uint64_t unic_time_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t unic_tsc_hz(void)

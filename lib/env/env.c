@@ -102,7 +102,7 @@ static enum unic_iova_mode env_iova_mode(const struct unic_env_options *o)
 
 static struct unic_mem *env_mem_create(const struct unic_env_options *o)
 {
-	struct unic_mem_config cfg = {
+	struct unic_mem_conf cfg = {
 		.sz = sizeof(cfg),
 		.iova_mode = env_iova_mode(o),
 		.no_huge = o->no_huge,
@@ -135,7 +135,7 @@ static int env_add_port(struct unic_env *env, struct unic_port *p)
 static int env_probe(struct unic_env *env)
 {
 	const struct unic_env_options *o = &env->opts;
-	struct unic_bus_config bc = {
+	struct unic_bus_conf bc = {
 		.sz = sizeof(bc), .mem = env->mem, .allow_noiommu = o->vfio_noiommu,
 	};
 	const char *allow[UNIC_ENV_MAX_ALLOW];

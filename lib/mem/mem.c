@@ -39,11 +39,11 @@ static int copy_str(char **dst, const char *src)
 	return *dst != NULL ? 0 : -ENOMEM;
 }
 
-static int check_config(const struct unic_mem_config *cfg)
+static int check_config(const struct unic_mem_conf *cfg)
 {
-	if (cfg->sz == 0 || cfg->sz > sizeof(*cfg)) {
+	if (cfg->sz < sizeof(size_t) || cfg->sz > sizeof(*cfg)) {
 		UNIC_LOG(ERR, MEM, "memory config: sz is %zu, expected "
-			 "sizeof(struct unic_mem_config) = %zu", cfg->sz, sizeof(*cfg));
+			 "sizeof(struct unic_mem_conf) = %zu", cfg->sz, sizeof(*cfg));
 		return -EINVAL;
 	}
 	if (cfg->iova_mode != UNIC_IOVA_VA && cfg->iova_mode != UNIC_IOVA_PA) {
@@ -65,9 +65,9 @@ static int check_config(const struct unic_mem_config *cfg)
 	return 0;
 }
 
-struct unic_mem *unic_mem_create(const struct unic_mem_config *ucfg)
+struct unic_mem *unic_mem_create(const struct unic_mem_conf *ucfg)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg) };
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg) };
 	struct unic_mem *mem;
 	char name[PATH_MAX + 64];
 	int rc;

@@ -54,12 +54,12 @@ static int read_u64(const char *path, uint64_t *val)
 	return rc;
 }
 
-static const char *sysfs_root_of(const struct unic_mem_config *cfg)
+static const char *sysfs_root_of(const struct unic_mem_conf *cfg)
 {
 	return cfg != NULL && cfg->sysfs_root != NULL ? cfg->sysfs_root : "";
 }
 
-static const char *mounts_path_of(const struct unic_mem_config *cfg)
+static const char *mounts_path_of(const struct unic_mem_conf *cfg)
 {
 	return cfg != NULL && cfg->mounts_path != NULL ? cfg->mounts_path : "/proc/mounts";
 }
@@ -253,7 +253,7 @@ static void report_reserve(struct report *r, size_t page_size)
 	    "hugepages=4 once memory is fragmented" : "");
 }
 
-static int report_write(const struct unic_mem_config *cfg, size_t page_size,
+static int report_write(const struct unic_mem_conf *cfg, size_t page_size,
 			char *buf, size_t len)
 {
 	struct report r = { .buf = buf, .cap = len, .n = 0 };
@@ -317,7 +317,7 @@ static int report_write(const struct unic_mem_config *cfg, size_t page_size,
 	return (int)UNIC_MIN(r.n, (size_t)INT_MAX);
 }
 
-int unic_mem_hugepage_report(const struct unic_mem_config *cfg, char *buf, size_t len)
+int unic_mem_hugepage_report(const struct unic_mem_conf *cfg, char *buf, size_t len)
 {
 	if (buf == NULL)
 		len = 0;
@@ -326,7 +326,7 @@ int unic_mem_hugepage_report(const struct unic_mem_config *cfg, char *buf, size_
 
 void mem_log_hugepage_report(const struct unic_mem *mem)
 {
-	struct unic_mem_config cfg = {
+	struct unic_mem_conf cfg = {
 		.sz = sizeof(cfg),
 		.sysfs_root = mem->sysfs_root,
 		.mounts_path = mem->mounts_path,
@@ -396,7 +396,7 @@ static int use_huge_dir(struct unic_mem *mem, const char *dir)
 	return 0;
 }
 
-int mem_backing_init(struct unic_mem *mem, const struct unic_mem_config *cfg)
+int mem_backing_init(struct unic_mem *mem, const struct unic_mem_conf *cfg)
 {
 	struct huge_mount mounts[MAX_MOUNTS];
 	long sys_page = sysconf(_SC_PAGESIZE);

@@ -90,7 +90,7 @@ struct unic_mem {
 /* mem_huge.c */
 
 /* Choose the backing and page size for @p cfg; checks hugepages are free. */
-int mem_backing_init(struct unic_mem *mem, const struct unic_mem_config *cfg);
+int mem_backing_init(struct unic_mem *mem, const struct unic_mem_conf *cfg);
 /* Map @p len bytes (a page multiple) on @p node: bound, locked, touched. */
 int mem_backing_map(struct unic_mem *mem, size_t len, int node, void **va);
 void mem_backing_unmap(struct unic_mem *mem, void *va, size_t len);

@@ -21,6 +21,7 @@
 #include <unic/pool.h>
 
 #include "napi_priv.h"
+#include "unic_conf.h"
 
 const char napi_timer_tag;
 
@@ -39,7 +40,7 @@ const char *unic_napi_mode_name(enum unic_napi_mode mode)
 static void napi_ctx_free(struct unic_napi_ctx *ctx)
 {
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
-		unic_ring_free(ctx->qs[i].inj);
+		unic_ring_destroy(ctx->qs[i].inj);
 	free(ctx->qs);
 	free(ctx->srcs);
 	free(ctx->txqs);
@@ -75,12 +76,12 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	int err;
 
-	if (conf == NULL || conf->sz < sizeof(*conf)) {
-		UNIC_LOG(ERR, NAPI, "napi context: set .sz = sizeof(struct unic_napi_conf)");
+	if (unic_conf_copy(&c, sizeof(c), conf) < 0) {
+		UNIC_LOG(ERR, NAPI, "napi context: conf missing, or .sz %zu not in %zu..%zu: set .sz = sizeof(struct unic_napi_conf)",
+			 conf ? conf->sz : 0, sizeof(size_t), sizeof(c));
 		errno = EINVAL;
 		return NULL;
 	}
-	c = *conf;
 	if ((unsigned)c.mode > UNIC_NAPI_INTERRUPT) {
 		UNIC_LOG(ERR, NAPI, "napi context: unknown mode %d; expected UNIC_NAPI_HYBRID, _POLL or _INTERRUPT",
 			 (int)c.mode);
@@ -208,11 +209,11 @@ int unic_napi_hooks_set(struct unic_napi_ctx *ctx, const struct unic_napi_hooks 
 		memset(&ctx->hooks, 0, sizeof(ctx->hooks));
 		return 0;
 	}
-	if (hooks->sz < sizeof(*hooks)) {
-		UNIC_LOG(ERR, NAPI, "%s: hooks: set .sz = sizeof(struct unic_napi_hooks)", ctx->name);
+	if (unic_conf_copy(&ctx->hooks, sizeof(ctx->hooks), hooks) < 0) {
+		UNIC_LOG(ERR, NAPI, "%s: hooks: .sz %zu not in %zu..%zu: set .sz = sizeof(struct unic_napi_hooks)",
+			 ctx->name, hooks->sz, sizeof(size_t), sizeof(ctx->hooks));
 		return -EINVAL;
 	}
-	ctx->hooks = *hooks;
 	return 0;
 }
 

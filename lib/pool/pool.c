@@ -22,6 +22,8 @@
 #include <unic/mem.h>
 #include <unic/log.h>
 
+#include "unic_conf.h"
+
 #define POOL_COOKIE_FREE  0xf7ee0b1ec7f7ee00ull
 #define POOL_COOKIE_USED  0x05ed0b1ec7005ed0ull
 #define POOL_COOKIE_TRAIL 0x7a11c0071e7a11c0ull
@@ -177,7 +179,7 @@ void unic_pool_put_slow(struct unic_pool *pool, void *const *objs, uint32_t n)
 
 int unic_pool_debug_get(struct unic_pool *pool, void **objs, uint32_t n)
 {
-	int rc = pool_get_cached(pool, objs, n);
+	int rc = unic__pool_get_cached(pool, objs, n);
 	uint32_t i;
 
 	if (rc != 0)
@@ -231,25 +233,20 @@ void unic_pool_debug_put(struct unic_pool *pool, void *const *objs, uint32_t n)
 		h->sum = pool_obj_sum(pool, obj);
 		ok[nb_ok++] = obj;
 		if (nb_ok == UNIC_ARRAY_SIZE(ok)) {
-			pool_put_cached(pool, ok, nb_ok);
+			unic__pool_put_cached(pool, ok, nb_ok);
 			nb_ok = 0;
 		}
 	}
 	if (nb_ok)
-		pool_put_cached(pool, ok, nb_ok);
+		unic__pool_put_cached(pool, ok, nb_ok);
 }
 
 /* ---- creation ----------------------------------------------------------- */
 
-static int pool_check_config(const struct unic_pool_config *cfg)
+static int pool_check_config(const struct unic_pool_conf *cfg)
 {
 	const char *name = cfg->name ? cfg->name : "";
 
-	if (cfg->sz < sizeof(*cfg)) {
-		UNIC_LOG(ERR, POOL, "pool %s: config size %zu, expected %zu (set .sz = sizeof(struct unic_pool_config))",
-			 name, cfg->sz, sizeof(*cfg));
-		return -EINVAL;
-	}
 	if (cfg->mem == NULL) {
 		UNIC_LOG(ERR, POOL, "pool %s: no memory context given (.mem)", name);
 		return -EINVAL;
@@ -285,13 +282,13 @@ static void pool_release(struct unic_pool *pool)
 			munmap(pool->caches, pool->priv->caches_len);
 		free(pool->priv);
 	}
-	unic_ring_free(pool->ring);
+	unic_ring_destroy(pool->ring);
 	free(pool);
 }
 
 /* Allocate the chunks and lay the objects out; every object goes into the
  * ring. */
-static int pool_populate(struct unic_pool *pool, const struct unic_pool_config *cfg)
+static int pool_populate(struct unic_pool *pool, const struct unic_pool_conf *cfg)
 {
 	struct unic_pool_priv *priv = pool->priv;
 	size_t max_contig = unic_mem_max_contig(pool->mem);
@@ -350,14 +347,17 @@ static int pool_populate(struct unic_pool *pool, const struct unic_pool_config *
 
 /* Packet pools pass their room sizes so obj_init can read them from the
  * pool while it is being populated. */
-static struct unic_pool *pool_create(const struct unic_pool_config *cfg,
+static struct unic_pool *pool_create(const struct unic_pool_conf *ucfg,
 				     uint16_t headroom, uint16_t dataroom)
 {
+	struct unic_pool_conf c, *cfg = &c;
 	struct unic_pool *pool;
 	uint32_t ring_size;
 	int rc;
 
-	if (cfg == NULL) {
+	if (unic_conf_copy(&c, sizeof(c), ucfg) < 0) {
+		UNIC_LOG(ERR, POOL, "pool: config missing, or .sz %zu not in %zu..%zu (set .sz = sizeof(struct unic_pool_conf))",
+			 ucfg ? ucfg->sz : 0, sizeof(size_t), sizeof(c));
 		errno = EINVAL;
 		return NULL;
 	}
@@ -420,12 +420,12 @@ err_nomem:
 	return NULL;
 }
 
-struct unic_pool *unic_pool_create(const struct unic_pool_config *cfg)
+struct unic_pool *unic_pool_create(const struct unic_pool_conf *cfg)
 {
 	return pool_create(cfg, 0, 0);
 }
 
-void unic_pool_free(struct unic_pool *pool)
+void unic_pool_destroy(struct unic_pool *pool)
 {
 	uint32_t in_use;
 
@@ -458,13 +458,15 @@ static void pktpool_obj_init(void *arg, struct unic_pool *pool, void *obj,
 	unic_pkt_reset(p, pool->pkt_headroom);
 }
 
-struct unic_pool *unic_pktpool_create(const struct unic_pktpool_config *cfg)
+struct unic_pool *unic_pktpool_create(const struct unic_pktpool_conf *ucfg)
 {
-	struct unic_pool_config pc = { .sz = sizeof(pc) };
+	struct unic_pktpool_conf c, *cfg = &c;
+	struct unic_pool_conf pc = { .sz = sizeof(pc) };
 	uint32_t headroom, dataroom;
 
-	if (cfg == NULL || cfg->sz < sizeof(*cfg)) {
-		UNIC_LOG(ERR, POOL, "packet pool: config missing or .sz not set to sizeof(struct unic_pktpool_config)");
+	if (unic_conf_copy(&c, sizeof(c), ucfg) < 0) {
+		UNIC_LOG(ERR, POOL, "packet pool: config missing, or .sz %zu not in %zu..%zu (set .sz = sizeof(struct unic_pktpool_conf))",
+			 ucfg ? ucfg->sz : 0, sizeof(size_t), sizeof(c));
 		errno = EINVAL;
 		return NULL;
 	}

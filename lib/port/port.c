@@ -21,6 +21,7 @@
 
 #include "port_private.h"
 #include "unic_event_internal.h"
+#include "unic_conf.h"
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct unic_port *registry[UNIC_PORT_MAX];
@@ -503,12 +504,11 @@ int unic_port_configure(struct unic_port *port, const struct unic_port_conf *con
 	struct unic_port_conf c;
 	int rc;
 
-	if (conf == NULL || conf->sz < sizeof(*conf)) {
-		UNIC_LOG(ERR, PORT, "%s: configure: set .sz = sizeof(struct unic_port_conf)", port->name);
+	if (unic_conf_copy(&c, sizeof(c), conf) < 0) {
+		UNIC_LOG(ERR, PORT, "%s: configure: conf missing, or .sz %zu not in %zu..%zu: set .sz = sizeof(struct unic_port_conf)",
+			 port->name, conf ? conf->sz : 0, sizeof(size_t), sizeof(c));
 		return -EINVAL;
 	}
-	c = *conf;
-	c.sz = sizeof(c);
 	pthread_mutex_lock(&pc->lock);
 	rc = port_need_device(port, ST(ALLOCATED) | ST(CONFIGURED) | ST(READY), "configure",
 			     "allocated, configured or stopped");
@@ -607,11 +607,11 @@ int unic_port_rx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	void *qobj = NULL;
 	int rc;
 
-	if (conf == NULL || conf->sz < sizeof(*conf)) {
-		UNIC_LOG(ERR, PORT, "%s: rx queue setup: set .sz = sizeof(struct unic_rxq_conf)", port->name);
+	if (unic_conf_copy(&c, sizeof(c), conf) < 0) {
+		UNIC_LOG(ERR, PORT, "%s: rx queue setup: conf missing, or .sz %zu not in %zu..%zu: set .sz = sizeof(struct unic_rxq_conf)",
+			 port->name, conf ? conf->sz : 0, sizeof(size_t), sizeof(c));
 		return -EINVAL;
 	}
-	c = *conf;
 	pthread_mutex_lock(&pc->lock);
 	rc = port_need_device(port, ST(CONFIGURED) | ST(READY), "rx queue setup", "configured or stopped");
 	if (rc)
@@ -681,11 +681,11 @@ int unic_port_tx_queue_setup(struct unic_port *port, uint16_t q, const struct un
 	void *qobj = NULL;
 	int rc;
 
-	if (conf == NULL || conf->sz < sizeof(*conf)) {
-		UNIC_LOG(ERR, PORT, "%s: tx queue setup: set .sz = sizeof(struct unic_txq_conf)", port->name);
+	if (unic_conf_copy(&c, sizeof(c), conf) < 0) {
+		UNIC_LOG(ERR, PORT, "%s: tx queue setup: conf missing, or .sz %zu not in %zu..%zu: set .sz = sizeof(struct unic_txq_conf)",
+			 port->name, conf ? conf->sz : 0, sizeof(size_t), sizeof(c));
 		return -EINVAL;
 	}
-	c = *conf;
 	pthread_mutex_lock(&pc->lock);
 	rc = port_need_device(port, ST(CONFIGURED) | ST(READY), "tx queue setup", "configured or stopped");
 	if (rc)

@@ -67,7 +67,7 @@ struct unic_ring *unic_ring_create(const char *name, uint32_t count, uint32_t fl
 	return r;
 }
 
-void unic_ring_free(struct unic_ring *r)
+void unic_ring_destroy(struct unic_ring *r)
 {
 	if (r != NULL && r->allocated)
 		free(r);

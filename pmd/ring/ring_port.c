@@ -68,7 +68,7 @@ static void ring_rxq_release(struct ring_port *rp, uint16_t q)
 			sched_yield(); /* the sender was preempted mid-burst */
 	}
 	ring_drain(rxq->ring);
-	unic_ring_free(rxq->ring);
+	unic_ring_destroy(rxq->ring);
 	rxq->ring = NULL;
 	close(rxq->efd);
 	rxq->efd = -1;
@@ -108,7 +108,7 @@ static int ring_rx_queue_setup(struct unic_port *port, uint16_t q,
 		err = errno;
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: eventfd for the doorbell: %s",
 			      q, strerror(err));
-		unic_ring_free(r);
+		unic_ring_destroy(r);
 		return -err;
 	}
 	rxq->ring = r;

@@ -48,8 +48,8 @@ static inline uint64_t fwd(struct unic_port *in, struct unic_port *out)
 int main(int argc, char **argv)
 {
 	struct bench b;
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "iofwd", .count = POOL_PKTS,
+	struct unic_mem_conf mc = { .sz = sizeof(mc) };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "iofwd", .count = POOL_PKTS,
 					  .cache_size = POOL_CACHE, .numa_node = 0 };
 	struct unic_mem *mem;
 	struct unic_pool *pool;
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 	unic_port_detach(p1);
 	unic_port_put(p0);
 	unic_port_put(p1);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	return 0;
 }

@@ -326,8 +326,8 @@ int main(int argc, char **argv)
 	static const uint64_t loads[] = { 1000, 10000, 100000, 1000000 };
 	static const enum unic_napi_mode modes[] = { UNIC_NAPI_HYBRID, UNIC_NAPI_INTERRUPT, UNIC_NAPI_POLL };
 	struct bench b;
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "napib", .count = POOL_PKTS,
+	struct unic_mem_conf mc = { .sz = sizeof(mc) };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "napib", .count = POOL_PKTS,
 					  .cache_size = 256, .numa_node = -1 };
 	struct unic_mem *mem;
 	struct unic_port *tx, *rx;
@@ -376,7 +376,7 @@ int main(int argc, char **argv)
 	unic_port_detach(tx);
 	unic_port_put(rx);
 	unic_port_put(tx);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	return 0;
 }

@@ -40,7 +40,7 @@ static double run(struct unic_pool *p, unsigned bulk, unsigned long iters)
 
 static struct unic_pool *make(struct unic_mem *mem, uint32_t cache)
 {
-	struct unic_pool_config c = {
+	struct unic_pool_conf c = {
 		.sz = sizeof(c), .name = "bench", .mem = mem, .count = POOL_OBJS,
 		.obj_size = 2048 + 128 + 64, .cache_size = cache, .numa_node = 0,
 	};
@@ -50,7 +50,7 @@ static struct unic_pool *make(struct unic_mem *mem, uint32_t cache)
 int main(int argc, char **argv)
 {
 	struct bench b;
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
+	struct unic_mem_conf mc = { .sz = sizeof(mc) };
 	struct unic_mem *mem;
 	struct unic_pool *p;
 	int rc = bench_init(&b, "mempool", argc, argv);
@@ -72,13 +72,13 @@ int main(int argc, char **argv)
 		return 1;
 	bench_add(&b, "mempool_cache512_bulk32", run(p, 32, it), "cycles/op");
 	bench_add(&b, "mempool_cache512_bulk1", run(p, 1, it / 4), "cycles/op");
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 
 	p = make(mem, 0);
 	if (p == NULL)
 		return 1;
 	bench_add(&b, "mempool_nocache_bulk32", run(p, 32, it / 4), "cycles/op");
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 
 	bench_finish(&b);
 	unic_mem_destroy(mem);

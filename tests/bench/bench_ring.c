@@ -155,6 +155,6 @@ int main(int argc, char **argv)
 	bench_add(&b, "ring_spsc_single_2threads", two_threads(r, 1, true, total / 8), "cycles/elem");
 	bench_add(&b, "ring_mpmc_single_2threads", two_threads(r, 1, false, total / 8), "cycles/elem");
 	bench_finish(&b);
-	unic_ring_free(r);
+	unic_ring_destroy(r);
 	return 0;
 }

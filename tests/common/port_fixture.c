@@ -8,7 +8,7 @@
 
 struct unic_mem *fixture_mem(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
 	struct unic_mem *mem = unic_mem_create(&mc);
 
 	cr_assert_not_null(mem, "no-huge memory context: %s", strerror(errno));
@@ -18,7 +18,7 @@ struct unic_mem *fixture_mem(void)
 void fixture_mem_pool(struct unic_mem **mem, struct unic_pool **pool, const char *name, uint32_t count,
 		      uint32_t cache_size)
 {
-	struct unic_pktpool_config pc = {
+	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = name, .count = count, .cache_size = cache_size,
 		.numa_node = -1,
 	};
@@ -31,7 +31,7 @@ void fixture_mem_pool(struct unic_mem **mem, struct unic_pool **pool, const char
 
 void fixture_mem_pool_free(struct unic_mem *mem, struct unic_pool *pool)
 {
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 }
 

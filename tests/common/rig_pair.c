@@ -17,9 +17,9 @@ static bool rig_is_vfio(void)
 
 void rig_pair_setup(const struct rig_pair *rp, const char *pool_name)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
-	struct unic_bus_config bc = { .sz = sizeof(bc) };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc) };
+	struct unic_mem_conf mc = { .sz = sizeof(mc) };
+	struct unic_bus_conf bc = { .sz = sizeof(bc) };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc) };
 	uint16_t ids[UNIC_PORT_MAX];
 	unsigned nb, found = 0;
 	const char *run = getenv("UNIC_VM_RUN");
@@ -70,7 +70,7 @@ void rig_pair_teardown(const struct rig_pair *rp)
 			rp->ports[i] = NULL;
 		}
 	}
-	unic_pool_free(*rp->pool);
+	unic_pool_destroy(*rp->pool);
 	unic_bus_destroy(*rp->bus);
 	unic_mem_destroy(*rp->mem);
 	*rp->pool = NULL;

@@ -130,8 +130,8 @@ static void *stats_main(void *arg)
 
 static void phase_port(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "stress_counter", .count = 1024,
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "stress_counter", .count = 1024,
 					  .cache_size = 0, .numa_node = -1 };
 	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 1, .numa_node = -1 };
@@ -166,7 +166,7 @@ static void phase_port(void)
 	STRESS_CHECK(unic_port_stop(port) == 0 && unic_port_close(port) == 0 &&
 		     unic_port_detach(port) == 0, "stopping null0 failed");
 	unic_port_put(port);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	printf("%s: port: %" PRIu64 " packets, %" PRIu64 " concurrent stats reads\n", stress_name,
 	       got, reads);

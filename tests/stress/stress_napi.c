@@ -279,8 +279,8 @@ static void port_down(struct unic_port *p)
 
 int main(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = {
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = "stress", .count = 8192, .cache_size = 128, .numa_node = -1,
 	};
 	static const enum unic_napi_mode modes[NQ] = { UNIC_NAPI_HYBRID, UNIC_NAPI_INTERRUPT };
@@ -362,7 +362,7 @@ int main(void)
 	       stress_name, t.sent[0], t.sent[2], t.sent[1], t.sent[3], st[1].dropped, t.cycles,
 	       t.pauses, t.refusals, st[0].sleeps, st[0].interrupts, st[1].sleeps, st[1].interrupts,
 	       (stress_now_ns() - t0) / 1e9);
-	unic_pool_free(t.pool);
+	unic_pool_destroy(t.pool);
 	unic_mem_destroy(t.mem);
 	pthread_barrier_destroy(&t.start);
 	printf("%s: ok\n", stress_name);

@@ -194,8 +194,8 @@ static void *reader_main(void *arg)
 
 int main(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pool_config pc = {
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pool_conf pc = {
 		.sz = sizeof(pc), .name = "stress", .count = NB_OBJS, .obj_size = sizeof(struct obj),
 		.cache_size = CACHE, .numa_node = -1,
 	};
@@ -274,8 +274,8 @@ int main(void)
 
 	printf("%s: %d threads, %" PRIu64 " operations, %" PRIu64 " refused gets (counted), %" PRIu64 " reads of the counts, %.2f s\n",
 	       stress_name, NB_WORKERS, t.ops, t.refused, reads, (stress_now_ns() - t0) / 1e9);
-	unic_ring_free(t.handoff);
-	unic_pool_free(t.pool);
+	unic_ring_destroy(t.handoff);
+	unic_pool_destroy(t.pool);
 	unic_mem_destroy(mem);
 	pthread_barrier_destroy(&t.start);
 	pthread_barrier_destroy(&t.returned);

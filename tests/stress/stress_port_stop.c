@@ -580,8 +580,8 @@ static uint64_t run_kind(enum kind k, unsigned cycles)
 
 int main(int argc, char **argv)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "stress", .count = 4096,
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "stress", .count = 4096,
 					  .cache_size = 64, .numa_node = -1 };
 	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "fwd", .mode = UNIC_NAPI_POLL,
 				     .budget = 4 * BURST };
@@ -635,7 +635,7 @@ int main(int argc, char **argv)
 	printf("stress_port_stop: ok: %u cycles x 3 port kinds in %.1f s; %" PRIu64 " packets forwarded, %" PRIu64 " refused by stopped ports, %" PRIu64 " received and freed; pool back to %u in use\n",
 	       cycles, (double)(unic_time_ns() - t0) / 1e9, forwarded, unic_load_relaxed(&fwd_refused),
 	       unic_load_relaxed(&sunk), now);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	return 0;
 }

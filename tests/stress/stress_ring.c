@@ -225,7 +225,7 @@ static void run_case(const struct ring_case *c, uint64_t deadline)
 	STRESS_CHECK(unic_ring_count(t.r) == 0 && unic_ring_empty(t.r),
 		     "%s: the ring holds %u entries after everything was consumed", c->name,
 		     unic_ring_count(t.r));
-	unic_ring_free(t.r);
+	unic_ring_destroy(t.r);
 	printf("%s: %s: %u producer(s), %u consumer(s): %" PRIu64 " elements, each once, in order, %.2f s\n",
 	       stress_name, c->name, c->nb_prod, c->nb_cons, produced, (stress_now_ns() - t0) / 1e9);
 }

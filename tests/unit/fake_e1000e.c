@@ -23,8 +23,8 @@ static void *ring_alloc(size_t len)
 
 int fake_e1000e_create(struct fake_e1000e *f, const struct fake_e1000e_config *c)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "fake-e1000e" };
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "fake-e1000e" };
 	uint16_t nb = c && c->nb_desc ? c->nb_desc : 64;
 	uint16_t mtu = c && c->mtu ? c->mtu : 9000;
 	struct e1000e_rxq *rxq;
@@ -102,7 +102,7 @@ void fake_e1000e_destroy(struct fake_e1000e *f)
 		free(f->txq->rs_idx);
 	}
 	unic_port_put(f->port);
-	unic_pool_free(f->pool);
+	unic_pool_destroy(f->pool);
 	unic_mem_destroy(f->mem);
 	free(f->regs);
 	memset(f, 0, sizeof(*f));

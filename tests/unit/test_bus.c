@@ -327,7 +327,7 @@ static void dev_file(const char *name)
 
 static struct unic_bus *make_bus(bool noiommu_ok)
 {
-	struct unic_bus_config bc = { .sz = sizeof(bc) };
+	struct unic_bus_conf bc = { .sz = sizeof(bc) };
 	char devroot[300];
 	struct unic_bus *b;
 
@@ -344,7 +344,7 @@ static struct unic_bus *make_bus(bool noiommu_ok)
 
 static void setup_va(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
 
 	memset(&fk, 0, sizeof(fk));
 	fk.dev_reset = true;
@@ -464,7 +464,7 @@ Test(bus, noiommu_is_refused_unless_asked_for)
 
 static struct unic_mem *pa_mem(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true,
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true,
 				      .iova_mode = UNIC_IOVA_PA };
 	char pm[300];
 	struct unic_mem *m;

@@ -108,9 +108,9 @@ Test(cksum, tso_seed_leaves_the_length_out)
 
 Test(cksum, packet_walker_keeps_word_alignment_across_odd_segments)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
 	struct unic_mem *mem = unic_mem_create(&mc);
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "ck", .count = 64, .numa_node = -1 };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "ck", .count = 64, .numa_node = -1 };
 	struct unic_pool *pool;
 	struct unic_pkt *s[4];
 	const size_t sizes[4] = { 41, 7, 500, sizeof(frame_udp4) - 548 };
@@ -147,6 +147,6 @@ Test(cksum, packet_walker_keeps_word_alignment_across_odd_segments)
 	s[2]->data_len++;
 	unic_pkt_free(s[0]);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 }

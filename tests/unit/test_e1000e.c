@@ -829,7 +829,7 @@ static void ring_port_setup(struct unic_port *port)
  * its probe would give it (unic_pci_dma_mem), here ordinary pages. */
 static void rings_setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
 
 	ring_mem = unic_mem_create(&mc);
 	ring_regs = calloc(E1000E_BAR0_LEN / 4, 4);

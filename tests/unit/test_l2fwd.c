@@ -254,8 +254,8 @@ static struct unic_pool *pool;
 
 static void hsetup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "l2fwdtest", .count = 4096,
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "l2fwdtest", .count = 4096,
 					  .cache_size = 0, .numa_node = -1 };
 
 	unic_log_set_level(-1, UNIC_LOG_ERR);
@@ -268,7 +268,7 @@ static void hsetup(void)
 
 static void hteardown(void)
 {
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 }
 

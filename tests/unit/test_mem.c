@@ -91,7 +91,7 @@ TestSuite(mem, .init = setup, .fini = teardown);
 
 static struct unic_mem *no_huge_mem(void)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg), .no_huge = true };
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg), .no_huge = true };
 	struct unic_mem *mem = unic_mem_create(&cfg);
 
 	cr_assert_not_null(mem, "no-huge context: %s", strerror(errno));
@@ -565,7 +565,7 @@ static size_t pm_pages;
  */
 static struct unic_mem *pa_mem(pfn_fn pfn)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg), .iova_mode = UNIC_IOVA_PA,
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg), .iova_mode = UNIC_IOVA_PA,
 				       .no_huge = true };
 	size_t map_len = MEM_PA_MAP_MIN, i;
 	struct unic_mem *mem;
@@ -725,7 +725,7 @@ Test(mem, iova_window_is_refused_in_pa_mode)
 
 Test(mem, pa_mode_with_no_huge_and_no_pagemap_hook_is_refused)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg), .iova_mode = UNIC_IOVA_PA,
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg), .iova_mode = UNIC_IOVA_PA,
 				       .no_huge = true };
 
 	errno = 0;
@@ -736,12 +736,12 @@ Test(mem, pa_mode_with_no_huge_and_no_pagemap_hook_is_refused)
 
 Test(mem, config_without_its_size_or_with_an_unknown_mode_is_refused)
 {
-	struct unic_mem_config cfg = { .no_huge = true };
+	struct unic_mem_conf cfg = { .no_huge = true };
 
 	errno = 0;
 	cr_assert_null(unic_mem_create(&cfg));
 	cr_assert_eq(errno, EINVAL);
-	cr_assert(logcap_has("sizeof(struct unic_mem_config)"), "log: %s", logcap_buf);
+	cr_assert(logcap_has("sizeof(struct unic_mem_conf)"), "log: %s", logcap_buf);
 	cfg.sz = sizeof(cfg);
 	cfg.iova_mode = (enum unic_iova_mode)7;
 	cr_assert_null(unic_mem_create(&cfg));
@@ -750,7 +750,7 @@ Test(mem, config_without_its_size_or_with_an_unknown_mode_is_refused)
 
 Test(mem, huge_dir_that_is_not_hugetlbfs_is_refused)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg) };
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg) };
 
 	make_tmpdir();
 	cfg.huge_dir = tmpdir;
@@ -791,7 +791,7 @@ static void fake_sysfs(const char *free0, const char *free1)
 
 Test(mem, hugepage_report_names_free_pages_per_node_the_mounts_and_the_reserve_command)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg) };
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg) };
 	char buf[4096], small[32];
 	int n;
 
@@ -817,7 +817,7 @@ Test(mem, hugepage_report_names_free_pages_per_node_the_mounts_and_the_reserve_c
 
 Test(mem, hugepage_report_says_when_no_hugetlbfs_is_mounted)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg) };
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg) };
 	char buf[4096];
 
 	fake_sysfs("0\n", "0\n");
@@ -830,7 +830,7 @@ Test(mem, hugepage_report_says_when_no_hugetlbfs_is_mounted)
 
 Test(mem, huge_mode_without_free_hugepages_fails_with_enomem_and_the_report)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg) };
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg) };
 
 	fake_sysfs("0\n", "0\n");
 	cfg.sysfs_root = tmpdir;
@@ -903,7 +903,7 @@ static unsigned long kernel_page_kb(const void *va)
 /* Real 2 MiB pages; the empty mounts file keeps a 1 GiB mount out of it. */
 static struct unic_mem *real_huge_mem(enum unic_iova_mode mode)
 {
-	struct unic_mem_config cfg = { .sz = sizeof(cfg), .iova_mode = mode };
+	struct unic_mem_conf cfg = { .sz = sizeof(cfg), .iova_mode = mode };
 
 	make_tmpdir();
 	put_file("mounts.none", "");

@@ -33,7 +33,7 @@ TestSuite(null_port, .init = setup, .fini = teardown);
 
 static struct unic_pool *make_pool(uint32_t count, uint32_t cache, uint16_t dataroom)
 {
-	struct unic_pktpool_config pc = {
+	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = "nulltest", .mem = mem, .count = count,
 		.cache_size = cache, .numa_node = -1, .dataroom = dataroom,
 	};
@@ -124,7 +124,7 @@ Test(null_port, rx_hands_out_fresh_packets_of_the_configured_size_and_tx_frees_t
 		cr_assert_eq(st.q_obytes[q], 128 * 16 * (q + 1));
 	}
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, the_default_packet_size_is_64_bytes)
@@ -139,7 +139,7 @@ Test(null_port, the_default_packet_size_is_64_bytes)
 	cr_assert_eq(unic_tx_burst(p, 0, &pkt, 1), 1);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, tx_counts_the_bytes_it_is_given)
@@ -160,7 +160,7 @@ Test(null_port, tx_counts_the_bytes_it_is_given)
 	cr_assert_eq(st.obytes, 60 + 1000 + 1514);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, with_tx_max_len_a_longer_frame_is_refused_by_prepare_and_counted_by_tx)
@@ -188,7 +188,7 @@ Test(null_port, with_tx_max_len_a_longer_frame_is_refused_by_prepare_and_counted
 	cr_assert_eq(st.oerrors, 1);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, tx_max_len_out_of_range_is_refused)
@@ -220,7 +220,7 @@ Test(null_port, an_exhausted_pool_is_counted_as_rx_nombuf)
 	unic_pkt_free_bulk(c, 32);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, rx_queue_setup_refuses_a_pool_too_small_for_the_packet_size)
@@ -236,7 +236,7 @@ Test(null_port, rx_queue_setup_refuses_a_pool_too_small_for_the_packet_size)
 	cr_assert(strstr(logbuf, "512") != NULL && strstr(logbuf, "1024") != NULL,
 		  "the message names both sizes: %s", logbuf);
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, has_no_rx_interrupts)
@@ -256,7 +256,7 @@ Test(null_port, has_no_rx_interrupts)
 	cr_assert_eq(unic_rx_intr_enable(p, 0), -ENOTSUP);
 	cr_assert_eq(unic_port_intr_sources(p, &src, 1), -ENOTSUP);
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, the_link_is_up_at_10_gbps_and_macs_are_distinct)
@@ -308,7 +308,7 @@ Test(null_port, a_size_with_a_leading_zero_is_decimal)
 	cr_assert_eq(pkt->pkt_len, 10, "size=010 is ten bytes, not eight (octal)");
 	cr_assert_eq(unic_tx_burst(p, 0, &pkt, 1), 1);
 	down(p);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 }
 
 Test(null_port, empty_arguments_are_refused_and_the_keys_after_them_are_not_skipped)

@@ -33,7 +33,7 @@ TestSuite(pool, .init = setup, .fini = teardown);
 
 static struct unic_pool *make_pool(uint32_t count, uint32_t obj_size, uint32_t cache)
 {
-	struct unic_pool_config c = {
+	struct unic_pool_conf c = {
 		.sz = sizeof(c), .name = "t", .mem = mem, .count = count,
 		.obj_size = obj_size, .cache_size = cache, .numa_node = -1,
 	};
@@ -66,7 +66,7 @@ Test(pool, exhaustion_returns_an_error_and_counts_it)
 		unic_pool_put_bulk(p, objs, 64);
 		cr_assert_eq(unic_pool_in_use_count(p), 0);
 		cr_assert_eq(unic_pool_avail_count(p), 64);
-		unic_pool_free(p);
+		unic_pool_destroy(p);
 	}
 }
 
@@ -83,7 +83,7 @@ Test(pool, bulk_get_is_all_or_nothing)
 	unic_pool_put_bulk(p, a, 60);
 	unic_pool_put_bulk(p, b, 40);
 	cr_assert_eq(unic_pool_in_use_count(p), 0);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }
 
 Test(pool, cached_objects_count_as_available_and_flush_returns_them)
@@ -101,7 +101,7 @@ Test(pool, cached_objects_count_as_available_and_flush_returns_them)
 	unic_pool_cache_flush(p);
 	cr_assert_eq(unic_pool_cache_count(p), 0);
 	cr_assert_eq(unic_ring_count(p->ring), 1024);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }
 
 Test(pool, cache_never_grows_past_one_and_a_half_its_size)
@@ -116,7 +116,7 @@ Test(pool, cache_never_grows_past_one_and_a_half_its_size)
 		unic_pool_put(p, objs[i]);
 	cr_assert_lt(unic_pool_cache_count(p), 48 + 1);
 	cr_assert_eq(unic_pool_in_use_count(p), 0);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }
 
 Test(pool, objects_are_cache_aligned_and_have_their_iova)
@@ -134,12 +134,12 @@ Test(pool, objects_are_cache_aligned_and_have_their_iova)
 		memset(objs[i], 0xa5, 100); /* the whole object is writable */
 	}
 	unic_pool_put_bulk(p, objs, 200);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }
 
 Test(pool, bad_configs_are_refused_with_the_numbers)
 {
-	struct unic_pool_config c = {
+	struct unic_pool_conf c = {
 		.sz = sizeof(c), .name = "bad", .mem = mem, .count = 100, .obj_size = 64,
 		.cache_size = 80,
 	};
@@ -161,14 +161,14 @@ Test(pool, bad_configs_are_refused_with_the_numbers)
 	c.mem = mem;
 	c.sz = 4;
 	cr_assert_null(unic_pool_create(&c));
-	cr_assert(strstr(logcap_last, "sizeof(struct unic_pool_config)"), "message: %s", logcap_last);
+	cr_assert(strstr(logcap_last, "sizeof(struct unic_pool_conf)"), "message: %s", logcap_last);
 }
 
 /* ---- packets -------------------------------------------------------------- */
 
 static struct unic_pool *make_pktpool(uint32_t count, uint16_t headroom, uint16_t dataroom)
 {
-	struct unic_pktpool_config c = {
+	struct unic_pktpool_conf c = {
 		.sz = sizeof(c), .name = "pkt", .mem = mem, .count = count,
 		.cache_size = 0, .numa_node = 0, .headroom = headroom, .dataroom = dataroom,
 	};
@@ -198,7 +198,7 @@ Test(pool, packet_has_defaults_and_buffer_iova)
 	cr_assert_eq(unic_pkt_data_iova(m), iova + 128);
 	unic_pkt_free(m);
 	cr_assert_eq(unic_pool_in_use_count(p), 0);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }
 
 Test(pool, packet_append_prepend_adj_trim_respect_the_rooms)
@@ -222,7 +222,7 @@ Test(pool, packet_append_prepend_adj_trim_respect_the_rooms)
 	cr_assert_eq(unic_pkt_trim(m, 500), 0);
 	cr_assert_eq(m->data_len, 500);
 	unic_pkt_free(m);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }
 
 Test(pool, freeing_a_chain_returns_every_segment)
@@ -236,7 +236,7 @@ Test(pool, freeing_a_chain_returns_every_segment)
 	s[0]->nb_segs = 3;
 	unic_pkt_free(s[0]);
 	cr_assert_eq(unic_pool_in_use_count(p), 0);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }
 
 Test(pool, free_bulk_handles_mixed_pools_and_chains)
@@ -252,13 +252,13 @@ Test(pool, free_bulk_handles_mixed_pools_and_chains)
 	unic_pkt_free_bulk(v, 8);
 	cr_assert_eq(unic_pool_in_use_count(a), 0);
 	cr_assert_eq(unic_pool_in_use_count(b), 0);
-	unic_pool_free(a);
-	unic_pool_free(b);
+	unic_pool_destroy(a);
+	unic_pool_destroy(b);
 }
 
 Test(pool, packet_pool_refuses_small_headroom)
 {
-	struct unic_pktpool_config c = {
+	struct unic_pktpool_conf c = {
 		.sz = sizeof(c), .name = "small", .mem = mem, .count = 8, .headroom = 64,
 	};
 
@@ -344,7 +344,7 @@ Test(pool, two_threads_with_caches_never_share_an_object, .timeout = 120)
 	cr_assert_eq(unic_pool_in_use_count(m.p), 0);
 	cr_assert_eq(unic_pool_cache_count(m.p), 0, "both threads flushed their caches");
 	free(m.owner);
-	unic_pool_free(m.p);
+	unic_pool_destroy(m.p);
 }
 
 Test(pool, bulk_larger_than_the_cache_still_reaches_cached_objects)
@@ -359,5 +359,5 @@ Test(pool, bulk_larger_than_the_cache_still_reaches_cached_objects)
 	cr_assert_eq(unic_pool_in_use_count(p), 64);
 	cr_assert_eq(unic_pool_cache_count(p), 0);
 	unic_pool_put_bulk(p, objs, 64);
-	unic_pool_free(p);
+	unic_pool_destroy(p);
 }

@@ -16,8 +16,8 @@ static struct unic_pool *pool;
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pool_config pc = {
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pool_conf pc = {
 		.sz = sizeof(pc), .name = "dbg", .count = 64, .obj_size = 200, .cache_size = 8,
 	};
 
@@ -32,7 +32,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	logcap_stop();
 }
@@ -93,7 +93,7 @@ Test(pool_debug, write_past_the_end_is_caught_on_put)
 
 Test(pool_debug, put_to_the_wrong_pool_is_refused)
 {
-	struct unic_pool_config pc = {
+	struct unic_pool_conf pc = {
 		.sz = sizeof(pc), .name = "other", .mem = mem, .count = 8, .obj_size = 200,
 	};
 	struct unic_pool *other = unic_pool_create(&pc);
@@ -107,5 +107,5 @@ Test(pool_debug, put_to_the_wrong_pool_is_refused)
 	cr_assert_eq(unic_pool_avail_count(pool), 64);
 	unic_pool_put(other, o);
 	cr_assert_eq(unic_pool_in_use_count(other), 0);
-	unic_pool_free(other);
+	unic_pool_destroy(other);
 }

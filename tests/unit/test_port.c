@@ -273,8 +273,8 @@ static struct unic_pool *pool;
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "port", .count = 4096, .cache_size = 0 };
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "port", .count = 4096, .cache_size = 0 };
 
 	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
@@ -288,7 +288,7 @@ static void setup(void)
 static void teardown(void)
 {
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "packets leaked: %u", unic_pool_in_use_count(pool));
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	logcap_stop();
 }
@@ -469,7 +469,7 @@ Test(port, offload_names_round_trip)
 Test(port, a_pool_too_small_is_refused_with_the_numbers)
 {
 	struct unic_port *p = new_port("small%d");
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "tiny", .mem = mem, .count = 300 };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "tiny", .mem = mem, .count = 300 };
 	struct unic_pool *tiny = unic_pktpool_create(&pc);
 	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 256, .pool = tiny };
@@ -479,7 +479,7 @@ Test(port, a_pool_too_small_is_refused_with_the_numbers)
 	cr_assert(strstr(last_err, "has 300 packets") && strstr(last_err, "rx descriptors 256") &&
 		  strstr(last_err, "tx descriptors 256") && strstr(last_err, "at least 544"), "%s", last_err);
 	finish(p);
-	unic_pool_free(tiny);
+	unic_pool_destroy(tiny);
 }
 
 Test(port, mtu_beyond_the_buffer_needs_scatter)

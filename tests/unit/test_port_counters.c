@@ -184,8 +184,8 @@ static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, 
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "cnt", .count = 512,
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "cnt", .count = 512,
 					  .cache_size = 0, .numa_node = -1 };
 
 	unic_log_set_sink(sink, NULL);
@@ -200,7 +200,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_mem_destroy(mem);
 	unic_log_set_sink(NULL, NULL);
 }

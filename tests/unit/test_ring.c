@@ -37,8 +37,8 @@ Test(ring, size_must_be_a_power_of_two)
 	struct unic_ring *r = unic_ring_create("one", 1, 0);
 	cr_assert_not_null(r);
 	cr_assert_eq(unic_ring_capacity(r), 1);
-	unic_ring_free(r);
-	unic_ring_free(NULL);
+	unic_ring_destroy(r);
+	unic_ring_destroy(NULL);
 }
 
 Test(ring, dequeue_on_empty_returns_zero)
@@ -52,7 +52,7 @@ Test(ring, dequeue_on_empty_returns_zero)
 		cr_assert_eq(unic_ring_dequeue_bulk(r, objs, 1), 0);
 		cr_assert_eq(unic_ring_dequeue_burst(r, objs, 4), 0);
 		cr_assert_eq(unic_ring_dequeue(r, &o), -ENOENT);
-		unic_ring_free(r);
+		unic_ring_destroy(r);
 	}
 }
 
@@ -74,7 +74,7 @@ Test(ring, every_slot_is_usable_and_full_refuses_more)
 		cr_assert_eq(unic_ring_dequeue_bulk(r, out, 8), 8);
 		for (int i = 0; i < 8; i++)
 			cr_assert_eq(out[i], OBJ(i), "FIFO order broken at %d", i);
-		unic_ring_free(r);
+		unic_ring_destroy(r);
 	}
 }
 
@@ -97,7 +97,7 @@ Test(ring, bulk_is_all_or_nothing_and_burst_takes_what_fits)
 		cr_assert_eq(unic_ring_dequeue_burst(r, outp + 12, 12), 4);
 		for (int i = 0; i < 16; i++)
 			cr_assert_eq(outp[i], OBJ(i));
-		unic_ring_free(r);
+		unic_ring_destroy(r);
 	}
 }
 
@@ -131,7 +131,7 @@ Test(ring, free_running_indices_wrap_around)
 			cr_assert_eq(unic_ring_count(r), next_in - next_out);
 		}
 		cr_assert_lt(r->prod.tail, start, "the test must cross the 2^32 wrap");
-		unic_ring_free(r);
+		unic_ring_destroy(r);
 	}
 }
 
@@ -145,7 +145,7 @@ Test(ring, init_in_caller_memory)
 	void *o;
 	cr_assert_eq(unic_ring_dequeue(r, &o), 0);
 	cr_assert_eq(o, OBJ(5));
-	unic_ring_free(r); /* not ours to free: must do nothing */
+	unic_ring_destroy(r); /* not ours to free: must do nothing */
 	cr_assert_eq(unic_ring_init(r, "bad", 63, 0), -EINVAL);
 	free(r);
 }
@@ -329,7 +329,7 @@ static void run_stress(bool bulk)
 		free(s.seen[p]);
 	}
 	cr_assert(unic_ring_empty(s.r));
-	unic_ring_free(s.r);
+	unic_ring_destroy(s.r);
 }
 
 Test(ring, mpmc_two_producers_two_consumers_burst_deliver_each_element_once, .timeout = 240)

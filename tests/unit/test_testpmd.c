@@ -329,7 +329,7 @@ static void eng_setup(void)
 	cr_assert_eq(tp_port_start(app, near_id), 0);
 
 	/* The far side: ring41, driven by the test. */
-	struct unic_pktpool_config pc = { .sz = sizeof(pc), .name = "far", .mem = unic_env_mem(env),
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "far", .mem = unic_env_mem(env),
 					  .count = 4096, .numa_node = -1 };
 	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 1024, .numa_node = -1 };
@@ -354,7 +354,7 @@ static void eng_teardown(void)
 	tp_app_fini(app);
 	unic_port_detach(far);
 	unic_port_put(far);
-	unic_pool_free(far_pool);
+	unic_pool_destroy(far_pool);
 	fclose(app->out);
 	free(outbuf);
 	free(app);

@@ -22,6 +22,11 @@
 
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 struct unic_mem;
 
 /* ---- addresses ----------------------------------------------------------- */
@@ -109,8 +114,8 @@ int unic_pci_scan_one(const char *sysfs_root, const char *bdf, struct unic_pci_i
 /* ---- access ---------------------------------------------------------------- */
 
 /** Options for unic_bus_create(). */
-struct unic_bus_config {
-	size_t sz;                 /**< sizeof(struct unic_bus_config) */
+struct unic_bus_conf {
+	size_t sz;                 /**< sizeof(struct unic_bus_conf) */
 	struct unic_mem *mem;      /**< DMA memory to map (required) */
 	const char *sysfs_root;    /**< prefix of /sys paths, as for unic_pci_scan(); NULL: "" */
 	const char *dev_root;      /**< NULL: /dev (vfio/, uioN) */
@@ -124,7 +129,7 @@ struct unic_pci_device;
  * Create the bus context. Opens nothing until the first device.
  * @return the bus, or NULL with errno (EINVAL).
  */
-struct unic_bus *unic_bus_create(const struct unic_bus_config *cfg);
+struct unic_bus *unic_bus_create(const struct unic_bus_conf *cfg);
 /** Close every device and the container; NULL is accepted. */
 void unic_bus_destroy(struct unic_bus *bus);
 
@@ -157,7 +162,7 @@ const struct unic_pci_info *unic_pci_info(const struct unic_pci_device *dev);
 /** How the device is reached: VFIO, VFIO no-IOMMU or UIO. */
 enum unic_pci_access unic_pci_access(const struct unic_pci_device *dev);
 /**
- * The DMA memory the bus maps for @p dev (its unic_bus_config.mem): every
+ * The DMA memory the bus maps for @p dev (its unic_bus_conf.mem): every
  * zone allocated from it is reachable by the device at its IOVA (VFIO: mapped
  * into the container as its segment appears; UIO: IOVA = physical address).
  * Drivers allocate their rings from it (unic_port_dma_alloc).
@@ -268,5 +273,10 @@ void unic_pci_gone(struct unic_pci_device *dev);
  * layer's: unic_port_probe_pci() in unic/port.h. The bus only scans, opens,
  * maps and gives interrupts and DMA.
  */
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_BUS_H */

@@ -23,6 +23,11 @@
 
 #include <unic/pkt.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 /**
  * Add @p len bytes at @p buf to @p sum as big-endian 16-bit words; an odd
  * last byte counts as the high byte of a word whose low byte is zero (so
@@ -65,5 +70,10 @@ uint16_t unic_ipv6_phdr_sum(const void *ip6h, uint8_t proto, uint32_t l4_len);
  * with pkt_len); *@p sum is then unchanged.
  */
 int unic_pkt_cksum_sum(const struct unic_pkt *p, uint32_t off, uint32_t len, uint32_t *sum);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_CKSUM_H */

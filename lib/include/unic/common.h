@@ -13,12 +13,10 @@
 
 #include <unic/unic_config.h>
 
-/* Lets one test binary build the library with pool debugging on, whatever
- * the build option says (tests/unit/meson.build). */
-#ifdef UNIC_POOL_DEBUG_FORCE
-#undef UNIC_POOL_DEBUG
-#define UNIC_POOL_DEBUG 1
+#ifdef __cplusplus
+extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
 
 /** Bytes of a cache line (x86). */
 #define UNIC_CACHE_LINE_SIZE 64
@@ -85,5 +83,10 @@ static inline void unic_prefetch0(const void *p)
 {
 	__builtin_prefetch(p, 0, 3);
 }
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_COMMON_H */

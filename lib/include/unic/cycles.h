@@ -9,9 +9,20 @@
 #define UNIC_CYCLES_H
 
 #include <stdint.h>
-#include <time.h>
 
-/** The CPU's time-stamp counter (x86 rdtsc); unic_tsc_hz() ticks a second. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
+/**
+ * Nanoseconds from CLOCK_MONOTONIC. Out of line so that this header needs
+ * no POSIX feature macro (clock_gettime is not ISO C): a program built
+ * with -std=c11 includes it as it is.
+ */
+uint64_t unic_time_ns(void);
+
+/** The CPU's cycle counter (on other than x86, unic_time_ns()). */
 static inline uint64_t unic_rdtsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -19,18 +30,8 @@ static inline uint64_t unic_rdtsc(void)
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
 #else
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return unic_time_ns();
 #endif
-}
-
-/** Nanoseconds from CLOCK_MONOTONIC. */
-static inline uint64_t unic_time_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /**
@@ -38,5 +39,10 @@ static inline uint64_t unic_time_ns(void)
  * about 50 ms and cached (thread-safe). Never returns 0.
  */
 uint64_t unic_tsc_hz(void);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_CYCLES_H */

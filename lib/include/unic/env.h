@@ -31,6 +31,11 @@
 #include <unic/common.h>
 #include <unic/mem.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 struct unic_bus;
 struct unic_port;
 
@@ -152,5 +157,10 @@ int unic_env_launch(struct unic_env *env, unsigned idx, int (*fn)(void *), void 
 
 /** Wait for worker @p idx. @return fn's return value, or -EINVAL if none ran. */
 int unic_env_wait(struct unic_env *env, unsigned idx);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_ENV_H */

@@ -27,6 +27,11 @@
 
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 struct unic_port;
 
 /** Control events of a port, delivered to callbacks by unic_event_dispatch(). */
@@ -115,5 +120,10 @@ typedef void (*unic_timer_fn)(void *arg);
 int unic_timer_add(uint64_t delay_ns, uint64_t period_ns, unic_timer_fn fn, void *arg);
 /** Cancel a timer; waits if it is running in another thread. @return 0 or -ENOENT. */
 int unic_timer_cancel(int id);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_EVENT_H */

@@ -21,6 +21,11 @@
 #include <stdarg.h>
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 /** Message levels, most severe first; a component logs its level and above. */
 enum unic_log_level {
 	UNIC_LOG_ERR = 1,     /**< an operation failed */
@@ -102,5 +107,10 @@ const char *unic_log_level_name(enum unic_log_level level);
 
 /** Install a sink (NULL restores stderr). Not thread-safe against logging. */
 void unic_log_set_sink(unic_log_sink_fn fn, void *ctx);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_LOG_H */

@@ -40,6 +40,11 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 /** The addresses a device is given for DMA memory (docs/memory.md). */
 enum unic_iova_mode {
 	UNIC_IOVA_VA = 0, /**< IOVA chosen per segment; DMA-mapped by the bus */
@@ -47,8 +52,8 @@ enum unic_iova_mode {
 };
 
 /** Options for unic_mem_create(). Zero-initialise, then set what you need. */
-struct unic_mem_config {
-	size_t sz;                   /**< sizeof(struct unic_mem_config) */
+struct unic_mem_conf {
+	size_t sz;                   /**< sizeof(struct unic_mem_conf) */
 	enum unic_iova_mode iova_mode; /**< 0: VA */
 	bool no_huge;                /**< ordinary pages; VA mode only */
 	const char *huge_dir;        /**< hugetlbfs mount to use; NULL: MAP_HUGETLB
@@ -89,7 +94,7 @@ struct unic_mem;
  *         (no hugepages; the log names pages free per node and size, the
  *         hugetlbfs mounts, and the command that reserves pages).
  */
-struct unic_mem *unic_mem_create(const struct unic_mem_config *cfg);
+struct unic_mem *unic_mem_create(const struct unic_mem_conf *cfg);
 
 /**
  * Destroy a context; NULL is accepted. Zones still allocated are reported
@@ -178,7 +183,12 @@ int unic_mem_seg_walk(const struct unic_mem *mem,
  * preflight check.
  * @return the length written (as snprintf).
  */
-int unic_mem_hugepage_report(const struct unic_mem_config *cfg, char *buf,
+int unic_mem_hugepage_report(const struct unic_mem_conf *cfg, char *buf,
 			     size_t len);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_MEM_H */

@@ -36,6 +36,11 @@
 #include <unic/pkt.h>
 #include <unic/port.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 struct unic_napi_ctx;
 
 /** How a context serves its queues (docs/napi.md). */
@@ -295,5 +300,10 @@ void unic_napi_last_sleep(const struct unic_napi_ctx *ctx, uint64_t *start_ns, u
  * wake (port.h). The protocol is the one this engine follows: drained poll,
  * arm, re-check, sleep; on wake ack, disarm, poll.
  */
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_NAPI_H */

@@ -18,6 +18,11 @@
 
 #include <unic/pkt.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 /* ---- Ethernet and 802.1Q ------------------------------------------------- */
 
 #define UNIC_ETHER_HDR_LEN 14        /**< destination, source, EtherType */
@@ -134,5 +139,10 @@ const char *unic_tx_offload_strerror(enum unic_tx_offload_err err);
  * @return the number of leading packets that pass.
  */
 uint16_t unic_tx_offload_prepare(struct unic_pkt **pkts, uint16_t n, int *err);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_NET_H */

@@ -22,6 +22,11 @@
 #include <errno.h>
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 struct unic_pool;
 
 /* Receive: set by the driver. */
@@ -168,5 +173,10 @@ static inline int unic_pkt_trim(struct unic_pkt *p, uint16_t len)
 	p->pkt_len -= len;
 	return 0;
 }
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_PKT_H */

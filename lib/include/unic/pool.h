@@ -33,6 +33,11 @@
 #include <unic/thread.h>
 #include <unic/pkt.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 struct unic_mem;
 
 #define UNIC_POOL_NAMESIZE 32  /**< bytes of a pool name, NUL included */
@@ -41,8 +46,8 @@ struct unic_mem;
 struct unic_pool;
 
 /** Options for unic_pool_create(). Zero-initialise, then set. */
-struct unic_pool_config {
-	size_t sz;             /**< sizeof(struct unic_pool_config) */
+struct unic_pool_conf {
+	size_t sz;             /**< sizeof(struct unic_pool_conf) */
 	const char *name;      /**< for logs (copied, truncated to UNIC_POOL_NAMESIZE - 1) */
 	struct unic_mem *mem;  /**< where objects live (required) */
 	uint32_t count;        /**< objects, >= 1 */
@@ -56,8 +61,8 @@ struct unic_pool_config {
 };
 
 /** Options for unic_pktpool_create(). */
-struct unic_pktpool_config {
-	size_t sz;             /**< sizeof(struct unic_pktpool_config) */
+struct unic_pktpool_conf {
+	size_t sz;             /**< sizeof(struct unic_pktpool_conf) */
 	const char *name;      /**< for logs (copied) */
 	struct unic_mem *mem;  /**< where packets live (required) */
 	uint32_t count;        /**< packets, >= 1 */
@@ -112,19 +117,19 @@ struct unic_pool {
  * Create a pool. @return the pool, or NULL with errno: EINVAL (the log says
  * which field and the accepted range), ENOMEM (DMA or heap memory).
  */
-struct unic_pool *unic_pool_create(const struct unic_pool_config *cfg);
+struct unic_pool *unic_pool_create(const struct unic_pool_conf *cfg);
 
 /**
  * Create a packet pool: objects are struct unic_pkt + headroom + data room,
  * each with its pool, buf_iova and buf_len set.
  */
-struct unic_pool *unic_pktpool_create(const struct unic_pktpool_config *cfg);
+struct unic_pool *unic_pktpool_create(const struct unic_pktpool_conf *cfg);
 
 /**
  * Free a pool; NULL is accepted. Objects still in use are reported (count)
  * and their memory goes with the pool.
  */
-void unic_pool_free(struct unic_pool *pool);
+void unic_pool_destroy(struct unic_pool *pool);
 
 /** Objects available: in the ring and in every thread's cache. */
 uint32_t unic_pool_avail_count(const struct unic_pool *pool);
@@ -145,6 +150,9 @@ int unic_pool_obj_iova(const struct unic_pool *pool, const void *obj, uint64_t *
 bool unic_pool_debug_enabled(void);
 
 /* ---- fast path ------------------------------------------------------- */
+
+/* unic__name: internal helpers of the inline fast path (see ring.h), not
+ * API. */
 
 /* Slow paths and debug hooks, in pool.c. */
 int unic_pool_get_slow(struct unic_pool *pool, void **objs, uint32_t n);
@@ -167,7 +175,7 @@ void unic_pool_debug_put(struct unic_pool *pool, void *const *objs, uint32_t n);
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
-static UNIC_ALWAYS_INLINE void pool_copy(void **dst, void *const *src, uint32_t n)
+static UNIC_ALWAYS_INLINE void unic__pool_copy(void **dst, void *const *src, uint32_t n)
 {
 	uint32_t i = 0;
 
@@ -196,7 +204,7 @@ static UNIC_ALWAYS_INLINE void pool_copy(void **dst, void *const *src, uint32_t 
 
 /* Get through this thread's cache, or the ring directly. */
 static UNIC_ALWAYS_INLINE int
-pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
+unic__pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 {
 	uint32_t t = unic_thread_index();
 	struct unic_pool_cache *c;
@@ -222,13 +230,13 @@ pool_get_cached(struct unic_pool *pool, void **objs, uint32_t n)
 	}
 	/* Hand out the most recently freed objects (the top n): they are warm. */
 	len -= n;
-	pool_copy(objs, &c->objs[len], n);
+	unic__pool_copy(objs, &c->objs[len], n);
 	unic_store_relaxed(&c->len, len); /* see struct unic_pool_cache */
 	return 0;
 }
 
 static UNIC_ALWAYS_INLINE void
-pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
+unic__pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 {
 	uint32_t t = unic_thread_index();
 	struct unic_pool_cache *c;
@@ -241,7 +249,7 @@ pool_put_cached(struct unic_pool *pool, void *const *objs, uint32_t n)
 	}
 	c = &pool->caches[t];
 	len = c->len;
-	pool_copy(&c->objs[len], objs, n);
+	unic__pool_copy(&c->objs[len], objs, n);
 	len += n;
 	if (UNIC_UNLIKELY(len >= pool->cache_flush_thresh)) {
 		/* The ring can hold every object of the pool: this never fails. */
@@ -261,7 +269,7 @@ static inline int unic_pool_get_bulk(struct unic_pool *pool, void **objs, uint32
 #if UNIC_POOL_DEBUG
 	return unic_pool_debug_get(pool, objs, n);
 #else
-	return pool_get_cached(pool, objs, n);
+	return unic__pool_get_cached(pool, objs, n);
 #endif
 }
 
@@ -271,7 +279,7 @@ static inline void unic_pool_put_bulk(struct unic_pool *pool, void *const *objs,
 #if UNIC_POOL_DEBUG
 	unic_pool_debug_put(pool, objs, n);
 #else
-	pool_put_cached(pool, objs, n);
+	unic__pool_put_cached(pool, objs, n);
 #endif
 }
 
@@ -348,5 +356,10 @@ static inline void unic_pkt_free_bulk(struct unic_pkt *const *pkts, uint32_t n)
 	if (start < n)
 		unic_pool_put_bulk(pkts[start]->pool, (void *const *)&pkts[start], n - start);
 }
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_POOL_H */

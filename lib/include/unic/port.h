@@ -35,6 +35,11 @@
 #include <unic/pkt.h>
 #include <unic/pool.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 struct unic_pool;
 
 #define UNIC_PORT_NAMESIZE 32    /**< bytes of a port name, NUL included */
@@ -716,5 +721,10 @@ int unic_port_rx_intr_irq(struct unic_port *port, uint16_t q);
  *         with what to do (unic_pci_irq_affinity_set()).
  */
 int unic_port_rx_intr_affinity_set(struct unic_port *port, uint16_t q, int cpu);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_PORT_H */

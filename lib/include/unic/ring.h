@@ -55,6 +55,11 @@
 #include <unic/common.h>
 #include <unic/barrier.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 /** Creation flags. */
 #define UNIC_RING_F_SP_ENQ 0x1u /**< one producer thread at a time */
 #define UNIC_RING_F_SC_DEQ 0x2u /**< one consumer thread at a time */
@@ -80,7 +85,7 @@ struct unic_ring {
 	uint32_t mask;     /**< size - 1 */
 	uint32_t capacity; /**< == size */
 	uint32_t flags;    /**< UNIC_RING_F_* */
-	uint32_t allocated; /**< 1: unic_ring_free() releases the memory */
+	uint32_t allocated; /**< 1: unic_ring_destroy() releases the memory */
 	struct unic_ring_side prod; /**< the producers' side, on its own cache line */
 	struct unic_ring_side cons; /**< the consumers' side, on its own cache line */
 	void *slots[] UNIC_CACHE_ALIGNED; /**< size entries */
@@ -112,15 +117,22 @@ struct unic_ring *unic_ring_create(const char *name, uint32_t count,
 				   uint32_t flags);
 
 /** Free a ring from unic_ring_create(); NULL is accepted. */
-void unic_ring_free(struct unic_ring *r);
+void unic_ring_destroy(struct unic_ring *r);
 
 /** Drop every entry. Only when no thread is using the ring. */
 void unic_ring_reset(struct unic_ring *r);
 
 /* ---- internals of the fast path ------------------------------------- */
 
+/* unic__name: inline because the public fast path below is, and so in this
+ * header, but not API: no program calls them and they may change in any
+ * release. The double underscore after the library's prefix (not before
+ * it, as in DPDK's __rte_ring_*: C reserves identifiers that start with
+ * two underscores for the compiler and libc) marks them internal while
+ * keeping every name this header defines inside unic's own namespace. */
+
 static UNIC_ALWAYS_INLINE void
-ring_copy_in(struct unic_ring *r, uint32_t head, void *const *objs, uint32_t n)
+unic__ring_copy_in(struct unic_ring *r, uint32_t head, void *const *objs, uint32_t n)
 {
 	uint32_t idx = head & r->mask;
 	uint32_t i;
@@ -142,7 +154,7 @@ ring_copy_in(struct unic_ring *r, uint32_t head, void *const *objs, uint32_t n)
 }
 
 static UNIC_ALWAYS_INLINE void
-ring_copy_out(const struct unic_ring *r, uint32_t head, void **objs, uint32_t n)
+unic__ring_copy_out(const struct unic_ring *r, uint32_t head, void **objs, uint32_t n)
 {
 	uint32_t idx = head & r->mask;
 	uint32_t i;
@@ -169,7 +181,7 @@ ring_copy_out(const struct unic_ring *r, uint32_t head, void **objs, uint32_t n)
  * Acquire on cons.tail: pairs with (C1); on the cache: (M2).
  */
 static UNIC_ALWAYS_INLINE uint32_t
-ring_prod_room(struct unic_ring *r, uint32_t head, uint32_t want)
+unic__ring_prod_room(struct unic_ring *r, uint32_t head, uint32_t want)
 {
 	int32_t room = (int32_t)(r->capacity + unic_load_acquire(&r->prod.other_cache) - head);
 
@@ -184,7 +196,7 @@ ring_prod_room(struct unic_ring *r, uint32_t head, uint32_t want)
 /* Entries for a consumer whose head is @p head. Acquire on prod.tail pairs
  * with (P1); on the cache: (M2). */
 static UNIC_ALWAYS_INLINE uint32_t
-ring_cons_avail(struct unic_ring *r, uint32_t head, uint32_t want)
+unic__ring_cons_avail(struct unic_ring *r, uint32_t head, uint32_t want)
 {
 	int32_t avail = (int32_t)(unic_load_acquire(&r->cons.other_cache) - head);
 
@@ -197,17 +209,17 @@ ring_cons_avail(struct unic_ring *r, uint32_t head, uint32_t want)
 }
 
 static UNIC_ALWAYS_INLINE uint32_t
-ring_sp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
+unic__ring_sp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
 {
 	uint32_t head = r->prod.head;
-	uint32_t room = ring_prod_room(r, head, n);
+	uint32_t room = unic__ring_prod_room(r, head, n);
 
 	if (room < n) {
 		if (bulk || room == 0)
 			return 0;
 		n = room;
 	}
-	ring_copy_in(r, head, objs, n);
+	unic__ring_copy_in(r, head, objs, n);
 	r->prod.head = head + n;
 	/* (P1): slots above are visible before the new tail. */
 	unic_store_release(&r->prod.tail, head + n);
@@ -215,7 +227,7 @@ ring_sp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
 }
 
 static UNIC_ALWAYS_INLINE uint32_t
-ring_mp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
+unic__ring_mp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
 {
 	uint32_t head = unic_load_relaxed(&r->prod.head);
 	uint32_t want, room;
@@ -227,19 +239,19 @@ ring_mp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
 		return 0;
 	do {
 		want = n;
-		room = ring_prod_room(r, head, want);
+		room = unic__ring_prod_room(r, head, want);
 		if (room < want) {
 			if (bulk || room == 0)
 				return 0;
 			want = room;
 		}
 		/* Reserve [head, head + want); a failed CAS reloads head. The
-		 * slots are protected by (C1) through ring_prod_room's acquire. */
+		 * slots are protected by (C1) through unic__ring_prod_room's acquire. */
 	} while (!__atomic_compare_exchange_n(&r->prod.head, &head, head + want,
 					      true, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 
-	ring_copy_in(r, head, objs, want);
+	unic__ring_copy_in(r, head, objs, want);
 
 	/* (M1): earlier reservers publish first. */
 	while (unic_load_acquire(&r->prod.tail) != head)
@@ -250,17 +262,17 @@ ring_mp_enqueue(struct unic_ring *r, void *const *objs, uint32_t n, bool bulk)
 }
 
 static UNIC_ALWAYS_INLINE uint32_t
-ring_sc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
+unic__ring_sc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 {
 	uint32_t head = r->cons.head;
-	uint32_t avail = ring_cons_avail(r, head, n);
+	uint32_t avail = unic__ring_cons_avail(r, head, n);
 
 	if (avail < n) {
 		if (bulk || avail == 0)
 			return 0;
 		n = avail;
 	}
-	ring_copy_out(r, head, objs, n);
+	unic__ring_copy_out(r, head, objs, n);
 	r->cons.head = head + n;
 	/* (C1): slots above were read before the producer may reuse them. */
 	unic_store_release(&r->cons.tail, head + n);
@@ -268,7 +280,7 @@ ring_sc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 }
 
 static UNIC_ALWAYS_INLINE uint32_t
-ring_mc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
+unic__ring_mc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 {
 	uint32_t head = unic_load_relaxed(&r->cons.head);
 	uint32_t want, avail;
@@ -277,7 +289,7 @@ ring_mc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 		return 0; /* (M3) */
 	do {
 		want = n;
-		avail = ring_cons_avail(r, head, want);
+		avail = unic__ring_cons_avail(r, head, want);
 		if (avail < want) {
 			if (bulk || avail == 0)
 				return 0;
@@ -287,7 +299,7 @@ ring_mc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 					      true, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
 
-	ring_copy_out(r, head, objs, want);
+	unic__ring_copy_out(r, head, objs, want);
 
 	/* (M1) */
 	while (unic_load_acquire(&r->cons.tail) != head)
@@ -306,32 +318,32 @@ ring_mc_dequeue(struct unic_ring *r, void **objs, uint32_t n, bool bulk)
 static inline uint32_t
 unic_ring_enqueue_bulk(struct unic_ring *r, void *const *objs, uint32_t n)
 {
-	return r->prod.single ? ring_sp_enqueue(r, objs, n, true)
-			      : ring_mp_enqueue(r, objs, n, true);
+	return r->prod.single ? unic__ring_sp_enqueue(r, objs, n, true)
+			      : unic__ring_mp_enqueue(r, objs, n, true);
 }
 
 /** Enqueue as many of @p n pointers as fit. @return how many (0..n). */
 static inline uint32_t
 unic_ring_enqueue_burst(struct unic_ring *r, void *const *objs, uint32_t n)
 {
-	return r->prod.single ? ring_sp_enqueue(r, objs, n, false)
-			      : ring_mp_enqueue(r, objs, n, false);
+	return r->prod.single ? unic__ring_sp_enqueue(r, objs, n, false)
+			      : unic__ring_mp_enqueue(r, objs, n, false);
 }
 
 /** Dequeue exactly @p n pointers or none. @return n or 0. */
 static inline uint32_t
 unic_ring_dequeue_bulk(struct unic_ring *r, void **objs, uint32_t n)
 {
-	return r->cons.single ? ring_sc_dequeue(r, objs, n, true)
-			      : ring_mc_dequeue(r, objs, n, true);
+	return r->cons.single ? unic__ring_sc_dequeue(r, objs, n, true)
+			      : unic__ring_mc_dequeue(r, objs, n, true);
 }
 
 /** Dequeue up to @p n pointers. @return how many (0..n). */
 static inline uint32_t
 unic_ring_dequeue_burst(struct unic_ring *r, void **objs, uint32_t n)
 {
-	return r->cons.single ? ring_sc_dequeue(r, objs, n, false)
-			      : ring_mc_dequeue(r, objs, n, false);
+	return r->cons.single ? unic__ring_sc_dequeue(r, objs, n, false)
+			      : unic__ring_mc_dequeue(r, objs, n, false);
 }
 
 /** @return 0, or -ENOBUFS when the ring is full. */
@@ -356,28 +368,28 @@ static inline int unic_ring_dequeue(struct unic_ring *r, void **obj)
  */
 static inline uint32_t
 unic_ring_sp_enqueue_bulk(struct unic_ring *r, void *const *objs, uint32_t n)
-{ return ring_sp_enqueue(r, objs, n, true); }
+{ return unic__ring_sp_enqueue(r, objs, n, true); }
 static inline uint32_t
 unic_ring_mp_enqueue_bulk(struct unic_ring *r, void *const *objs, uint32_t n)
-{ return ring_mp_enqueue(r, objs, n, true); }
+{ return unic__ring_mp_enqueue(r, objs, n, true); }
 static inline uint32_t
 unic_ring_sp_enqueue_burst(struct unic_ring *r, void *const *objs, uint32_t n)
-{ return ring_sp_enqueue(r, objs, n, false); }
+{ return unic__ring_sp_enqueue(r, objs, n, false); }
 static inline uint32_t
 unic_ring_mp_enqueue_burst(struct unic_ring *r, void *const *objs, uint32_t n)
-{ return ring_mp_enqueue(r, objs, n, false); }
+{ return unic__ring_mp_enqueue(r, objs, n, false); }
 static inline uint32_t
 unic_ring_sc_dequeue_bulk(struct unic_ring *r, void **objs, uint32_t n)
-{ return ring_sc_dequeue(r, objs, n, true); }
+{ return unic__ring_sc_dequeue(r, objs, n, true); }
 static inline uint32_t
 unic_ring_mc_dequeue_bulk(struct unic_ring *r, void **objs, uint32_t n)
-{ return ring_mc_dequeue(r, objs, n, true); }
+{ return unic__ring_mc_dequeue(r, objs, n, true); }
 static inline uint32_t
 unic_ring_sc_dequeue_burst(struct unic_ring *r, void **objs, uint32_t n)
-{ return ring_sc_dequeue(r, objs, n, false); }
+{ return unic__ring_sc_dequeue(r, objs, n, false); }
 static inline uint32_t
 unic_ring_mc_dequeue_burst(struct unic_ring *r, void **objs, uint32_t n)
-{ return ring_mc_dequeue(r, objs, n, false); }
+{ return unic__ring_mc_dequeue(r, objs, n, false); }
 
 /** @} */
 
@@ -417,5 +429,10 @@ static inline bool unic_ring_full(const struct unic_ring *r)
 {
 	return unic_ring_count(r) == r->capacity;
 }
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_RING_H */

@@ -12,6 +12,11 @@
 
 #include <unic/common.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the API, in a -fvisibility=hidden library */
+
 /** The index of a thread that found every index taken. */
 #define UNIC_THREAD_NONE ((uint32_t)UNIC_MAX_THREADS)
 
@@ -31,5 +36,10 @@ static inline uint32_t unic_thread_index(void)
 
 /** Indices in use now (for tests and leak reports). */
 uint32_t unic_thread_index_count(void);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UNIC_THREAD_H */

@@ -17,5 +17,11 @@
 #include <unic/pkt.h>
 #include <unic/pool.h>
 #include <unic/env.h>
+#include <unic/event.h>
+#include <unic/bus.h>
+#include <unic/port.h>
+#include <unic/napi.h>
+#include <unic/cksum.h>
+#include <unic/net.h>
 
 #endif /* UNIC_H */

@@ -62,8 +62,8 @@ static const char *bound_driver(void)
 
 static void setup(void)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
-	struct unic_bus_config bc = { .sz = sizeof(bc) };
+	struct unic_mem_conf mc = { .sz = sizeof(mc) };
+	struct unic_bus_conf bc = { .sz = sizeof(bc) };
 
 	if (access_mode()[0] == '\0')
 		cr_skip_test("UNIC_VM_ACCESS is not set: not in the rig's guest");

@@ -195,9 +195,9 @@ static uint64_t xstat(struct unic_port *p, const char *name)
 
 int main(int argc, char **argv)
 {
-	struct unic_mem_config mc = { .sz = sizeof(mc) };
-	struct unic_bus_config bc = { .sz = sizeof(bc) };
-	struct unic_pktpool_config pc = { .sz = sizeof(pc) };
+	struct unic_mem_conf mc = { .sz = sizeof(mc) };
+	struct unic_bus_conf bc = { .sz = sizeof(bc) };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc) };
 	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1,
 				       .tx_offloads = UNIC_TX_OFFLOAD_TCP_TSO | UNIC_TX_OFFLOAD_IPV4_CKSUM |
 						      UNIC_TX_OFFLOAD_TCP_CKSUM | UNIC_TX_OFFLOAD_UDP_CKSUM |
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
 	unic_port_stop(port);
 	unic_port_detach(port);
 	unic_port_put(port);
-	unic_pool_free(pool);
+	unic_pool_destroy(pool);
 	unic_bus_destroy(bus);
 	unic_mem_destroy(mem);
 	printf("%u failures\n", fails);
