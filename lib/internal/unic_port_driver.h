@@ -11,7 +11,7 @@
  *     unic_port_register();
  *   - provides one static const struct unic_port_ops with designated
  *     initializers. Required ops are marked; an optional op left NULL makes
- *     the core return -ENOTSUP, from one place (port.c: PORT_OP).
+ *     the core return -ENOTSUP, from one place (port_ctrl.c: PORT_OP).
  *   - gets its ops called with the port's lock held, in states the core has
  *     already checked: a driver never re-checks the lifecycle;
  *   - counts packets, bytes and drops per queue in a struct unic_rxq_counters
