@@ -916,6 +916,27 @@ Test(napi, a_queue_belongs_to_one_context_and_is_added_once)
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 }
 
+Test(napi, a_mode_left_zero_makes_a_hybrid_context_and_a_named_mode_is_kept)
+{
+	static const enum unic_rx_mode named[] = { UNIC_RX_MODE_POLL, UNIC_RX_MODE_INTERRUPT,
+						   UNIC_RX_MODE_HYBRID };
+	struct unic_napi_conf c = { .sz = sizeof(c) };
+	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
+
+	cr_assert_not_null(ctx, "%s", logbuf);
+	cr_assert_eq(unic_napi_ctx_mode(ctx), UNIC_RX_MODE_HYBRID, "mode: %s",
+		     unic_rx_mode_name(unic_napi_ctx_mode(ctx)));
+	unic_napi_ctx_destroy(ctx);
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(named); i++) {
+		c.mode = named[i];
+		ctx = unic_napi_ctx_create(&c);
+		cr_assert_not_null(ctx, "%s", logbuf);
+		cr_assert_eq(unic_napi_ctx_mode(ctx), named[i], "asked %s, got %s", unic_rx_mode_name(named[i]),
+			     unic_rx_mode_name(unic_napi_ctx_mode(ctx)));
+		unic_napi_ctx_destroy(ctx);
+	}
+}
+
 Test(napi, a_context_refuses_a_conf_without_its_size_or_with_a_bad_mode)
 {
 	struct unic_napi_conf c = { 0 };
