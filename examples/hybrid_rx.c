@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "rx", .mode = UNIC_NAPI_HYBRID };
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "rx", .mode = UNIC_RX_MODE_HYBRID };
 	ctx = unic_napi_ctx_create(&nc);
 	if (ctx == NULL || unic_napi_queue_add(ctx, port[0], 0, 64, on_packets, &received) != 0) {
 		fprintf(stderr, "hybrid_rx: cannot set up the receive engine (the message above says why)\n");

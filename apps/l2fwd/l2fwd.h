@@ -43,7 +43,7 @@ struct l2fwd_opts {
 	bool help;
 	unsigned nb_pairs;          /* --portmap */
 	uint16_t pairs[L2FWD_MAX_PORTS][2];
-	enum unic_napi_mode mode;   /* --rx-mode */
+	enum unic_rx_mode mode;     /* --rx-mode */
 	uint32_t budget;            /* 0: engine default */
 	uint16_t weight;            /* per rx queue, packets per poll */
 	uint32_t hybrid_empty_polls;

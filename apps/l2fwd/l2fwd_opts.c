@@ -23,7 +23,7 @@ void l2fwd_opts_init(struct l2fwd_opts *o)
 	o->stats_period = 10;
 	o->mac_updating = true;
 	o->irq_affinity = true;
-	o->mode = UNIC_NAPI_HYBRID;
+	o->mode = UNIC_RX_MODE_HYBRID;
 	o->weight = 32;
 	o->nb_queues = 1;
 }
@@ -116,14 +116,14 @@ int l2fwd_portmap_parse(struct l2fwd_opts *o, const char *s, char *err, size_t e
 	return 0;
 }
 
-static int parse_mode(const char *v, enum unic_napi_mode *m, char *err, size_t errlen)
+static int parse_mode(const char *v, enum unic_rx_mode *m, char *err, size_t errlen)
 {
 	if (strcmp(v, "poll") == 0)
-		*m = UNIC_NAPI_POLL;
+		*m = UNIC_RX_MODE_POLL;
 	else if (strcmp(v, "interrupt") == 0)
-		*m = UNIC_NAPI_INTERRUPT;
+		*m = UNIC_RX_MODE_INTERRUPT;
 	else if (strcmp(v, "hybrid") == 0)
-		*m = UNIC_NAPI_HYBRID;
+		*m = UNIC_RX_MODE_HYBRID;
 	else
 		return ERR("option --rx-mode: unknown mode '%s'; expected poll, interrupt or hybrid (--rx-mode MODE or --rx-mode=MODE)", v);
 	return 0;

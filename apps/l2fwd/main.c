@@ -25,18 +25,6 @@
 
 #define POOL_CACHE 256
 
-static enum unic_rx_mode port_rx_mode(enum unic_napi_mode m)
-{
-	switch (m) {
-	case UNIC_NAPI_POLL:
-		return UNIC_RX_MODE_POLL;
-	case UNIC_NAPI_INTERRUPT:
-		return UNIC_RX_MODE_INTERRUPT;
-	default:
-		return UNIC_RX_MODE_HYBRID;
-	}
-}
-
 /*
  * Packets the pool must hold: what the port layer counts for each port
  * (docs/port-layer.md, "Pool sizing") summed over the ports sharing the pool,
@@ -91,7 +79,7 @@ static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
 	struct unic_port *port = app->ports[p];
 	uint16_t nq = app->opts.nb_queues;
 	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = nq, .nb_txq = nq,
-				    .rx_mode = port_rx_mode(app->opts.mode), .link_intr = true };
+				    .rx_mode = app->opts.mode, .link_intr = true };
 	struct unic_port_info info = { 0 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = app->opts.rxd, .numa_node = -1,
 				    .pool = pool };
@@ -172,7 +160,7 @@ static void make_route(struct l2fwd_app *app, unsigned p)
  */
 static void steer_irqs(struct l2fwd_app *app, const struct l2fwd_worker *wk)
 {
-	if (app->opts.mode == UNIC_NAPI_POLL)
+	if (app->opts.mode == UNIC_RX_MODE_POLL)
 		return;
 	if (!app->opts.irq_affinity) {
 		fprintf(app->info, "l2fwd: thread %u: rx interrupts left where the kernel put them (--no-irq-affinity)\n",
@@ -371,10 +359,10 @@ int main(int argc, char **argv)
 		}
 		if (wk->core >= 0)
 			fprintf(app.info, "l2fwd: thread %u (core %d, %s mode): ports", w, wk->core,
-				unic_napi_mode_name(app.opts.mode));
+				unic_rx_mode_name(app.opts.mode));
 		else
 			fprintf(app.info, "l2fwd: thread %u (not pinned, %s mode): ports", w,
-				unic_napi_mode_name(app.opts.mode));
+				unic_rx_mode_name(app.opts.mode));
 		for (unsigned i = 0; i < wk->nb_routes; i++)
 			fprintf(app.info, " %u", wk->routes[i]->in_idx);
 		fprintf(app.info, "\n");

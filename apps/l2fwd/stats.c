@@ -117,7 +117,7 @@ static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			snprintf(core, sizeof(core), "unpinned");
 		fprintf(f, "thread %u (%s, %s): polls %" PRIu64 " empty %" PRIu64 " interrupts %" PRIu64
 			" sleeps %" PRIu64 " (%.1f%% of the time asleep) cpu %.1f%%\n",
-			w, core, unic_napi_mode_name(unic_napi_ctx_mode(wk->ctx)), y->polls,
+			w, core, unic_rx_mode_name(unic_napi_ctx_mode(wk->ctx)), y->polls,
 			y->empty_polls, y->interrupts,
 			y->sleeps,
 			dt > 0 ? 100.0 * (double)(y->asleep_ns - x->asleep_ns) / (dt * 1e9) : 0,
@@ -179,7 +179,7 @@ static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			",\"empty_polls\":%" PRIu64 ",\"interrupts\":%" PRIu64 ",\"sleeps\":%" PRIu64
 			",\"wakeups\":%" PRIu64 ",\"asleep_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
 			",\"cpu_util\":%.4f}",
-			w ? "," : "", w, wk->core, unic_napi_mode_name(unic_napi_ctx_mode(wk->ctx)),
+			w ? "," : "", w, wk->core, unic_rx_mode_name(unic_napi_ctx_mode(wk->ctx)),
 			y->polls, y->empty_polls, y->interrupts,
 			y->sleeps, y->wakeups, y->asleep_ns, b->cpu_ns[w],
 			dt > 0 ? (double)(b->cpu_ns[w] - a->cpu_ns[w]) / (dt * 1e9) : 0);

@@ -221,12 +221,6 @@ static void *thread_tramp(void *arg)
 
 /* ---- streams and threads ----------------------------------------------------- */
 
-static enum unic_napi_mode napi_mode(enum unic_rx_mode m)
-{
-	return m == UNIC_RX_MODE_POLL ? UNIC_NAPI_POLL :
-	       m == UNIC_RX_MODE_INTERRUPT ? UNIC_NAPI_INTERRUPT : UNIC_NAPI_HYBRID;
-}
-
 struct group {
 	enum unic_rx_mode mode;
 	struct tp_knobs k;
@@ -300,7 +294,7 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 {
 	char name[32];
 	struct unic_napi_conf nc = {
-		.sz = sizeof(nc), .name = name, .mode = napi_mode(g->mode), .budget = g->k.budget,
+		.sz = sizeof(nc), .name = name, .mode = g->mode, .budget = g->k.budget,
 		.hybrid_empty_polls = g->k.empty_polls, .hybrid_idle_us = g->k.idle_us,
 		.max_sleep_ms = g->k.max_sleep_ms,
 		/* A slot for every queue the thread polls or sends on. */

@@ -224,7 +224,7 @@ static int show_napi(struct tp_app *app, uint16_t id)
 			fprintf(app->out, "  rx queue %u: thread %u (%s): polls %" PRIu64 " empty %" PRIu64
 				" packets %" PRIu64 " arms %" PRIu64 " arm-failures %" PRIu64
 				" interrupts %" PRIu64 " rechecks-caught %" PRIu64 "\n",
-				s->rx_q, t, unic_napi_mode_name(unic_napi_ctx_mode(th->ctx)), qs.polls,
+				s->rx_q, t, unic_rx_mode_name(unic_napi_ctx_mode(th->ctx)), qs.polls,
 				qs.empty_polls, qs.packets, qs.arms, qs.arm_failures, qs.interrupts,
 				qs.rechecks_caught);
 			shown++;

@@ -25,16 +25,6 @@
 
 const char napi_timer_tag;
 
-const char *unic_napi_mode_name(enum unic_napi_mode mode)
-{
-	switch (mode) {
-	case UNIC_NAPI_HYBRID: return "hybrid";
-	case UNIC_NAPI_POLL: return "poll";
-	case UNIC_NAPI_INTERRUPT: return "interrupt";
-	}
-	return "?";
-}
-
 /* ---- references ---------------------------------------------------------- */
 
 static void napi_ctx_free(struct unic_napi_ctx *ctx)
@@ -82,8 +72,10 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((unsigned)c.mode > UNIC_NAPI_INTERRUPT) {
-		UNIC_LOG(ERR, NAPI, "napi context: unknown mode %d; expected UNIC_NAPI_HYBRID, _POLL or _INTERRUPT",
+	if (c.mode == UNIC_RX_MODE_DEFAULT)
+		c.mode = UNIC_RX_MODE_HYBRID;
+	if ((unsigned)c.mode > UNIC_RX_MODE_HYBRID) {
+		UNIC_LOG(ERR, NAPI, "napi context: unknown mode %d; expected UNIC_RX_MODE_HYBRID, _POLL or _INTERRUPT (or 0: hybrid)",
 			 (int)c.mode);
 		errno = EINVAL;
 		return NULL;
@@ -185,7 +177,7 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		goto fail;
 	}
 	UNIC_LOG(DEBUG, NAPI, "%s: created, mode %s, budget %u", ctx->name,
-		 unic_napi_mode_name(c.mode), c.budget);
+		 unic_rx_mode_name(c.mode), c.budget);
 	return ctx;
 fail:
 	napi_ctx_free(ctx);
@@ -198,7 +190,7 @@ const char *unic_napi_ctx_name(const struct unic_napi_ctx *ctx)
 	return ctx->name;
 }
 
-enum unic_napi_mode unic_napi_ctx_mode(const struct unic_napi_ctx *ctx)
+enum unic_rx_mode unic_napi_ctx_mode(const struct unic_napi_ctx *ctx)
 {
 	return ctx->conf.mode;
 }
@@ -320,7 +312,7 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->last_pkt_ns = unic_time_ns();
 	if (qs->has_src)
 		rc = napi_src_bind(ctx, qs, slot);
-	if (rc == 0 || ctx->conf.mode == UNIC_NAPI_POLL) {
+	if (rc == 0 || ctx->conf.mode == UNIC_RX_MODE_POLL) {
 		qs->state = NAPI_Q_ACTIVE;
 	} else {
 		/* Degrade, don't fail: polled, and the context stays awake. */
@@ -572,7 +564,7 @@ static bool napi_find_source(struct unic_napi_ctx *ctx, struct unic_port *port, 
 			return true;
 		}
 	}
-	if (ctx->conf.mode != UNIC_NAPI_POLL)
+	if (ctx->conf.mode != UNIC_RX_MODE_POLL)
 		UNIC_LOG(NOTICE, NAPI, "%s: %s rx queue %u has no rx interrupt (%s): it stays in poll mode and context %s will not sleep while it holds it",
 			 ctx->name, unic_port_name(port), q,
 			 n < 0 ? strerror(-n) : "no source binds it", ctx->name);

@@ -120,15 +120,16 @@ static void napi_complete(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint
 	if (qs->state != NAPI_Q_ACTIVE)
 		return;
 	switch (ctx->conf.mode) {
-	case UNIC_NAPI_POLL:
+	case UNIC_RX_MODE_DEFAULT: /* resolved to hybrid at creation; not reached */
+	case UNIC_RX_MODE_POLL:
 		return;
-	case UNIC_NAPI_HYBRID:
+	case UNIC_RX_MODE_HYBRID:
 		/* N empty polls, then as long as the adaptive window says
 		 * (0 after long sleeps, up to T when wakes come quickly). */
 		if (qs->empty_streak < ctx->min_empty_polls || now - qs->last_pkt_ns < ctx->poll_window_ns)
 			return;
 		break;
-	case UNIC_NAPI_INTERRUPT:
+	case UNIC_RX_MODE_INTERRUPT:
 		break;
 	}
 	if (ctx->hooks.pre_arm) {
@@ -285,7 +286,7 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 	struct timespec ts;
 	int nev;
 
-	if (ctx->conf.mode == UNIC_NAPI_POLL || timeout_ns == 0)
+	if (ctx->conf.mode == UNIC_RX_MODE_POLL || timeout_ns == 0)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct napi_queue *qs = &ctx->qs[i];

@@ -45,6 +45,7 @@ const char *unic_port_state_name(enum unic_port_state st)
 const char *unic_rx_mode_name(enum unic_rx_mode mode)
 {
 	switch (mode) {
+	case UNIC_RX_MODE_DEFAULT: return "default";
 	case UNIC_RX_MODE_POLL: return "poll";
 	case UNIC_RX_MODE_INTERRUPT: return "interrupt";
 	case UNIC_RX_MODE_HYBRID: return "hybrid";
@@ -484,6 +485,8 @@ static int check_conf(struct unic_port *port, struct unic_port_conf *c,
 			 c->rss_key_len, info->rss_key_size);
 		return -EINVAL;
 	}
+	if (c->rx_mode == UNIC_RX_MODE_DEFAULT)
+		c->rx_mode = UNIC_RX_MODE_POLL;
 	if ((unsigned)c->rx_mode > UNIC_RX_MODE_HYBRID) {
 		UNIC_LOG(ERR, PORT, "%s: unknown rx mode %d (poll, interrupt or hybrid)", port->name, (int)c->rx_mode);
 		return -EINVAL;

@@ -217,7 +217,7 @@ static struct unic_port *make_port(const char *spec)
 	return p;
 }
 
-static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum unic_napi_mode mode,
+static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum unic_rx_mode mode,
 	       uint64_t pps, uint64_t duration_ns)
 {
 	struct unic_napi_conf c = { .sz = sizeof(c), .name = "bench", .mode = mode };
@@ -275,7 +275,7 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	}
 	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++)
 		st1.wake_latency_ns[i] -= st0.wake_latency_ns[i];
-	snprintf(tag, sizeof(tag), "%s_%s", unic_napi_mode_name(mode),
+	snprintf(tag, sizeof(tag), "%s_%s", unic_rx_mode_name(mode),
 		 pps >= 1000000 ? "1M" : pps >= 100000 ? "100k" : pps >= 10000 ? "10k" : "1k");
 #define FIG(suffix, val, unit)                                              \
 	do {                                                                \
@@ -324,7 +324,7 @@ static bool wanted(const char *var, const char *item)
 int main(int argc, char **argv)
 {
 	static const uint64_t loads[] = { 1000, 10000, 100000, 1000000 };
-	static const enum unic_napi_mode modes[] = { UNIC_NAPI_HYBRID, UNIC_NAPI_INTERRUPT, UNIC_NAPI_POLL };
+	static const enum unic_rx_mode modes[] = { UNIC_RX_MODE_HYBRID, UNIC_RX_MODE_INTERRUPT, UNIC_RX_MODE_POLL };
 	struct bench b;
 	struct unic_mem_conf mc = { .sz = sizeof(mc) };
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "napib", .count = POOL_PKTS,
@@ -351,7 +351,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (unsigned m = 0; m < UNIC_ARRAY_SIZE(modes); m++) {
-		if (!wanted("BENCH_NAPI_MODES", unic_napi_mode_name(modes[m])))
+		if (!wanted("BENCH_NAPI_MODES", unic_rx_mode_name(modes[m])))
 			continue;
 		for (unsigned l = 0; l < UNIC_ARRAY_SIZE(loads); l++) {
 			char lname[16];
@@ -363,7 +363,7 @@ int main(int argc, char **argv)
 				continue;
 			rc = one(&b, tx, rx, modes[m], loads[l], (uint64_t)((double)dur * b.scale));
 			if (rc) {
-				fprintf(stderr, "run %s at %" PRIu64 " pps: %s\n", unic_napi_mode_name(modes[m]),
+				fprintf(stderr, "run %s at %" PRIu64 " pps: %s\n", unic_rx_mode_name(modes[m]),
 					loads[l], strerror(-rc));
 				return 1;
 			}

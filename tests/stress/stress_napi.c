@@ -283,7 +283,7 @@ int main(void)
 	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = "stress", .count = 8192, .cache_size = 128, .numa_node = -1,
 	};
-	static const enum unic_napi_mode modes[NQ] = { UNIC_NAPI_HYBRID, UNIC_NAPI_INTERRUPT };
+	static const enum unic_rx_mode modes[NQ] = { UNIC_RX_MODE_HYBRID, UNIC_RX_MODE_INTERRUPT };
 	struct source src[NSRC];
 	struct runner run[NQ];
 	pthread_t stid[NSRC], rtid[NQ], ctid;
@@ -301,7 +301,7 @@ int main(void)
 	t.tx = port_up("ring0");
 	t.rx = port_up("ring1,peer=ring0");
 	for (unsigned q = 0; q < NQ; q++) {
-		struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_napi_mode_name(modes[q]),
+		struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(modes[q]),
 					    .mode = modes[q], .max_sleep_ms = 30000 };
 		int rc;
 
@@ -338,9 +338,9 @@ int main(void)
 	for (unsigned q = 0; q < NQ; q++) {
 		STRESS_CHECK(st[q].sleeps > 0 && st[q].wakeups > 0,
 			     "the %s context never slept (%" PRIu64 " sleeps, %" PRIu64 " wake-ups): the doorbells were not exercised",
-			     unic_napi_mode_name(modes[q]), st[q].sleeps, st[q].wakeups);
+			     unic_rx_mode_name(modes[q]), st[q].sleeps, st[q].wakeups);
 		STRESS_CHECK(st[q].injected == t.sent[SRC_INJ(q)], "%s context: %" PRIu64 " injected, the injector counted %u",
-			     unic_napi_mode_name(modes[q]), st[q].injected, t.sent[SRC_INJ(q)]);
+			     unic_rx_mode_name(modes[q]), st[q].injected, t.sent[SRC_INJ(q)]);
 		ring_sent += t.sent[SRC_RING(q)];
 	}
 	STRESS_CHECK(st[0].dropped == 0, "the hybrid context dropped %" PRIu64 " packets; its queue was never removed",

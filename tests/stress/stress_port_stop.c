@@ -583,7 +583,7 @@ int main(int argc, char **argv)
 	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "stress", .count = 4096,
 					  .cache_size = 64, .numa_node = -1 };
-	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "fwd", .mode = UNIC_NAPI_POLL,
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "fwd", .mode = UNIC_RX_MODE_POLL,
 				     .budget = 4 * BURST };
 	unsigned cycles = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 1000;
 	uint64_t forwarded = 0, in_total, t0 = unic_time_ns();

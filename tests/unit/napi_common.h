@@ -116,9 +116,9 @@ UNIC_UNUSED static uint16_t drop_handler(struct unic_port *port, uint16_t q, str
 	return n;
 }
 
-static struct unic_napi_ctx *ctx_make(enum unic_napi_mode mode, uint32_t budget)
+static struct unic_napi_ctx *ctx_make(enum unic_rx_mode mode, uint32_t budget)
 {
-	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_napi_mode_name(mode),
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(mode),
 				    .mode = mode, .budget = budget };
 	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
 

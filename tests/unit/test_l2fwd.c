@@ -55,7 +55,7 @@ Test(l2fwd_opts, defaults_are_dpdks_with_hybrid_receive)
 	cr_assert(o.mac_updating);
 	cr_assert(o.irq_affinity, "rx interrupts follow their thread by default");
 	cr_assert(!o.promisc);
-	cr_assert_eq(o.mode, UNIC_NAPI_HYBRID);
+	cr_assert_eq(o.mode, UNIC_RX_MODE_HYBRID);
 	cr_assert_eq(o.duration, 0);
 	cr_assert_eq(o.nb_queues, 1);
 }
@@ -77,7 +77,7 @@ Test(l2fwd_opts, every_option_is_taken_in_each_form)
 	cr_assert_eq(o.nb_pairs, 2);
 	cr_assert_eq(o.pairs[1][0], 2);
 	cr_assert_eq(o.pairs[1][1], 3);
-	cr_assert_eq(o.mode, UNIC_NAPI_POLL);
+	cr_assert_eq(o.mode, UNIC_RX_MODE_POLL);
 	cr_assert_eq(o.budget, 64);
 	cr_assert_eq(o.weight, 16);
 	cr_assert_eq(o.hybrid_empty_polls, 8);
@@ -97,7 +97,7 @@ Test(l2fwd_opts, every_option_is_taken_in_each_form)
 	cr_assert_not_null(strstr(err, "takes no value"), "%s", err);
 	cr_assert_eq(parse(&o, "-pff --rx-mode=interrupt -h"), 0, "%s", err);
 	cr_assert_eq(o.portmask, 0xff);
-	cr_assert_eq(o.mode, UNIC_NAPI_INTERRUPT);
+	cr_assert_eq(o.mode, UNIC_RX_MODE_INTERRUPT);
 	cr_assert(o.help);
 }
 
@@ -455,7 +455,7 @@ static void worker_two_routes(struct l2fwd_worker *w, struct l2fwd_route r[2], s
 Test(l2fwd_worker, a_thread_claims_every_tx_queue_it_sends_on_even_past_eight, .init = hsetup,
      .fini = hteardown)
 {
-	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_RX_MODE_POLL };
 	struct unic_port *a = ring_up_small("ring92", 12), *b = ring_up_small("ring93,peer=ring92", 12);
 	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
 	struct l2fwd_route r[2];
@@ -480,7 +480,7 @@ Test(l2fwd_worker, a_thread_claims_every_tx_queue_it_sends_on_even_past_eight, .
 Test(l2fwd_worker, a_tx_queue_it_cannot_claim_is_refused_with_the_port_and_queue, .init = hsetup,
      .fini = hteardown)
 {
-	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_RX_MODE_POLL };
 	struct unic_port *a = ring_up_small("ring94", 2), *b = ring_up_small("ring95,peer=ring94", 2);
 	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
 	struct l2fwd_route r[2];

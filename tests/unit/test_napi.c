@@ -57,7 +57,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void sudden_stop(enum unic_napi_mode mode)
+static void sudden_stop(enum unic_rx_mode mode)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
@@ -98,7 +98,7 @@ static void sudden_stop(enum unic_napi_mode mode)
 			sleep_ns(10000);
 		cr_assert_eq(__atomic_load_n(&s.handled, __ATOMIC_ACQUIRE), target,
 			     "%s: burst %u of %u packets: %" PRIu64 " of %" PRIu64 " handled after 2 s: stranded",
-			     unic_napi_mode_name(mode), b, k, s.handled, target);
+			     unic_rx_mode_name(mode), b, k, s.handled, target);
 		waited = __atomic_load_n(&s.last_ns, __ATOMIC_RELAXED) - t0;
 		lat[b] = waited;
 		if (waited > SSTOP_LIMIT_NS) {
@@ -123,15 +123,15 @@ static void sudden_stop(enum unic_napi_mode mode)
 		"p99 %.1f p99.9 %.1f max %.1f; over 50 ms: %" PRIu64 " (%" PRIu64 " by the wall clock, "
 		"up to %.1f ms of it waiting for a CPU); sleeps %" PRIu64
 		" interrupts %" PRIu64 " arms %" PRIu64 " rechecks caught %" PRIu64 "\n",
-		unic_napi_mode_name(mode), SSTOP_BURSTS, (double)(unic_time_ns() - t_start) / 1e9,
+		unic_rx_mode_name(mode), SSTOP_BURSTS, (double)(unic_time_ns() - t_start) / 1e9,
 		lat[SSTOP_BURSTS / 2] / 1e3, lat[SSTOP_BURSTS * 9 / 10] / 1e3,
 		lat[SSTOP_BURSTS * 99 / 100] / 1e3, lat[SSTOP_BURSTS * 999 / 1000] / 1e3,
 		lat[SSTOP_BURSTS - 1] / 1e3, late, late_wall, sched_max / 1e6, st.sleeps, st.interrupts, st.arms,
 		st.rechecks_caught);
 	cr_expect_eq(late, 0, "%s: %" PRIu64 " bursts took over 50 ms not explained by waiting for a CPU (max %.1f ms)",
-		     unic_napi_mode_name(mode), late, lat[SSTOP_BURSTS - 1] / 1e6);
+		     unic_rx_mode_name(mode), late, lat[SSTOP_BURSTS - 1] / 1e6);
 	cr_expect_eq(s.disorder, 0, "packets out of order: %u", s.disorder);
-	if (mode == UNIC_NAPI_POLL)
+	if (mode == UNIC_RX_MODE_POLL)
 		cr_expect_eq(st.sleeps, 0, "a poll context slept");
 	else
 		cr_expect_gt(st.sleeps, SSTOP_BURSTS / 2, "the context hardly slept: the test did not test the wake");
@@ -144,17 +144,17 @@ static void sudden_stop(enum unic_napi_mode mode)
 
 Test(napi, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_hybrid_mode)
 {
-	sudden_stop(UNIC_NAPI_HYBRID);
+	sudden_stop(UNIC_RX_MODE_HYBRID);
 }
 
 Test(napi, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_interrupt_mode)
 {
-	sudden_stop(UNIC_NAPI_INTERRUPT);
+	sudden_stop(UNIC_RX_MODE_INTERRUPT);
 }
 
 Test(napi, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_poll_mode)
 {
-	sudden_stop(UNIC_NAPI_POLL);
+	sudden_stop(UNIC_RX_MODE_POLL);
 }
 
 /* ---- the re-check --------------------------------------------------------------- */
@@ -200,7 +200,7 @@ Test(napi, a_packet_sent_between_the_drained_poll_and_the_arm_is_handled_without
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_INTERRUPT, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_INTERRUPT, 0);
 	struct recheck rc = { .tx = tx };
 	struct unic_napi_hooks h = { .sz = sizeof(h), .pre_arm = recheck_pre_arm, .arg = &rc };
 	struct unic_napi_queue_stats qst;
@@ -348,7 +348,7 @@ Test(napi, a_trickle_queue_next_to_a_flooded_one_waits_at_most_one_round)
 	struct unic_port *rx = port_create("ring1,peer=ring0");
 	/* Budget = the flood's weight: the flooded queue alone could eat every
 	 * round; it must not starve the other. */
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 64);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 64);
 	struct fair *f = calloc(1, sizeof(*f));
 	struct runner r;
 	pthread_t prod;
@@ -424,7 +424,7 @@ Test(napi, a_queue_with_work_gets_part_of_the_budget_even_behind_a_flooded_queue
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_POLL, 64);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_POLL, 64);
 	struct qcount c = { { 0, 0 } };
 
 	port_up(tx, 2);
@@ -498,7 +498,7 @@ Test(napi, packets_refused_for_10ms_are_handled_within_5ms_of_the_handler_accept
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct bp b = { .refuse = true };
 	struct unic_napi_ctx_stats st0, st;
 	struct runner r;
@@ -540,7 +540,7 @@ Test(napi, packets_a_handler_leaves_come_back_first_and_in_order)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_POLL, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_POLL, 0);
 	struct bp b = { .take_max = 3 };
 	struct unic_napi_queue_stats qst;
 
@@ -572,7 +572,7 @@ Test(napi, injected_packets_wake_a_sleeping_context_at_once)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct bp b = { 0 };
 	struct unic_pkt *pkts[10];
 	struct unic_napi_ctx_stats st;
@@ -613,7 +613,7 @@ Test(napi, the_context_keeps_counting_packets_injected_into_a_queue_that_left_it
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct unic_pkt *pkts[5];
 	struct unic_napi_ctx_stats st;
 
@@ -694,7 +694,7 @@ Test(napi, stopping_a_port_while_its_queue_is_polled_under_traffic_a_thousand_ti
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct td t = { .tx = tx };
 	struct unic_napi_queue_stats qst;
 	struct runner r;
@@ -755,7 +755,7 @@ Test(napi, a_device_taken_back_stops_its_port_under_traffic_and_leaves_stats_rea
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct td t = { .tx = tx };
 	struct unic_napi_queue_stats qst;
 	struct unic_port_stats st;
@@ -838,7 +838,7 @@ Test(napi, a_handler_can_stop_its_own_port)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct selfstop s = { .port = rx };
 	struct unic_napi_queue_stats qst;
 
@@ -864,7 +864,7 @@ Test(napi, a_weight_of_zero_is_refused_with_a_clear_error)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 
 	port_up(tx, 1);
 	port_up(rx, 1);
@@ -883,8 +883,8 @@ Test(napi, a_queue_belongs_to_one_context_and_is_added_once)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *a = ctx_make(UNIC_NAPI_HYBRID, 0);
-	struct unic_napi_ctx *b = ctx_make(UNIC_NAPI_POLL, 0);
+	struct unic_napi_ctx *a = ctx_make(UNIC_RX_MODE_HYBRID, 0);
+	struct unic_napi_ctx *b = ctx_make(UNIC_RX_MODE_POLL, 0);
 	struct unic_napi_queue_stats qst;
 	struct unic_pkt *p;
 
@@ -916,6 +916,27 @@ Test(napi, a_queue_belongs_to_one_context_and_is_added_once)
 	cr_assert_eq(unic_pool_in_use_count(pool), 0);
 }
 
+Test(napi, a_mode_left_zero_makes_a_hybrid_context_and_a_named_mode_is_kept)
+{
+	static const enum unic_rx_mode named[] = { UNIC_RX_MODE_POLL, UNIC_RX_MODE_INTERRUPT,
+						   UNIC_RX_MODE_HYBRID };
+	struct unic_napi_conf c = { .sz = sizeof(c) };
+	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
+
+	cr_assert_not_null(ctx, "%s", logbuf);
+	cr_assert_eq(unic_napi_ctx_mode(ctx), UNIC_RX_MODE_HYBRID, "mode: %s",
+		     unic_rx_mode_name(unic_napi_ctx_mode(ctx)));
+	unic_napi_ctx_destroy(ctx);
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(named); i++) {
+		c.mode = named[i];
+		ctx = unic_napi_ctx_create(&c);
+		cr_assert_not_null(ctx, "%s", logbuf);
+		cr_assert_eq(unic_napi_ctx_mode(ctx), named[i], "asked %s, got %s", unic_rx_mode_name(named[i]),
+			     unic_rx_mode_name(unic_napi_ctx_mode(ctx)));
+		unic_napi_ctx_destroy(ctx);
+	}
+}
+
 Test(napi, a_context_refuses_a_conf_without_its_size_or_with_a_bad_mode)
 {
 	struct unic_napi_conf c = { 0 };
@@ -925,9 +946,9 @@ Test(napi, a_context_refuses_a_conf_without_its_size_or_with_a_bad_mode)
 	cr_assert_eq(errno, EINVAL);
 	cr_assert(log_has("sizeof(struct unic_napi_conf)"), "log: %s", logbuf);
 	c.sz = sizeof(c);
-	c.mode = (enum unic_napi_mode)7;
+	c.mode = (enum unic_rx_mode)7;
 	cr_assert_null(unic_napi_ctx_create(&c));
-	c.mode = UNIC_NAPI_HYBRID;
+	c.mode = UNIC_RX_MODE_HYBRID;
 	c.budget = UNIC_NAPI_BUDGET_MAX + 1;
 	cr_assert_null(unic_napi_ctx_create(&c));
 	unic_napi_ctx_destroy(NULL);
@@ -936,7 +957,7 @@ Test(napi, a_context_refuses_a_conf_without_its_size_or_with_a_bad_mode)
 Test(napi, a_queue_without_interrupts_is_polled_and_keeps_the_context_awake)
 {
 	struct unic_port *np = port_create("null0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .numa_node = -1, .pool = pool };
 	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
@@ -963,7 +984,7 @@ Test(napi, xstats_name_every_counter_of_the_context_and_its_queues)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_INTERRUPT, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_INTERRUPT, 0);
 	struct unic_xstat_name names[256];
 	uint64_t vals[256];
 	int n, m;
@@ -1038,7 +1059,7 @@ Test(napi, hybrid_polls_through_dense_traffic_and_stops_polling_when_gaps_exceed
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_HYBRID, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_HYBRID, 0);
 	struct unic_napi_ctx_stats s0, s1, s2;
 	uint64_t handled = 0, c1, c2, t1, t2;
 	double dense_ipp, sparse_cpu, sparse_polls;
@@ -1102,8 +1123,8 @@ static struct unic_port *null_up(const char *spec, uint16_t nq)
 Test(napi, a_context_claims_as_many_tx_queues_as_its_max_txqs_and_says_when_it_is_full)
 {
 	struct unic_port *a = null_up("null0", 16), *b = null_up("null1", 16);
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_POLL, 0); /* max_txqs 0: max_queues, 32 */
-	struct unic_napi_conf c = { .sz = sizeof(c), .mode = UNIC_NAPI_POLL, .max_txqs = 1025 };
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_POLL, 0); /* max_txqs 0: max_queues, 32 */
+	struct unic_napi_conf c = { .sz = sizeof(c), .mode = UNIC_RX_MODE_POLL, .max_txqs = 1025 };
 	struct unic_napi_ctx *small;
 
 	/* Every tx queue of two 16-queue ports: 32 claims, well past 8. */
@@ -1130,7 +1151,7 @@ Test(napi, a_context_claims_as_many_tx_queues_as_its_max_txqs_and_says_when_it_i
 	cr_assert_eq(unic_napi_txq_add(small, a, 3), -ENOSPC);
 	cr_assert(log_has("null0 tx queue 3: all 3 tx queue slots are in use; create the context with a larger max_txqs"),
 		  "log: %s", logbuf);
-	ctx = ctx_make(UNIC_NAPI_POLL, 0);
+	ctx = ctx_make(UNIC_RX_MODE_POLL, 0);
 	cr_assert_eq(unic_napi_txq_add(ctx, a, 3), 0, "%s", logbuf);
 	unic_napi_ctx_destroy(ctx);
 	unic_napi_ctx_destroy(small);

@@ -20,7 +20,7 @@ static uint16_t idle_handler(struct unic_port *port, uint16_t q, struct unic_pkt
 	return n;
 }
 
-static struct unic_napi_ctx_stats idle_run(enum unic_napi_mode mode, uint64_t *cpu_ns)
+static struct unic_napi_ctx_stats idle_run(enum unic_rx_mode mode, uint64_t *cpu_ns)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
@@ -40,7 +40,7 @@ static struct unic_napi_ctx_stats idle_run(enum unic_napi_mode mode, uint64_t *c
 	st = ctx_stats(ctx);
 	fprintf(stderr, "# idle %s, 5 s: CPU %.2f ms (metric %.2f ms), rounds %" PRIu64 ", polls %" PRIu64
 		", empty polls %" PRIu64 ", arms %" PRIu64 ", sleeps %" PRIu64 ", asleep %.3f s, wake-ups %" PRIu64 "\n",
-		unic_napi_mode_name(mode), *cpu_ns / 1e6, st.cpu_ns / 1e6, st.rounds, st.polls,
+		unic_rx_mode_name(mode), *cpu_ns / 1e6, st.cpu_ns / 1e6, st.rounds, st.polls,
 		st.empty_polls, st.arms, st.sleeps, st.asleep_ns / 1e9, st.wakeups);
 	unic_napi_ctx_destroy(ctx);
 	port_down(rx);
@@ -51,7 +51,7 @@ static struct unic_napi_ctx_stats idle_run(enum unic_napi_mode mode, uint64_t *c
 Test(napi_idle, an_idle_hybrid_context_sleeps_and_uses_under_50ms_of_cpu_in_5s)
 {
 	uint64_t cpu;
-	struct unic_napi_ctx_stats st = idle_run(UNIC_NAPI_HYBRID, &cpu);
+	struct unic_napi_ctx_stats st = idle_run(UNIC_RX_MODE_HYBRID, &cpu);
 
 	cr_assert_gt(st.sleeps, 0, "it never slept");
 	cr_assert_leq(st.polls, 2ull * UNIC_NAPI_EMPTY_POLLS_DEFAULT,
@@ -65,7 +65,7 @@ Test(napi_idle, an_idle_hybrid_context_sleeps_and_uses_under_50ms_of_cpu_in_5s)
 Test(napi_idle, an_idle_poll_context_never_sleeps)
 {
 	uint64_t cpu;
-	struct unic_napi_ctx_stats st = idle_run(UNIC_NAPI_POLL, &cpu);
+	struct unic_napi_ctx_stats st = idle_run(UNIC_RX_MODE_POLL, &cpu);
 
 	cr_assert_eq(st.sleeps, 0, "a poll context slept %" PRIu64 " times", st.sleeps);
 	cr_assert_gt(st.polls, 10000, "only %" PRIu64 " polls in 5 s", st.polls);
@@ -76,7 +76,7 @@ Test(napi_idle, an_idle_poll_context_never_sleeps)
 
 static struct unic_napi_ctx *ctx_with_max_sleep(uint32_t max_sleep_ms)
 {
-	struct unic_napi_conf c = { .sz = sizeof(c), .name = "sleep", .mode = UNIC_NAPI_HYBRID,
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = "sleep", .mode = UNIC_RX_MODE_HYBRID,
 				    .max_sleep_ms = max_sleep_ms };
 	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
 

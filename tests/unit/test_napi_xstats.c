@@ -52,7 +52,7 @@ Test(napi_xstats, a_queue_in_a_context_shows_its_counters_in_the_port_xstats_whi
 	};
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(UNIC_NAPI_INTERRUPT, 0);
+	struct unic_napi_ctx *ctx = ctx_make(UNIC_RX_MODE_INTERRUPT, 0);
 	struct unic_napi_queue_stats qst;
 	int n0, n, good0, good;
 	uint64_t v;

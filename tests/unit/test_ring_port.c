@@ -382,6 +382,21 @@ static void recv_one(struct unic_port *p, uint16_t q)
 	unic_pkt_free(pkt);
 }
 
+/* Drivers read the mode in effect from the port's conf (e1000e sets its rx
+ * vectors up by it), so 0 must come back as poll, as before the enum had
+ * UNIC_RX_MODE_DEFAULT. */
+Test(ring_port, an_rx_mode_left_zero_polls_and_is_reported_as_poll)
+{
+	struct unic_port *a = create("ring0");
+	struct unic_port_conf got = { .sz = sizeof(got) };
+
+	up(a, 2, 0, UNIC_RX_MODE_DEFAULT);
+	cr_assert_eq(unic_port_conf_get(a, &got), 0);
+	cr_assert_eq(got.rx_mode, UNIC_RX_MODE_POLL, "rx mode in effect: %s", unic_rx_mode_name(got.rx_mode));
+	cr_assert_str_eq(unic_rx_mode_name(UNIC_RX_MODE_DEFAULT), "default");
+	down(a);
+}
+
 Test(ring_port, there_is_one_eventfd_per_rx_queue)
 {
 	struct unic_port *a = create("ring0");

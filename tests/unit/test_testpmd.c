@@ -935,7 +935,7 @@ static void near_queues(unsigned nq)
 Test(testpmd_engine, a_thread_claims_every_tx_queue_its_streams_send_on_even_past_eight,
      .init = eng_setup, .fini = eng_teardown, .timeout = 30)
 {
-	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_RX_MODE_POLL };
 	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
 	struct unic_port *near;
 
@@ -956,7 +956,7 @@ Test(testpmd_engine, a_thread_claims_every_tx_queue_its_streams_send_on_even_pas
 Test(testpmd_engine, start_refuses_a_tx_queue_it_cannot_claim_and_names_it, .init = eng_setup,
      .fini = eng_teardown, .timeout = 30)
 {
-	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_NAPI_POLL };
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .mode = UNIC_RX_MODE_POLL };
 	struct unic_napi_ctx *other = unic_napi_ctx_create(&nc);
 	char want[128];
 

@@ -43,16 +43,6 @@ extern "C" {
 
 struct unic_napi_ctx;
 
-/** How a context serves its queues (docs/napi.md). */
-enum unic_napi_mode {
-	UNIC_NAPI_HYBRID = 0,  /**< default: poll through N empty polls or T us, then arm and sleep */
-	UNIC_NAPI_POLL,        /**< never arm, never sleep */
-	UNIC_NAPI_INTERRUPT,   /**< arm after every drained poll */
-};
-
-/** "hybrid", "poll", "interrupt"; "?" otherwise. */
-const char *unic_napi_mode_name(enum unic_napi_mode mode);
-
 /* Defaults for the fields of struct unic_napi_conf left 0. */
 #define UNIC_NAPI_BUDGET_DEFAULT      256 /**< budget */
 #define UNIC_NAPI_EMPTY_POLLS_DEFAULT 4   /**< hybrid_empty_polls */
@@ -68,7 +58,9 @@ const char *unic_napi_mode_name(enum unic_napi_mode mode);
 struct unic_napi_conf {
 	size_t sz;                 /**< sizeof(struct unic_napi_conf) */
 	const char *name;          /**< for logs and xstats; NULL: "napi" */
-	enum unic_napi_mode mode;  /**< 0: hybrid */
+	/** How the queues are served (docs/napi.md): UNIC_RX_MODE_HYBRID,
+	 *  _POLL or _INTERRUPT; 0 (UNIC_RX_MODE_DEFAULT): hybrid. */
+	enum unic_rx_mode mode;
 	uint32_t budget;           /**< packets per round over all queues; 0: 256 */
 	/** Hybrid: arm a queue after at least this many empty polls in a row ... */
 	uint32_t hybrid_empty_polls;  /**< 0: 4; UINT32_MAX: none (only the time counts) */
@@ -132,8 +124,8 @@ void unic_napi_ctx_destroy(struct unic_napi_ctx *ctx);
 
 /** The context's name (conf name, or "napi"). */
 const char *unic_napi_ctx_name(const struct unic_napi_ctx *ctx);
-/** The context's mode. */
-enum unic_napi_mode unic_napi_ctx_mode(const struct unic_napi_ctx *ctx);
+/** The context's mode: hybrid, poll or interrupt (never UNIC_RX_MODE_DEFAULT). */
+enum unic_rx_mode unic_napi_ctx_mode(const struct unic_napi_ctx *ctx);
 
 /** Set the hooks (copied). From the context's thread or before it runs.
  *  @return 0 or -EINVAL (sz unset). */

@@ -84,14 +84,21 @@ int unic_offload_names(uint64_t flags, char *buf, size_t len);
 
 /* ---- configuration ---------------------------------------------------- */
 
-/** How a port's rx queues are served (its interrupts are set up to match). */
+/**
+ * How rx queues are served: a port sets its interrupts up to match
+ * (struct unic_port_conf rx_mode), a napi context polls and sleeps by it
+ * (struct unic_napi_conf mode).
+ */
 enum unic_rx_mode {
-	UNIC_RX_MODE_POLL = 0,  /**< busy-poll */
-	UNIC_RX_MODE_INTERRUPT, /**< sleep on the queue's interrupt after each batch */
-	UNIC_RX_MODE_HYBRID,    /**< poll under a budget, sleep when idle (lib/napi) */
+	/** 0, a field left zero: the default of the struct it is in (a port
+	 *  polls, a napi context is hybrid); never reported back. */
+	UNIC_RX_MODE_DEFAULT = 0,
+	UNIC_RX_MODE_POLL,      /**< busy-poll: never arm, never sleep */
+	UNIC_RX_MODE_INTERRUPT, /**< sleep on the queue's interrupt after each drained poll */
+	UNIC_RX_MODE_HYBRID,    /**< keep polling a drained queue for a while, then arm and sleep (lib/napi) */
 };
 
-/** "poll", "interrupt", "hybrid"; "?" for another value. */
+/** "default", "poll", "interrupt", "hybrid"; "?" for another value. */
 const char *unic_rx_mode_name(enum unic_rx_mode mode);
 
 /* RSS hash types (struct unic_port_conf rss_hash_types, info rss_hash_capa). */
@@ -111,7 +118,7 @@ struct unic_port_conf {
 	uint16_t nb_txq;           /**< 1..info.max_txq */
 	uint64_t rx_offloads;      /**< UNIC_RX_OFFLOAD_* */
 	uint64_t tx_offloads;      /**< UNIC_TX_OFFLOAD_* */
-	enum unic_rx_mode rx_mode; /**< 0: poll; a port without rx interrupts polls (with a warning) */
+	enum unic_rx_mode rx_mode; /**< 0 (UNIC_RX_MODE_DEFAULT): poll; a port without rx interrupts polls (with a warning) */
 	uint16_t mtu;              /**< 0: 1500 */
 	uint64_t rss_hash_types;   /**< UNIC_RSS_*; 0: no RSS */
 	uint8_t rss_key[UNIC_RSS_KEY_MAX]; /**< the RSS hash key, rss_key_len bytes of it */

@@ -1860,7 +1860,7 @@ Test(e1000e_release, unbinding_a_polled_port_stops_it_and_the_process_goes_on, .
 {
 	struct unic_port_conf conf = { .sz = sizeof(conf), .nb_rxq = 1, .nb_txq = 1,
 				       .rx_mode = UNIC_RX_MODE_HYBRID };
-	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "release", .mode = UNIC_NAPI_HYBRID };
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "release", .mode = UNIC_RX_MODE_HYBRID };
 	struct taken t = { 0 };
 	struct napi_thread nt = { 0 };
 	struct unic_port_info info;

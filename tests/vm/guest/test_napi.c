@@ -396,9 +396,9 @@ static uint64_t tickers_max_gap(const struct ticker *t)
 	return m;
 }
 
-static struct unic_napi_ctx *ctx_make(enum unic_napi_mode mode)
+static struct unic_napi_ctx *ctx_make(enum unic_rx_mode mode)
 {
-	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_napi_mode_name(mode), .mode = mode };
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(mode), .mode = mode };
 	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
 
 	cr_assert_not_null(ctx, "napi context: %s; log: %s", strerror(errno), libtail);
@@ -480,7 +480,7 @@ static void send_all(struct unic_pkt **pkts, uint16_t k)
 #define SSTOP_BURSTS 600
 #define SSTOP_GAP_US 5000
 
-static void sudden_stop(enum unic_napi_mode mode)
+static void sudden_stop(enum unic_rx_mode mode)
 {
 	struct unic_napi_ctx *ctx = ctx_make(mode);
 	struct unic_napi_ctx_stats st;
@@ -527,7 +527,7 @@ static void sudden_stop(enum unic_napi_mode mode)
 			usleep(20);
 		cr_assert_eq(__atomic_load_n(&s.handled, __ATOMIC_ACQUIRE), target,
 			     "%s: burst %u of %u frames: %" PRIu64 " of %" PRIu64 " handled after 2 s: stranded",
-			     unic_napi_mode_name(mode), b, k, s.handled, target);
+			     unic_rx_mode_name(mode), b, k, s.handled, target);
 		waited = __atomic_load_n(&s.last_ns, __ATOMIC_RELAXED) - t0;
 		lat[b] = waited;
 		if (waited > LIMIT_NS) {
@@ -544,7 +544,7 @@ static void sudden_stop(enum unic_napi_mode mode)
 				late++;
 				report("# %s: burst %u (%u frames) handled after %.1f ms; explained %.1f ms; "
 				       "meanwhile %" PRIu64 " wake-ups, %" PRIu64 " by an interrupt\n",
-				       unic_napi_mode_name(mode), b, k, waited / 1e6, explained / 1e6,
+				       unic_rx_mode_name(mode), b, k, waited / 1e6, explained / 1e6,
 				       b1.wakeups - b0.wakeups, b1.interrupts - b0.interrupts);
 			}
 		}
@@ -561,19 +561,19 @@ static void sudden_stop(enum unic_napi_mode mode)
 		"over 50 ms: %" PRIu64 " unexplained, %" PRIu64 " by the wall clock (up to %.1f ms explained by "
 		"stalls of a vCPU); sleeps %" PRIu64 " interrupts %" PRIu64 " arms %" PRIu64 " rechecks caught %" PRIu64
 		" polls %" PRIu64 " strays %" PRIu64 "; ticker max gap %.1f ms\n",
-		is_vfio() ? "MSI-X" : "INTx", unic_napi_mode_name(mode), SSTOP_BURSTS, target, s.per_q[0],
+		is_vfio() ? "MSI-X" : "INTx", unic_rx_mode_name(mode), SSTOP_BURSTS, target, s.per_q[0],
 		s.per_q[1], (unic_time_ns() - t_start) / 1e9, lat[SSTOP_BURSTS / 2] / 1e3,
 		lat[SSTOP_BURSTS * 9 / 10] / 1e3, lat[SSTOP_BURSTS * 99 / 100] / 1e3,
 		lat[SSTOP_BURSTS * 999 / 1000] / 1e3, lat[SSTOP_BURSTS - 1] / 1e3, late, late_wall,
 		explained_max / 1e6, st.sleeps, st.interrupts, st.arms, st.rechecks_caught, st.polls, s.strays,
 		tickers_max_gap(tk) / 1e6);
 	cr_expect_eq(late, 0, "%s: %" PRIu64 " bursts took over 50 ms not explained by stalls (max %.1f ms)",
-		     unic_napi_mode_name(mode), late, lat[SSTOP_BURSTS - 1] / 1e6);
+		     unic_rx_mode_name(mode), late, lat[SSTOP_BURSTS - 1] / 1e6);
 	cr_expect_eq(s.disorder, 0, "frames out of order within a flow: %u", s.disorder);
 	cr_expect_eq(s.wrong_queue, 0, "frames on the other flow's queue: %u", s.wrong_queue);
 	cr_expect(s.per_q[0] > 0 && s.per_q[1] > 0, "both queues must get frames: %" PRIu64 ", %" PRIu64,
 		  s.per_q[0], s.per_q[1]);
-	if (mode == UNIC_NAPI_POLL) {
+	if (mode == UNIC_RX_MODE_POLL) {
 		cr_expect_eq(st.sleeps, 0, "a poll context slept");
 		cr_expect_eq(st.interrupts, 0);
 	} else {
@@ -589,24 +589,24 @@ static void sudden_stop(enum unic_napi_mode mode)
 
 Test(napi_vm, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_hybrid_mode)
 {
-	sudden_stop(UNIC_NAPI_HYBRID);
+	sudden_stop(UNIC_RX_MODE_HYBRID);
 }
 
 Test(napi_vm, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_interrupt_mode)
 {
-	sudden_stop(UNIC_NAPI_INTERRUPT);
+	sudden_stop(UNIC_RX_MODE_INTERRUPT);
 }
 
 Test(napi_vm, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_poll_mode)
 {
-	sudden_stop(UNIC_NAPI_POLL);
+	sudden_stop(UNIC_RX_MODE_POLL);
 }
 
 /* ---- idle ------------------------------------------------------------------------- */
 
 #define IDLE_NS (4 * 1000000000ull)
 
-static struct unic_napi_ctx_stats idle_run(enum unic_napi_mode mode, uint64_t *cpu_ns)
+static struct unic_napi_ctx_stats idle_run(enum unic_rx_mode mode, uint64_t *cpu_ns)
 {
 	struct unic_napi_ctx *ctx = ctx_make(mode);
 	struct unic_napi_ctx_stats st;
@@ -626,7 +626,7 @@ static struct unic_napi_ctx_stats idle_run(enum unic_napi_mode mode, uint64_t *c
 	report("# idle over e1000e (%s), %s, %.0f s: CPU %.2f ms (%.3f%%), rounds %" PRIu64
 		", polls %" PRIu64 ", empty polls %" PRIu64 ", arms %" PRIu64 ", sleeps %" PRIu64
 		", asleep %.3f s, wake-ups %" PRIu64 ", interrupts %" PRIu64 ", strays %" PRIu64 "\n",
-		is_vfio() ? "MSI-X" : "INTx", unic_napi_mode_name(mode), IDLE_NS / 1e9, *cpu_ns / 1e6,
+		is_vfio() ? "MSI-X" : "INTx", unic_rx_mode_name(mode), IDLE_NS / 1e9, *cpu_ns / 1e6,
 		100.0 * (double)*cpu_ns / (double)IDLE_NS, st.rounds, st.polls, st.empty_polls, st.arms,
 		st.sleeps, st.asleep_ns / 1e9, st.wakeups, st.interrupts, s.strays);
 	cr_expect_eq(s.handled, 0, "nothing of ours was sent, %" PRIu64 " handled", s.handled);
@@ -637,7 +637,7 @@ static struct unic_napi_ctx_stats idle_run(enum unic_napi_mode mode, uint64_t *c
 Test(napi_vm, an_idle_hybrid_context_sleeps_polls_little_and_uses_under_1pc_of_a_cpu)
 {
 	uint64_t cpu;
-	struct unic_napi_ctx_stats st = idle_run(UNIC_NAPI_HYBRID, &cpu);
+	struct unic_napi_ctx_stats st = idle_run(UNIC_RX_MODE_HYBRID, &cpu);
 
 	cr_expect_gt(st.sleeps, 0, "it never slept");
 	/* hybrid_empty_polls empty polls per queue before arming, a few times over: at start,
@@ -654,7 +654,7 @@ Test(napi_vm, an_idle_hybrid_context_sleeps_polls_little_and_uses_under_1pc_of_a
 Test(napi_vm, an_idle_poll_context_never_sleeps)
 {
 	uint64_t cpu;
-	struct unic_napi_ctx_stats st = idle_run(UNIC_NAPI_POLL, &cpu);
+	struct unic_napi_ctx_stats st = idle_run(UNIC_RX_MODE_POLL, &cpu);
 
 	cr_expect_eq(st.sleeps, 0, "a poll context slept %" PRIu64 " times", st.sleeps);
 	cr_expect_eq(st.arms, 0);
@@ -687,9 +687,9 @@ Test(napi_vm, an_idle_poll_context_never_sleeps)
 #define STEADY_WINDOW 256
 #define STEADY_IDLE_US 1000
 
-static void steady(enum unic_napi_mode mode, double *ratio)
+static void steady(enum unic_rx_mode mode, double *ratio)
 {
-	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_napi_mode_name(mode), .mode = mode,
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(mode), .mode = mode,
 				    .hybrid_idle_us = STEADY_IDLE_US };
 	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
 	struct unic_napi_ctx_stats st0, st1;
@@ -726,7 +726,7 @@ static void steady(enum unic_napi_mode mode, double *ratio)
 			while (sent - __atomic_load_n(&s.handled, __ATOMIC_ACQUIRE) >= STEADY_WINDOW) {
 				cr_assert(unic_time_ns() - w0 < 2000000000ull,
 					  "%s: nothing handled for 2 s with %" PRIu64 " frames in flight: stranded",
-					  unic_napi_mode_name(mode), sent - s.handled);
+					  unic_rx_mode_name(mode), sent - s.handled);
 				unic_pause();
 			}
 		}
@@ -746,14 +746,14 @@ static void steady(enum unic_napi_mode mode, double *ratio)
 	report("# steady load over e1000e (%s), %s (window %u us): %" PRIu64 " frames in %.2f s (%.0f/s), handled %" PRIu64
 		"; interrupts %" PRIu64 " (%.4f per frame), sleeps %" PRIu64 ", arms %" PRIu64 ", polls %" PRIu64
 		", CPU %.1f%%; out of order %u (older %u); most frames in flight %" PRIu64 " (the sender waited %" PRIu64 " times)\n",
-		is_vfio() ? "MSI-X" : "INTx", unic_napi_mode_name(mode), STEADY_IDLE_US, sent, (t1 - t0) / 1e9,
+		is_vfio() ? "MSI-X" : "INTx", unic_rx_mode_name(mode), STEADY_IDLE_US, sent, (t1 - t0) / 1e9,
 		(double)sent * 1e9 / (double)(t1 - t0), s.handled, st1.interrupts - st0.interrupts, *ratio,
 		st1.sleeps - st0.sleeps, st1.arms - st0.arms, st1.polls - st0.polls,
 		100.0 * (double)(c1 - c0) / (double)(unic_time_ns() - t0), s.disorder, s.backwards,
 		backlog_max, windowed);
 	cr_expect_eq(s.handled, sent, "%" PRIu64 " of %" PRIu64 " frames handled", s.handled, sent);
 	cr_expect_eq(s.disorder, 0, "%s: frames out of order within a flow: %u (%u older than one handled before)",
-		     unic_napi_mode_name(mode), s.disorder, s.backwards);
+		     unic_rx_mode_name(mode), s.disorder, s.backwards);
 	cr_expect(s.per_q[0] > 0 && s.per_q[1] > 0);
 	unic_napi_ctx_destroy(ctx);
 	for (int i = 0; i < 2; i++)
@@ -764,8 +764,8 @@ Test(napi_vm, under_steady_load_hybrid_takes_far_fewer_interrupts_than_frames)
 {
 	double hybrid, intr;
 
-	steady(UNIC_NAPI_HYBRID, &hybrid);
-	steady(UNIC_NAPI_INTERRUPT, &intr);
+	steady(UNIC_RX_MODE_HYBRID, &hybrid);
+	steady(UNIC_RX_MODE_INTERRUPT, &intr);
 	report("# steady load (%s): interrupts per frame: hybrid %.4f, interrupt %.4f\n",
 		is_vfio() ? "MSI-X" : "INTx", hybrid, intr);
 	cr_expect_lt(hybrid, 0.1, "hybrid: %.4f interrupts per frame", hybrid);
