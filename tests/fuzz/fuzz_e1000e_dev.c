@@ -141,14 +141,14 @@ static unsigned rx_and_forward(uint16_t n, struct unic_pkt **got)
 	CHECK(nb <= n, "rx burst returned %u for %u", nb, n);
 	for (uint16_t i = 0; i < nb; i++) {
 		unsigned descs = check_frame(got[i]), segs = got[i]->nb_segs;
-		uint64_t refused = fk.txq->refused;
+		uint64_t refused = unic_counter_read(&fk.txq->cnt.errors);
 
 		got[i]->ol_flags = 0;
 		if (e1000e_tx_burst(fk.txq, &got[i], 1) != 1) {
 			unic_pkt_free(got[i]); /* the ring is full: the caller keeps it */
 			continue;
 		}
-		CHECK(fk.txq->refused == refused || descs >= NB_DESC,
+		CHECK(unic_counter_read(&fk.txq->cnt.errors) == refused || descs >= NB_DESC,
 		      "tx refused a %u-segment frame rx delivered", segs);
 	}
 	check_rx_books();

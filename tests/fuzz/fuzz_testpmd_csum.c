@@ -73,13 +73,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The length holds, or Ethernet padding was trimmed off the last segment. */
 	CHECK(p->pkt_len <= n);
-	CHECK(p->pkt_len == n || (c.ck_nic + c.ck_sw == 1 && p->data_len + (q ? q->data_len : 0u) == p->pkt_len));
+	CHECK(p->pkt_len == n || (unic_counter_read(&c.ck_nic) + unic_counter_read(&c.ck_sw) == 1 && p->data_len + (q ? q->data_len : 0u) == p->pkt_len));
 	CHECK(q == NULL || q->data_len > 0);
-	CHECK(c.bad_hdr + c.ck_nic + c.ck_sw <= 1);
-	CHECK(c.bad_ip <= 1 && c.bad_l4 <= 1);
+	CHECK(unic_counter_read(&c.bad_hdr) + unic_counter_read(&c.ck_nic) + unic_counter_read(&c.ck_sw) <= 1);
+	CHECK(unic_counter_read(&c.bad_ip) <= 1 && unic_counter_read(&c.bad_l4) <= 1);
 	tx = p->ol_flags & (UNIC_PKT_TX_IP_CKSUM | UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_UDP_CKSUM |
 			    UNIC_PKT_TX_TCP_SEG);
-	if (c.bad_hdr)
+	if (unic_counter_read(&c.bad_hdr))
 		CHECK(memcmp(p + 1, data + 2, split ? split : n) == 0); /* unchanged */
 	if (tx) {
 		/* The headers the NIC is told about are in the first segment. */
