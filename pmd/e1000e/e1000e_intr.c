@@ -40,7 +40,6 @@ static void e1000e_other_handler(int fd, void *arg)
 		e1000e_hw_gone(hw);
 		return;
 	}
-	__atomic_fetch_add(&ep->other_irqs, 1, __ATOMIC_RELAXED);
 	/* In MSI-X mode reading ICR does not clear it: write back the "other"
 	 * causes (never the queue bits, which belong to the pollers). */
 	write32(hw, E1000E_ICR, icr & ~(E1000E_ICR_RXQ(0) | E1000E_ICR_RXQ(1) |
@@ -145,7 +144,6 @@ static void e1000e_intx_demux(int fd, void *arg)
 		e1000e_hw_gone(hw);
 		return;
 	}
-	__atomic_fetch_add(&ep->other_irqs, 1, __ATOMIC_RELAXED);
 	if (icr & E1000E_ICR_LSC) {
 		__atomic_fetch_add(&ep->link_events, 1, __ATOMIC_RELAXED);
 		unic_port_event_post(port, UNIC_EVENT_LINK);
@@ -229,8 +227,6 @@ int e1000e_intr_on(struct unic_port *port)
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		ep->rxq[q].irq_fd = ep->irq_fds[E1000E_VEC_RX(q)];
 		ep->rxq[q].icr_cause = E1000E_ICR_RXQ(q);
-	}
-	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		ivar |= (E1000E_IVAR_VALID | E1000E_VEC_RX(q)) << E1000E_IVAR_RXQ_SHIFT(q);
 		ivar |= (E1000E_IVAR_VALID | E1000E_VEC_TX(q)) << E1000E_IVAR_TXQ_SHIFT(q);
 	}
@@ -263,26 +259,20 @@ int e1000e_intr_sources(struct unic_port *port, struct unic_intr_source *src, un
 
 	if (!ep->intr_on || port->conf.rx_mode == UNIC_RX_MODE_POLL)
 		return -ENOTSUP;
-	if (ep->intx && ep->intx_demux) {
-		if (max > 0)
-			src[0] = (struct unic_intr_source){
-				.fd = ep->intx_rx_fd,
-				.kind = UNIC_INTR_EVENTFD,
-				.queue_mask = (1u << port->conf.nb_rxq) - 1,
-				.index = 0,
-			};
-		return 1;
-	}
 	if (ep->intx) {
+		/* One source for every rx queue: the eventfd the event thread
+		 * relays RXT0 to (e1000e_intx_demux), or else the line itself. */
+		bool relay = ep->intx_demux;
+
 		if (max > 0)
 			src[0] = (struct unic_intr_source){
-				.fd = ep->irq_fds[0],
-				.kind = unic_pci_access(ep->dev) == UNIC_PCI_ACCESS_UIO ? UNIC_INTR_UIO
-											: UNIC_INTR_EVENTFD,
+				.fd = relay ? ep->intx_rx_fd : ep->irq_fds[0],
+				.kind = !relay && unic_pci_access(ep->dev) == UNIC_PCI_ACCESS_UIO ? UNIC_INTR_UIO
+												 : UNIC_INTR_EVENTFD,
 				.queue_mask = (1u << port->conf.nb_rxq) - 1,
 				.index = 0,
-				.unmask = e1000e_intx_ack,
-				.unmask_ctx = ep,
+				.unmask = relay ? NULL : e1000e_intx_ack,
+				.unmask_ctx = relay ? NULL : ep,
 			};
 		return 1;
 	}
@@ -336,7 +326,7 @@ int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c)
 	struct e1000e_port *ep = e1000e_priv(port);
 	uint32_t rx, tx;
 
-	if (e1000e_hw_off(ep) || e1000e_hw_check_gone(&ep->hw))
+	if (e1000e_hw_live(ep) < 0)
 		return -ENODEV;
 	rx = read32(&ep->hw, E1000E_EITR(E1000E_VEC_RX(0)));
 	tx = read32(&ep->hw, E1000E_EITR(E1000E_VEC_TX(0)));

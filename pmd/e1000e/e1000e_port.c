@@ -56,7 +56,7 @@ static int e1000e_rx_queue_setup(struct unic_port *port, uint16_t q,
 	struct e1000e_port *ep = e1000e_priv(port);
 	struct e1000e_rxq *rxq = &ep->rxq[q];
 	size_t len = (size_t)conf->nb_desc * sizeof(union e1000e_rx_desc);
-	int rc;
+	int rc = -ENOMEM;
 
 	if (conf->pool->mem == NULL || conf->pool->pkt_dataroom < 256) {
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: pool %s has no DMA memory or a data room under 256 bytes (%u); use a packet pool from unic_pktpool_create()",
@@ -65,10 +65,7 @@ static int e1000e_rx_queue_setup(struct unic_port *port, uint16_t q,
 	}
 	rxq_free(port, rxq);
 	rxq->sw_ring = calloc(conf->nb_desc, sizeof(*rxq->sw_ring));
-	if (rxq->sw_ring == NULL)
-		return -ENOMEM;
-	rc = ring_alloc(port, "rx", q, len, conf->numa_node, &rxq->dma);
-	if (rc < 0) {
+	if (rxq->sw_ring == NULL || (rc = ring_alloc(port, "rx", q, len, conf->numa_node, &rxq->dma)) < 0) {
 		rxq_free(port, rxq);
 		return rc;
 	}
@@ -136,7 +133,6 @@ static void e1000e_info_get(struct unic_port *port, struct unic_port_info *info)
 	if (!e1000e_hw_off(ep) && e1000e_eeprom_read(&ep->hw, 5, &ver) == 0)
 		snprintf(info->fw_version, sizeof(info->fw_version), "eeprom %u.%u-%u",
 			 (ver >> 12) & 0xf, (ver >> 4) & 0xff, ver & 0xf);
-	info->numa_node = port->numa_node;
 	info->max_rxq = E1000E_MAX_QUEUES;
 	info->max_txq = E1000E_MAX_QUEUES;
 	info->rx_desc_min = info->tx_desc_min = E1000E_DESC_MIN;
@@ -180,6 +176,25 @@ static int e1000e_configure(struct unic_port *port, const struct unic_port_conf 
 
 /* ---- start and stop ---------------------------------------------------------- */
 
+static void e1000e_stop(struct unic_port *port)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	struct e1000e_hw *hw = &ep->hw;
+
+	e1000e_intr_off(port);
+	if (!hw->gone) {
+		write32(hw, E1000E_RCTL, 0);
+		write32(hw, E1000E_TCTL, E1000E_TCTL_PSP);
+		flush32(hw);
+		usleep(1000); /* let the last descriptor writes land before the buffers go */
+	}
+	(void)e1000e_stats_update(ep); /* -ENODEV: gone, the sums stay as they were */
+	for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++) {
+		e1000e_rxq_drain(&ep->rxq[q]);
+		e1000e_txq_drain(&ep->txq[q]);
+	}
+}
+
 /*
  * Start: the 82574's initialisation sequence (datasheet 4.6), every step
  * programming every register it owns, every time (e1000e_init.c).
@@ -198,32 +213,11 @@ static int e1000e_start(struct unic_port *port)
 	if (rc == 0)
 		rc = e1000e_init_intr(ep, port); /* 7.4: masked, throttled, vectors */
 	if (rc < 0) {
-		e1000e_intr_off(port);
-		for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++)
-			e1000e_rxq_drain(&ep->rxq[q]);
+		e1000e_stop(port); /* rx and tx still off: interrupts off, buffers back */
 		return rc;
 	}
 	e1000e_init_enable(ep, port);      /* 4.6.10, 4.6.9: TCTL.EN, then RCTL.EN */
 	return 0;
-}
-
-static void e1000e_stop(struct unic_port *port)
-{
-	struct e1000e_port *ep = e1000e_priv(port);
-	struct e1000e_hw *hw = &ep->hw;
-
-	e1000e_intr_off(port);
-	if (!hw->gone) {
-		write32(hw, E1000E_RCTL, 0);
-		write32(hw, E1000E_TCTL, E1000E_TCTL_PSP);
-		flush32(hw);
-		usleep(1000); /* let the last descriptor writes land before the buffers go */
-	}
-	(void)e1000e_stats_update(ep); /* -ENODEV: gone, the sums stay as they were */
-	for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++) {
-		e1000e_rxq_drain(&ep->rxq[q]);
-		e1000e_txq_drain(&ep->txq[q]);
-	}
 }
 
 static void e1000e_close(struct unic_port *port)
@@ -286,7 +280,7 @@ static int e1000e_link_set(struct unic_port *port, bool up)
 	uint16_t bmcr;
 	int rc;
 
-	if (hw->gone)
+	if (e1000e_hw_live(ep) < 0)
 		return -ENODEV;
 	if (up) {
 		ep->link_admin_down = false;
@@ -309,37 +303,40 @@ static int e1000e_link_set(struct unic_port *port, bool up)
 	return rc;
 }
 
-static void rctl_update(struct unic_port *port)
+/* RCTL's filter bits for the settings now (a started port). @return 0 or -ENODEV. */
+static int rctl_update(struct unic_port *port)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
-	uint32_t keep = read32(&ep->hw, E1000E_RCTL) &
-			~(E1000E_RCTL_UPE | E1000E_RCTL_MPE | E1000E_RCTL_VFE | E1000E_RCTL_LPE | E1000E_RCTL_BAM);
+	uint32_t keep = ~(E1000E_RCTL_UPE | E1000E_RCTL_MPE | E1000E_RCTL_VFE | E1000E_RCTL_LPE | E1000E_RCTL_BAM);
+	int rc = e1000e_hw_live(ep);
 
-	if (unic_port_state(port) == UNIC_PORT_STARTED)
-		write32(&ep->hw, E1000E_RCTL, keep | e1000e_rctl_filters(ep, port));
+	if (rc == 0 && unic_port_state(port) == UNIC_PORT_STARTED)
+		write32(&ep->hw, E1000E_RCTL, (read32(&ep->hw, E1000E_RCTL) & keep) | e1000e_rctl_filters(ep, port));
+	return rc;
 }
 
 static int e1000e_promisc_set(struct unic_port *port, bool on)
 {
 	e1000e_priv(port)->promisc = on;
-	rctl_update(port);
-	return 0;
+	return rctl_update(port);
 }
 
 static int e1000e_allmulti_set(struct unic_port *port, bool on)
 {
 	e1000e_priv(port)->allmulti = on;
-	rctl_update(port);
-	return 0;
+	return rctl_update(port);
 }
 
 static int e1000e_mtu_set(struct unic_port *port, uint16_t mtu)
 {
 	uint16_t old = port->conf.mtu;
+	int rc;
 
 	port->conf.mtu = mtu;
-	rctl_update(port);
+	rc = rctl_update(port);
 	port->conf.mtu = old; /* the core stores it on success */
+	if (rc < 0)
+		return rc;
 	/* The receive paths drop frames longer than this from now on. */
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
 		__atomic_store_n(&e1000e_priv(port)->rxq[q].max_frame, (uint32_t)mtu + 22, __ATOMIC_RELAXED);
@@ -350,44 +347,50 @@ static int e1000e_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_A
 {
 	struct e1000e_port *ep = e1000e_priv(port);
 
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
 	memcpy(ep->uc_addr[0], mac, UNIC_ETHER_ADDR_LEN);
 	e1000e_rar_set(&ep->hw, 0, mac);
+	return 0;
+}
+
+/* The RA slot (1 on) holding @p mac, or with NULL the first free one; 0: none. */
+static unsigned uc_find(const struct e1000e_port *ep, const uint8_t *mac)
+{
+	for (unsigned i = 1; i < E1000E_RAR_SIZE; i++)
+		if (mac ? ep->uc_used[i] && memcmp(ep->uc_addr[i], mac, UNIC_ETHER_ADDR_LEN) == 0 : !ep->uc_used[i])
+			return i;
 	return 0;
 }
 
 static int e1000e_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
 {
 	struct e1000e_port *ep = e1000e_priv(port);
+	unsigned i = uc_find(ep, NULL);
 
-	for (unsigned i = 1; i < E1000E_RAR_SIZE; i++) {
-		if (ep->uc_used[i] && memcmp(ep->uc_addr[i], mac, UNIC_ETHER_ADDR_LEN) == 0)
-			return 0;
+	if (uc_find(ep, mac))
+		return 0;
+	if (i == 0) {
+		UNIC_PORT_LOG(port, ERR, "the receive address table is full (%u addresses); remove one or turn promiscuous mode on",
+			      E1000E_RAR_SIZE);
+		return -ENOSPC;
 	}
-	for (unsigned i = 1; i < E1000E_RAR_SIZE; i++) {
-		if (!ep->uc_used[i]) {
-			memcpy(ep->uc_addr[i], mac, UNIC_ETHER_ADDR_LEN);
-			ep->uc_used[i] = true;
-			e1000e_rar_set(&ep->hw, i, mac);
-			return 0;
-		}
-	}
-	UNIC_PORT_LOG(port, ERR, "the receive address table is full (%u addresses); remove one or turn promiscuous mode on",
-		      E1000E_RAR_SIZE);
-	return -ENOSPC;
+	memcpy(ep->uc_addr[i], mac, UNIC_ETHER_ADDR_LEN);
+	ep->uc_used[i] = true;
+	e1000e_rar_set(&ep->hw, i, mac);
+	return 0;
 }
 
 static int e1000e_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
 {
 	struct e1000e_port *ep = e1000e_priv(port);
+	unsigned i = uc_find(ep, mac);
 
-	for (unsigned i = 1; i < E1000E_RAR_SIZE; i++) {
-		if (ep->uc_used[i] && memcmp(ep->uc_addr[i], mac, UNIC_ETHER_ADDR_LEN) == 0) {
-			ep->uc_used[i] = false;
-			e1000e_rar_set(&ep->hw, i, NULL);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (i == 0)
+		return -ENOENT;
+	ep->uc_used[i] = false;
+	e1000e_rar_set(&ep->hw, i, NULL);
+	return 0;
 }
 
 /*
@@ -401,7 +404,7 @@ static int e1000e_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs
 	struct e1000e_port *ep = e1000e_priv(port);
 
 	e1000e_mta_build(addrs, nb, 0, ep->mta);
-	if (ep->hw.gone)
+	if (e1000e_hw_live(ep) < 0)
 		return -ENODEV;
 	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
 		write32(&ep->hw, E1000E_MTA(i), ep->mta[i]);
@@ -414,6 +417,8 @@ static int e1000e_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool
 	struct e1000e_port *ep = e1000e_priv(port);
 	uint32_t bit = 1u << (vlan_id & 31);
 
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
 	if (on)
 		ep->vfta[vlan_id >> 5] |= bit;
 	else
@@ -442,6 +447,8 @@ static int e1000e_regs_get(struct unic_port *port, struct unic_regs *regs)
 	struct e1000e_port *ep = e1000e_priv(port);
 	unsigned n = 0;
 
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
 	regs->version = 1;
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(e1000e_dump_regs) && n < regs->count_max; i++, n++) {
 		regs->offset[n] = e1000e_dump_regs[i];
@@ -593,7 +600,6 @@ static int e1000e_pci_probe(struct unic_bus *bus, struct unic_pci_device *dev, s
 		rc = rc < 0 ? rc : -EINVAL;
 		goto master_off;
 	}
-	memcpy(ep->perm_mac, port->mac, sizeof(ep->perm_mac));
 	e1000e_stats_clear(ep);
 	rc = e1000e_link_setup(&ep->hw);
 	if (rc < 0)

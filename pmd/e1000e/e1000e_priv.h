@@ -224,8 +224,6 @@ struct e1000e_port {
 	struct unic_pci_device *dev;
 	struct unic_bus *bus;
 	char bdf[UNIC_PCI_BDF_LEN];
-	uint8_t perm_mac[UNIC_ETHER_ADDR_LEN];
-	uint16_t eeprom_words;
 	struct e1000e_rxq rxq[E1000E_MAX_QUEUES];
 	struct e1000e_txq txq[E1000E_MAX_QUEUES];
 	uint64_t hw_stats[E1000E_NB_HW_STATS];
@@ -249,7 +247,6 @@ struct e1000e_port {
 	int irq_fds[5];
 	unsigned nb_irq;
 	uint64_t link_events;
-	uint64_t other_irqs;
 };
 
 static inline struct e1000e_port *e1000e_priv(struct unic_port *port)
@@ -267,6 +264,16 @@ static inline bool e1000e_hw_off(const struct e1000e_port *ep)
 {
 	return __atomic_load_n(&ep->hw.gone, __ATOMIC_ACQUIRE) ||
 	       unic_port_is_removed(ep->hw.port);
+}
+
+/*
+ * Before a control op touches BAR0: -ENODEV when the device is off, or when
+ * STATUS reads all-ones now (then marked gone and the bus told), else 0. A
+ * vanished device's all-ones never pass for register values or settings.
+ */
+static inline int e1000e_hw_live(struct e1000e_port *ep)
+{
+	return e1000e_hw_off(ep) || e1000e_hw_check_gone(&ep->hw) ? -ENODEV : 0;
 }
 
 /* e1000e_port.c: the ops table (the port layer's way in; the unit tests

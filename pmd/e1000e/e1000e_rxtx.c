@@ -71,10 +71,8 @@ void e1000e_rxq_drain(struct e1000e_rxq *rxq)
 	if (rxq->sw_ring == NULL)
 		return;
 	for (uint16_t i = 0; i < rxq->nb_desc; i++) {
-		if (rxq->sw_ring[i]) {
-			unic_pkt_free(rxq->sw_ring[i]);
-			rxq->sw_ring[i] = NULL;
-		}
+		unic_pkt_free(rxq->sw_ring[i]); /* NULL: a slot without a packet */
+		rxq->sw_ring[i] = NULL;
 	}
 	unic_pkt_free(rxq->chain_head);
 	rxq->chain_head = rxq->chain_tail = NULL;
@@ -84,11 +82,10 @@ void e1000e_rxq_drain(struct e1000e_rxq *rxq)
 	rxq->next_to_clean = rxq->next_to_fill = 0;
 }
 
-static inline uint64_t rx_flags(const struct e1000e_rxq *rxq, uint32_t staterr)
+static inline uint64_t rx_flags(uint32_t staterr)
 {
 	uint64_t f = 0;
 
-	(void)rxq;
 	if (staterr & E1000E_RXD_STAT_IXSM)
 		return 0; /* checksums were not looked at */
 	if (staterr & E1000E_RXD_STAT_IPCS)
@@ -205,7 +202,7 @@ uint16_t e1000e_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			continue;
 		/* The frame ends here (at the segment before, if this one
 		 * was empty); the flags are in its last descriptor. */
-		head->ol_flags = rx_flags(rxq, staterr);
+		head->ol_flags = rx_flags(staterr);
 		if ((staterr & E1000E_RXD_STAT_VP) && rxq->vlan_strip) {
 			head->vlan_tci = d->wb.vlan;
 			head->ol_flags |= UNIC_PKT_RX_VLAN | UNIC_PKT_RX_VLAN_STRIPPED;
@@ -290,10 +287,8 @@ void e1000e_txq_drain(struct e1000e_txq *txq)
 	if (txq->sw_ring == NULL)
 		return;
 	for (uint16_t i = 0; i < txq->nb_desc; i++) {
-		if (txq->sw_ring[i]) {
-			unic_pkt_free(txq->sw_ring[i]);
-			txq->sw_ring[i] = NULL;
-		}
+		unic_pkt_free(txq->sw_ring[i]); /* NULL: a slot without a packet */
+		txq->sw_ring[i] = NULL;
 	}
 	txq->next_to_use = txq->next_to_clean = 0;
 	txq->nb_used = txq->since_rs = 0;
@@ -551,31 +546,23 @@ int e1000e_rx_intr_enable(void *q)
 {
 	struct e1000e_rxq *rxq = q;
 	struct e1000e_hw *hw = &rxq->ep->hw;
-
 	uint64_t stale;
 
 	if (!rxq->ep->intr_on)
 		return -ENOTSUP;
-	if (rxq->ep->intx) {
+	/* INTx: every queue's cause is the shared RXT0; note this one armed. */
+	if (rxq->ep->intx)
 		__atomic_fetch_or(&rxq->ep->intx_armed, 1u << rxq->qid, __ATOMIC_RELAXED);
-		write32(hw, E1000E_ICR, E1000E_ICR_RXT0);
-		/* INTx with link events: the queues sleep on an eventfd the
-		 * event thread writes (e1000e_intr.c); drop a stale count. */
-		if (rxq->irq_fd >= 0 && read(rxq->irq_fd, &stale, sizeof(stale)) < 0) {
-			/* EAGAIN: nothing stale. */
-		}
-		write32(hw, E1000E_IMS, E1000E_ICR_RXT0);
-		return 0;
-	}
 	/* A cause still pending in ICR would suppress the next message. */
 	write32(hw, E1000E_ICR, rxq->icr_cause);
 	/* What the eventfd holds now came before this arm: QEMU 7.2's
 	 * causeless message at the vector's throttle-timer expiry, or a
-	 * message the guest handed over late (docs/e1000e.md, "Interrupts").
-	 * Drop it before unmasking; a frame from now on sets ICR and fires
-	 * after the IMS write. One that lands after this read wakes the poller
-	 * once for nothing. */
-	if (read(rxq->irq_fd, &stale, sizeof(stale)) < 0) {
+	 * message the guest handed over late (docs/e1000e.md, "Interrupts");
+	 * with INTx and link events, a count the event thread relayed
+	 * (e1000e_intr.c). Drop it before unmasking; a frame from now on sets
+	 * ICR and fires after the IMS write. One that lands after this read
+	 * wakes the poller once for nothing. INTx alone has no eventfd (-1). */
+	if (rxq->irq_fd >= 0 && read(rxq->irq_fd, &stale, sizeof(stale)) < 0) {
 		/* EAGAIN: nothing stale. */
 	}
 	write32(hw, E1000E_IMS, rxq->icr_cause);
@@ -588,12 +575,9 @@ int e1000e_rx_intr_disable(void *q)
 
 	if (!rxq->ep->intr_on)
 		return -ENOTSUP;
-	if (rxq->ep->intx) {
-		/* The last queue to disarm masks the shared cause. */
-		if (__atomic_and_fetch(&rxq->ep->intx_armed, ~(1u << rxq->qid), __ATOMIC_RELAXED) == 0)
-			write32(&rxq->ep->hw, E1000E_IMC, E1000E_ICR_RXT0);
-		return 0;
-	}
-	write32(&rxq->ep->hw, E1000E_IMC, rxq->icr_cause);
+	/* INTx: the last queue to disarm masks the shared cause. */
+	if (!rxq->ep->intx ||
+	    __atomic_and_fetch(&rxq->ep->intx_armed, ~(1u << rxq->qid), __ATOMIC_RELAXED) == 0)
+		write32(&rxq->ep->hw, E1000E_IMC, rxq->icr_cause);
 	return 0;
 }

@@ -34,7 +34,7 @@ static const char *const e1000e_sw_stats[] = {
 	"rx_oversize_frames_dropped", /* over the max frame or nb_desc - 1 descriptors */
 	"rx_empty_segments_trimmed",  /* zero-length descriptors cut out of frames */
 };
-#define E1000E_NB_SW_STATS (sizeof(e1000e_sw_stats) / sizeof(e1000e_sw_stats[0]))
+#define E1000E_NB_XSTATS (E1000E_NB_HW_STATS + UNIC_ARRAY_SIZE(e1000e_sw_stats))
 
 /*
  * Read every counter (clear on read) and add it to the 64-bit sums. A
@@ -48,6 +48,7 @@ int e1000e_stats_update(struct e1000e_port *ep)
 {
 	struct e1000e_hw *hw = &ep->hw;
 	uint64_t v[E1000E_NB_HW_STATS];
+	uint32_t tsctc, iac;
 
 	if (e1000e_hw_off(ep))
 		return 0;
@@ -60,10 +61,14 @@ int e1000e_stats_update(struct e1000e_port *ep)
 		if (s->reg_hi)
 			v[i] |= (uint64_t)read32(hw, s->reg_hi) << 32;
 	}
+	tsctc = read32(hw, E1000E_TSCTC); /* xstats after the table's (e1000e_sw_stats) */
+	iac = read32(hw, E1000E_IAC);
 	if (e1000e_hw_check_gone(hw))
 		return -ENODEV;
 	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++)
 		ep->hw_stats[i] += v[i];
+	ep->tsctc += tsctc;
+	ep->iac += iac;
 	return 0;
 }
 
@@ -71,8 +76,7 @@ void e1000e_stats_clear(struct e1000e_port *ep)
 {
 	(void)e1000e_stats_update(ep); /* clear what a previous process left ... */
 	memset(ep->hw_stats, 0, sizeof(ep->hw_stats)); /* ... and count from here */
-	(void)read32(&ep->hw, E1000E_TSCTC);
-	(void)read32(&ep->hw, E1000E_IAC);
+	ep->tsctc = ep->iac = 0;
 }
 
 int e1000e_stats_get(struct unic_port *port, struct unic_port_stats *st)
@@ -92,56 +96,37 @@ int e1000e_stats_get(struct unic_port *port, struct unic_port_stats *st)
 
 int e1000e_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
 {
-	unsigned n = 0;
-
 	(void)port;
-	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++, n++)
-		if (n < max)
-			snprintf(names[n].name, sizeof(names[n].name), "%s", e1000e_stats[i].name);
-	for (unsigned i = 0; i < E1000E_NB_SW_STATS; i++, n++)
-		if (n < max)
-			snprintf(names[n].name, sizeof(names[n].name), "%s", e1000e_sw_stats[i]);
-	return (int)n;
+	for (unsigned i = 0; i < E1000E_NB_XSTATS && i < max; i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s", i < E1000E_NB_HW_STATS ?
+			 e1000e_stats[i].name : e1000e_sw_stats[i - E1000E_NB_HW_STATS]);
+	return (int)E1000E_NB_XSTATS;
 }
 
 int e1000e_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
-	uint64_t sw[E1000E_NB_SW_STATS] = { 0 };
-	unsigned n = 0;
+	uint64_t v[E1000E_NB_XSTATS] = { 0 };
+	uint64_t *sw = v + E1000E_NB_HW_STATS;
 	int rc = e1000e_stats_update(ep);
 
 	if (rc < 0)
 		return rc;
-	if (!e1000e_hw_off(ep)) {
-		uint32_t tsctc = read32(&ep->hw, E1000E_TSCTC), iac = read32(&ep->hw, E1000E_IAC);
-
-		if (e1000e_hw_check_gone(&ep->hw))
-			return -ENODEV;
-		ep->tsctc += tsctc;
-		ep->iac += iac;
-	}
+	memcpy(v, ep->hw_stats, sizeof(ep->hw_stats));
 	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		sw[0] += unic_counter_read(&ep->rxq[q].cnt.errors);
 		sw[1] += unic_counter_read(&ep->rxq[q].len_errors);
 		sw[2] += unic_counter_read(&ep->rxq[q].cnt.nombuf);
 		sw[3] += unic_counter_read(&ep->txq[q].cnt.errors);
 		sw[4] += unic_counter_read(&ep->txq[q].ring_full);
-	}
-	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++)
 		sw[5] += unic_counter_read(&ep->txq[q].tso);
-	sw[6] = ep->tsctc;
-	sw[7] = ep->iac;
-	sw[8] = unic_load_relaxed(&ep->link_events);
-	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
 		sw[9] += unic_counter_read(&ep->rxq[q].oversize);
 		sw[10] += unic_counter_read(&ep->rxq[q].empty_segs);
 	}
-	for (unsigned i = 0; i < E1000E_NB_HW_STATS; i++, n++)
-		if (n < max)
-			values[n] = ep->hw_stats[i];
-	for (unsigned i = 0; i < E1000E_NB_SW_STATS; i++, n++)
-		if (n < max)
-			values[n] = sw[i];
-	return (int)n;
+	sw[6] = ep->tsctc;
+	sw[7] = ep->iac;
+	sw[8] = unic_load_relaxed(&ep->link_events);
+	for (unsigned i = 0; i < E1000E_NB_XSTATS && i < max; i++)
+		values[i] = v[i];
+	return (int)E1000E_NB_XSTATS;
 }

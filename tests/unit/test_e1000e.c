@@ -232,6 +232,22 @@ Test(e1000e_gone, coalescing_of_a_vanished_device_is_enodev)
 	assert_bus_told();
 }
 
+Test(e1000e_gone, control_ops_on_a_vanished_device_are_enodev_not_all_ones)
+{
+	static const uint8_t mac[UNIC_ETHER_ADDR_LEN] = { 0x02, 0, 0, 0, 0, 0x42 };
+	uint32_t off[64], val[64];
+	struct unic_regs r = { .offset = off, .value = val, .count_max = 64 };
+
+	vanish();
+	cr_assert_eq(e1000e_ops.regs_get(fk.port, &r), -ENODEV, "a register dump of %u all-ones values", r.count);
+	assert_bus_told();
+	cr_assert_eq(e1000e_ops.mac_set(fk.port, mac), -ENODEV);
+	cr_assert_eq(e1000e_ops.vlan_filter_set(fk.port, 5, true), -ENODEV);
+	cr_assert_eq(e1000e_ops.promisc_set(fk.port, true), -ENODEV);
+	cr_assert_eq(e1000e_ops.allmulti_set(fk.port, true), -ENODEV);
+	cr_assert_eq(e1000e_ops.mtu_set(fk.port, 1500), -ENODEV);
+}
+
 /* ---- fast path on rings in ordinary memory ---------------------------------- */
 
 static struct unic_pool *pool;
