@@ -1644,7 +1644,7 @@ Test(e1000e, tx_checksum_offload_gives_correct_checksums_and_bad_lengths_are_ref
 }
 
 /*
- * The driver's cost per packet under emulation (issue 6, benchmark): TSC
+ * The driver's cost per packet under emulation (a benchmark): TSC
  * cycles spent inside tx_burst and rx_burst for 64-byte frames in bursts of
  * 32, printed for docs/performance.md. No target: under TCG each tail write
  * is an exit into QEMU, which sends the whole burst inside it.
