@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "port_fake.h"
+#include "port_fixture.h"
 
 /* ---- a fake driver ------------------------------------------------------- */
 
@@ -244,23 +245,15 @@ struct unic_pool *pool;
 
 static void setup(void)
 {
-	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "port", .count = 4096, .cache_size = 0 };
-
 	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem);
-	pc.mem = mem;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool);
+	fixture_mem_pool(&mem, &pool, "port", 4096, 0);
 }
 
 static void teardown(void)
 {
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "packets leaked: %u", unic_pool_in_use_count(pool));
-	unic_pool_destroy(pool);
-	unic_mem_destroy(mem);
+	fixture_mem_pool_free(mem, pool);
 	logcap_stop();
 }
 

@@ -17,6 +17,8 @@
 #include <unic/pool.h>
 #include <unic/mem.h>
 #include "unic_port_driver.h"
+#include "log_capture.h"
+#include "port_fixture.h"
 
 /* ---- a fake driver: every burst "moves" n packets of 100 bytes ----------- */
 
@@ -172,37 +174,20 @@ static void cnt_setup_ops(struct unic_port *port)
 
 static struct unic_mem *mem;
 static struct unic_pool *pool;
-static char logbuf[4096];
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	(void)ctx;
-	(void)comp;
-	if (level <= UNIC_LOG_WARNING)
-		snprintf(logbuf, sizeof(logbuf), "%s", msg);
-}
+/* The last warning or error, for assertion messages. */
+#define logbuf logcap_last
 
 static void setup(void)
 {
-	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "cnt", .count = 512,
-					  .cache_size = 0, .numa_node = -1 };
-
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	logbuf[0] = '\0';
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem);
-	pc.mem = mem;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool);
+	fixture_mem_pool(&mem, &pool, "cnt", 512, 0);
 }
 
 static void teardown(void)
 {
-	unic_pool_destroy(pool);
-	unic_mem_destroy(mem);
-	unic_log_set_sink(NULL, NULL);
+	fixture_mem_pool_free(mem, pool);
+	logcap_stop();
 }
 
 TestSuite(port_counters, .init = setup, .fini = teardown);
@@ -245,14 +230,7 @@ static void up(struct unic_port *p, uint16_t nq)
 	cr_assert_eq(unic_port_start(p), 0, "start: %s", logbuf);
 }
 
-static void down(struct unic_port *p)
-{
-	if (unic_port_state(p) == UNIC_PORT_STARTED)
-		cr_assert_eq(unic_port_stop(p), 0);
-	cr_assert_eq(unic_port_close(p), 0);
-	cr_assert_eq(unic_port_detach(p), 0);
-	unic_port_put(p);
-}
+#define down fixture_port_down
 
 static void rx(struct unic_port *p, uint16_t q, uint16_t n)
 {
