@@ -620,29 +620,18 @@ Test(l2fwd_binary, reports_the_pool_size_and_packets_in_use_in_every_line, .time
 
 Test(l2fwd_binary, sigint_stops_cleanly_with_totals, .timeout = 60)
 {
-	int fds[2], st;
+	char *const argv[] = { "unic-l2fwd", "--no-huge", "--no-pci", "--vdev", "null0", "--vdev",
+			       "null1", "-q", "2", "-T", "0", NULL };
+	int fd, st;
 	pid_t pid;
 	static char buf[1 << 16];
 	size_t n = 0;
-	ssize_t r;
 
-	cr_assert_eq(pipe(fds), 0);
-	pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		execl(binary(), "unic-l2fwd", "--no-huge", "--no-pci", "--vdev", "null0", "--vdev",
-		      "null1", "-q", "2", "-T", "0", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
+	pid = binary_spawn(binary(), argv, NULL, &fd);
 	usleep(1500 * 1000);
 	cr_assert_eq(kill(pid, SIGINT), 0);
-	while ((r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = '\0';
-	close(fds[0]);
+	binary_read_until(fd, buf, sizeof(buf), &n, NULL, 30000);
+	close(fd);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st), "killed by a signal instead of stopping");
 	cr_assert_eq(WEXITSTATUS(st), 0, "%s", buf);

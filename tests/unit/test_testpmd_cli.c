@@ -229,44 +229,20 @@ Test(testpmd_binary, exit_status_names_the_failure, .timeout = 60)
 
 Test(testpmd_binary, sigterm_during_a_sleep_quits_cleanly, .timeout = 60)
 {
-	int fds[2], st;
+	char *const argv[] = { "unic-testpmd", "--no-huge", "--no-pci", "--vdev", "ring0", "--vdev",
+			       "ring1,peer=ring0", NULL };
+	int fd, st;
 	pid_t pid;
 	size_t n = 0;
-	ssize_t r;
 
-	cr_assert_eq(pipe(fds), 0);
-	pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		int in[2];
-
-		if (pipe(in) != 0 || write(in[1], "start tx_first\nsleep 20000\nshow port info 0\n", 44) != 44)
-			_exit(127);
-		close(in[1]);
-		dup2(in[0], 0);
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		close(fds[0]);
-		execl(binary(), "unic-testpmd", "--no-huge", "--no-pci", "--vdev", "ring0", "--vdev",
-		      "ring1,peer=ring0", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
+	pid = binary_spawn(binary(), argv, "start tx_first\nsleep 20000\nshow port info 0\n", &fd);
 	/* Wait until it sleeps (its handlers are in place by then), then signal. */
-	for (uint64_t end = unic_time_ns() + 20000000000ull;
-	     (out[n] = '\0', strstr(out, "testpmd> sleep 20000") == NULL) && unic_time_ns() < end;) {
-		r = read(fds[0], out + n, sizeof(out) - 1 - n);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
+	binary_read_until(fd, out, sizeof(out), &n, "testpmd> sleep 20000", 20000);
 	HAS(out, "testpmd> sleep 20000");
 	usleep(100 * 1000);
 	cr_assert_eq(kill(pid, SIGTERM), 0);
-	while ((r = read(fds[0], out + n, sizeof(out) - 1 - n)) > 0)
-		n += (size_t)r;
-	out[n] = '\0';
-	close(fds[0]);
+	binary_read_until(fd, out, sizeof(out), &n, NULL, 30000);
+	close(fd);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st), "killed instead of quitting");
 	HAS(out, "SIGTERM: quitting");

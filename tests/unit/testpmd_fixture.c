@@ -14,6 +14,7 @@
 #include <unic/pool.h>
 
 #include "testpmd.h"
+#include "port_fixture.h"
 #include "run_binary.h"
 #include "testpmd_fixture.h"
 
@@ -58,18 +59,11 @@ void eng_setup(void)
 	/* The far side: ring41, driven by the test. */
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "far", .mem = unic_env_mem(env),
 					  .count = 4096, .numa_node = -1 };
-	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1 };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 1024, .numa_node = -1 };
-	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
 
 	far_pool = unic_pktpool_create(&pc);
 	cr_assert_not_null(far_pool);
-	rc.pool = far_pool;
-	cr_assert_eq(unic_vdev_create("ring41,peer=ring40", &far), 0);
-	cr_assert_eq(unic_port_configure(far, &c), 0);
-	cr_assert_eq(unic_port_rx_queue_setup(far, 0, &rc), 0);
-	cr_assert_eq(unic_port_tx_queue_setup(far, 0, &tc), 0);
-	cr_assert_eq(unic_port_start(far), 0);
+	far = fixture_port_create("ring41,peer=ring40");
+	fixture_port_up(far, far_pool, 1, 1024, UNIC_RX_MODE_DEFAULT);
 }
 
 void eng_teardown(void)
