@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fake_ops.h"
 #include "port_fake.h"
 #include "port_fixture.h"
 
@@ -70,13 +71,6 @@ static int fake_txq_setup(struct unic_port *port, uint16_t q, const struct unic_
 	fq->nb = c->nb_desc;
 	*out = fq;
 	return 0;
-}
-
-static void fake_txq_release(struct unic_port *port, uint16_t q, void *txq)
-{
-	(void)port;
-	(void)q;
-	(void)txq;
 }
 
 static int fake_start(struct unic_port *port)
@@ -149,7 +143,7 @@ static const struct unic_port_ops fake_ops = {
 	.rx_queue_setup = fake_rxq_setup,
 	.rx_queue_release = fake_rxq_release,
 	.tx_queue_setup = fake_txq_setup,
-	.tx_queue_release = fake_txq_release,
+	.tx_queue_release = fake_op_queue_release,
 	.start = fake_start,
 	.stop = fake_stop,
 	.close = fake_close,
@@ -214,7 +208,7 @@ static const struct unic_port_ops fake_intr_ops = {
 	.rx_queue_setup = fake_rxq_setup,
 	.rx_queue_release = fake_rxq_release,
 	.tx_queue_setup = fake_txq_setup,
-	.tx_queue_release = fake_txq_release,
+	.tx_queue_release = fake_op_queue_release,
 	.start = fake_start,
 	.stop = fake_stop,
 	.close = fake_close,

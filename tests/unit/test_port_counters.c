@@ -17,6 +17,7 @@
 #include <unic/pool.h>
 #include <unic/mem.h>
 #include "unic_port_driver.h"
+#include "fake_ops.h"
 #include "log_capture.h"
 #include "port_fixture.h"
 
@@ -46,13 +47,6 @@ static void cnt_info(struct unic_port *port, struct unic_port_info *info)
 	info->rx_desc_default = info->tx_desc_default = 1;
 	info->min_mtu = 68;
 	info->max_mtu = 1500;
-}
-
-static int cnt_configure(struct unic_port *port, const struct unic_port_conf *c)
-{
-	(void)port;
-	(void)c;
-	return 0;
 }
 
 static int cnt_rxq_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *c, void **out)
@@ -91,22 +85,6 @@ static void cnt_txq_release(struct unic_port *port, uint16_t q, void *txq)
 	(void)port;
 	(void)q;
 	free(txq);
-}
-
-static int cnt_start(struct unic_port *port)
-{
-	(void)port;
-	return 0;
-}
-
-static void cnt_stop(struct unic_port *port)
-{
-	(void)port;
-}
-
-static void cnt_close(struct unic_port *port)
-{
-	(void)port;
 }
 
 /* Only the hardware's part: the queues are the core's to sum. */
@@ -152,14 +130,14 @@ static uint16_t cnt_tx(void *q, struct unic_pkt **pkts, uint16_t n)
 
 static const struct unic_port_ops cnt_ops = {
 	.info_get = cnt_info,
-	.configure = cnt_configure,
+	.configure = fake_op_configure,
 	.rx_queue_setup = cnt_rxq_setup,
 	.rx_queue_release = cnt_rxq_release,
 	.tx_queue_setup = cnt_txq_setup,
 	.tx_queue_release = cnt_txq_release,
-	.start = cnt_start,
-	.stop = cnt_stop,
-	.close = cnt_close,
+	.start = fake_op_start,
+	.stop = fake_op_nop,
+	.close = fake_op_nop,
 	.stats_get = cnt_stats,
 	.rx_burst = cnt_rx,
 	.tx_burst = cnt_tx,
