@@ -2,7 +2,8 @@
 /*
  * Statistics: snapshots of every counter, and the figures between two of
  * them. Rates are Δcount / Δmeasured time (CLOCK_MONOTONIC between the two
- * snapshots), never Δcount / the period asked for (user pains #8). CPU use is
+ * snapshots), never Δcount / the period asked for: a timer that fires late
+ * would otherwise show a rate that traffic never had. CPU use is
  * Δthread CPU time / Δmeasured time. Counters are never reset.
  */
 #include <inttypes.h>

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The one explicit table of drivers (STYLE rule 6: no constructors), and
- * virtual device creation from a spec.
+ * The one explicit table of drivers, and virtual device creation from a
+ * spec. Drivers are listed here rather than registered by constructors:
+ * what a build contains is read in one place, and a static link keeps
+ * every driver (an object reached only through its constructor would be
+ * left out of it).
  */
 #include <ctype.h>
 #include <errno.h>

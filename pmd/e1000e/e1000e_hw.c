@@ -4,7 +4,7 @@
  *
  * Every wait is bounded (poll32 returns -ETIMEDOUT). The waits follow the
  * 82574 datasheet even where QEMU's model completes at once: a real card
- * needs them (issue 6).
+ * needs them.
  */
 #include <errno.h>
 #include <string.h>

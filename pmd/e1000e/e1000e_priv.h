@@ -52,7 +52,10 @@ struct e1000e_hw {
 	struct unic_pci_device *dev; /* told when the device reads all-ones (NULL: nobody) */
 };
 
-/* ---- register helpers (STYLE rule 8) ------------------------------------ */
+/* ---- register helpers ---------------------------------------------------
+ * Every register access goes through these, with the hw pointer explicit;
+ * poll32 bounds a wait and returns -ETIMEDOUT instead of spinning forever.
+ */
 
 static inline uint32_t read32(const struct e1000e_hw *hw, uint32_t reg)
 {

@@ -6,12 +6,15 @@
 #ifndef UNIC_BENCH_H
 #define UNIC_BENCH_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <unic/cycles.h>
+#include <unic/log.h>
+#include <unic/mem.h>
 
 #define BENCH_MAX_RESULTS 64
 
@@ -96,6 +99,22 @@ static inline unsigned long bench_iters(const struct bench *b, unsigned long bas
 {
 	unsigned long n = (unsigned long)((double)base * b->scale);
 	return n ? n : 1;
+}
+
+/* The memory context the command line asks for (--no-huge: ordinary
+ * pages, else hugepages), with the library's log at warnings. NULL after
+ * saying why on stderr. */
+static inline struct unic_mem *bench_mem(const struct bench *b)
+{
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = b->no_huge };
+	struct unic_mem *mem;
+
+	unic_log_set_level(-1, UNIC_LOG_WARNING);
+	mem = unic_mem_create(&mc);
+	if (mem == NULL)
+		fprintf(stderr, "cannot set up memory (%s); run with --no-huge, or reserve hugepages as the message above says\n",
+			strerror(errno));
+	return mem;
 }
 
 #endif /* UNIC_BENCH_H */

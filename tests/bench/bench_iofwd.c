@@ -48,7 +48,6 @@ static inline uint64_t fwd(struct unic_port *in, struct unic_port *out)
 int main(int argc, char **argv)
 {
 	struct bench b;
-	struct unic_mem_conf mc = { .sz = sizeof(mc) };
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "iofwd", .count = POOL_PKTS,
 					  .cache_size = POOL_CACHE, .numa_node = 0 };
 	struct unic_mem *mem;
@@ -58,14 +57,9 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	mc.no_huge = b.no_huge;
-	mem = unic_mem_create(&mc);
-	if (mem == NULL) {
-		fprintf(stderr, "cannot set up memory (%s); run with --no-huge, or reserve hugepages as the message above says\n",
-			strerror(errno));
+	mem = bench_mem(&b);
+	if (mem == NULL)
 		return 1;
-	}
 	pc.mem = mem;
 	pool = unic_pktpool_create(&pc);
 	p0 = pool ? make_port("null0", pool) : NULL;

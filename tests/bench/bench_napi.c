@@ -326,7 +326,6 @@ int main(int argc, char **argv)
 	static const uint64_t loads[] = { 1000, 10000, 100000, 1000000 };
 	static const enum unic_rx_mode modes[] = { UNIC_RX_MODE_HYBRID, UNIC_RX_MODE_INTERRUPT, UNIC_RX_MODE_POLL };
 	struct bench b;
-	struct unic_mem_conf mc = { .sz = sizeof(mc) };
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "napib", .count = POOL_PKTS,
 					  .cache_size = 256, .numa_node = -1 };
 	struct unic_mem *mem;
@@ -335,13 +334,9 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	mc.no_huge = b.no_huge;
-	mem = unic_mem_create(&mc);
-	if (mem == NULL) {
-		fprintf(stderr, "cannot set up memory (%s); run with --no-huge\n", strerror(errno));
+	mem = bench_mem(&b);
+	if (mem == NULL)
 		return 1;
-	}
 	pc.mem = mem;
 	pool = unic_pktpool_create(&pc);
 	tx = pool ? make_port("ring0") : NULL;

@@ -50,21 +50,15 @@ static struct unic_pool *make(struct unic_mem *mem, uint32_t cache)
 int main(int argc, char **argv)
 {
 	struct bench b;
-	struct unic_mem_conf mc = { .sz = sizeof(mc) };
 	struct unic_mem *mem;
 	struct unic_pool *p;
 	int rc = bench_init(&b, "mempool", argc, argv);
 
 	if (rc)
 		return rc;
-	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	mc.no_huge = b.no_huge;
-	mem = unic_mem_create(&mc);
-	if (mem == NULL) {
-		fprintf(stderr, "cannot set up memory (%s); run with --no-huge, or reserve hugepages as the message above says\n",
-			strerror(errno));
+	mem = bench_mem(&b);
+	if (mem == NULL)
 		return 1;
-	}
 	unsigned long it = bench_iters(&b, 1000000);
 
 	p = make(mem, 512);

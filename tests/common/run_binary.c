@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,4 +61,59 @@ void binary_tty_read(int fd, char *buf, size_t size, size_t *n, int ms)
 		*n += (size_t)r;
 	}
 	buf[*n] = '\0';
+}
+
+pid_t binary_spawn(const char *path, char *const argv[], const char *input, int *fd)
+{
+	int outp[2], inp[2] = { -1, -1 };
+	pid_t pid;
+
+	cr_assert_eq(pipe(outp), 0, "pipe: %s", strerror(errno));
+	if (input != NULL) {
+		size_t len = strlen(input);
+
+		cr_assert_lt(len, 65536, "the input of %s must fit a pipe", path);
+		cr_assert_eq(pipe(inp), 0, "pipe: %s", strerror(errno));
+		cr_assert_eq(write(inp[1], input, len), (ssize_t)len);
+		close(inp[1]);
+	}
+	pid = fork();
+	cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (input != NULL) {
+			dup2(inp[0], 0);
+			close(inp[0]);
+		}
+		dup2(outp[1], 1);
+		dup2(outp[1], 2);
+		close(outp[0]);
+		close(outp[1]);
+		execv(path, argv);
+		_exit(127);
+	}
+	if (input != NULL)
+		close(inp[0]);
+	close(outp[1]);
+	*fd = outp[0];
+	return pid;
+}
+
+bool binary_read_until(int fd, char *buf, size_t size, size_t *n, const char *want, int ms)
+{
+	uint64_t end = binary_now_ms() + (uint64_t)ms;
+
+	buf[*n] = '\0';
+	while (!(want != NULL && strstr(buf, want) != NULL) && binary_now_ms() < end && *n < size - 1) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		r = read(fd, buf + *n, size - 1 - *n);
+		if (r <= 0)
+			break;
+		*n += (size_t)r;
+		buf[*n] = '\0';
+	}
+	return want != NULL && strstr(buf, want) != NULL;
 }

@@ -8,7 +8,9 @@
 #ifndef TESTS_COMMON_RUN_BINARY_H
 #define TESTS_COMMON_RUN_BINARY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /** The path in environment variable @p var; fails the test when it is unset. */
 const char *binary_path(const char *var);
@@ -27,5 +29,22 @@ int binary_run(const char *cmdline, char *buf, size_t len);
  * grows; @p buf stays terminated.
  */
 void binary_tty_read(int fd, char *buf, size_t size, size_t *n, int ms);
+
+/**
+ * Start @p path with arguments @p argv (argv[0] included, NULL-terminated)
+ * in a child process whose stdout and stderr go to a pipe, for a test that
+ * signals it while it runs. Its stdin is @p input when not NULL (at most
+ * 64 KiB, written up front; the child sees EOF after it), else the test's.
+ * @return the child's pid; *@p fd is the read end of its output (close it).
+ */
+pid_t binary_spawn(const char *path, char *const argv[], const char *input, int *fd);
+
+/**
+ * Read the output of a binary_spawn() child from @p fd into @p buf (of
+ * @p size bytes) at *@p n, which grows, until @p want appears (NULL: until
+ * EOF) or @p ms milliseconds pass; @p buf stays terminated.
+ * @return whether @p want was seen.
+ */
+bool binary_read_until(int fd, char *buf, size_t size, size_t *n, const char *want, int ms);
 
 #endif /* TESTS_COMMON_RUN_BINARY_H */

@@ -51,6 +51,7 @@
 #include <unic/port.h>
 
 #include "../../pmd/e1000e/e1000e_priv.h"
+#include "fake_ops.h"
 
 #define BURST 32
 #define NB_DESC 64
@@ -101,13 +102,6 @@ static void fake_info(struct unic_port *port, struct unic_port_info *info)
 	info->rx_desc_default = info->tx_desc_default = NB_DESC;
 	info->min_mtu = 68;
 	info->max_mtu = 1500;
-}
-
-static int fake_configure(struct unic_port *port, const struct unic_port_conf *conf)
-{
-	(void)port;
-	(void)conf;
-	return 0;
 }
 
 static void fake_rxq_free(struct e1000e_rxq *rxq)
@@ -251,7 +245,7 @@ static uint16_t fake_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 
 static const struct unic_port_ops fake_ops = {
 	.info_get = fake_info,
-	.configure = fake_configure,
+	.configure = fake_op_configure,
 	.rx_queue_setup = fake_rxq_setup,
 	.rx_queue_release = fake_rxq_release,
 	.tx_queue_setup = fake_txq_setup,

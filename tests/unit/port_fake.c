@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fake_ops.h"
 #include "port_fake.h"
+#include "port_fixture.h"
 
 /* ---- a fake driver ------------------------------------------------------- */
 
@@ -69,13 +71,6 @@ static int fake_txq_setup(struct unic_port *port, uint16_t q, const struct unic_
 	fq->nb = c->nb_desc;
 	*out = fq;
 	return 0;
-}
-
-static void fake_txq_release(struct unic_port *port, uint16_t q, void *txq)
-{
-	(void)port;
-	(void)q;
-	(void)txq;
 }
 
 static int fake_start(struct unic_port *port)
@@ -148,7 +143,7 @@ static const struct unic_port_ops fake_ops = {
 	.rx_queue_setup = fake_rxq_setup,
 	.rx_queue_release = fake_rxq_release,
 	.tx_queue_setup = fake_txq_setup,
-	.tx_queue_release = fake_txq_release,
+	.tx_queue_release = fake_op_queue_release,
 	.start = fake_start,
 	.stop = fake_stop,
 	.close = fake_close,
@@ -213,7 +208,7 @@ static const struct unic_port_ops fake_intr_ops = {
 	.rx_queue_setup = fake_rxq_setup,
 	.rx_queue_release = fake_rxq_release,
 	.tx_queue_setup = fake_txq_setup,
-	.tx_queue_release = fake_txq_release,
+	.tx_queue_release = fake_op_queue_release,
 	.start = fake_start,
 	.stop = fake_stop,
 	.close = fake_close,
@@ -244,23 +239,15 @@ struct unic_pool *pool;
 
 static void setup(void)
 {
-	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "port", .count = 4096, .cache_size = 0 };
-
 	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem);
-	pc.mem = mem;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool);
+	fixture_mem_pool(&mem, &pool, "port", 4096, 0);
 }
 
 static void teardown(void)
 {
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "packets leaked: %u", unic_pool_in_use_count(pool));
-	unic_pool_destroy(pool);
-	unic_mem_destroy(mem);
+	fixture_mem_pool_free(mem, pool);
 	logcap_stop();
 }
 

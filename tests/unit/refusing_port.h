@@ -17,6 +17,7 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 #include "unic_port_driver.h"
+#include "fake_ops.h"
 
 struct refusing_priv {
 	int q;                   /* the queue object's address */
@@ -51,13 +52,6 @@ static void refusing_info(struct unic_port *port, struct unic_port_info *info)
 	info->tx_offload_capa = UNIC_TX_OFFLOAD_TCP_TSO;
 }
 
-static int refusing_configure(struct unic_port *port, const struct unic_port_conf *c)
-{
-	(void)port;
-	(void)c;
-	return 0;
-}
-
 static int refusing_qsetup_rx(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *c, void **out)
 {
 	(void)q;
@@ -72,24 +66,6 @@ static int refusing_qsetup_tx(struct unic_port *port, uint16_t q, const struct u
 	(void)c;
 	*out = &((struct refusing_priv *)unic_port_priv(port))->q;
 	return 0;
-}
-
-static void refusing_qrelease(struct unic_port *port, uint16_t q, void *obj)
-{
-	(void)port;
-	(void)q;
-	(void)obj;
-}
-
-static int refusing_start(struct unic_port *port)
-{
-	(void)port;
-	return 0;
-}
-
-static void refusing_nop(struct unic_port *port)
-{
-	(void)port;
 }
 
 static int refusing_stats(struct unic_port *port, struct unic_port_stats *st)
@@ -140,14 +116,14 @@ static uint16_t refusing_prepare(void *q, struct unic_pkt **pkts, uint16_t n, in
 
 static const struct unic_port_ops refusing_ops = {
 	.info_get = refusing_info,
-	.configure = refusing_configure,
+	.configure = fake_op_configure,
 	.rx_queue_setup = refusing_qsetup_rx,
-	.rx_queue_release = refusing_qrelease,
+	.rx_queue_release = fake_op_queue_release,
 	.tx_queue_setup = refusing_qsetup_tx,
-	.tx_queue_release = refusing_qrelease,
-	.start = refusing_start,
-	.stop = refusing_nop,
-	.close = refusing_nop,
+	.tx_queue_release = fake_op_queue_release,
+	.start = fake_op_start,
+	.stop = fake_op_nop,
+	.close = fake_op_nop,
 	.stats_get = refusing_stats,
 	.rx_burst = refusing_rx,
 	.tx_burst = refusing_tx,

@@ -21,6 +21,7 @@
 
 #include "l2fwd.h"
 #include "refusing_port.h"
+#include "port_fixture.h"
 #include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
@@ -254,38 +255,20 @@ static struct unic_pool *pool;
 
 static void hsetup(void)
 {
-	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "l2fwdtest", .count = 4096,
-					  .cache_size = 0, .numa_node = -1 };
-
 	unic_log_set_level(-1, UNIC_LOG_ERR);
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem);
-	pc.mem = mem;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool);
+	fixture_mem_pool(&mem, &pool, "l2fwdtest", 4096, 0);
 }
 
 static void hteardown(void)
 {
-	unic_pool_destroy(pool);
-	unic_mem_destroy(mem);
+	fixture_mem_pool_free(mem, pool);
 }
 
 static struct unic_port *ring_up(const char *spec, uint16_t nq)
 {
-	struct unic_port *p = NULL;
-	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = nq, .nb_txq = nq };
-	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = 32, .numa_node = -1, .pool = pool };
-	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
+	struct unic_port *p = fixture_port_create(spec);
 
-	cr_assert_eq(unic_vdev_create(spec, &p), 0);
-	cr_assert_eq(unic_port_configure(p, &c), 0);
-	for (uint16_t q = 0; q < nq; q++) {
-		cr_assert_eq(unic_port_rx_queue_setup(p, q, &rc), 0);
-		cr_assert_eq(unic_port_tx_queue_setup(p, q, &tc), 0);
-	}
-	cr_assert_eq(unic_port_start(p), 0);
+	fixture_port_up(p, pool, nq, 32, UNIC_RX_MODE_DEFAULT);
 	return p;
 }
 
@@ -637,29 +620,18 @@ Test(l2fwd_binary, reports_the_pool_size_and_packets_in_use_in_every_line, .time
 
 Test(l2fwd_binary, sigint_stops_cleanly_with_totals, .timeout = 60)
 {
-	int fds[2], st;
+	char *const argv[] = { "unic-l2fwd", "--no-huge", "--no-pci", "--vdev", "null0", "--vdev",
+			       "null1", "-q", "2", "-T", "0", NULL };
+	int fd, st;
 	pid_t pid;
 	static char buf[1 << 16];
 	size_t n = 0;
-	ssize_t r;
 
-	cr_assert_eq(pipe(fds), 0);
-	pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		execl(binary(), "unic-l2fwd", "--no-huge", "--no-pci", "--vdev", "null0", "--vdev",
-		      "null1", "-q", "2", "-T", "0", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
+	pid = binary_spawn(binary(), argv, NULL, &fd);
 	usleep(1500 * 1000);
 	cr_assert_eq(kill(pid, SIGINT), 0);
-	while ((r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) > 0)
-		n += (size_t)r;
-	buf[n] = '\0';
-	close(fds[0]);
+	binary_read_until(fd, buf, sizeof(buf), &n, NULL, 30000);
+	close(fd);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	cr_assert(WIFEXITED(st), "killed by a signal instead of stopping");
 	cr_assert_eq(WEXITSTATUS(st), 0, "%s", buf);

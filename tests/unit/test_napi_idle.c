@@ -10,16 +10,6 @@ TestSuite(napi_idle, .init = setup, .fini = teardown, .timeout = 120);
 
 #define IDLE_NS (5 * 1000000000ull)
 
-static uint16_t idle_handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
-			     void *arg)
-{
-	(void)port;
-	(void)q;
-	(void)arg;
-	unic_pkt_free_bulk(pkts, n);
-	return n;
-}
-
 static struct unic_napi_ctx_stats idle_run(enum unic_rx_mode mode, uint64_t *cpu_ns)
 {
 	struct unic_port *tx = port_create("ring0");
@@ -31,7 +21,7 @@ static struct unic_napi_ctx_stats idle_run(enum unic_rx_mode mode, uint64_t *cpu
 
 	port_up(tx, 1);
 	port_up(rx, 1);
-	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, idle_handler, NULL), 0, "%s", logbuf);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, drop_handler, NULL), 0, "%s", logbuf);
 	runner_start(&r, ctx);
 	c0 = thread_cpu_ns(r.tid);
 	sleep_ns(IDLE_NS);
@@ -96,7 +86,7 @@ Test(napi_idle, a_sleep_that_nothing_ends_lasts_at_most_max_sleep)
 
 	port_up(tx, 1);
 	port_up(rx, 1);
-	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, idle_handler, NULL), 0, "%s", logbuf);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, drop_handler, NULL), 0, "%s", logbuf);
 	runner_start(&r, ctx);
 	sleep_ns(100000000);
 	s0 = ctx_stats(ctx);
@@ -205,7 +195,7 @@ Test(napi_idle, each_doorbell_wakes_a_sleeping_context_once_and_an_unread_one_do
 
 	port_up(tx, 1);
 	port_up(rx, 1);
-	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, idle_handler, NULL), 0, "%s", logbuf);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, drop_handler, NULL), 0, "%s", logbuf);
 	runner_start(&r, ctx);
 	t0 = unic_time_ns();
 	while (ctx_stats(ctx).sleeps == 0 && unic_time_ns() - t0 < 2000000000ull)

@@ -71,14 +71,7 @@ static void up(struct unic_port *p, uint16_t nq, struct unic_pool *pool)
 	cr_assert_eq(err, 0, "start: %s (%s)", strerror(-err), logbuf);
 }
 
-static void down(struct unic_port *p)
-{
-	if (unic_port_state(p) == UNIC_PORT_STARTED)
-		cr_assert_eq(unic_port_stop(p), 0);
-	cr_assert_eq(unic_port_close(p), 0);
-	cr_assert_eq(unic_port_detach(p), 0);
-	unic_port_put(p);
-}
+#define down fixture_port_down
 
 Test(null_port, rx_hands_out_fresh_packets_of_the_configured_size_and_tx_frees_them)
 {

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -714,53 +713,16 @@ Test(pktgen_bin, a_null_rx_port_is_refused_because_it_receives_nothing_that_was_
 static pid_t spawn(const char *args, int *fd)
 {
 	static char buf[1024];
-	const char *bin = getenv("UNIC_PKTGEN");
+	const char *bin = binary_path("UNIC_PKTGEN");
 	char *argv[64];
-	int argc = 0, p[2];
-	pid_t pid;
+	int argc = 0;
 
-	cr_assert_not_null(bin, "UNIC_PKTGEN is not set: run this test through meson test, which sets it");
 	snprintf(buf, sizeof(buf), "%s", args);
 	argv[argc++] = (char *)bin;
 	for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
 		argv[argc++] = t;
 	argv[argc] = NULL;
-	cr_assert_eq(pipe(p), 0);
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		close(p[0]);
-		close(p[1]);
-		execv(bin, argv);
-		_exit(127);
-	}
-	close(p[1]);
-	*fd = p[0];
-	return pid;
-}
-
-/* Read from @p fd into @p out (NUL-terminated) until @p want appears, EOF,
- * or @p timeout_ms passes. @return whether @p want was seen. */
-static bool read_until(int fd, char *out, size_t outlen, size_t *n, const char *want, int timeout_ms)
-{
-	for (int waited = 0; waited < timeout_ms; waited += 100) {
-		struct pollfd pf = { .fd = fd, .events = POLLIN };
-		ssize_t r;
-
-		out[*n] = '\0';
-		if (want && strstr(out, want))
-			return true;
-		if (poll(&pf, 1, 100) <= 0)
-			continue;
-		r = read(fd, out + *n, outlen - 1 - *n);
-		if (r <= 0)
-			break;
-		*n += (size_t)r;
-	}
-	out[*n] = '\0';
-	return want && strstr(out, want);
+	return binary_spawn(bin, argv, NULL, fd);
 }
 
 /* Does process @p pid catch SIGINT (its handler is installed)? */
@@ -808,7 +770,7 @@ Test(pktgen_bin, a_signal_during_set_up_stops_it_cleanly_before_anything_is_sent
 		cr_assert_eq(write(w, cap, sizeof(cap)), (ssize_t)sizeof(cap));
 		close(w);
 	}
-	read_until(fd, out, sizeof(out), &n, NULL, 30000);
+	binary_read_until(fd, out, sizeof(out), &n, NULL, 30000);
 	close(fd);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	unlink(fifo);
@@ -831,10 +793,10 @@ Test(pktgen_bin, a_second_signal_ends_the_wait_for_frames_in_flight, .timeout = 
 	 * first signal the run would wait the whole 0.5 s for stragglers. */
 	pid = spawn("--no-pci --no-huge --vdev null0 --vdev ring1 --tx-port 0 --rx-port 1 --rate 1kpps --duration 60",
 		    &fd);
-	read_until(fd, out, sizeof(out), &n, "-> rx port 1 (ring1)", 15000);
+	binary_read_until(fd, out, sizeof(out), &n, "-> rx port 1 (ring1)", 15000);
 	kill(pid, SIGINT);
 	kill(pid, SIGTERM);  /* another signal number, so the two cannot merge into one */
-	read_until(fd, out, sizeof(out), &n, NULL, 30000);
+	binary_read_until(fd, out, sizeof(out), &n, NULL, 30000);
 	close(fd);
 	cr_assert_eq(waitpid(pid, &st, 0), pid);
 	/* Exit code 1 when frames were sent (none came back), 0 when the

@@ -17,6 +17,9 @@
 #include <unic/pool.h>
 #include <unic/mem.h>
 #include "unic_port_driver.h"
+#include "fake_ops.h"
+#include "log_capture.h"
+#include "port_fixture.h"
 
 /* ---- a fake driver: every burst "moves" n packets of 100 bytes ----------- */
 
@@ -44,13 +47,6 @@ static void cnt_info(struct unic_port *port, struct unic_port_info *info)
 	info->rx_desc_default = info->tx_desc_default = 1;
 	info->min_mtu = 68;
 	info->max_mtu = 1500;
-}
-
-static int cnt_configure(struct unic_port *port, const struct unic_port_conf *c)
-{
-	(void)port;
-	(void)c;
-	return 0;
 }
 
 static int cnt_rxq_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *c, void **out)
@@ -89,22 +85,6 @@ static void cnt_txq_release(struct unic_port *port, uint16_t q, void *txq)
 	(void)port;
 	(void)q;
 	free(txq);
-}
-
-static int cnt_start(struct unic_port *port)
-{
-	(void)port;
-	return 0;
-}
-
-static void cnt_stop(struct unic_port *port)
-{
-	(void)port;
-}
-
-static void cnt_close(struct unic_port *port)
-{
-	(void)port;
 }
 
 /* Only the hardware's part: the queues are the core's to sum. */
@@ -150,14 +130,14 @@ static uint16_t cnt_tx(void *q, struct unic_pkt **pkts, uint16_t n)
 
 static const struct unic_port_ops cnt_ops = {
 	.info_get = cnt_info,
-	.configure = cnt_configure,
+	.configure = fake_op_configure,
 	.rx_queue_setup = cnt_rxq_setup,
 	.rx_queue_release = cnt_rxq_release,
 	.tx_queue_setup = cnt_txq_setup,
 	.tx_queue_release = cnt_txq_release,
-	.start = cnt_start,
-	.stop = cnt_stop,
-	.close = cnt_close,
+	.start = fake_op_start,
+	.stop = fake_op_nop,
+	.close = fake_op_nop,
 	.stats_get = cnt_stats,
 	.rx_burst = cnt_rx,
 	.tx_burst = cnt_tx,
@@ -172,37 +152,20 @@ static void cnt_setup_ops(struct unic_port *port)
 
 static struct unic_mem *mem;
 static struct unic_pool *pool;
-static char logbuf[4096];
-
-static void sink(void *ctx, enum unic_log_level level, enum unic_log_comp comp, const char *msg)
-{
-	(void)ctx;
-	(void)comp;
-	if (level <= UNIC_LOG_WARNING)
-		snprintf(logbuf, sizeof(logbuf), "%s", msg);
-}
+/* The last warning or error, for assertion messages. */
+#define logbuf logcap_last
 
 static void setup(void)
 {
-	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "cnt", .count = 512,
-					  .cache_size = 0, .numa_node = -1 };
-
-	unic_log_set_sink(sink, NULL);
+	logcap_start(UNIC_LOG_WARNING, 0);
 	unic_log_set_level(-1, UNIC_LOG_WARNING);
-	logbuf[0] = '\0';
-	mem = unic_mem_create(&mc);
-	cr_assert_not_null(mem);
-	pc.mem = mem;
-	pool = unic_pktpool_create(&pc);
-	cr_assert_not_null(pool);
+	fixture_mem_pool(&mem, &pool, "cnt", 512, 0);
 }
 
 static void teardown(void)
 {
-	unic_pool_destroy(pool);
-	unic_mem_destroy(mem);
-	unic_log_set_sink(NULL, NULL);
+	fixture_mem_pool_free(mem, pool);
+	logcap_stop();
 }
 
 TestSuite(port_counters, .init = setup, .fini = teardown);
@@ -245,14 +208,7 @@ static void up(struct unic_port *p, uint16_t nq)
 	cr_assert_eq(unic_port_start(p), 0, "start: %s", logbuf);
 }
 
-static void down(struct unic_port *p)
-{
-	if (unic_port_state(p) == UNIC_PORT_STARTED)
-		cr_assert_eq(unic_port_stop(p), 0);
-	cr_assert_eq(unic_port_close(p), 0);
-	cr_assert_eq(unic_port_detach(p), 0);
-	unic_port_put(p);
-}
+#define down fixture_port_down
 
 static void rx(struct unic_port *p, uint16_t q, uint16_t n)
 {

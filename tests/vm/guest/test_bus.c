@@ -3,7 +3,7 @@
  * The PCI bus layer in the QEMU rig's guest (boots vfio-hub, vfio-aw48 and
  * uio): every NIC is opened through the library's bus API (lib/bus), not
  * with raw ioctls, and checked against what QEMU 7.2's models present
- * (shared/reference/qemu-7.2-nic-models.md): BARs, config space, DMA
+ * (docs/pci.md, docs/e1000e.md): BARs, config space, DMA
  * memory mapped through the IOMMU (or IOVA = PA over UIO), MSI-X counts,
  * both reset paths, and a device the kernel takes back while it is held.
  */

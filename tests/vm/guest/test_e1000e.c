@@ -34,6 +34,7 @@
 #include "guest_pci.h"
 #include "log_capture.h"
 #include "rig_pair.h"
+#include "toeplitz.h"
 
 #define ETHERTYPE_TEST 0x88b5
 #define MAGIC "unic-e1000e"
@@ -763,23 +764,6 @@ static int64_t ip_seq(const struct unic_pkt *p)
 		return -1;
 	memcpy(&seq, l4 + hlen + 20, 4);
 	return seq;
-}
-
-/* Toeplitz hash (Microsoft RSS) of @p in over @p key. */
-static uint32_t toeplitz(const uint8_t *key, const uint8_t *in, unsigned len)
-{
-	uint32_t hash = 0, v = (uint32_t)key[0] << 24 | (uint32_t)key[1] << 16 | (uint32_t)key[2] << 8 | key[3];
-
-	for (unsigned i = 0; i < len; i++) {
-		for (int b = 7; b >= 0; b--) {
-			if (in[i] & (1u << b))
-				hash ^= v;
-			v <<= 1;
-			if (key[i + 4] & (1u << b))
-				v |= 1;
-		}
-	}
-	return hash;
 }
 
 /* Receive from both queues of @p rx until @p want of ours arrived (5 s). */
@@ -1644,7 +1628,7 @@ Test(e1000e, tx_checksum_offload_gives_correct_checksums_and_bad_lengths_are_ref
 }
 
 /*
- * The driver's cost per packet under emulation (issue 6, benchmark): TSC
+ * The driver's cost per packet under emulation (a benchmark): TSC
  * cycles spent inside tx_burst and rx_burst for 64-byte frames in bursts of
  * 32, printed for docs/performance.md. No target: under TCG each tail write
  * is an exit into QEMU, which sends the whole burst inside it.

@@ -46,6 +46,7 @@
 
 #include "log_capture.h"
 #include "rig_pair.h"
+#include "toeplitz.h"
 #include "thread_time.h"
 
 #define MAGIC "unic-napi-vm"            /* 12 bytes, in the UDP payload */
@@ -106,22 +107,6 @@ static const uint8_t rss_key[40] = {
 	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xf1,
 };
 #define FLOW_DIP 0x0a0000feu
-
-static uint32_t toeplitz(const uint8_t *key, const uint8_t *in, unsigned len)
-{
-	uint32_t hash = 0, v = (uint32_t)key[0] << 24 | (uint32_t)key[1] << 16 | (uint32_t)key[2] << 8 | key[3];
-
-	for (unsigned i = 0; i < len; i++) {
-		for (int b = 7; b >= 0; b--) {
-			if (in[i] & (1u << b))
-				hash ^= v;
-			v <<= 1;
-			if (key[i + 4] & (1u << b))
-				v |= 1;
-		}
-	}
-	return hash;
-}
 
 /* The 82574 hashes UDP over IPv4 on its addresses only; RETA alternates the
  * two queues (docs/e1000e.md). */

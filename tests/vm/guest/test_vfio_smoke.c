@@ -4,7 +4,7 @@
  * NIC bound to vfio-pci is opened the way a userspace driver opens it, with
  * raw VFIO ioctls (the project's bus layer does not exist yet), and the
  * result of each step is checked against what QEMU 7.2's models present
- * (see shared/reference/qemu-7.2-nic-models.md).
+ * (their BARs, config space and MSI-X counts; docs/pci.md).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
