@@ -222,7 +222,7 @@ struct virtio_vq {
 	uint16_t free_head;                /* first free descriptor */
 	uint16_t nb_free;                  /* descriptors on the free list */
 	bool event_idx;                    /* VIRTIO_F_EVENT_IDX negotiated */
-	uint16_t notify_off;               /* queue_notify_off, read at setup */
+	uint32_t notify_off;               /* queue_notify_off x multiplier, read at setup */
 	struct unic_dma dma;               /* desc, avail, used (and tx headers) */
 	/* counters (one writer: the queue's thread) */
 	struct unic_counter kicks;         /* notifications sent */
@@ -257,7 +257,8 @@ struct virtio_rxq {
 	struct unic_counter intr;          /* interrupts armed (rx_intr_enable) */
 	/* interrupts */
 	struct virtio_port *vp;
-	int irq_fd;                        /* its MSI-X eventfd, -1 if none */
+	bool intr_on;                      /* the port's interrupts are on (start) */
+	int irq_fd;                        /* its MSI-X eventfd, -1 if none (INTx: nothing to drop) */
 	uint16_t vector;                   /* MSI-X vector, VIRTIO_MSI_NO_VECTOR if none */
 	bool intr_armed;
 } UNIC_CACHE_ALIGNED;
@@ -275,7 +276,7 @@ struct virtio_txq {
 	struct unic_txq_counters cnt;      /* errors: packets refused */
 	struct unic_counter ring_full;     /* bursts that stopped for want of descriptors */
 	struct unic_counter tso;           /* TSO packets handed to the device */
-	struct unic_counter csum;          /* checksum requests handed to the device */
+	struct unic_counter csum_req;      /* checksum requests handed to the device */
 } UNIC_CACHE_ALIGNED;
 
 struct virtio_port {
