@@ -493,10 +493,12 @@ Test(virtio_mrg, frames_of_every_size_around_the_buffer_edges_arrive_byte_exact)
 static void attach_csum(void)
 {
 	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) |
-						    FV_BIT(FV_F_GUEST_CSUM) };
+						    FV_BIT(FV_F_GUEST_CSUM) | FV_BIT(FV_F_HOST_TSO4) |
+						    FV_BIT(FV_F_HOST_TSO6) };
 	struct unic_port_conf pc = { .sz = sizeof(pc), .nb_rxq = 1, .nb_txq = 1, .mtu = 1500,
 				     .rx_offloads = UNIC_RX_OFFLOAD_UDP_CKSUM | UNIC_RX_OFFLOAD_TCP_CKSUM,
-				     .tx_offloads = UNIC_TX_OFFLOAD_UDP_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM };
+				     .tx_offloads = UNIC_TX_OFFLOAD_UDP_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
+						    UNIC_TX_OFFLOAD_TCP_TSO | UNIC_TX_OFFLOAD_MULTI_SEGS };
 	struct unic_rxq_conf rq = { .sz = sizeof(rq), .numa_node = -1 };
 	struct unic_txq_conf tq = { .sz = sizeof(tq), .numa_node = -1 };
 	int rc;
@@ -579,6 +581,65 @@ Test(virtio_csum, a_udp_checksum_request_becomes_needs_csum_at_the_udp_checksum)
 	cr_assert_eq(out[0].hdr.gso_type, FV_GSO_NONE);
 	fv_frame_free(&out[0]);
 	assert_device_happy();
+}
+
+/* A TCP/IPv4 packet of 54 header bytes and @p payload bytes (one segment). */
+static struct unic_pkt *tcp4_pkt(uint16_t payload)
+{
+	struct unic_pkt *p = unic_pkt_alloc(fk.pool);
+	uint8_t *f;
+
+	cr_assert_not_null(p);
+	f = unic_pkt_append(p, (uint16_t)(54 + payload));
+	cr_assert_not_null(f, "no room for %u bytes", 54 + payload);
+	memset(f, 0, 54u + payload);
+	memcpy(f, "\x52\x54\x00\x12\x34\x56\x02\x00\x00\x00\x00\x01\x08\x00", 14);
+	f[14] = 0x45;
+	f[16] = (uint8_t)((40 + payload) >> 8), f[17] = (uint8_t)(40 + payload);
+	f[22] = 64, f[23] = 6;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	f[46] = 0x50; /* data offset 5 */
+	for (unsigned i = 0; i < payload; i++)
+		f[54 + i] = (uint8_t)i;
+	p->l2_len = 14;
+	p->l3_len = 20;
+	p->l4_len = 20;
+	return p;
+}
+
+Test(virtio_csum, a_tso_packet_goes_out_whole_with_the_gso_fields_of_its_headers)
+{
+	struct unic_pkt *p = tcp4_pkt(1800);
+	struct fv_frame out[2];
+
+	cr_assert(dev->accepted & FV_BIT(FV_F_HOST_TSO4), "HOST_TSO4 offered and not accepted (0x%" PRIx64 ")",
+		  dev->accepted);
+	p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_TCP_SEG;
+	p->tso_segsz = 500;
+	cr_assert_eq(unic_tx_burst(fk.port, 0, &p, 1), 1, "tx refused a TSO packet; log: %s", logcap_buf);
+	cr_assert_eq(fake_virtio_tx(dev, TXQ, out, 2), 1, "error: %s", dev->err);
+	cr_assert_eq(out[0].len, 54 + 1800, "the device got %zu bytes: the packet must go whole", out[0].len);
+	cr_assert_eq(out[0].hdr.gso_type, FV_GSO_TCPV4, "gso_type %u", out[0].hdr.gso_type);
+	cr_assert_eq(out[0].hdr.gso_size, 500, "gso_size %u", out[0].hdr.gso_size);
+	cr_assert_eq(out[0].hdr.flags & FV_HDR_F_NEEDS_CSUM, FV_HDR_F_NEEDS_CSUM, "TSO without NEEDS_CSUM (5.1.6.2)");
+	cr_assert_eq(out[0].hdr.csum_start, 34);
+	cr_assert_eq(out[0].hdr.csum_offset, 16, "csum_offset %u (TCP's checksum is at 16)", out[0].hdr.csum_offset);
+	cr_assert_eq(out[0].hdr.hdr_len, 54, "hdr_len %u", out[0].hdr.hdr_len);
+	fv_frame_free(&out[0]);
+	assert_device_happy();
+}
+
+Test(virtio_csum, a_packet_without_offload_flags_has_an_empty_header)
+{
+	struct unic_pkt *p = tcp4_pkt(100);
+	struct fv_frame out[2];
+	static const struct fv_net_hdr zero;
+
+	cr_assert_eq(unic_tx_burst(fk.port, 0, &p, 1), 1);
+	cr_assert_eq(fake_virtio_tx(dev, TXQ, out, 2), 1, "error: %s", dev->err);
+	cr_assert_arr_eq(&out[0].hdr, &zero, FV_NET_HDR_LEN, "flags %u gso %u csum %u/%u", out[0].hdr.flags,
+			 out[0].hdr.gso_type, out[0].hdr.csum_start, out[0].hdr.csum_offset);
+	fv_frame_free(&out[0]);
 }
 
 /* ---- notifications: kicks (2.6.7, 2.6.10) ---------------------------------------- */
