@@ -67,24 +67,34 @@ static void txq_free(struct unic_port *port, struct virtio_txq *txq)
 	vq_free(port, &txq->vq);
 }
 
-/*
- * The ring size for a request of @p nb_desc (0: the default): a split
- * virtqueue's size is a power of two (2.6) no larger than the device's
- * maximum, which the core has checked against rx_desc_max already.
- */
-static int ring_size(struct unic_port *port, const char *dir, uint16_t q, uint16_t nb_desc, uint16_t *size)
+/* The largest power of two <= @p v, at most VIRTQ_SIZE_MAX (0 for 0). */
+static uint16_t pow2_floor(uint16_t v)
 {
-	if ((nb_desc & (nb_desc - 1)) != 0) {
-		uint16_t lo = 1;
+	uint16_t p = 1;
 
-		while ((uint16_t)(lo << 1) <= nb_desc && lo < 0x8000)
-			lo = (uint16_t)(lo << 1);
-		UNIC_PORT_LOG(port, ERR, "%s queue %u: %u descriptors; a virtqueue's size is a power of two: ask for %u or %u",
-			      dir, q, nb_desc, lo, (unsigned)lo * 2);
-		return -EINVAL;
-	}
-	*size = nb_desc;
-	return 0;
+	if (v == 0)
+		return 0;
+	while ((uint32_t)p * 2 <= v && p < VIRTQ_SIZE_MAX)
+		p = (uint16_t)(p * 2);
+	return p;
+}
+
+/*
+ * The ring size for a request of @p nb_desc (the core gives the default
+ * for 0): a split virtqueue's size is a power of two (2.6) no larger than
+ * the device's maximum. Any count is taken, as DPDK's virtio driver does
+ * (applications tuned for other NICs ask 1024 or 4096): the ring is the
+ * largest power of two not above the request and the device's maximum.
+ */
+static uint16_t ring_size(struct unic_port *port, const char *dir, uint16_t q, uint16_t nb_desc)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint16_t size = pow2_floor(nb_desc < vp->max_queue_size ? nb_desc : vp->max_queue_size);
+
+	if (size != nb_desc)
+		UNIC_PORT_LOG(port, INFO, "%s queue %u: %u descriptors asked; the virtqueue has %u (a power of two, at most the device's %u)",
+			      dir, q, nb_desc, size, vp->max_queue_size);
+	return size;
 }
 
 static int vq_alloc(struct unic_port *port, const char *dir, uint16_t q, struct virtio_vq *vq, uint16_t size,
@@ -117,9 +127,7 @@ static int virtio_rx_queue_setup(struct unic_port *port, uint16_t q, const struc
 			      q, conf->pool->name, HDR_LEN, conf->pool->pkt_headroom, conf->pool->pkt_dataroom);
 		return -EINVAL;
 	}
-	rc = ring_size(port, "rx", q, conf->nb_desc, &size);
-	if (rc < 0)
-		return rc;
+	size = ring_size(port, "rx", q, conf->nb_desc);
 	rxq_free(port, rxq);
 	rxq->sw_ring = calloc(size, sizeof(*rxq->sw_ring));
 	if (rxq->sw_ring == NULL)
@@ -157,9 +165,7 @@ static int virtio_tx_queue_setup(struct unic_port *port, uint16_t q, const struc
 	uint16_t size;
 	int rc;
 
-	rc = ring_size(port, "tx", q, conf->nb_desc, &size);
-	if (rc < 0)
-		return rc;
+	size = ring_size(port, "tx", q, conf->nb_desc);
 	txq_free(port, txq);
 	txq->sw_ring = calloc(size, sizeof(*txq->sw_ring));
 	txq->chain_len = calloc(size, sizeof(*txq->chain_len));
@@ -212,8 +218,10 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->max_rxq = 1;
 	info->max_txq = 1;
 	info->rx_desc_min = info->tx_desc_min = qmax < VIRTIO_DESC_MIN ? qmax : VIRTIO_DESC_MIN;
-	info->rx_desc_max = info->tx_desc_max = qmax;
-	info->rx_desc_align = info->tx_desc_align = 1; /* and a power of two: checked at setup */
+	/* Any count up to a virtqueue's largest is taken: the ring is the
+	 * power of two at or below it and the device's maximum (ring_size). */
+	info->rx_desc_max = info->tx_desc_max = VIRTQ_SIZE_MAX;
+	info->rx_desc_align = info->tx_desc_align = 1;
 	info->rx_desc_default = info->tx_desc_default = qmax < VIRTIO_DESC_DEFAULT ? qmax : VIRTIO_DESC_DEFAULT;
 	info->min_mtu = VIRTIO_MIN_MTU;
 	info->max_mtu = max_mtu(vp);
@@ -567,18 +575,6 @@ static bool mac_valid(const uint8_t *m)
 	static const uint8_t zero[UNIC_ETHER_ADDR_LEN];
 
 	return !(m[0] & 1) && memcmp(m, zero, sizeof(zero)) != 0;
-}
-
-/* The largest power of two <= @p v, at most VIRTQ_SIZE_MAX (0 for 0). */
-static uint16_t pow2_floor(uint16_t v)
-{
-	uint16_t p = 1;
-
-	if (v == 0)
-		return 0;
-	while ((uint32_t)p * 2 <= v && p < VIRTQ_SIZE_MAX)
-		p = (uint16_t)(p * 2);
-	return p;
 }
 
 /* Device facts read once: MAC, MTU, queue pairs, the rx ring's maximum. */

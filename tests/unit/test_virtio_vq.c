@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pmd/virtio's pure internals, without a device: the PCI capability walk
+ * over hostile configuration spaces, the event-index arithmetic, the
+ * feature table, the virtqueue layout. The driver against a device is
+ * tests/unit/test_virtio.c (the fake device).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../pmd/virtio/virtio_priv.h"
+
+/* ---- a configuration space with vendor capabilities ------------------------ */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* One virtio capability at @p pos, type @p type, in BAR @p bar. */
+static void cap(uint8_t *cfg, unsigned pos, unsigned next, unsigned type, unsigned bar, uint32_t off,
+		uint32_t len)
+{
+	cfg[pos] = VIRTIO_PCI_CAP_VNDR;
+	cfg[pos + 1] = (uint8_t)next;
+	cfg[pos + 2] = type == VIRTIO_PCI_CAP_NOTIFY_CFG ? 20 : 16;
+	cfg[pos + 3] = (uint8_t)type;
+	cfg[pos + 4] = (uint8_t)bar;
+	put32(cfg + pos + 8, off);
+	put32(cfg + pos + 12, len);
+	if (type == VIRTIO_PCI_CAP_NOTIFY_CFG)
+		put32(cfg + pos + 16, 4);
+}
+
+/* QEMU 7.2's layout: an MSI-X capability first, then the four structures
+ * in BAR4 (common 0x0, ISR 0x1000, device 0x2000, notify 0x3000 x4). */
+static void qemu_cfg(uint8_t *cfg)
+{
+	memset(cfg, 0, PCI_CFG_SPACE_LEN);
+	cfg[PCI_CFG_STATUS] = PCI_CFG_STATUS_CAP_LIST;
+	cfg[PCI_CFG_CAP_PTR] = 0x98;
+	cfg[0x98] = 0x11; /* MSI-X */
+	cfg[0x99] = 0x84;
+	cap(cfg, 0x84, 0x70, VIRTIO_PCI_CAP_PCI_CFG, 0, 0, 0);
+	cap(cfg, 0x70, 0x60, VIRTIO_PCI_CAP_NOTIFY_CFG, 4, 0x3000, 0x1000);
+	cap(cfg, 0x60, 0x50, VIRTIO_PCI_CAP_DEVICE_CFG, 4, 0x2000, 0x1000);
+	cap(cfg, 0x50, 0x40, VIRTIO_PCI_CAP_ISR_CFG, 4, 0x1000, 0x1000);
+	cap(cfg, 0x40, 0x00, VIRTIO_PCI_CAP_COMMON_CFG, 4, 0x0, 0x1000);
+}
+
+Test(virtio_caps, qemus_layout_gives_four_structures_in_bar4_and_the_multiplier)
+{
+	uint8_t cfg[PCI_CFG_SPACE_LEN];
+	struct virtio_pci_caps c;
+	char why[256] = "";
+
+	qemu_cfg(cfg);
+	cr_assert_eq(virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)), 0, "%s", why);
+	cr_expect_eq(c.loc[VIRTIO_REGION_COMMON].offset, 0);
+	cr_expect_eq(c.loc[VIRTIO_REGION_ISR].offset, 0x1000);
+	cr_expect_eq(c.loc[VIRTIO_REGION_DEVICE].offset, 0x2000);
+	cr_expect_eq(c.loc[VIRTIO_REGION_NOTIFY].offset, 0x3000);
+	for (unsigned r = 0; r < VIRTIO_NB_REGIONS; r++)
+		cr_expect_eq(c.loc[r].bar, 4);
+	cr_expect_eq(c.notify_mult, 4);
+}
+
+Test(virtio_caps, a_capability_list_that_loops_ends_the_walk_and_says_what_is_missing)
+{
+	uint8_t cfg[PCI_CFG_SPACE_LEN];
+	struct virtio_pci_caps c;
+	char why[256] = "";
+
+	qemu_cfg(cfg);
+	cfg[0x71] = 0x84; /* notify -> PCI_CFG -> notify -> ...: device, ISR, common never seen */
+	cr_assert_eq(virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)), -ENODEV);
+	cr_expect(strstr(why, "capability") != NULL, "%s", why);
+}
+
+Test(virtio_caps, pointers_out_of_the_space_and_capabilities_past_its_end_are_not_followed)
+{
+	uint8_t cfg[PCI_CFG_SPACE_LEN];
+	struct virtio_pci_caps c;
+	char why[256] = "";
+
+	qemu_cfg(cfg);
+	/* common -> 0xfc: a capability there would end past 0x100 (its
+	 * first four bytes are all the space holds): skipped, not read. */
+	cfg[0x41] = 0xfc;
+	cfg[0xfc] = VIRTIO_PCI_CAP_VNDR;
+	cfg[0xfd] = 0;
+	cfg[0xfe] = 16;
+	cfg[0xff] = VIRTIO_PCI_CAP_DEVICE_CFG;
+	cr_expect_eq(virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)), 0, "%s", why);
+	cfg[PCI_CFG_CAP_PTR] = 0x10;     /* into the header: not a capability */
+	cr_expect_eq(virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)), -ENODEV);
+	cr_expect_eq(virtio_caps_parse(cfg, 64, &c, why, sizeof(why)), -ENODEV, "a short read is refused");
+}
+
+Test(virtio_caps, a_structure_in_a_reserved_bar_or_a_short_common_config_is_refused)
+{
+	uint8_t cfg[PCI_CFG_SPACE_LEN];
+	struct virtio_pci_caps c;
+	char why[256] = "";
+
+	qemu_cfg(cfg);
+	cfg[0x40 + 4] = 6; /* BAR 6 does not exist: the common structure is missing */
+	cr_expect_eq(virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)), -ENODEV);
+	cr_expect(strstr(why, "common configuration") != NULL, "%s", why);
+	qemu_cfg(cfg);
+	put32(cfg + 0x40 + 12, 0x20); /* shorter than the 0x38 bytes of virtio 1.1 */
+	cr_expect_eq(virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)), -ENODEV);
+	cr_expect(strstr(why, "0x38") != NULL || strstr(why, "56") != NULL, "%s", why);
+}
+
+Test(virtio_caps, no_capability_list_is_a_legacy_device)
+{
+	uint8_t cfg[PCI_CFG_SPACE_LEN];
+	struct virtio_pci_caps c;
+	char why[256] = "";
+
+	qemu_cfg(cfg);
+	cfg[PCI_CFG_STATUS] = 0;
+	cr_expect_eq(virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)), -ENODEV);
+	cr_expect(strstr(why, "legacy") != NULL, "%s", why);
+}
+
+Test(virtio_caps, random_configuration_spaces_never_give_a_region_past_the_space_rules)
+{
+	uint8_t cfg[PCI_CFG_SPACE_LEN];
+	struct virtio_pci_caps c;
+	char why[256];
+
+	srand(16);
+	for (unsigned i = 0; i < 20000; i++) {
+		for (unsigned b = 0; b < sizeof(cfg); b++)
+			cfg[b] = (uint8_t)rand();
+		cfg[PCI_CFG_STATUS] |= PCI_CFG_STATUS_CAP_LIST;
+		if (virtio_caps_parse(cfg, sizeof(cfg), &c, why, sizeof(why)) == 0) {
+			for (unsigned r = 0; r < VIRTIO_NB_REGIONS; r++) {
+				cr_assert(c.loc[r].found);
+				cr_assert_leq(c.loc[r].bar, 5);
+			}
+			cr_assert_geq(c.loc[VIRTIO_REGION_COMMON].length, VIRTIO_COMMON_LEN);
+		}
+	}
+}
+
+/* ---- event index --------------------------------------------------------------- */
+
+Test(virtio_event_idx, a_notification_is_due_only_when_the_index_passes_the_event)
+{
+	/* moved from 10 to 15: the other side asked at 9 (passed before),
+	 * 10..14 (passed now) or 15 (not yet). */
+	cr_expect(!vring_need_event(9, 15, 10));
+	for (uint16_t e = 10; e < 15; e++)
+		cr_expect(vring_need_event(e, 15, 10), "event %u", e);
+	cr_expect(!vring_need_event(15, 15, 10));
+	cr_expect(!vring_need_event(10, 10, 10), "no move, no notification");
+}
+
+Test(virtio_event_idx, the_arithmetic_holds_across_the_16_bit_wrap)
+{
+	cr_expect(vring_need_event(0xfffe, 3, 0xfffd));
+	cr_expect(vring_need_event(1, 3, 0xfffd));
+	cr_expect(!vring_need_event(3, 3, 0xfffd));
+	cr_expect(!vring_need_event(0xfffc, 3, 0xfffd));
+}
+
+/* ---- features ------------------------------------------------------------------- */
+
+#define QEMU_72_FEATURES 0x0000010330bf8024ull /* virtio-net-pci iommu_platform=on, hubport */
+
+Test(virtio_features, of_qemus_default_offer_the_driver_takes_what_it_drives)
+{
+	uint64_t f = virtio_features_wanted(QEMU_72_FEATURES, true);
+
+	cr_expect_eq(f, VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) |
+			VIRTIO_BIT(VIRTIO_NET_F_MAC) | VIRTIO_BIT(VIRTIO_NET_F_STATUS) |
+			VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX),
+		     "took 0x%llx", (unsigned long long)f);
+	cr_expect_eq(f & ~QEMU_72_FEATURES, 0, "never a feature the device does not offer");
+}
+
+Test(virtio_features, tso_is_taken_only_with_the_checksum_offload_it_needs)
+{
+	uint64_t tso = VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6);
+	uint64_t base = VIRTIO_BIT(VIRTIO_F_VERSION_1);
+
+	cr_expect_eq(virtio_features_wanted(base | tso, false) & tso, 0);
+	cr_expect_eq(virtio_features_wanted(base | tso | VIRTIO_BIT(VIRTIO_NET_F_CSUM), false) & tso, tso);
+}
+
+Test(virtio_features, packed_rings_and_the_control_queue_are_not_taken_yet)
+{
+	uint64_t f = virtio_features_wanted(~0ull, true);
+
+	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_RING_PACKED), 0);
+	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ), 0);
+	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_NET_F_MQ), 0);
+	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA), 0, "notify data changes the kick's format");
+}
+
+Test(virtio_features, names_list_known_bits_and_number_the_rest)
+{
+	char buf[256];
+
+	virtio_features_names(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MAC) | VIRTIO_BIT(50), buf,
+			      sizeof(buf));
+	cr_expect_str_eq(buf, "mac,version_1,bit50");
+	cr_expect_eq(virtio_features_names(~0ull, buf, 16), 15, "truncated, still terminated");
+	cr_expect_eq(strlen(buf), 15);
+}
+
+/* ---- virtqueue layout ---------------------------------------------------------------- */
+
+Test(virtio_vq, the_three_areas_are_aligned_apart_and_inside_the_zone)
+{
+	for (uint16_t size = 1; size != 0 && size <= 32768; size = (uint16_t)(size * 2)) {
+		size_t len = virtio_vq_bytes(size, 0);
+		uint8_t *mem = aligned_alloc(4096, UNIC_ALIGN_CEIL(len, (size_t)4096));
+		uint16_t *next = calloc(size, sizeof(*next));
+		struct virtio_vq vq = { .size = size, .next = next, .dma = { .va = mem, .len = len } };
+		uintptr_t base = (uintptr_t)mem;
+
+		cr_assert_not_null(mem);
+		virtio_vq_init(&vq);
+		cr_expect_eq((uintptr_t)vq.desc, base);
+		cr_expect_geq((uintptr_t)vq.avail, base + 16u * size, "avail after the descriptors");
+		cr_expect_eq((uintptr_t)vq.avail % 2, 0);
+		cr_expect_geq((uintptr_t)vq.used, (uintptr_t)(vq.used_event + 1), "used after avail's used_event");
+		cr_expect_eq((uintptr_t)vq.used % UNIC_CACHE_LINE_SIZE, 0, "used on its own cache line");
+		cr_expect_leq((uintptr_t)(vq.avail_event + 1), base + len, "avail_event inside the zone");
+		cr_expect_eq(vq.nb_free, size);
+		cr_expect_eq(vq.mask, size - 1);
+		cr_expect_eq(vq.avail[0], VRING_AVAIL_F_NO_INTERRUPT, "no interrupts until armed");
+		cr_expect(!vring_need_event(*vq.used_event, 1, 0), "used_event behind the first entries");
+		free(mem);
+		free(next);
+	}
+}
+
+Test(virtio_vq, the_free_list_links_every_descriptor_once)
+{
+	uint16_t size = 256;
+	size_t len = virtio_vq_bytes(size, 0);
+	uint8_t *mem = aligned_alloc(4096, UNIC_ALIGN_CEIL(len, (size_t)4096));
+	uint16_t *next = calloc(size, sizeof(*next));
+	struct virtio_vq vq = { .size = size, .next = next, .dma = { .va = mem, .len = len } };
+	uint8_t seen[256] = { 0 };
+	uint16_t id;
+
+	virtio_vq_init(&vq);
+	id = vq.free_head;
+	for (unsigned i = 0; i < size; i++) {
+		cr_assert_lt(id, size);
+		cr_assert_eq(seen[id], 0, "descriptor %u twice", id);
+		seen[id] = 1;
+		id = vq.next[id];
+	}
+	free(mem);
+	free(next);
+}
