@@ -646,7 +646,7 @@ Test(virtio_csum, a_packet_without_offload_flags_has_an_empty_header)
 
 TestSuite(virtio_notify, .init = attach_and_start, .fini = teardown);
 
-Test(virtio_notify, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
+static void refill_kicks_after_running_out(void)
 {
 	uint8_t f[60];
 	struct unic_pkt *p[64];
@@ -674,7 +674,7 @@ Test(virtio_notify, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
 	cr_assert_geq(fake_virtio_rx(dev, RXQ, NULL, f, 60), 1, "the device cannot deliver after the refill");
 }
 
-Test(virtio_notify, no_kick_is_sent_when_the_device_asks_for_none)
+static void kicks_only_when_asked(void)
 {
 	struct unic_pkt *p;
 	uint64_t k0;
@@ -699,6 +699,40 @@ Test(virtio_notify, no_kick_is_sent_when_the_device_asks_for_none)
 	cr_assert_eq(dev->bad_notify, 0, "a notify write with the wrong queue index");
 }
 
+Test(virtio_notify, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
+{
+	cr_assert(dev->accepted & FV_BIT(FV_F_EVENT_IDX), "EVENT_IDX offered and not taken");
+	refill_kicks_after_running_out();
+}
+
+Test(virtio_notify, no_kick_is_sent_when_the_device_asks_for_none)
+{
+	kicks_only_when_asked();
+}
+
+/* The same without VIRTIO_F_EVENT_IDX: VRING_USED_F_NO_NOTIFY and
+ * VRING_AVAIL_F_NO_INTERRUPT in place of avail_event and used_event. */
+static void attach_no_event_idx(void)
+{
+	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB & ~FV_BIT(FV_F_EVENT_IDX) };
+
+	attach(&c, true, NULL);
+	start(256, 1500);
+	cr_assert_eq(dev->accepted & FV_BIT(FV_F_EVENT_IDX), 0);
+}
+
+TestSuite(virtio_notify_flags, .init = attach_no_event_idx, .fini = teardown);
+
+Test(virtio_notify_flags, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
+{
+	refill_kicks_after_running_out();
+}
+
+Test(virtio_notify_flags, no_kick_is_sent_when_the_device_asks_for_none)
+{
+	kicks_only_when_asked();
+}
+
 /* ---- rx interrupts: arm, re-check (2.6.10) ------------------------------------------- */
 
 /* The fake has no PCI device, so no vector: the queue's interrupt is
@@ -718,7 +752,7 @@ static struct virtio_rxq *rxq0(void)
 	return &fk.vp->rxq[0];
 }
 
-Test(virtio_intr, arming_lets_the_device_notify_and_disarming_stops_it)
+static void arming_lets_the_device_notify_and_disarming_stops_it(void)
 {
 	cr_assert_eq(virtio_rx_intr_enable(rxq0()), 0);
 	cr_assert_eq(fake_virtio_intr_suppressed(dev, RXQ), false, "armed, yet the device may not notify");
@@ -726,7 +760,7 @@ Test(virtio_intr, arming_lets_the_device_notify_and_disarming_stops_it)
 	cr_assert(fake_virtio_intr_suppressed(dev, RXQ), "disarmed, yet the device would notify");
 }
 
-Test(virtio_intr, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
+static void a_frame_that_lands_before_the_arm_is_seen_by_the_re_check(void)
 {
 	uint8_t f[60];
 	struct unic_pkt *p[2];
@@ -741,7 +775,7 @@ Test(virtio_intr, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
 	unic_pkt_free(p[0]);
 }
 
-Test(virtio_intr, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed)
+static void a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed(void)
 {
 	uint8_t f[60];
 	struct unic_pkt *p[2];
@@ -762,6 +796,45 @@ Test(virtio_intr, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarme
 		cr_assert_eq(rx(p, 2), 1);
 		unic_pkt_free(p[0]);
 	}
+}
+
+Test(virtio_intr, arming_lets_the_device_notify_and_disarming_stops_it)
+{
+	arming_lets_the_device_notify_and_disarming_stops_it();
+}
+
+Test(virtio_intr, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
+{
+	a_frame_that_lands_before_the_arm_is_seen_by_the_re_check();
+}
+
+Test(virtio_intr, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed)
+{
+	a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed();
+}
+
+static void attach_intr_flags(void)
+{
+	attach_no_event_idx();
+	fk.vp->rxq[0].intr_on = true;
+	fk.vp->rxq[0].irq_fd = -1;
+}
+
+TestSuite(virtio_intr_flags, .init = attach_intr_flags, .fini = teardown);
+
+Test(virtio_intr_flags, arming_lets_the_device_notify_and_disarming_stops_it)
+{
+	arming_lets_the_device_notify_and_disarming_stops_it();
+}
+
+Test(virtio_intr_flags, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
+{
+	a_frame_that_lands_before_the_arm_is_seen_by_the_re_check();
+}
+
+Test(virtio_intr_flags, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed)
+{
+	a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed();
 }
 
 /* ---- link and a vanished device ---------------------------------------------------- */
