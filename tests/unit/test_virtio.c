@@ -302,6 +302,22 @@ Test(virtio_handshake, queues_get_a_power_of_two_size_within_the_device_maximum)
 	assert_device_happy();
 }
 
+Test(virtio_handshake, a_device_that_answers_driver_ok_with_needs_reset_fails_the_start)
+{
+	int rc;
+
+	attach(NULL, true, NULL);
+	dev->needs_reset_at_driver_ok = true;
+	rc = fake_virtio_start(&fk, 256, NULL);
+	cr_assert_neq(rc, 0, "start succeeded on a device that set DEVICE_NEEDS_RESET at DRIVER_OK");
+	cr_assert(logcap_has("NEEDS_RESET"), "no message names DEVICE_NEEDS_RESET: %s", logcap_buf);
+	cr_assert_neq(unic_port_state(fk.port), UNIC_PORT_STARTED);
+	/* The device behaves again: the next start works. */
+	dev->needs_reset_at_driver_ok = false;
+	logcap_clear();
+	cr_assert_eq(unic_port_start(fk.port), 0, "start after the device behaves: log %s", logcap_buf);
+}
+
 /* ---- rx and tx through the device ---------------------------------------------- */
 
 TestSuite(virtio_rxtx, .init = attach_and_start, .fini = teardown);
@@ -864,6 +880,34 @@ Test(virtio_link, a_vanished_device_reads_as_gone_not_as_a_link)
 	cr_assert_eq(unic_port_link_get(fk.port, &l), -ENODEV, "link_get of an all-ones device");
 	cr_assert(fk.vp->hw.gone, "the driver did not mark the device gone");
 	cr_assert_eq(unic_port_stats_get(fk.port, &st), 0, "stats are the driver's own counts");
+}
+
+Test(virtio_link, a_device_that_vanishes_under_traffic_costs_no_crash_and_no_packet)
+{
+	uint8_t f[60];
+	struct unic_pkt *p[8];
+	make_frame(f, 60, 1);
+	deliver(f, 60, NULL);
+	for (unsigned i = 0; i < 4; i++) {
+		struct unic_pkt *t = tx_pkt(60, i);
+
+		cr_assert_eq(unic_tx_burst(fk.port, 0, &t, 1), 1);
+	}
+	fake_virtio_vanish(dev);
+	/* The rings are the process's memory: what the device wrote before it
+	 * went is received; a kick into a vanished BAR is lost, not fatal. */
+	cr_assert_eq(rx(p, 8), 1);
+	unic_pkt_free(p[0]);
+	for (unsigned i = 0; i < 4; i++) {
+		struct unic_pkt *t = tx_pkt(60, i);
+
+		if (unic_tx_burst(fk.port, 0, &t, 1) != 1)
+			unic_pkt_free(t);
+	}
+	unic_tx_reclaim(fk.port, 0);
+	cr_assert_eq(unic_port_stop(fk.port), 0, "stop of a vanished device; log: %s", logcap_buf);
+	cr_assert_eq(unic_pool_in_use_count(fk.pool), 0, "%u packets not back in the pool after stop",
+		     unic_pool_in_use_count(fk.pool));
 }
 
 /* ---- the malicious device ------------------------------------------------------------- */
