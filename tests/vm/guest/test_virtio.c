@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,9 +30,11 @@
 #include <unic/event.h>
 #include <unic/log.h>
 #include <unic/mem.h>
+#include <unic/napi.h>
 #include <unic/pool.h>
 #include <unic/port.h>
 
+#include "guest_pci.h"
 #include "log_capture.h"
 
 #define ETHERTYPE_TEST 0x88b5
@@ -77,7 +80,7 @@ static void setup_n(uint32_t n)
 {
 	struct unic_mem_conf mc = { .sz = sizeof(mc) };
 	struct unic_bus_conf bc = { .sz = sizeof(bc) };
-	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "virtio-rig", .count = 8192 };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "virtio-rig", .count = 8192, .cache_size = 0 };
 	char b_vio[32], b_e1k[32];
 	const char *allow[2] = { b_vio, b_e1k };
 	const char *run = getenv("UNIC_VM_RUN");
@@ -568,4 +571,135 @@ Test(virtio_rig, after_a_sigkill_mid_traffic_a_second_process_drives_the_device,
 	test_no = 10;
 	traffic(vio, e1k, 500, len_mixed, 64, true);
 	teardown();
+}
+
+/*
+ * The virtio-net is unbound from vfio-pci while a hybrid napi context
+ * receives on it and the e1000e sends to it: the unbind completes within
+ * 5 s (the bus hands the device back), the port is stopped with its poller
+ * released, the application hears UNIC_EVENT_DEV_REQUEST, its stats still
+ * read, and the e1000e keeps sending. Bound again at the end, so the name
+ * sorts it last among these cases.
+ */
+struct unbind_run {
+	bool stop;
+	uint64_t handled, sent;
+	unsigned requests;
+	int rc;
+	struct unic_napi_ctx *ctx;
+};
+
+static uint16_t unbind_handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n, void *arg)
+{
+	struct unbind_run *u = arg;
+
+	(void)port, (void)q;
+	unic_pkt_free_bulk(pkts, n);
+	__atomic_fetch_add(&u->handled, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+static void *unbind_sender(void *arg)
+{
+	struct unbind_run *u = arg;
+	uint32_t seq = 0;
+
+	while (!__atomic_load_n(&u->stop, __ATOMIC_RELAXED)) {
+		struct unic_pkt *p = frame(len_mixed(seq), seq);
+
+		if (unic_tx_burst(e1k, 0, &p, 1) == 1) {
+			seq++;
+			__atomic_fetch_add(&u->sent, 1, __ATOMIC_RELAXED);
+		} else {
+			unic_pkt_free(p);
+			unic_tx_reclaim(e1k, 0);
+		}
+		usleep(200);
+	}
+	return NULL;
+}
+
+static void *unbind_napi(void *arg)
+{
+	struct unbind_run *u = arg;
+
+	u->rc = unic_napi_run(u->ctx, &u->stop);
+	return NULL;
+}
+
+static void unbind_request_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	(void)port;
+	if (ev == UNIC_EVENT_DEV_REQUEST)
+		__atomic_fetch_add(&((struct unbind_run *)arg)->requests, 1, __ATOMIC_RELAXED);
+}
+
+static void setup11(void) { setup_n(11); }
+
+Test(virtio_rig, unbinding_the_virtio_net_under_traffic_stops_its_port_and_the_process_goes_on,
+     .init = setup11, .fini = teardown, .timeout = 300)
+{
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "unbind", .mode = UNIC_RX_MODE_HYBRID };
+	struct unbind_run u = { 0 };
+	struct unic_port_info info;
+	struct unic_port_stats st;
+	struct unic_link link;
+	struct guest_unbind ub;
+	pthread_t snd, napi;
+	uint64_t end, handled, sent;
+	char drv[64];
+	int rc;
+
+	port_up(vio, UNIC_RX_MODE_HYBRID, 256, false);
+	port_up(e1k, UNIC_RX_MODE_POLL, 512, false);
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(unic_port_info_get(vio, &info), 0);
+	u.ctx = unic_napi_ctx_create(&nc);
+	cr_assert_not_null(u.ctx, "napi context: %s; log: %s", strerror(errno), logtail);
+	rc = unic_napi_queue_add(u.ctx, vio, 0, 64, unbind_handler, &u);
+	cr_assert_eq(rc, 0, "napi queue add: %d; log: %s", rc, logtail);
+	cr_assert_eq(unic_event_callback_register(vio, UNIC_EVENT_DEV_REQUEST, unbind_request_cb, &u), 0);
+	cr_assert_eq(unic_event_thread_start(), 0);
+	cr_assert_eq(pthread_create(&napi, NULL, unbind_napi, &u), 0);
+	cr_assert_eq(pthread_create(&snd, NULL, unbind_sender, &u), 0);
+	for (end = now_ms() + 20000; __atomic_load_n(&u.handled, __ATOMIC_RELAXED) < 2000 && now_ms() < end;)
+		usleep(10000);
+	cr_assert_geq(u.handled, 2000, "traffic did not flow: %" PRIu64 " handled, %" PRIu64 " sent; log: %s",
+		      u.handled, u.sent, logtail);
+
+	cr_assert_eq(guest_unbind_start(&ub, info.bus_addr), 0);
+	for (end = now_ms() + 10000; !__atomic_load_n(&ub.done, __ATOMIC_ACQUIRE) && now_ms() < end;)
+		usleep(10000);
+	cr_assert(ub.done, "the unbind of %s did not complete within 10 s; log: %s", ub.bdf, logtail);
+	pthread_join(ub.thread, NULL);
+	cr_assert_eq(ub.err, 0, "unbind: %s", strerror(ub.err));
+	cr_assert_lt(ub.took, 5.0, "the unbind took %.1f s", ub.took);
+	cr_assert_neq(guest_pci_link(ub.bdf, "driver", drv, sizeof(drv)), 0, "%s is still bound (to %s)", ub.bdf, drv);
+	cr_assert_eq(unic_port_state(vio), UNIC_PORT_READY, "the port was not stopped; log: %s", logtail);
+	for (end = now_ms() + 2000; __atomic_load_n(&u.requests, __ATOMIC_RELAXED) == 0 && now_ms() < end;)
+		usleep(10000);
+	cr_assert_eq(u.requests, 1, "UNIC_EVENT_DEV_REQUEST reached the callback %u times", u.requests);
+	handled = __atomic_load_n(&u.handled, __ATOMIC_RELAXED);
+	usleep(100000);
+	cr_assert_eq(__atomic_load_n(&u.handled, __ATOMIC_RELAXED), handled, "packets handled after the release");
+	cr_assert_eq(unic_port_link_get(vio, &link), -ENODEV);
+	cr_assert_eq(unic_port_start(vio), -ENODEV);
+	cr_assert_eq(unic_port_stats_get(vio, &st), 0);
+	cr_assert_geq(st.ipackets, 2000, "stats after the release: %" PRIu64 " received", st.ipackets);
+	sent = __atomic_load_n(&u.sent, __ATOMIC_RELAXED);
+	usleep(200000);
+	cr_assert_gt(__atomic_load_n(&u.sent, __ATOMIC_RELAXED), sent, "the e1000e stopped sending");
+
+	__atomic_store_n(&u.stop, true, __ATOMIC_RELEASE);
+	unic_napi_wake(u.ctx);
+	pthread_join(snd, NULL);
+	pthread_join(napi, NULL);
+	cr_assert_eq(u.rc, 0);
+	unic_event_thread_stop();
+	unic_event_callback_unregister(vio, UNIC_EVENT_DEV_REQUEST, unbind_request_cb, &u);
+	unic_napi_ctx_destroy(u.ctx);
+	printf("unbind of %s under traffic: %.2f s\n", ub.bdf, ub.took);
+	cr_assert_eq(guest_rebind(ub.bdf), 0, "drivers_probe of %s", ub.bdf);
+	cr_assert_eq(guest_pci_link(ub.bdf, "driver", drv, sizeof(drv)), 0);
+	cr_assert_str_eq(drv, "vfio-pci", "%s bound to %s after drivers_probe", ub.bdf, drv);
 }
