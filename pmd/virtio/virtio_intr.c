@@ -23,8 +23,10 @@ bool virtio_intr_wanted(const struct unic_port *port)
 
 /*
  * A configuration-change interrupt (5.1.4: the status field changed):
- * post UNIC_EVENT_LINK when the link bit moved. Also reports a device that
- * asks to be reset (DEVICE_NEEDS_RESET, 2.1.2).
+ * post UNIC_EVENT_LINK when the link bit moved, or when the eventfd held
+ * more than one interrupt (the link may have gone down and up again before
+ * this thread ran: the application reads the link now). Also reports a
+ * device that asks to be reset (DEVICE_NEEDS_RESET, 2.1.2).
  */
 static void virtio_config_handler(int fd, void *arg)
 {
@@ -36,7 +38,7 @@ static void virtio_config_handler(int fd, void *arg)
 
 	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v) || virtio_hw_off(vp))
 		return;
-	__atomic_fetch_add(&vp->config_changes, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&vp->config_changes, v, __ATOMIC_RELAXED);
 	if (virtio_hw_check_gone(&vp->hw))
 		return;
 	if (virtio_hw_status(&vp->hw) & VIRTIO_STATUS_NEEDS_RESET)
@@ -45,7 +47,7 @@ static void virtio_config_handler(int fd, void *arg)
 	    virtio_hw_cfg_read(&vp->hw, VIRTIO_NET_CFG_STATUS, &st, sizeof(st)) < 0)
 		return;
 	up = (st & VIRTIO_NET_S_LINK_UP) != 0;
-	if (up != vp->link_up_last) {
+	if (up != vp->link_up_last || v > 1) {
 		vp->link_up_last = up;
 		__atomic_fetch_add(&vp->link_events, 1, __ATOMIC_RELAXED);
 		unic_port_event_post(port, UNIC_EVENT_LINK);

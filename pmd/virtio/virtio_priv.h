@@ -249,6 +249,7 @@ struct virtio_rxq {
 	struct unic_pkt *chain_head;
 	struct unic_pkt *chain_tail;
 	uint16_t chain_left;               /* buffers it still needs */
+	uint16_t chain_skip;               /* buffers of a dropped frame still to come */
 	/* counters: the driver kit's (errors: frames dropped) and the driver's */
 	struct unic_rxq_counters cnt;
 	struct unic_counter len_errors;    /* used length under the header or over the buffer */

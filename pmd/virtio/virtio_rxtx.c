@@ -200,7 +200,7 @@ void virtio_rxq_drain(struct virtio_rxq *rxq)
 	}
 	unic_pkt_free(rxq->chain_head);
 	rxq->chain_head = rxq->chain_tail = NULL;
-	rxq->chain_left = 0;
+	rxq->chain_left = rxq->chain_skip = 0;
 	if (rxq->vq.dma.va != NULL)
 		virtio_vq_init(&rxq->vq);
 }
@@ -243,11 +243,16 @@ static inline void rx_vlan_strip(struct unic_pkt *p)
 	p->ol_flags |= UNIC_PKT_RX_VLAN | UNIC_PKT_RX_VLAN_STRIPPED;
 }
 
-/* Drop the frame in progress (counted once, in errors). */
+/*
+ * Drop the frame in progress (counted once, in errors). The buffers it
+ * still has to come (chain_left, from a num_buffers already checked) are
+ * skipped as they arrive, never read as frames of their own.
+ */
 static inline void rx_frame_drop(struct virtio_rxq *rxq, struct unic_pkt **head, struct unic_pkt **tail)
 {
 	unic_pkt_free(*head);
 	*head = *tail = NULL;
+	rxq->chain_skip = rxq->chain_left;
 	rxq->chain_left = 0;
 	unic_counter_add(&rxq->cnt.errors, 1);
 }
@@ -315,6 +320,12 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		vq->free_head = (uint16_t)id;
 		vq->nb_free++;
 
+		if (UNIC_UNLIKELY(rxq->chain_skip > 0)) {
+			/* The rest of a frame already dropped and counted. */
+			rxq->chain_skip--;
+			unic_pkt_free(seg);
+			continue;
+		}
 		if (head == NULL) {
 			/* The first buffer of a frame: the header, then data. */
 			uint16_t nbuf = 1;
@@ -346,14 +357,14 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			rxq->chain_left = (uint16_t)(nbuf - 1);
 		} else {
 			/* A following buffer: data from its start (no header). */
+			rxq->chain_left--;
 			if (UNIC_UNLIKELY(len > rxq->buf_len)) {
 				unic_counter_add(&rxq->len_errors, 1);
 				unic_pkt_free(seg);
-				/* The frame's other buffers are dropped as they come. */
+				/* The frame's other buffers are skipped as they come. */
 				rx_frame_drop(rxq, &head, &tail);
 				continue;
 			}
-			rxq->chain_left--;
 			if (len == 0) {
 				unic_pkt_free(seg);
 			} else {
@@ -367,8 +378,7 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			}
 			if (UNIC_UNLIKELY(head->pkt_len > rxq->max_frame)) {
 				/* Too long already: drop it now, so it never holds
-				 * the ring; its remaining buffers are read as new
-				 * frames and fail the checks above. */
+				 * the ring; its remaining buffers are skipped. */
 				unic_counter_add(&rxq->oversize, 1);
 				rx_frame_drop(rxq, &head, &tail);
 				continue;

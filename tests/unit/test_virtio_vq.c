@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unic/mem.h>
+#include <unic/pool.h>
+
 #include "../../pmd/virtio/virtio_priv.h"
 
 /* ---- a configuration space with vendor capabilities ------------------------ */
@@ -264,4 +267,140 @@ Test(virtio_vq, the_free_list_links_every_descriptor_once)
 	}
 	free(mem);
 	free(next);
+}
+
+/* ---- receive: a mergeable frame dropped half-way -------------------------------- */
+
+/*
+ * An rx queue on a virtqueue in plain memory, no device: the test writes
+ * the used ring itself. The notification area is a word of the test's.
+ */
+struct rx_rig {
+	struct unic_mem *mem;
+	struct unic_pool *pool;
+	struct virtio_hw hw;
+	uint16_t notify;
+	struct virtio_rxq rxq;
+};
+
+static void rx_rig_init(struct rx_rig *r, uint16_t size)
+{
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "vq-test", .count = 256, .dataroom = 2048 };
+	struct virtio_vq *vq = &r->rxq.vq;
+	size_t len = virtio_vq_bytes(size, 0);
+
+	memset(r, 0, sizeof(*r));
+	r->mem = unic_mem_create(&mc);
+	cr_assert_not_null(r->mem);
+	pc.mem = r->mem;
+	r->pool = unic_pktpool_create(&pc);
+	cr_assert_not_null(r->pool);
+	vq->size = size;
+	vq->next = calloc(size, sizeof(*vq->next));
+	vq->dma.va = aligned_alloc(4096, UNIC_ALIGN_CEIL(len, (size_t)4096));
+	vq->dma.len = len;
+	cr_assert(vq->next && vq->dma.va);
+	virtio_vq_init(vq);
+	vq->notify = &r->notify;
+	vq->hw = &r->hw;
+	r->rxq.sw_ring = calloc(size, sizeof(*r->rxq.sw_ring));
+	r->rxq.pool = r->pool;
+	r->rxq.headroom = r->pool->pkt_headroom;
+	r->rxq.buf_len = r->pool->pkt_dataroom + (uint32_t)sizeof(struct virtio_net_hdr);
+	r->rxq.max_frame = 9018;
+	r->rxq.mrg = true;
+	r->rxq.irq_fd = -1;
+	cr_assert_eq(virtio_rxq_fill(&r->rxq), 0);
+}
+
+static void rx_rig_fini(struct rx_rig *r)
+{
+	virtio_rxq_drain(&r->rxq);
+	free(r->rxq.sw_ring);
+	free(r->rxq.vq.next);
+	free(r->rxq.vq.dma.va);
+	unic_pool_destroy(r->pool);
+	unic_mem_destroy(r->mem);
+}
+
+/* The device's side: the k-th posted buffer, its header (where the device
+ * writes one), a used entry for it. */
+static uint16_t posted_id(struct rx_rig *r, uint16_t k)
+{
+	return r->rxq.vq.avail[2 + (k & r->rxq.vq.mask)];
+}
+
+static struct virtio_net_hdr *buf_hdr(struct rx_rig *r, uint16_t id)
+{
+	return (struct virtio_net_hdr *)(unic_pkt_buf(r->rxq.sw_ring[id]) + r->rxq.headroom -
+					 sizeof(struct virtio_net_hdr));
+}
+
+static void used_put(struct rx_rig *r, uint16_t k, uint16_t id, uint32_t len)
+{
+	r->rxq.vq.used_ring[k & r->rxq.vq.mask] = (struct virtq_used_elem){ .id = id, .len = len };
+}
+
+Test(virtio_rx, the_buffers_left_of_a_frame_dropped_half_way_are_skipped_not_read_as_frames)
+{
+	struct rx_rig r;
+	struct unic_pkt *p[8];
+	uint16_t id[4];
+	uint16_t n;
+
+	rx_rig_init(&r, 8);
+	for (uint16_t k = 0; k < 4; k++)
+		id[k] = posted_id(&r, k);
+	/* A frame of three buffers whose second is longer than a buffer ... */
+	memset(buf_hdr(&r, id[0]), 0, sizeof(struct virtio_net_hdr));
+	buf_hdr(&r, id[0])->num_buffers = 3;
+	used_put(&r, 0, id[0], 12 + 100);
+	used_put(&r, 1, id[1], r.rxq.buf_len + 1);
+	/* ... and a third whose payload happens to look like a header of a
+	 * one-buffer frame; then a real one-buffer frame of 60 bytes. */
+	memset(buf_hdr(&r, id[2]), 0, sizeof(struct virtio_net_hdr));
+	buf_hdr(&r, id[2])->num_buffers = 1;
+	used_put(&r, 2, id[2], 100);
+	memset(buf_hdr(&r, id[3]), 0, sizeof(struct virtio_net_hdr));
+	buf_hdr(&r, id[3])->num_buffers = 1;
+	used_put(&r, 3, id[3], 12 + 60);
+	__atomic_store_n(&r.rxq.vq.used[1], 4, __ATOMIC_RELEASE);
+
+	n = virtio_rx_burst(&r.rxq, p, 8);
+	cr_expect_eq(n, 1, "one frame arrives (the 60-byte one), got %u", n);
+	if (n >= 1)
+		cr_expect_eq(p[0]->pkt_len, 60);
+	cr_expect_eq(unic_counter_read(&r.rxq.cnt.errors), 1, "the broken frame counted once");
+	cr_expect_eq(unic_counter_read(&r.rxq.len_errors), 1);
+	cr_expect_eq(r.rxq.chain_skip, 0);
+	for (uint16_t i = 0; i < n; i++)
+		unic_pkt_free(p[i]);
+	rx_rig_fini(&r);
+}
+
+Test(virtio_rx, every_buffer_taken_is_posted_again_so_the_device_never_runs_dry)
+{
+	struct rx_rig r;
+	struct unic_pkt *p[64];
+	uint16_t n, k = 0;
+
+	rx_rig_init(&r, 64);
+	cr_expect_eq(r.rxq.vq.nb_free, 0, "every descriptor posted at start");
+	cr_expect_eq(r.rxq.vq.avail[1], 64);
+	/* The device fills all 64 with one-buffer frames. */
+	for (k = 0; k < 64; k++) {
+		uint16_t id = posted_id(&r, k);
+
+		memset(buf_hdr(&r, id), 0, sizeof(struct virtio_net_hdr));
+		buf_hdr(&r, id)->num_buffers = 1;
+		used_put(&r, k, id, 12 + 64);
+	}
+	__atomic_store_n(&r.rxq.vq.used[1], 64, __ATOMIC_RELEASE);
+	n = virtio_rx_burst(&r.rxq, p, 64);
+	cr_expect_eq(n, 64);
+	cr_expect_eq(r.rxq.vq.nb_free, 0, "refilled in the same burst");
+	cr_expect_eq(r.rxq.vq.avail[1], 128, "the avail index moved by 64");
+	unic_pkt_free_bulk(p, n);
+	rx_rig_fini(&r);
 }
