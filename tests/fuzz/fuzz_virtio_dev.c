@@ -274,9 +274,11 @@ static void behave(void)
 	fake_virtio_set_net_status(d, FV_NET_S_LINK_UP);
 	rx_resync();
 	/* The frame in progress, if any, ends with one-buffer frames (each
-	 * taken as its continuation). */
-	for (unsigned k = 0; r->chain_head != NULL; k++) {
-		CHECK(k <= r->vq.size, "the frame in progress never ends (chain_left %u)", r->chain_left);
+	 * taken as its continuation), and so does the rest of one being
+	 * skipped (its first buffers were dropped). */
+	for (unsigned k = 0; r->chain_head != NULL || r->chain_skip > 0; k++) {
+		CHECK(k <= r->vq.size, "the frame in progress never ends (chain_left %u, chain_skip %u)",
+		      r->chain_left, r->chain_skip);
 		memset(frame, 0, 60);
 		CHECK(fake_virtio_rx(d, RXQ, NULL, frame, 60 - FV_NET_HDR_LEN) >= 1, "no buffer to end a frame: %s",
 		      d->err);
