@@ -26,8 +26,9 @@
  *   - no frame longer than the queue's max frame; every segment 1..buf_len
  *     bytes, the chain's lengths adding up to pkt_len and its count to
  *     nb_segs; each frame from the queue's pool;
- *   - tx takes every frame rx delivered (it fits the ring) or the ring is
- *     full: never refused as malformed;
+ *   - tx takes every frame rx delivered or the ring is full: never refused
+ *     as malformed, unless it needs more descriptors than the tx ring has
+ *     (a segment each and the header);
  *   - the queues' books: as many buffers in the rx software ring as the
  *     driver says are posted (size - nb_free), as many packets in the tx
  *     software ring as chains in flight, and nb_free never over size;
@@ -166,8 +167,12 @@ static unsigned rx_and_forward(uint16_t n, struct unic_pkt **got)
 			unic_pkt_free(got[i]); /* the ring is full: the caller keeps it */
 			continue;
 		}
-		CHECK(unic_counter_read(&txq()->cnt.errors) == refused || segs > VIRTIO_TX_MAX_SEGS,
-		      "tx refused a %u-segment frame rx delivered", segs);
+		/* A frame needs a descriptor a segment and one for the header:
+		 * one of more segments than that (rx chains up to its ring's
+		 * size of short buffers, when the device leaves them short)
+		 * cannot fit a tx ring of the same size and is refused. */
+		CHECK(unic_counter_read(&txq()->cnt.errors) == refused || segs > VIRTIO_TX_MAX_SEGS ||
+		      segs + 1u > txq()->vq.size, "tx refused a %u-segment frame rx delivered", segs);
 	}
 	return nb;
 }

@@ -298,6 +298,8 @@ static void status_written(struct fake_virtio_dev *d)
 			fv_error(d, "DRIVER_OK set before the device accepted FEATURES_OK (3.1.1)");
 		d->driver_ok = true;
 		d->nb_driver_ok++;
+		if (d->needs_reset_at_driver_ok)
+			v |= FV_S_NEEDS_RESET;
 	}
 	if (added & FV_S_FAILED)
 		d->failed = true;

@@ -244,6 +244,7 @@ struct fake_virtio_dev {
 	bool features_ok, driver_ok, failed, gone;
 	bool refuse_features;         /* clear FEATURES_OK whatever was accepted */
 	bool reset_hangs;             /* a write of 0 never completes */
+	bool needs_reset_at_driver_ok; /* DRIVER_OK answered with DEVICE_NEEDS_RESET */
 	uint16_t q_select;
 	uint16_t msix_config;
 	struct fv_queue q[FV_MAX_QUEUES];

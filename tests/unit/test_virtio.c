@@ -302,6 +302,22 @@ Test(virtio_handshake, queues_get_a_power_of_two_size_within_the_device_maximum)
 	assert_device_happy();
 }
 
+Test(virtio_handshake, a_device_that_answers_driver_ok_with_needs_reset_fails_the_start)
+{
+	int rc;
+
+	attach(NULL, true, NULL);
+	dev->needs_reset_at_driver_ok = true;
+	rc = fake_virtio_start(&fk, 256, NULL);
+	cr_assert_neq(rc, 0, "start succeeded on a device that set DEVICE_NEEDS_RESET at DRIVER_OK");
+	cr_assert(logcap_has("NEEDS_RESET"), "no message names DEVICE_NEEDS_RESET: %s", logcap_buf);
+	cr_assert_neq(unic_port_state(fk.port), UNIC_PORT_STARTED);
+	/* The device behaves again: the next start works. */
+	dev->needs_reset_at_driver_ok = false;
+	logcap_clear();
+	cr_assert_eq(unic_port_start(fk.port), 0, "start after the device behaves: log %s", logcap_buf);
+}
+
 /* ---- rx and tx through the device ---------------------------------------------- */
 
 TestSuite(virtio_rxtx, .init = attach_and_start, .fini = teardown);
@@ -493,10 +509,12 @@ Test(virtio_mrg, frames_of_every_size_around_the_buffer_edges_arrive_byte_exact)
 static void attach_csum(void)
 {
 	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) |
-						    FV_BIT(FV_F_GUEST_CSUM) };
+						    FV_BIT(FV_F_GUEST_CSUM) | FV_BIT(FV_F_HOST_TSO4) |
+						    FV_BIT(FV_F_HOST_TSO6) };
 	struct unic_port_conf pc = { .sz = sizeof(pc), .nb_rxq = 1, .nb_txq = 1, .mtu = 1500,
 				     .rx_offloads = UNIC_RX_OFFLOAD_UDP_CKSUM | UNIC_RX_OFFLOAD_TCP_CKSUM,
-				     .tx_offloads = UNIC_TX_OFFLOAD_UDP_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM };
+				     .tx_offloads = UNIC_TX_OFFLOAD_UDP_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
+						    UNIC_TX_OFFLOAD_TCP_TSO | UNIC_TX_OFFLOAD_MULTI_SEGS };
 	struct unic_rxq_conf rq = { .sz = sizeof(rq), .numa_node = -1 };
 	struct unic_txq_conf tq = { .sz = sizeof(tq), .numa_node = -1 };
 	int rc;
@@ -581,11 +599,70 @@ Test(virtio_csum, a_udp_checksum_request_becomes_needs_csum_at_the_udp_checksum)
 	assert_device_happy();
 }
 
+/* A TCP/IPv4 packet of 54 header bytes and @p payload bytes (one segment). */
+static struct unic_pkt *tcp4_pkt(uint16_t payload)
+{
+	struct unic_pkt *p = unic_pkt_alloc(fk.pool);
+	uint8_t *f;
+
+	cr_assert_not_null(p);
+	f = unic_pkt_append(p, (uint16_t)(54 + payload));
+	cr_assert_not_null(f, "no room for %u bytes", 54 + payload);
+	memset(f, 0, 54u + payload);
+	memcpy(f, "\x52\x54\x00\x12\x34\x56\x02\x00\x00\x00\x00\x01\x08\x00", 14);
+	f[14] = 0x45;
+	f[16] = (uint8_t)((40 + payload) >> 8), f[17] = (uint8_t)(40 + payload);
+	f[22] = 64, f[23] = 6;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	f[46] = 0x50; /* data offset 5 */
+	for (unsigned i = 0; i < payload; i++)
+		f[54 + i] = (uint8_t)i;
+	p->l2_len = 14;
+	p->l3_len = 20;
+	p->l4_len = 20;
+	return p;
+}
+
+Test(virtio_csum, a_tso_packet_goes_out_whole_with_the_gso_fields_of_its_headers)
+{
+	struct unic_pkt *p = tcp4_pkt(1800);
+	struct fv_frame out[2];
+
+	cr_assert(dev->accepted & FV_BIT(FV_F_HOST_TSO4), "HOST_TSO4 offered and not accepted (0x%" PRIx64 ")",
+		  dev->accepted);
+	p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_TCP_SEG;
+	p->tso_segsz = 500;
+	cr_assert_eq(unic_tx_burst(fk.port, 0, &p, 1), 1, "tx refused a TSO packet; log: %s", logcap_buf);
+	cr_assert_eq(fake_virtio_tx(dev, TXQ, out, 2), 1, "error: %s", dev->err);
+	cr_assert_eq(out[0].len, 54 + 1800, "the device got %zu bytes: the packet must go whole", out[0].len);
+	cr_assert_eq(out[0].hdr.gso_type, FV_GSO_TCPV4, "gso_type %u", out[0].hdr.gso_type);
+	cr_assert_eq(out[0].hdr.gso_size, 500, "gso_size %u", out[0].hdr.gso_size);
+	cr_assert_eq(out[0].hdr.flags & FV_HDR_F_NEEDS_CSUM, FV_HDR_F_NEEDS_CSUM, "TSO without NEEDS_CSUM (5.1.6.2)");
+	cr_assert_eq(out[0].hdr.csum_start, 34);
+	cr_assert_eq(out[0].hdr.csum_offset, 16, "csum_offset %u (TCP's checksum is at 16)", out[0].hdr.csum_offset);
+	cr_assert_eq(out[0].hdr.hdr_len, 54, "hdr_len %u", out[0].hdr.hdr_len);
+	fv_frame_free(&out[0]);
+	assert_device_happy();
+}
+
+Test(virtio_csum, a_packet_without_offload_flags_has_an_empty_header)
+{
+	struct unic_pkt *p = tcp4_pkt(100);
+	struct fv_frame out[2];
+	static const struct fv_net_hdr zero;
+
+	cr_assert_eq(unic_tx_burst(fk.port, 0, &p, 1), 1);
+	cr_assert_eq(fake_virtio_tx(dev, TXQ, out, 2), 1, "error: %s", dev->err);
+	cr_assert_arr_eq(&out[0].hdr, &zero, FV_NET_HDR_LEN, "flags %u gso %u csum %u/%u", out[0].hdr.flags,
+			 out[0].hdr.gso_type, out[0].hdr.csum_start, out[0].hdr.csum_offset);
+	fv_frame_free(&out[0]);
+}
+
 /* ---- notifications: kicks (2.6.7, 2.6.10) ---------------------------------------- */
 
 TestSuite(virtio_notify, .init = attach_and_start, .fini = teardown);
 
-Test(virtio_notify, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
+static void refill_kicks_after_running_out(void)
 {
 	uint8_t f[60];
 	struct unic_pkt *p[64];
@@ -613,7 +690,7 @@ Test(virtio_notify, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
 	cr_assert_geq(fake_virtio_rx(dev, RXQ, NULL, f, 60), 1, "the device cannot deliver after the refill");
 }
 
-Test(virtio_notify, no_kick_is_sent_when_the_device_asks_for_none)
+static void kicks_only_when_asked(void)
 {
 	struct unic_pkt *p;
 	uint64_t k0;
@@ -638,6 +715,40 @@ Test(virtio_notify, no_kick_is_sent_when_the_device_asks_for_none)
 	cr_assert_eq(dev->bad_notify, 0, "a notify write with the wrong queue index");
 }
 
+Test(virtio_notify, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
+{
+	cr_assert(dev->accepted & FV_BIT(FV_F_EVENT_IDX), "EVENT_IDX offered and not taken");
+	refill_kicks_after_running_out();
+}
+
+Test(virtio_notify, no_kick_is_sent_when_the_device_asks_for_none)
+{
+	kicks_only_when_asked();
+}
+
+/* The same without VIRTIO_F_EVENT_IDX: VRING_USED_F_NO_NOTIFY and
+ * VRING_AVAIL_F_NO_INTERRUPT in place of avail_event and used_event. */
+static void attach_no_event_idx(void)
+{
+	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB & ~FV_BIT(FV_F_EVENT_IDX) };
+
+	attach(&c, true, NULL);
+	start(256, 1500);
+	cr_assert_eq(dev->accepted & FV_BIT(FV_F_EVENT_IDX), 0);
+}
+
+TestSuite(virtio_notify_flags, .init = attach_no_event_idx, .fini = teardown);
+
+Test(virtio_notify_flags, after_the_device_ran_out_of_rx_buffers_the_refill_kicks_it)
+{
+	refill_kicks_after_running_out();
+}
+
+Test(virtio_notify_flags, no_kick_is_sent_when_the_device_asks_for_none)
+{
+	kicks_only_when_asked();
+}
+
 /* ---- rx interrupts: arm, re-check (2.6.10) ------------------------------------------- */
 
 /* The fake has no PCI device, so no vector: the queue's interrupt is
@@ -657,7 +768,7 @@ static struct virtio_rxq *rxq0(void)
 	return &fk.vp->rxq[0];
 }
 
-Test(virtio_intr, arming_lets_the_device_notify_and_disarming_stops_it)
+static void arming_lets_the_device_notify_and_disarming_stops_it(void)
 {
 	cr_assert_eq(virtio_rx_intr_enable(rxq0()), 0);
 	cr_assert_eq(fake_virtio_intr_suppressed(dev, RXQ), false, "armed, yet the device may not notify");
@@ -665,7 +776,7 @@ Test(virtio_intr, arming_lets_the_device_notify_and_disarming_stops_it)
 	cr_assert(fake_virtio_intr_suppressed(dev, RXQ), "disarmed, yet the device would notify");
 }
 
-Test(virtio_intr, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
+static void a_frame_that_lands_before_the_arm_is_seen_by_the_re_check(void)
 {
 	uint8_t f[60];
 	struct unic_pkt *p[2];
@@ -680,7 +791,7 @@ Test(virtio_intr, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
 	unic_pkt_free(p[0]);
 }
 
-Test(virtio_intr, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed)
+static void a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed(void)
 {
 	uint8_t f[60];
 	struct unic_pkt *p[2];
@@ -701,6 +812,45 @@ Test(virtio_intr, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarme
 		cr_assert_eq(rx(p, 2), 1);
 		unic_pkt_free(p[0]);
 	}
+}
+
+Test(virtio_intr, arming_lets_the_device_notify_and_disarming_stops_it)
+{
+	arming_lets_the_device_notify_and_disarming_stops_it();
+}
+
+Test(virtio_intr, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
+{
+	a_frame_that_lands_before_the_arm_is_seen_by_the_re_check();
+}
+
+Test(virtio_intr, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed)
+{
+	a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed();
+}
+
+static void attach_intr_flags(void)
+{
+	attach_no_event_idx();
+	fk.vp->rxq[0].intr_on = true;
+	fk.vp->rxq[0].irq_fd = -1;
+}
+
+TestSuite(virtio_intr_flags, .init = attach_intr_flags, .fini = teardown);
+
+Test(virtio_intr_flags, arming_lets_the_device_notify_and_disarming_stops_it)
+{
+	arming_lets_the_device_notify_and_disarming_stops_it();
+}
+
+Test(virtio_intr_flags, a_frame_that_lands_before_the_arm_is_seen_by_the_re_check)
+{
+	a_frame_that_lands_before_the_arm_is_seen_by_the_re_check();
+}
+
+Test(virtio_intr_flags, a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed)
+{
+	a_frame_after_the_arm_sends_an_interrupt_and_none_when_disarmed();
 }
 
 /* ---- link and a vanished device ---------------------------------------------------- */
@@ -730,6 +880,34 @@ Test(virtio_link, a_vanished_device_reads_as_gone_not_as_a_link)
 	cr_assert_eq(unic_port_link_get(fk.port, &l), -ENODEV, "link_get of an all-ones device");
 	cr_assert(fk.vp->hw.gone, "the driver did not mark the device gone");
 	cr_assert_eq(unic_port_stats_get(fk.port, &st), 0, "stats are the driver's own counts");
+}
+
+Test(virtio_link, a_device_that_vanishes_under_traffic_costs_no_crash_and_no_packet)
+{
+	uint8_t f[60];
+	struct unic_pkt *p[8];
+	make_frame(f, 60, 1);
+	deliver(f, 60, NULL);
+	for (unsigned i = 0; i < 4; i++) {
+		struct unic_pkt *t = tx_pkt(60, i);
+
+		cr_assert_eq(unic_tx_burst(fk.port, 0, &t, 1), 1);
+	}
+	fake_virtio_vanish(dev);
+	/* The rings are the process's memory: what the device wrote before it
+	 * went is received; a kick into a vanished BAR is lost, not fatal. */
+	cr_assert_eq(rx(p, 8), 1);
+	unic_pkt_free(p[0]);
+	for (unsigned i = 0; i < 4; i++) {
+		struct unic_pkt *t = tx_pkt(60, i);
+
+		if (unic_tx_burst(fk.port, 0, &t, 1) != 1)
+			unic_pkt_free(t);
+	}
+	unic_tx_reclaim(fk.port, 0);
+	cr_assert_eq(unic_port_stop(fk.port), 0, "stop of a vanished device; log: %s", logcap_buf);
+	cr_assert_eq(unic_pool_in_use_count(fk.pool), 0, "%u packets not back in the pool after stop",
+		     unic_pool_in_use_count(fk.pool));
 }
 
 /* ---- the malicious device ------------------------------------------------------------- */
