@@ -458,7 +458,7 @@ static const char *const rxq_xstats[] = {
 static const char *const txq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "ring_full", "tso", "csum",
 };
-#define NB_PORT_XSTATS 2 /* link_events, config_changes */
+#define NB_PORT_XSTATS 4 /* link_events, config_changes, tx_refused_packets, tx_tso_packets */
 
 static unsigned xstats_count(const struct unic_port *port)
 {
@@ -473,6 +473,9 @@ static int virtio_xstats_names(struct unic_port *port, struct unic_xstat_name *n
 #define NAME(...) do { if (n < max) snprintf(names[n].name, sizeof(names[n].name), __VA_ARGS__); n++; } while (0)
 	NAME("link_events");
 	NAME("config_changes");
+	/* Totals under e1000e's names, for tools that read either driver. */
+	NAME("tx_refused_packets");
+	NAME("tx_tso_packets");
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++)
 		for (unsigned i = 0; i < UNIC_ARRAY_SIZE(rxq_xstats); i++)
 			NAME("rx_q%u_%s", q, rxq_xstats[i]);
@@ -489,8 +492,16 @@ static int virtio_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 	unsigned n = 0;
 
 #define VAL(v) do { if (n < max) values[n] = (v); n++; } while (0)
+	uint64_t refused = 0, tso = 0;
+
+	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
+		refused += unic_counter_read(&vp->txq[q].cnt.errors);
+		tso += unic_counter_read(&vp->txq[q].tso);
+	}
 	VAL(unic_load_relaxed(&vp->link_events));
 	VAL(unic_load_relaxed(&vp->config_changes));
+	VAL(refused);
+	VAL(tso);
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
 		const struct virtio_rxq *r = &vp->rxq[q];
 

@@ -547,7 +547,8 @@ static inline bool tx_offload_ok(const struct virtio_txq *txq, const struct unic
 	if (f & UNIC_PKT_TX_TCP_SEG) {
 		if ((f & UNIC_PKT_TX_IPV4) ? !txq->tso4 : !txq->tso6)
 			return false;
-		if (p->tso_segsz == 0)
+		/* The frame's IP header must hold its length (tx_hdr_fill). */
+		if (p->tso_segsz == 0 || p->pkt_len - p->l2_len > 0xffffu)
 			return false;
 	}
 	/* The IPv4 header checksum is computed here: the headers must be in
@@ -614,9 +615,22 @@ static inline void tx_hdr_fill(struct virtio_txq *txq, volatile struct virtio_ne
 	h->num_buffers = 0;
 	if (!(f & UNIC_PKT_TX_OFFLOAD_MASK))
 		return;
-	if ((f & UNIC_PKT_TX_IP_CKSUM) && !(f & UNIC_PKT_TX_TCP_SEG)) {
-		/* No IPv4 header checksum offload in virtio: done here (TSO:
-		 * the device writes each segment's). */
+	if (f & UNIC_PKT_TX_TCP_SEG) {
+		/* The device hands a TSO frame to the host as one frame, whose
+		 * stack checks its IP header before its GSO cuts it (Linux:
+		 * ip_rcv on a routed tap): the header must describe the whole
+		 * frame, as a TSO NIC's per-segment rewrite would not need. */
+		uint8_t *iph = (uint8_t *)unic_pkt_data(p) + l3;
+		uint32_t ip_len = p->pkt_len - l3;
+
+		if (f & UNIC_PKT_TX_IPV4) {
+			unic_net_put16(iph + 2, (uint16_t)ip_len);
+			unic_net_put16(iph + UNIC_IPV4_CKSUM_OFF, unic_ipv4_cksum(iph, p->l3_len));
+		} else {
+			unic_net_put16(iph + 4, (uint16_t)(ip_len - p->l3_len));
+		}
+	} else if (f & UNIC_PKT_TX_IP_CKSUM) {
+		/* No IPv4 header checksum offload in virtio: done here. */
 		uint8_t *iph = (uint8_t *)unic_pkt_data(p) + l3;
 
 		unic_net_put16(iph + UNIC_IPV4_CKSUM_OFF, unic_ipv4_cksum(iph, p->l3_len));
@@ -629,6 +643,18 @@ static inline void tx_hdr_fill(struct virtio_txq *txq, volatile struct virtio_ne
 		unic_counter_add(&txq->csum_req, 1);
 	}
 	if (f & UNIC_PKT_TX_TCP_SEG) {
+		/* The seed for TSO leaves the TCP length out (unic/cksum.h, as
+		 * Intel NICs want it); a virtio device hands the frame to the
+		 * host's GSO, which wants the seed of the whole frame's TCP
+		 * length and adjusts it per segment (Linux tcp_gso_segment): the
+		 * length goes in here. */
+		uint8_t *ck = (uint8_t *)unic_pkt_data(p) + h->csum_start + UNIC_TCP_CKSUM_OFF;
+		uint32_t tcp_len = p->pkt_len - h->csum_start;
+		uint32_t sum = (uint32_t)unic_net_get16(ck) + (tcp_len >> 16) + (tcp_len & 0xffff);
+
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		unic_net_put16(ck, (uint16_t)sum);
 		h->gso_type = (f & UNIC_PKT_TX_IPV4) ? VIRTIO_NET_HDR_GSO_TCPV4 : VIRTIO_NET_HDR_GSO_TCPV6;
 		h->gso_size = p->tso_segsz;
 		h->hdr_len = (uint16_t)(l3 + p->l3_len + p->l4_len);

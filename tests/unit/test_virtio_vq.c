@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unic/cksum.h>
 #include <unic/mem.h>
+#include <unic/net.h>
 #include <unic/pool.h>
 
 #include "../../pmd/virtio/virtio_priv.h"
@@ -403,4 +405,84 @@ Test(virtio_rx, every_buffer_taken_is_posted_again_so_the_device_never_runs_dry)
 	cr_expect_eq(r.rxq.vq.avail[1], 128, "the avail index moved by 64");
 	unic_pkt_free_bulk(p, n);
 	rx_rig_fini(&r);
+}
+
+/* ---- transmit: the header for TSO ------------------------------------------------- */
+
+Test(virtio_tx, a_tso_packet_gets_its_gso_header_a_whole_ip_header_and_the_seed_of_its_tcp_length)
+{
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "vq-tx", .count = 64, .dataroom = 2048 };
+	struct unic_mem *mem = unic_mem_create(&mc);
+	struct virtio_hw hw = { 0 };
+	uint16_t notify = 0, size = 16;
+	struct virtio_txq txq = { 0 };
+	size_t len = virtio_vq_bytes(size, (size_t)size * sizeof(struct virtio_net_hdr));
+	struct unic_pool *pool;
+	struct unic_pkt *p;
+	uint8_t *d, *iph;
+	volatile struct virtio_net_hdr *h;
+	uint16_t head;
+
+	cr_assert_not_null(mem);
+	pc.mem = mem;
+	pool = unic_pktpool_create(&pc);
+	cr_assert_not_null(pool);
+	txq.vq.size = size;
+	txq.vq.next = calloc(size, sizeof(uint16_t));
+	txq.vq.dma.va = aligned_alloc(4096, UNIC_ALIGN_CEIL(len, (size_t)4096));
+	txq.vq.dma.len = len;
+	virtio_vq_init(&txq.vq);
+	txq.vq.notify = &notify;
+	txq.vq.hw = &hw;
+	txq.sw_ring = calloc(size, sizeof(*txq.sw_ring));
+	txq.chain_len = calloc(size, sizeof(*txq.chain_len));
+	txq.hdrs = (volatile struct virtio_net_hdr *)((uint8_t *)txq.vq.dma.va + virtio_vq_bytes(size, 0));
+	txq.csum = txq.tso4 = txq.tso6 = true;
+
+	/* Ethernet, IPv4 (20), TCP (20), 1500 bytes of payload: cut at 500. */
+	p = unic_pkt_alloc(pool);
+	cr_assert_not_null(p);
+	d = unic_pkt_append(p, 14 + 20 + 20 + 1500);
+	memset(d, 0, 14 + 20 + 20 + 1500);
+	unic_net_put16(d + 12, UNIC_ETHER_TYPE_IPV4);
+	iph = d + 14;
+	iph[0] = 0x45;
+	unic_net_put16(iph + 2, 0); /* left to the NIC, as for e1000e; so is the checksum */
+	iph[8] = 64;
+	iph[9] = 6;
+	memcpy(iph + 12, (uint8_t[]){ 10, 0, 0, 1, 10, 0, 0, 2 }, 8);
+	iph[20 + 12] = 5 << 4;
+	unic_net_put16(iph + 20 + 16, unic_ipv4_phdr_sum(iph, 6, 0)); /* the TSO seed: no length */
+	p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_TCP_SEG;
+	p->l2_len = 14;
+	p->l3_len = 20;
+	p->l4_len = 20;
+	p->tso_segsz = 500;
+
+	head = txq.vq.free_head;
+	cr_assert_eq(virtio_tx_burst(&txq, &p, 1), 1);
+	cr_assert_eq(unic_counter_read(&txq.cnt.errors), 0, "the packet was refused");
+	h = &txq.hdrs[head];
+	cr_expect_eq(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+	cr_expect_eq(h->gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+	cr_expect_eq(h->gso_size, 500);
+	cr_expect_eq(h->csum_start, 34);
+	cr_expect_eq(h->csum_offset, 16);
+	cr_expect_eq(h->hdr_len, 54);
+	cr_expect_eq(unic_net_get16(iph + 20 + 16), unic_ipv4_phdr_sum(iph, 6, 20 + 1500),
+		     "the checksum field holds 0x%04x, the seed with the TCP length is 0x%04x",
+		     unic_net_get16(iph + 20 + 16), unic_ipv4_phdr_sum(iph, 6, 20 + 1500));
+	/* The host's stack checks the whole frame's IP header before its GSO
+	 * cuts the frame: its length and checksum are written. */
+	cr_expect_eq(unic_net_get16(iph + 2), 20 + 20 + 1500);
+	cr_expect_eq(unic_cksum_finish(unic_cksum_add(0, iph, 20)), 0, "the IPv4 header checksum is valid");
+	cr_expect_eq(txq.vq.avail[1], 1, "published");
+	virtio_txq_drain(&txq);
+	free(txq.sw_ring);
+	free(txq.chain_len);
+	free(txq.vq.next);
+	free(txq.vq.dma.va);
+	unic_pool_destroy(pool);
+	unic_mem_destroy(mem);
 }
