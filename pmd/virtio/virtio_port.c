@@ -1,0 +1,797 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * virtio-net control path: PCI probe and virtio_port_attach(), the port
+ * ops, start and stop. See docs/virtio.md.
+ *
+ * Each start runs the whole initialisation (virtio 1.1 3.1.1): reset,
+ * feature negotiation, virtqueues, DRIVER_OK, then the rx buffers; each
+ * stop resets the device, which stops its DMA, before the buffers go back.
+ * Virtqueue memory is a DMA zone of the port's per queue, allocated at
+ * queue setup and freed at queue release.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "virtio_priv.h"
+#include "unic_pmds.h"
+
+#define HDR_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
+
+/* The virtqueue numbers of queue pair q (5.1.2): receiveq, transmitq. */
+static inline uint16_t vq_rx_index(uint16_t q)
+{
+	return (uint16_t)(2 * q);
+}
+
+static inline uint16_t vq_tx_index(uint16_t q)
+{
+	return (uint16_t)(2 * q + 1);
+}
+
+static bool has(const struct virtio_port *vp, unsigned bit)
+{
+	return (vp->hw.features & VIRTIO_BIT(bit)) != 0;
+}
+
+/* ---- queues ------------------------------------------------------------------ */
+
+static void vq_free(struct unic_port *port, struct virtio_vq *vq)
+{
+	free(vq->next);
+	vq->next = NULL;
+	unic_port_dma_free(port, &vq->dma);
+	vq->desc = NULL;
+	vq->size = 0;
+}
+
+static void rxq_free(struct unic_port *port, struct virtio_rxq *rxq)
+{
+	virtio_rxq_drain(rxq);
+	free(rxq->sw_ring);
+	rxq->sw_ring = NULL;
+	vq_free(port, &rxq->vq);
+	rxq->pool = NULL;
+}
+
+static void txq_free(struct unic_port *port, struct virtio_txq *txq)
+{
+	virtio_txq_drain(txq);
+	free(txq->sw_ring);
+	free(txq->chain_len);
+	txq->sw_ring = NULL;
+	txq->chain_len = NULL;
+	txq->hdrs = NULL;
+	vq_free(port, &txq->vq);
+}
+
+/* The largest power of two <= @p v, at most VIRTQ_SIZE_MAX (0 for 0). */
+static uint16_t pow2_floor(uint16_t v)
+{
+	uint16_t p = 1;
+
+	if (v == 0)
+		return 0;
+	while ((uint32_t)p * 2 <= v && p < VIRTQ_SIZE_MAX)
+		p = (uint16_t)(p * 2);
+	return p;
+}
+
+/*
+ * The ring size for a request of @p nb_desc (the core gives the default
+ * for 0): a split virtqueue's size is a power of two (2.6) no larger than
+ * the device's maximum. Any count is taken, as DPDK's virtio driver does
+ * (applications tuned for other NICs ask 1024 or 4096): the ring is the
+ * largest power of two not above the request and the device's maximum.
+ */
+static uint16_t ring_size(struct unic_port *port, const char *dir, uint16_t q, uint16_t nb_desc)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint16_t size = pow2_floor(nb_desc < vp->max_queue_size ? nb_desc : vp->max_queue_size);
+
+	if (size != nb_desc)
+		UNIC_PORT_LOG(port, INFO, "%s queue %u: %u descriptors asked; the virtqueue has %u (a power of two, at most the device's %u)",
+			      dir, q, nb_desc, size, vp->max_queue_size);
+	return size;
+}
+
+static int vq_alloc(struct unic_port *port, const char *dir, uint16_t q, struct virtio_vq *vq, uint16_t size,
+		    size_t extra, int numa_node)
+{
+	char what[48];
+	int rc;
+
+	snprintf(what, sizeof(what), "%s queue %u virtqueue", dir, q);
+	vq->next = calloc(size, sizeof(*vq->next));
+	if (vq->next == NULL)
+		return -ENOMEM;
+	rc = unic_port_dma_alloc(port, what, virtio_vq_bytes(size, extra), 4096, numa_node, &vq->dma);
+	if (rc < 0)
+		return rc;
+	vq->size = size;
+	virtio_vq_init(vq);
+	return 0;
+}
+
+static int virtio_rx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *conf, void **out)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	struct virtio_rxq *rxq = &vp->rxq[q];
+	uint16_t size;
+	int rc;
+
+	if (conf->pool->mem == NULL || conf->pool->pkt_headroom < HDR_LEN || conf->pool->pkt_dataroom < 256) {
+		UNIC_PORT_LOG(port, ERR, "rx queue %u: pool %s has no DMA memory, a headroom under %u bytes (%u) or a data room under 256 bytes (%u); use a packet pool from unic_pktpool_create()",
+			      q, conf->pool->name, HDR_LEN, conf->pool->pkt_headroom, conf->pool->pkt_dataroom);
+		return -EINVAL;
+	}
+	size = ring_size(port, "rx", q, conf->nb_desc);
+	rxq_free(port, rxq);
+	rxq->sw_ring = calloc(size, sizeof(*rxq->sw_ring));
+	if (rxq->sw_ring == NULL)
+		rc = -ENOMEM;
+	else
+		rc = vq_alloc(port, "rx", q, &rxq->vq, size, 0, conf->numa_node);
+	if (rc < 0) {
+		rxq_free(port, rxq);
+		return rc;
+	}
+	rxq->vq.index = vq_rx_index(q);
+	rxq->pool = conf->pool;
+	rxq->headroom = conf->pool->pkt_headroom;
+	rxq->buf_len = conf->pool->pkt_dataroom + HDR_LEN;
+	rxq->port_id = unic_port_id(port);
+	rxq->qid = q;
+	rxq->vp = vp;
+	rxq->irq_fd = -1;
+	rxq->vector = VIRTIO_MSI_NO_VECTOR;
+	unic_port_rxq_counters(port, q, &rxq->cnt);
+	*out = rxq;
+	return 0;
+}
+
+static void virtio_rx_queue_release(struct unic_port *port, uint16_t q, void *rxq)
+{
+	(void)rxq;
+	rxq_free(port, &virtio_priv(port)->rxq[q]);
+}
+
+static int virtio_tx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_txq_conf *conf, void **out)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	struct virtio_txq *txq = &vp->txq[q];
+	uint16_t size;
+	int rc;
+
+	size = ring_size(port, "tx", q, conf->nb_desc);
+	txq_free(port, txq);
+	txq->sw_ring = calloc(size, sizeof(*txq->sw_ring));
+	txq->chain_len = calloc(size, sizeof(*txq->chain_len));
+	if (txq->sw_ring == NULL || txq->chain_len == NULL)
+		rc = -ENOMEM;
+	else
+		rc = vq_alloc(port, "tx", q, &txq->vq, size, (size_t)size * HDR_LEN, conf->numa_node);
+	if (rc < 0) {
+		txq_free(port, txq);
+		return rc;
+	}
+	/* One header per descriptor id, after the rings (virtio_vq_bytes). */
+	txq->hdrs = (volatile struct virtio_net_hdr *)((uint8_t *)txq->vq.dma.va + virtio_vq_bytes(size, 0));
+	txq->hdrs_iova = txq->vq.dma.iova + virtio_vq_bytes(size, 0);
+	txq->vq.index = vq_tx_index(q);
+	txq->qid = q;
+	unic_port_txq_counters(port, q, &txq->cnt);
+	*out = txq;
+	return 0;
+}
+
+static void virtio_tx_queue_release(struct unic_port *port, uint16_t q, void *txq)
+{
+	(void)txq;
+	txq_free(port, &virtio_priv(port)->txq[q]);
+}
+
+/* ---- information and configuration ------------------------------------------ */
+
+/* The largest MTU: the device's (VIRTIO_NET_F_MTU), else what the driver
+ * chains with mergeable buffers, else what one buffer holds (unknown
+ * until a pool is given: 1500). */
+static uint16_t max_mtu(const struct virtio_port *vp)
+{
+	if (vp->dev_mtu)
+		return vp->dev_mtu;
+	return has(vp, VIRTIO_NET_F_MRG_RXBUF) ? VIRTIO_MAX_MTU : 1500;
+}
+
+static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint16_t qmax = vp->max_queue_size;
+
+	snprintf(info->driver, sizeof(info->driver), "virtio");
+	snprintf(info->bus_addr, sizeof(info->bus_addr), "%s", vp->bus_addr);
+	/* What was negotiated, as far as the field holds: "virtio 1.x" and
+	 * the feature bits (docs/virtio.md; the names: xstats and the log). */
+	snprintf(info->fw_version, sizeof(info->fw_version), "virtio1 f=%" PRIx64, vp->hw.features);
+	info->max_rxq = 1;
+	info->max_txq = 1;
+	info->rx_desc_min = info->tx_desc_min = qmax < VIRTIO_DESC_MIN ? qmax : VIRTIO_DESC_MIN;
+	/* Any count up to a virtqueue's largest is taken: the ring is the
+	 * power of two at or below it and the device's maximum (ring_size). */
+	info->rx_desc_max = info->tx_desc_max = VIRTQ_SIZE_MAX;
+	info->rx_desc_align = info->tx_desc_align = 1;
+	info->rx_desc_default = info->tx_desc_default = qmax < VIRTIO_DESC_DEFAULT ? qmax : VIRTIO_DESC_DEFAULT;
+	info->min_mtu = VIRTIO_MIN_MTU;
+	info->max_mtu = max_mtu(vp);
+	info->rx_offload_capa = UNIC_RX_OFFLOAD_VLAN_STRIP;
+	if (has(vp, VIRTIO_NET_F_MRG_RXBUF))
+		info->rx_offload_capa |= UNIC_RX_OFFLOAD_SCATTER;
+	if (has(vp, VIRTIO_NET_F_GUEST_CSUM))
+		info->rx_offload_capa |= UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM;
+	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS;
+	if (has(vp, VIRTIO_NET_F_CSUM))
+		info->tx_offload_capa |= UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
+					 UNIC_TX_OFFLOAD_UDP_CKSUM;
+	if (has(vp, VIRTIO_NET_F_HOST_TSO4) && has(vp, VIRTIO_NET_F_HOST_TSO6))
+		info->tx_offload_capa |= UNIC_TX_OFFLOAD_TCP_TSO;
+	info->speed_capa_mbps = 10000;
+	info->has_intr = vp->dev != NULL &&
+			 (unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_MSIX) >= 2 ||
+			  unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_INTX) >= 1);
+}
+
+static int virtio_configure(struct unic_port *port, const struct unic_port_conf *conf)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	if (conf->rss_hash_types != 0) {
+		UNIC_PORT_LOG(port, ERR, "RSS: this driver does not drive the control queue yet, so it takes one queue pair and no RSS");
+		return -EINVAL;
+	}
+	if ((conf->tx_offloads & UNIC_TX_OFFLOAD_TCP_TSO) &&
+	    !(has(vp, VIRTIO_NET_F_HOST_TSO4) && has(vp, VIRTIO_NET_F_HOST_TSO6))) {
+		UNIC_PORT_LOG(port, ERR, "TSO: the device offers no HOST_TSO4/HOST_TSO6 (QEMU offers them only toward a tap with vnet_hdr=on)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- start and stop ---------------------------------------------------------- */
+
+static void virtio_stop(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	/* The reset stops the device's DMA (QEMU: synchronous) before any
+	 * buffer goes back to its pool. */
+	if (!virtio_hw_off(vp))
+		(void)virtio_hw_reset(&vp->hw);
+	virtio_intr_off(port);
+	for (uint16_t q = 0; q < VIRTIO_MAX_PAIRS; q++) {
+		virtio_rxq_drain(&vp->rxq[q]);
+		virtio_txq_drain(&vp->txq[q]);
+		vp->rxq[q].intr_on = false;
+	}
+}
+
+/* Rx buffer settings for the configuration now: the largest frame, and
+ * whether it fits (without mergeable buffers one buffer holds a frame). */
+static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint32_t max_frame = (uint32_t)port->conf.mtu + UNIC_ETHER_VLAN_HDR_LEN;
+
+	rxq->mrg = has(vp, VIRTIO_NET_F_MRG_RXBUF);
+	rxq->csum = has(vp, VIRTIO_NET_F_GUEST_CSUM);
+	rxq->vlan_strip = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP) != 0;
+	rxq->max_frame = max_frame;
+	if (!rxq->mrg && rxq->buf_len < max_frame + HDR_LEN) {
+		UNIC_PORT_LOG(port, ERR, "rx queue %u: the device has no mergeable buffers, so one buffer must hold a whole frame: %u bytes with the header, and pool %s gives %u; use a larger data room or a smaller MTU",
+			      q, max_frame + HDR_LEN, rxq->pool->name, rxq->buf_len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int virtio_start(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	struct virtio_hw *hw = &vp->hw;
+	int rc;
+
+	if (virtio_hw_off(vp))
+		return -ENODEV;
+	/* 3.1.1: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK. */
+	rc = virtio_hw_init(hw, vp->iommu);
+	if (rc < 0)
+		return rc;
+	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
+		rc = rx_prepare(port, &vp->rxq[q], q);
+		if (rc < 0)
+			goto fail;
+	}
+	if (virtio_intr_wanted(port)) {
+		rc = virtio_intr_on(port);
+		if (rc < 0)
+			goto fail;
+	}
+	/* Step 7: the virtqueues. */
+	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
+		struct virtio_rxq *rxq = &vp->rxq[q];
+
+		virtio_rxq_drain(rxq);
+		rxq->vq.event_idx = has(vp, VIRTIO_F_EVENT_IDX);
+		rxq->intr_on = vp->intr_on;
+		rc = virtio_hw_queue_setup(hw, &rxq->vq, rxq->vector);
+		if (rc < 0)
+			goto fail;
+	}
+	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
+		struct virtio_txq *txq = &vp->txq[q];
+
+		virtio_txq_drain(txq);
+		txq->vq.event_idx = has(vp, VIRTIO_F_EVENT_IDX);
+		txq->csum = has(vp, VIRTIO_NET_F_CSUM);
+		txq->tso4 = has(vp, VIRTIO_NET_F_HOST_TSO4);
+		txq->tso6 = has(vp, VIRTIO_NET_F_HOST_TSO6);
+		txq->vlan_insert = (port->conf.tx_offloads & UNIC_TX_OFFLOAD_VLAN_INSERT) != 0;
+		rc = virtio_hw_queue_setup(hw, &txq->vq, VIRTIO_MSI_NO_VECTOR);
+		if (rc < 0)
+			goto fail;
+	}
+	/* Step 8: DRIVER_OK, then the rx buffers (their kick reaches a live
+	 * device: QEMU takes no frame before DRIVER_OK). */
+	virtio_hw_status_set(hw, VIRTIO_STATUS_DRIVER_OK);
+	if (virtio_hw_status(hw) & VIRTIO_STATUS_NEEDS_RESET) {
+		UNIC_PORT_LOG(port, ERR, "the device set DEVICE_NEEDS_RESET right after DRIVER_OK (device_status 0x%02x): it found the virtqueue setup bad",
+			      virtio_hw_status(hw));
+		rc = -EIO;
+		goto fail;
+	}
+	vp->link_up_last = true;
+	if (has(vp, VIRTIO_NET_F_STATUS)) {
+		uint16_t st = 0;
+
+		if (virtio_hw_cfg_read(hw, VIRTIO_NET_CFG_STATUS, &st, sizeof(st)) == 0)
+			vp->link_up_last = (st & VIRTIO_NET_S_LINK_UP) != 0;
+	}
+	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
+		if (virtio_rxq_fill(&vp->rxq[q]) < 0) {
+			UNIC_PORT_LOG(port, ERR, "rx queue %u: pool %s has no buffer to post", q,
+				      vp->rxq[q].pool->name);
+			rc = -ENOBUFS;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	if (!hw->gone)
+		virtio_hw_status_set(hw, VIRTIO_STATUS_FAILED);
+	virtio_stop(port);
+	return rc;
+}
+
+static void virtio_close(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	vp->hw.dev = NULL; /* closing: the close releases the device itself */
+	for (uint16_t q = 0; q < VIRTIO_MAX_PAIRS; q++) {
+		rxq_free(port, &vp->rxq[q]);
+		txq_free(port, &vp->txq[q]);
+	}
+	if (!virtio_hw_off(vp))
+		(void)virtio_hw_reset(&vp->hw);
+	if (vp->dev) {
+		if (!virtio_hw_off(vp))
+			unic_pci_bus_master(vp->dev, false);
+		unic_pci_close(vp->dev);
+		vp->dev = NULL;
+	}
+	vp->hw.gone = true; /* no register access after close */
+}
+
+/* ---- link, MTU ------------------------------------------------------------------ */
+
+static int virtio_link_get(struct unic_port *port, struct unic_link *link)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint16_t st = VIRTIO_NET_S_LINK_UP;
+	uint32_t speed = 0;
+	int rc;
+
+	if (virtio_hw_off(vp) || virtio_hw_check_gone(&vp->hw))
+		return -ENODEV;
+	/* Without VIRTIO_NET_F_STATUS the link is always up (5.1.4). */
+	if (has(vp, VIRTIO_NET_F_STATUS)) {
+		rc = virtio_hw_cfg_read(&vp->hw, VIRTIO_NET_CFG_STATUS, &st, sizeof(st));
+		if (rc < 0)
+			return rc;
+	}
+	if (has(vp, VIRTIO_NET_F_SPEED_DUPLEX) &&
+	    virtio_hw_cfg_read(&vp->hw, VIRTIO_NET_CFG_SPEED, &speed, sizeof(speed)) < 0)
+		speed = 0;
+	link->up = (st & VIRTIO_NET_S_LINK_UP) != 0;
+	/* Speed: the device's when it says (SPEED_DUPLEX; -1 is unknown),
+	 * else 10 Gb/s, what a virtual link is usually shown as. */
+	link->speed_mbps = !link->up ? 0 : (speed != 0 && speed != UINT32_MAX) ? speed : 10000;
+	link->full_duplex = link->up;
+	link->autoneg = false;
+	return 0;
+}
+
+static int virtio_link_set(struct unic_port *port, bool up)
+{
+	UNIC_PORT_LOG(port, ERR, "link %s: a virtio-net device has no link control; its link is the host's (QEMU: set_link on the monitor)",
+		      up ? "up" : "down");
+	return -ENOTSUP;
+}
+
+static int virtio_mtu_set(struct unic_port *port, uint16_t mtu)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
+		struct virtio_rxq *rxq = &vp->rxq[q];
+		uint32_t max_frame = (uint32_t)mtu + UNIC_ETHER_VLAN_HDR_LEN;
+
+		if (rxq->pool != NULL && !has(vp, VIRTIO_NET_F_MRG_RXBUF) && rxq->buf_len < max_frame + HDR_LEN) {
+			UNIC_PORT_LOG(port, ERR, "MTU %u: without mergeable buffers one rx buffer holds a frame, and rx queue %u's hold %u bytes",
+				      mtu, q, rxq->buf_len - HDR_LEN);
+			return -EINVAL;
+		}
+	}
+	/* The receive paths drop frames longer than this from now on. */
+	for (uint16_t q = 0; q < VIRTIO_MAX_PAIRS; q++)
+		__atomic_store_n(&vp->rxq[q].max_frame, (uint32_t)mtu + UNIC_ETHER_VLAN_HDR_LEN, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* ---- statistics ------------------------------------------------------------------ */
+
+static const char *const rxq_xstats[] = {
+	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "len_errors", "oversize",
+	"csum_partial", "intr_armed",
+};
+static const char *const txq_xstats[] = {
+	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "ring_full", "tso", "csum",
+};
+#define NB_PORT_XSTATS 4 /* link_events, config_changes, tx_refused_packets, tx_tso_packets */
+
+static unsigned xstats_count(const struct unic_port *port)
+{
+	return NB_PORT_XSTATS + port->conf.nb_rxq * (unsigned)UNIC_ARRAY_SIZE(rxq_xstats) +
+	       port->conf.nb_txq * (unsigned)UNIC_ARRAY_SIZE(txq_xstats);
+}
+
+static int virtio_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
+{
+	unsigned n = 0;
+
+#define NAME(...) do { if (n < max) snprintf(names[n].name, sizeof(names[n].name), __VA_ARGS__); n++; } while (0)
+	NAME("link_events");
+	NAME("config_changes");
+	/* Totals under e1000e's names, for tools that read either driver. */
+	NAME("tx_refused_packets");
+	NAME("tx_tso_packets");
+	for (uint16_t q = 0; q < port->conf.nb_rxq; q++)
+		for (unsigned i = 0; i < UNIC_ARRAY_SIZE(rxq_xstats); i++)
+			NAME("rx_q%u_%s", q, rxq_xstats[i]);
+	for (uint16_t q = 0; q < port->conf.nb_txq; q++)
+		for (unsigned i = 0; i < UNIC_ARRAY_SIZE(txq_xstats); i++)
+			NAME("tx_q%u_%s", q, txq_xstats[i]);
+#undef NAME
+	return (int)n;
+}
+
+static int virtio_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	unsigned n = 0;
+
+#define VAL(v) do { if (n < max) values[n] = (v); n++; } while (0)
+	uint64_t refused = 0, tso = 0;
+
+	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
+		refused += unic_counter_read(&vp->txq[q].cnt.errors);
+		tso += unic_counter_read(&vp->txq[q].tso);
+	}
+	VAL(unic_load_relaxed(&vp->link_events));
+	VAL(unic_load_relaxed(&vp->config_changes));
+	VAL(refused);
+	VAL(tso);
+	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
+		const struct virtio_rxq *r = &vp->rxq[q];
+
+		VAL(unic_counter_read(&r->vq.kicks));
+		VAL(unic_counter_read(&r->vq.kicks_suppressed));
+		VAL(unic_counter_read(&r->vq.bad_used));
+		VAL(unic_counter_read(&r->vq.used_jumps));
+		VAL(unic_counter_read(&r->len_errors));
+		VAL(unic_counter_read(&r->oversize));
+		VAL(unic_counter_read(&r->csum_partial));
+		VAL(unic_counter_read(&r->intr));
+	}
+	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
+		const struct virtio_txq *t = &vp->txq[q];
+
+		VAL(unic_counter_read(&t->vq.kicks));
+		VAL(unic_counter_read(&t->vq.kicks_suppressed));
+		VAL(unic_counter_read(&t->vq.bad_used));
+		VAL(unic_counter_read(&t->vq.used_jumps));
+		VAL(unic_counter_read(&t->ring_full));
+		VAL(unic_counter_read(&t->tso));
+		VAL(unic_counter_read(&t->csum_req));
+	}
+#undef VAL
+	(void)xstats_count;
+	return (int)n;
+}
+
+/* Errors the queues count beyond frames dropped: bad used entries. */
+static int virtio_stats_get(struct unic_port *port, struct unic_port_stats *st)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	for (uint16_t q = 0; q < VIRTIO_MAX_PAIRS; q++)
+		st->ierrors += unic_counter_read(&vp->rxq[q].vq.bad_used);
+	return 0;
+}
+
+const struct unic_port_ops virtio_ops = {
+	.info_get = virtio_info_get,
+	.configure = virtio_configure,
+	.rx_queue_setup = virtio_rx_queue_setup,
+	.rx_queue_release = virtio_rx_queue_release,
+	.tx_queue_setup = virtio_tx_queue_setup,
+	.tx_queue_release = virtio_tx_queue_release,
+	.start = virtio_start,
+	.stop = virtio_stop,
+	.close = virtio_close,
+	.stats_get = virtio_stats_get,
+	.rx_burst = virtio_rx_burst,
+	.tx_burst = virtio_tx_burst,
+	.tx_prepare = virtio_tx_prepare,
+	.rx_pending = virtio_rx_pending,
+	.tx_reclaim = virtio_tx_reclaim,
+	.rx_intr_enable = virtio_rx_intr_enable,
+	.rx_intr_disable = virtio_rx_intr_disable,
+	.intr_sources = virtio_intr_sources,
+	.rx_intr_affinity = virtio_rx_intr_affinity,
+	.link_get = virtio_link_get,
+	.link_set = virtio_link_set,
+	.mtu_set = virtio_mtu_set,
+	.xstats_names = virtio_xstats_names,
+	.xstats_get = virtio_xstats_get,
+};
+
+/* ---- attach and probe ----------------------------------------------------------- */
+
+static void virtio_setup(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	port->ops = &virtio_ops;
+	port->drv = &unic_virtio_driver;
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(vp->irq_fds); i++)
+		vp->irq_fds[i] = -1;
+	for (unsigned q = 0; q < VIRTIO_MAX_PAIRS; q++)
+		vp->rxq[q].irq_fd = -1;
+}
+
+static bool mac_valid(const uint8_t *m)
+{
+	static const uint8_t zero[UNIC_ETHER_ADDR_LEN];
+
+	return !(m[0] & 1) && memcmp(m, zero, sizeof(zero)) != 0;
+}
+
+/* Device facts read once: MAC, MTU, queue pairs, the rx ring's maximum. */
+static int read_device(struct unic_port *port, struct virtio_port *vp, const char *name)
+{
+	struct virtio_hw *hw = &vp->hw;
+	uint16_t qmax;
+	int rc;
+
+	if (hw->len[VIRTIO_REGION_DEVICE] < VIRTIO_NET_CFG_LEN_MIN &&
+	    (has(vp, VIRTIO_NET_F_MTU) || has(vp, VIRTIO_NET_F_MQ))) {
+		UNIC_LOG(ERR, PMD, "%s: the device configuration is %u bytes, too short for the MTU it offers",
+			 name, hw->len[VIRTIO_REGION_DEVICE]);
+		return -ENODEV;
+	}
+	if (hw->num_queues < 2) {
+		UNIC_LOG(ERR, PMD, "%s: the device has %u virtqueues; a network device has at least a receive and a transmit queue",
+			 name, hw->num_queues);
+		return -ENODEV;
+	}
+	qmax = virtio_hw_queue_max(hw, 0);
+	if (virtio_hw_queue_max(hw, 1) < qmax)
+		qmax = virtio_hw_queue_max(hw, 1);
+	/* A split virtqueue's size is a power of two (2.6); a device that
+	 * gives another maximum gets the power of two below it. */
+	vp->max_queue_size = pow2_floor(qmax);
+	if (vp->max_queue_size < 2) {
+		UNIC_LOG(ERR, PMD, "%s: the device's receive and transmit queues take %u entries at most", name, qmax);
+		return -ENODEV;
+	}
+	vp->max_pairs = 1;
+	vp->dev_mtu = 0;
+	if (has(vp, VIRTIO_NET_F_MTU)) {
+		uint16_t mtu;
+
+		rc = virtio_hw_cfg_read(hw, VIRTIO_NET_CFG_MTU, &mtu, sizeof(mtu));
+		if (rc < 0)
+			return rc;
+		/* A device MTU under the minimum is not believed. */
+		vp->dev_mtu = mtu >= VIRTIO_MIN_MTU ? mtu : 0;
+		if (mtu < VIRTIO_MIN_MTU)
+			UNIC_LOG(WARNING, PMD, "%s: the device says its MTU is %u; ignored", name, mtu);
+	}
+	if (has(vp, VIRTIO_NET_F_MAC)) {
+		rc = virtio_hw_cfg_read(hw, VIRTIO_NET_CFG_MAC, port->mac, UNIC_ETHER_ADDR_LEN);
+		if (rc < 0)
+			return rc;
+	}
+	if (!has(vp, VIRTIO_NET_F_MAC) || !mac_valid(port->mac)) {
+		/* No address from the device: a random locally administered
+		 * one, as Linux's virtio_net does (5.1.5). */
+		FILE *f = fopen("/dev/urandom", "r");
+
+		if (f == NULL || fread(port->mac, 1, UNIC_ETHER_ADDR_LEN, f) != UNIC_ETHER_ADDR_LEN)
+			memcpy(port->mac, (uint8_t[]){ 0x02, 0, 0, 0, 0, 1 }, UNIC_ETHER_ADDR_LEN);
+		if (f)
+			fclose(f);
+		port->mac[0] = (uint8_t)((port->mac[0] & 0xfe) | 0x02);
+		UNIC_LOG(WARNING, PMD, "%s: the device gives no valid MAC address; using a random one", name);
+	}
+	return 0;
+}
+
+int virtio_port_attach(const struct virtio_attach *a, struct unic_port **out)
+{
+	const char *name = a->bus_addr ? a->bus_addr : "fake";
+	struct virtio_pci_caps caps;
+	struct unic_port *port;
+	struct virtio_port *vp;
+	char why[256], names[512];
+	int rc;
+
+	rc = virtio_caps_parse(a->cfg, a->cfg_len, &caps, why, sizeof(why));
+	if (rc < 0) {
+		UNIC_LOG(ERR, PMD, "%s: %s", name, why);
+		return rc;
+	}
+	port = unic_port_alloc(sizeof(*vp), "virtio%d", virtio_setup);
+	if (port == NULL)
+		return -errno;
+	vp = virtio_priv(port);
+	vp->hw.port = port;
+	vp->hw.hooks = a->hooks;
+	vp->hw.hooks_ctx = a->hooks_ctx;
+	vp->dma_mem = a->dma_mem;
+	vp->iommu = a->iommu;
+	port->numa_node = a->numa_node;
+	snprintf(vp->bus_addr, sizeof(vp->bus_addr), "%s", name);
+	unic_port_dma_mem_set(port, a->dma_mem);
+	rc = virtio_hw_map(&vp->hw, &caps, a, name);
+	if (rc < 0)
+		goto put;
+	/* Negotiate now, to read what the device is: start does it again. */
+	rc = virtio_hw_init(&vp->hw, a->iommu);
+	if (rc < 0)
+		goto put;
+	rc = read_device(port, vp, name);
+	if (rc < 0)
+		goto reset;
+	(void)virtio_hw_reset(&vp->hw); /* quiet until start */
+	rc = unic_port_register(port);
+	if (rc < 0)
+		goto put;
+	vp->dev = a->dev;
+	virtio_features_names(vp->hw.features, names, sizeof(names));
+	UNIC_PORT_LOG(port, INFO, "%s: virtio-net, MAC %02x:%02x:%02x:%02x:%02x:%02x, %u virtqueues of up to %u entries, features %s",
+		      name, port->mac[0], port->mac[1], port->mac[2], port->mac[3], port->mac[4], port->mac[5],
+		      vp->hw.num_queues, vp->max_queue_size, names);
+	*out = port;
+	return 0;
+reset:
+	(void)virtio_hw_reset(&vp->hw);
+put:
+	unic_port_put(port);
+	return rc;
+}
+
+/*
+ * The bus's release callback (its event dispatch): the kernel asks for the
+ * device back, or it vanished. Stop the port through the core, which first
+ * takes the queues back from their pollers, so nothing touches BAR4 once
+ * the bus unmaps it.
+ */
+static int virtio_released(struct unic_pci_device *dev, void *arg)
+{
+	struct unic_port *port = arg;
+	struct virtio_port *vp = virtio_priv(port);
+	bool gone = unic_pci_is_gone(dev);
+	int rc;
+
+	if (gone)
+		__atomic_store_n(&vp->hw.gone, true, __ATOMIC_RELEASE); /* stop writes nothing */
+	rc = unic_port_device_lost(port, gone);
+	if (rc == 0)
+		__atomic_store_n(&vp->hw.gone, true, __ATOMIC_RELEASE);
+	return rc;
+}
+
+static int virtio_pci_probe(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out)
+{
+	const struct unic_pci_info *info = unic_pci_info(dev);
+	struct virtio_attach a = {
+		.dma_mem = unic_pci_dma_mem(dev),
+		.dev = dev,
+		.iommu = unic_pci_access(dev) == UNIC_PCI_ACCESS_VFIO,
+		.bus_addr = info->bdf,
+		.numa_node = info->numa_node,
+	};
+	uint8_t cfg[PCI_CFG_SPACE_LEN];
+	struct virtio_pci_caps caps;
+	struct unic_port *port;
+	char why[256];
+	int rc;
+
+	(void)bus;
+	rc = unic_pci_cfg_read(dev, 0, cfg, sizeof(cfg));
+	if (rc != (int)sizeof(cfg)) {
+		UNIC_LOG(ERR, PMD, "%s: cannot read the PCI configuration space: %s", info->bdf,
+			 strerror(rc < 0 ? -rc : EIO));
+		return rc < 0 ? rc : -EIO;
+	}
+	/* Map the BARs the capabilities name (usually BAR4 alone). */
+	rc = virtio_caps_parse(cfg, sizeof(cfg), &caps, why, sizeof(why));
+	if (rc < 0) {
+		UNIC_LOG(ERR, PMD, "%s: %s", info->bdf, why);
+		return rc;
+	}
+	for (unsigned r = 0; r < VIRTIO_NB_REGIONS; r++) {
+		unsigned bar = caps.loc[r].bar;
+
+		if (a.bar[bar].va != NULL)
+			continue;
+		rc = unic_pci_bar_map(dev, bar, &a.bar[bar].va, &a.bar[bar].len);
+		if (rc < 0) {
+			UNIC_LOG(ERR, PMD, "%s: cannot map BAR%u: %s", info->bdf, bar, strerror(-rc));
+			return rc;
+		}
+	}
+	a.cfg = cfg;
+	a.cfg_len = sizeof(cfg);
+	rc = unic_pci_bus_master(dev, true);
+	if (rc < 0) {
+		UNIC_LOG(ERR, PMD, "%s: cannot enable bus mastering: %s", info->bdf, strerror(-rc));
+		return rc;
+	}
+	rc = virtio_port_attach(&a, &port);
+	if (rc < 0) {
+		unic_pci_bus_master(dev, false);
+		return rc;
+	}
+	/* Registered: the port outlives the callback (its close closes the
+	 * device, which waits for a running release handler). */
+	unic_pci_on_release(dev, virtio_released, port);
+	virtio_priv(port)->hw.dev = dev; /* all-ones reads tell the bus from now on */
+	*out = port;
+	return 0;
+}
+
+static const struct unic_pci_id virtio_pci_ids[] = {
+	{ VIRTIO_PCI_VENDOR, VIRTIO_PCI_DEVICE_NET },    /* modern */
+	{ VIRTIO_PCI_VENDOR, VIRTIO_PCI_DEVICE_NET_TR }, /* transitional, driven in modern mode */
+	{ 0, 0 },
+};
+
+const struct unic_driver unic_virtio_driver = {
+	.name = "virtio",
+	.pci_ids = virtio_pci_ids,
+	.pci_probe = virtio_pci_probe,
+};

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The virtio-net driver's private state, shared by its files:
+ *   virtio_regs.h  the specification's layouts (virtio 1.1/1.2)
+ *   virtio_hw.c    the transport: PCI capabilities, register access, reset,
+ *                  status handshake, feature negotiation, device config
+ *   virtio_port.c  the port ops (control path), the PCI probe and
+ *                  virtio_port_attach()
+ *   virtio_rxtx.c  the fast path: split virtqueues, rx/tx burst, refill,
+ *                  reclaim, rx interrupt arm/disarm
+ *   virtio_intr.c  interrupts: MSI-X vectors or INTx, config changes
+ *
+ * Ownership: the port owns the PCI device from probe on (closed in the close
+ * op); each queue owns its virtqueue memory (a DMA zone of the port's, from
+ * queue setup to queue release) and its software ring; a packet in a
+ * software ring belongs to the queue until received or reclaimed.
+ *
+ * Everything the device writes (used ids, lengths, the used index, the
+ * header's fields, the device configuration) is checked before use and a
+ * bad value is counted, never trusted.
+ */
+#ifndef VIRTIO_PRIV_H
+#define VIRTIO_PRIV_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <unic/barrier.h>
+#include <unic/bus.h>
+#include <unic/mem.h>
+#include <unic/pool.h>
+
+#include "virtio_regs.h"
+#include "unic_port_driver.h"
+
+#define VIRTIO_MAX_PAIRS      8     /* rx/tx queue pairs driven (the device may offer more) */
+#define VIRTIO_DESC_MIN       64
+#define VIRTIO_DESC_DEFAULT   256   /* or the device's maximum when smaller */
+#define VIRTIO_RX_FREE_THRESH 32    /* refill in batches of this many */
+#define VIRTIO_MIN_MTU        68
+#define VIRTIO_MAX_MTU        9000  /* without VIRTIO_NET_F_MTU: what the driver chains */
+#define VIRTIO_RESET_TIMEOUT_US 1000000 /* device_status reads 0 after a reset */
+#define VIRTIO_TX_MAX_SEGS    64    /* segments of one packet (a descriptor each) */
+
+/* ---- register access ------------------------------------------------------ */
+
+/* The four structures the device exposes through its vendor capabilities. */
+enum virtio_region {
+	VIRTIO_REGION_COMMON = 0,  /* struct virtio_pci_common_cfg */
+	VIRTIO_REGION_NOTIFY,      /* the notification area */
+	VIRTIO_REGION_ISR,         /* one byte, read to clear */
+	VIRTIO_REGION_DEVICE,      /* struct virtio_net_config */
+	VIRTIO_NB_REGIONS,
+};
+
+/*
+ * Observers of register access, for a device that is not a device: the
+ * unit tests' fake virtio-net keeps its "registers" in plain memory and
+ * plays the device from these calls (the common configuration is a window
+ * multiplexed by queue_select and device_feature_select, and a status write
+ * of 0 resets, which plain memory cannot do by itself). NULL for a real
+ * device. Each is called on the thread making the access.
+ *   read:    before the driver reads @p width bytes at @p off of region @p r:
+ *            the fake puts the value there (and clears ISR, which reads clear);
+ *   written: after the driver wrote @p width bytes at @p off of region @p r
+ *            (the notification area included: a kick).
+ */
+struct virtio_hw_hooks {
+	void (*read)(void *ctx, enum virtio_region r, uint32_t off, unsigned width);
+	void (*written)(void *ctx, enum virtio_region r, uint32_t off, unsigned width);
+};
+
+struct virtio_hw {
+	volatile uint8_t *base[VIRTIO_NB_REGIONS]; /* each region, mapped */
+	uint32_t len[VIRTIO_NB_REGIONS];           /* its length (capability length, within the BAR) */
+	uint32_t notify_mult;                      /* notify_off_multiplier (4.1.4.4) */
+	const struct virtio_hw_hooks *hooks;       /* NULL: a real device */
+	void *hooks_ctx;
+	bool gone;                                 /* the device reads all-ones */
+	struct unic_port *port;                    /* for logs */
+	struct unic_pci_device *dev;               /* told when the device reads all-ones (NULL: nobody) */
+	uint64_t dev_features;                     /* what the device offers */
+	uint64_t features;                         /* what was negotiated (FEATURES_OK read back) */
+	uint16_t num_queues;                       /* virtqueues the device has */
+};
+
+static inline uint8_t vio_read8(const struct virtio_hw *hw, enum virtio_region r, uint32_t off)
+{
+	if (UNIC_UNLIKELY(hw->hooks != NULL))
+		hw->hooks->read(hw->hooks_ctx, r, off, 1);
+	return *(const volatile uint8_t *)(hw->base[r] + off);
+}
+
+static inline uint16_t vio_read16(const struct virtio_hw *hw, enum virtio_region r, uint32_t off)
+{
+	if (UNIC_UNLIKELY(hw->hooks != NULL))
+		hw->hooks->read(hw->hooks_ctx, r, off, 2);
+	return *(const volatile uint16_t *)(hw->base[r] + off);
+}
+
+static inline uint32_t vio_read32(const struct virtio_hw *hw, enum virtio_region r, uint32_t off)
+{
+	if (UNIC_UNLIKELY(hw->hooks != NULL))
+		hw->hooks->read(hw->hooks_ctx, r, off, 4);
+	return *(const volatile uint32_t *)(hw->base[r] + off);
+}
+
+static inline void vio_write8(const struct virtio_hw *hw, enum virtio_region r, uint32_t off, uint8_t v)
+{
+	*(volatile uint8_t *)(hw->base[r] + off) = v;
+	if (UNIC_UNLIKELY(hw->hooks != NULL))
+		hw->hooks->written(hw->hooks_ctx, r, off, 1);
+}
+
+static inline void vio_write16(const struct virtio_hw *hw, enum virtio_region r, uint32_t off, uint16_t v)
+{
+	*(volatile uint16_t *)(hw->base[r] + off) = v;
+	if (UNIC_UNLIKELY(hw->hooks != NULL))
+		hw->hooks->written(hw->hooks_ctx, r, off, 2);
+}
+
+static inline void vio_write32(const struct virtio_hw *hw, enum virtio_region r, uint32_t off, uint32_t v)
+{
+	*(volatile uint32_t *)(hw->base[r] + off) = v;
+	if (UNIC_UNLIKELY(hw->hooks != NULL))
+		hw->hooks->written(hw->hooks_ctx, r, off, 4);
+}
+
+/* ---- PCI capabilities ------------------------------------------------------ */
+
+/* Where one structure is: BAR, offset and length (4.1.4). */
+struct virtio_pci_cap_loc {
+	bool found;
+	uint8_t bar;
+	uint32_t offset;
+	uint32_t length;
+};
+
+struct virtio_pci_caps {
+	struct virtio_pci_cap_loc loc[VIRTIO_NB_REGIONS];
+	uint32_t notify_mult;
+};
+
+/**
+ * Find the common, notify, ISR and device structures in a copy of the
+ * device's PCI configuration space (@p len bytes, at least the 256 of the
+ * header and capability list): walks the capability list, bounded (a loop
+ * or a pointer out of the space ends the walk), and takes the first
+ * capability of each type whose BAR is 0..5, as 4.1.4 asks.
+ * @return 0, or -ENODEV with the reason in @p why (no capability list, a
+ *         structure missing, a common structure shorter than the 1.1 one).
+ */
+int virtio_caps_parse(const uint8_t *cfg, size_t len, struct virtio_pci_caps *caps,
+		      char *why, size_t why_len);
+
+/* ---- attaching the driver to a device ---------------------------------------- */
+
+/*
+ * A virtio-net device as virtio_port_attach() takes it: its PCI
+ * configuration space (a copy) and its mapped BARs. The PCI probe fills it
+ * from the bus; the unit tests' fake device fills it with plain memory and
+ * its hooks.
+ */
+struct virtio_attach {
+	const uint8_t *cfg;            /* PCI configuration space, cfg_len bytes */
+	size_t cfg_len;                /* >= PCI_CFG_SPACE_LEN */
+	struct {
+		void *va;              /* NULL: not mapped */
+		size_t len;
+	} bar[6];
+	const struct virtio_hw_hooks *hooks; /* NULL: a real device */
+	void *hooks_ctx;
+	struct unic_mem *dma_mem;      /* the rings' memory (unic_pci_dma_mem()) */
+	struct unic_pci_device *dev;   /* NULL: no PCI device (no interrupts, no reset) */
+	bool iommu;                    /* DMA is translated by an IOMMU (VFIO type1):
+					* VIRTIO_F_ACCESS_PLATFORM is required */
+	const char *bus_addr;          /* for info and logs; NULL: "fake" */
+	int numa_node;
+};
+
+/**
+ * Attach the driver to the device @p a describes: find its structures
+ * (virtio_caps_parse()), reset it, run the status handshake and feature
+ * negotiation (virtio_hw_init()), read its MAC address, then create and
+ * register a port "virtio%d" whose ops are the driver's. On success the
+ * port owns a->dev (its close closes it). The PCI probe's last step; the
+ * unit tests' fake device calls it directly.
+ * @return 0 and *out (one reference, the caller's), or -errno, logged:
+ *         -ENODEV (the structures are missing or out of their BARs; the
+ *         device reads all-ones), -ETIMEDOUT (the reset did not complete),
+ *         -ENOTSUP (a feature the driver needs is not offered, or the
+ *         device refused FEATURES_OK), -ENOMEM, unic_port_register()'s error.
+ */
+int virtio_port_attach(const struct virtio_attach *a, struct unic_port **out);
+
+/* ---- virtqueues -------------------------------------------------------------- */
+
+/*
+ * A split virtqueue (2.6) as the driver keeps it. Indexes are free-running
+ * 16-bit counters (masked with size - 1 to index a ring). The driver never
+ * reads back what it wrote into the rings the device can write
+ * (descriptors, avail): it keeps its own copies (next[], avail_idx).
+ */
+struct virtio_vq {
+	volatile struct virtq_desc *desc;
+	volatile uint16_t *avail;          /* flags, idx, ring[size], used_event */
+	volatile uint16_t *used;           /* flags, idx, then used_ring */
+	volatile struct virtq_used_elem *used_ring;
+	volatile uint16_t *used_event;     /* &avail[2 + size] (VIRTIO_F_EVENT_IDX) */
+	volatile uint16_t *avail_event;    /* after used_ring[size] */
+	volatile uint16_t *notify;         /* this queue's notification address */
+	uint16_t *next;                    /* the free list: next[id] (heap, driver-only) */
+	const struct virtio_hw *hw;        /* for the notify hook */
+	uint16_t size;                     /* entries, a power of two */
+	uint16_t mask;                     /* size - 1 */
+	uint16_t index;                    /* the virtqueue's number (rx 2q, tx 2q+1) */
+	uint16_t avail_idx;                /* the next avail index to publish */
+	uint16_t kicked_idx;               /* avail_idx when the device was last told */
+	uint16_t used_idx;                 /* the next used entry to read */
+	uint16_t free_head;                /* first free descriptor */
+	uint16_t nb_free;                  /* descriptors on the free list */
+	bool event_idx;                    /* VIRTIO_F_EVENT_IDX negotiated */
+	uint32_t notify_off;               /* queue_notify_off x multiplier, read at setup */
+	struct unic_dma dma;               /* desc, avail, used (and tx headers) */
+	/* counters (one writer: the queue's thread) */
+	struct unic_counter kicks;         /* notifications sent */
+	struct unic_counter kicks_suppressed; /* the device did not want one */
+	struct unic_counter bad_used;      /* used entries with a bad id or length, skipped */
+	struct unic_counter used_jumps;    /* the used index moved by more than was posted */
+};
+
+struct virtio_port;
+
+struct virtio_rxq {
+	struct virtio_vq vq;
+	struct unic_pkt **sw_ring;         /* the buffer posted at each descriptor (by id) */
+	struct unic_pool *pool;
+	uint32_t buf_len;                  /* bytes the device may write per buffer */
+	uint32_t max_frame;                /* longest frame kept: MTU + 14 + 4 (one tag) */
+	uint16_t headroom;                 /* pool headroom: data starts here, the header before */
+	uint16_t port_id;
+	uint16_t qid;
+	bool mrg;                          /* VIRTIO_NET_F_MRG_RXBUF: num_buffers is read */
+	bool csum;                         /* VIRTIO_NET_F_GUEST_CSUM: the header's flags are read */
+	bool vlan_strip;                   /* software strip */
+	/* a frame spread over several buffers (mergeable) */
+	struct unic_pkt *chain_head;
+	struct unic_pkt *chain_tail;
+	uint16_t chain_left;               /* buffers it still needs */
+	uint16_t chain_skip;               /* buffers of a dropped frame still to come */
+	/* counters: the driver kit's (errors: frames dropped) and the driver's */
+	struct unic_rxq_counters cnt;
+	struct unic_counter len_errors;    /* used length under the header or over the buffer */
+	struct unic_counter oversize;      /* frames over max_frame or with a bad num_buffers */
+	struct unic_counter csum_partial;  /* frames with NEEDS_CSUM (a partial checksum) */
+	struct unic_counter intr;          /* interrupts armed (rx_intr_enable) */
+	/* interrupts */
+	struct virtio_port *vp;
+	bool intr_on;                      /* the port's interrupts are on (start) */
+	int irq_fd;                        /* its MSI-X eventfd, -1 if none (INTx: nothing to drop) */
+	uint16_t vector;                   /* MSI-X vector, VIRTIO_MSI_NO_VECTOR if none */
+	bool intr_armed;
+} UNIC_CACHE_ALIGNED;
+
+struct virtio_txq {
+	struct virtio_vq vq;
+	struct unic_pkt **sw_ring;         /* the packet, at its head descriptor */
+	uint16_t *chain_len;               /* descriptors in the chain at each head */
+	volatile struct virtio_net_hdr *hdrs; /* one header per descriptor id (in vq.dma) */
+	uint64_t hdrs_iova;
+	uint16_t qid;
+	bool csum;                         /* VIRTIO_NET_F_CSUM negotiated */
+	bool tso4, tso6;                   /* VIRTIO_NET_F_HOST_TSO4/6 negotiated */
+	bool vlan_insert;                  /* software insert */
+	struct unic_txq_counters cnt;      /* errors: packets refused */
+	struct unic_counter ring_full;     /* bursts that stopped for want of descriptors */
+	struct unic_counter tso;           /* TSO packets handed to the device */
+	struct unic_counter csum_req;      /* checksum requests handed to the device */
+} UNIC_CACHE_ALIGNED;
+
+struct virtio_port {
+	struct virtio_hw hw;
+	struct unic_pci_device *dev;
+	char bus_addr[32];
+	struct unic_mem *dma_mem;
+	bool iommu;
+	uint16_t max_pairs;                /* queue pairs the device offers (1 without MQ) */
+	uint16_t max_queue_size;           /* of virtqueue 0 (the rx queue's maximum) */
+	uint16_t dev_mtu;                  /* VIRTIO_NET_F_MTU, else 0 */
+	struct virtio_rxq rxq[VIRTIO_MAX_PAIRS];
+	struct virtio_txq txq[VIRTIO_MAX_PAIRS];
+	/* interrupts */
+	bool intr_on;
+	bool intx;
+	bool config_watched;
+	int irq_fds[2 * VIRTIO_MAX_PAIRS + 2];
+	unsigned nb_irq;
+	uint16_t config_vector;
+	uint64_t link_events;              /* config-change interrupts with a status change */
+	uint64_t config_changes;           /* config-change interrupts */
+	bool link_up_last;
+};
+
+static inline struct virtio_port *virtio_priv(struct unic_port *port)
+{
+	return unic_port_priv(port);
+}
+
+/* No register access: the device vanished, or the bus took it back. */
+static inline bool virtio_hw_off(const struct virtio_port *vp)
+{
+	return __atomic_load_n(&vp->hw.gone, __ATOMIC_ACQUIRE) || unic_port_is_removed(vp->hw.port);
+}
+
+/* virtio_port.c: the ops table. */
+extern const struct unic_port_ops virtio_ops;
+
+/* ---- virtio_hw.c ------------------------------------------------------------- */
+
+/**
+ * Locate the regions @p caps names in the mapped BARs of @p a.
+ * @return 0, or -ENODEV with the reason logged (a BAR not mapped, a
+ *         structure past its BAR's end, a notify area too short).
+ */
+int virtio_hw_map(struct virtio_hw *hw, const struct virtio_pci_caps *caps,
+		  const struct virtio_attach *a, const char *name);
+/** device_status reads all-ones: mark the device gone (and tell the bus). */
+bool virtio_hw_check_gone(struct virtio_hw *hw);
+/**
+ * Reset (write 0 to device_status) and wait until it reads 0 (4.1.4.3.2).
+ * @return 0, -ETIMEDOUT (logged), -ENODEV (gone).
+ */
+int virtio_hw_reset(struct virtio_hw *hw);
+uint8_t virtio_hw_status(const struct virtio_hw *hw);
+void virtio_hw_status_set(struct virtio_hw *hw, uint8_t bits);
+/** The device's feature bits (both 32-bit halves). */
+uint64_t virtio_hw_dev_features(const struct virtio_hw *hw);
+/**
+ * The features the driver accepts out of @p offered: pure, so unit tests
+ * check the table. @p iommu: DMA goes through an IOMMU.
+ */
+uint64_t virtio_features_wanted(uint64_t offered, bool iommu);
+/**
+ * Reset, ACKNOWLEDGE, DRIVER, negotiate (VERSION_1 required; under an IOMMU
+ * ACCESS_PLATFORM required), FEATURES_OK written and read back (3.1.1).
+ * Sets hw->features. On an error FAILED is set. @return 0 or -errno, logged.
+ */
+int virtio_hw_init(struct virtio_hw *hw, bool iommu);
+/**
+ * Read @p len bytes of the device configuration at @p off consistently:
+ * config_generation before and after must match (4.1.4.3.1), retried.
+ * @return 0, -EIO (it kept changing), -ENODEV.
+ */
+int virtio_hw_cfg_read(struct virtio_hw *hw, uint32_t off, void *buf, uint32_t len);
+/** The features negotiated as names, comma-separated, into @p buf. */
+int virtio_features_names(uint64_t f, char *buf, size_t len);
+/** Program virtqueue @p vq into the device (queue_select, size, addresses, enable). */
+int virtio_hw_queue_setup(struct virtio_hw *hw, struct virtio_vq *vq, uint16_t msix_vector);
+/** The maximum size the device gives virtqueue @p index (0: no such queue). */
+uint16_t virtio_hw_queue_max(struct virtio_hw *hw, uint16_t index);
+
+/* ---- virtio_rxtx.c ----------------------------------------------------------- */
+
+/* Lay a split virtqueue of vq->size entries out in vq->dma (zeroed) and
+ * reset the driver's state: every descriptor free. */
+void virtio_vq_init(struct virtio_vq *vq);
+/* Bytes of DMA memory a virtqueue of @p size entries needs, with
+ * @p extra bytes after it (tx headers). */
+size_t virtio_vq_bytes(uint16_t size, size_t extra);
+
+uint16_t virtio_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);
+uint16_t virtio_tx_burst(void *txq, struct unic_pkt **pkts, uint16_t n);
+uint16_t virtio_tx_prepare(void *txq, struct unic_pkt **pkts, uint16_t n, int *err);
+bool virtio_rx_pending(void *rxq);
+int virtio_rx_intr_enable(void *rxq);
+int virtio_rx_intr_disable(void *rxq);
+int virtio_tx_reclaim(void *txq);
+/* Post a buffer at every free descriptor (start) and tell the device.
+ * @return 0, or -ENOBUFS (the pool ran out before one was posted). */
+int virtio_rxq_fill(struct virtio_rxq *rxq);
+/* Free every buffer the queues hold (stop). */
+void virtio_rxq_drain(struct virtio_rxq *rxq);
+void virtio_txq_drain(struct virtio_txq *txq);
+
+/* ---- virtio_intr.c ----------------------------------------------------------- */
+
+bool virtio_intr_wanted(const struct unic_port *port);
+int virtio_intr_on(struct unic_port *port);
+void virtio_intr_off(struct unic_port *port);
+int virtio_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+int virtio_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu);
+
+#endif /* VIRTIO_PRIV_H */

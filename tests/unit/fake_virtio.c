@@ -1,0 +1,1029 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A fake virtio-net device from the specification: fake_virtio.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fake_virtio.h"
+
+#define FV_MAX_CHAIN 1024
+
+
+static void fv_error(struct fake_virtio_dev *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->nb_err++;
+	if (d->err[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->err, sizeof(d->err), fmt, ap);
+	va_end(ap);
+}
+
+static void put8(struct fake_virtio_dev *d, uint32_t off, uint8_t v)
+{
+	*(volatile uint8_t *)(d->bar + off) = v;
+}
+
+static void put16(struct fake_virtio_dev *d, uint32_t off, uint16_t v)
+{
+	*(volatile uint16_t *)(d->bar + off) = v;
+}
+
+static void put32(struct fake_virtio_dev *d, uint32_t off, uint32_t v)
+{
+	*(volatile uint32_t *)(d->bar + off) = v;
+}
+
+static uint64_t get64(const struct fake_virtio_dev *d, uint32_t off)
+{
+	return fv_bar32(d, off) | (uint64_t)fv_bar32(d, off + 4) << 32;
+}
+
+static void put64(struct fake_virtio_dev *d, uint32_t off, uint64_t v)
+{
+	put32(d, off, (uint32_t)v);
+	put32(d, off + 4, (uint32_t)(v >> 32));
+}
+
+static bool has(const struct fake_virtio_dev *d, unsigned f)
+{
+	return (d->accepted & FV_BIT(f)) != 0;
+}
+
+static void signal_fd(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+		/* a full eventfd is still signalled */
+	}
+}
+
+/* ---- the PCI configuration space ---------------------------------------- */
+
+static void cap(uint8_t *cfg, unsigned pos, unsigned next, unsigned len, unsigned type,
+		uint32_t off, uint32_t length)
+{
+	cfg[pos] = 0x09; /* vendor-specific */
+	cfg[pos + 1] = (uint8_t)next;
+	cfg[pos + 2] = (uint8_t)len;
+	cfg[pos + 3] = (uint8_t)type;
+	cfg[pos + 4] = 4; /* BAR4 */
+	memcpy(cfg + pos + 8, &off, 4);
+	memcpy(cfg + pos + 12, &length, 4);
+}
+
+/* As QEMU 7.2's virtio_pci_device_plugged: common, ISR, device, notify,
+ * then a PCI_CFG access capability (the driver must skip it). */
+static void make_pci_cfg(struct fake_virtio_dev *d)
+{
+	uint8_t *cfg = d->pci_cfg;
+	uint32_t mult = FV_NOTIFY_MULT;
+
+	memset(cfg, 0, sizeof(d->pci_cfg));
+	cfg[0] = 0xf4, cfg[1] = 0x1a;   /* 1af4 */
+	cfg[2] = 0x41, cfg[3] = 0x10;   /* 1041 */
+	cfg[6] = 0x10;                  /* status: capability list */
+	cfg[8] = 1;                     /* revision 1 */
+	cfg[0x34] = 0x40;
+	cap(cfg, 0x40, 0x50, 16, 1, FV_OFF_COMMON, 0x1000);
+	cap(cfg, 0x50, 0x60, 16, 3, FV_OFF_ISR, 0x1000);
+	cap(cfg, 0x60, 0x70, 16, 4, FV_OFF_DEVICE, 0x1000);
+	cap(cfg, 0x70, 0x88, 20, 2, FV_OFF_NOTIFY, 0x1000);
+	memcpy(cfg + 0x70 + 16, &mult, 4);
+	cap(cfg, 0x88, 0, 20, 5, 0, 0);
+}
+
+/* ---- registers ----------------------------------------------------------- */
+
+static uint16_t nb_queues(const struct fake_virtio_dev *d)
+{
+	return d->cfg.nb_queues;
+}
+
+/* Show queue_select's queue in the window. */
+static void show_queue(struct fake_virtio_dev *d)
+{
+	uint16_t s = d->q_select;
+	const struct fv_queue *q = s < nb_queues(d) ? &d->q[s] : NULL;
+
+	put16(d, FV_CC_Q_SELECT, s);
+	put16(d, FV_CC_Q_SIZE, q ? q->size : 0);
+	put16(d, FV_CC_Q_MSIX, q ? q->msix : FV_NO_VECTOR);
+	put16(d, FV_CC_Q_ENABLE, q ? q->enable : 0);
+	put16(d, FV_CC_Q_NOTIFY_OFF, q ? q->notify_off : 0);
+	put64(d, FV_CC_Q_DESC, q ? q->desc : 0);
+	put64(d, FV_CC_Q_DRIVER, q ? q->driver : 0);
+	put64(d, FV_CC_Q_DEVICE, q ? q->device : 0);
+}
+
+static void write_config(struct fake_virtio_dev *d)
+{
+	memcpy(d->bar + FV_OFF_DEVICE + FV_NC_MAC, d->cfg.mac, 6);
+	put16(d, FV_OFF_DEVICE + FV_NC_STATUS, d->cfg.net_status);
+	put16(d, FV_OFF_DEVICE + FV_NC_MAX_PAIRS, d->cfg.max_pairs);
+	put16(d, FV_OFF_DEVICE + FV_NC_MTU, d->cfg.mtu);
+}
+
+void fake_virtio_dev_reset(struct fake_virtio_dev *d)
+{
+	uint8_t gen = fv_bar8(d, FV_CC_CFG_GEN);
+
+	memset(d->bar, 0, FV_OFF_NOTIFY);
+	d->accepted = 0;
+	d->drv_features[0] = d->drv_features[1] = 0;
+	d->status = 0;
+	d->features_ok = d->driver_ok = d->failed = false;
+	d->q_select = 0;
+	d->msix_config = FV_NO_VECTOR;
+	for (unsigned i = 0; i < FV_MAX_QUEUES; i++) {
+		struct fv_queue *q = &d->q[i];
+		int fd = q->irq_fd;
+		enum fv_kick_policy kp = q->kick_policy;
+		uint64_t k = q->kicks, ku = q->kicks_unasked, in = q->interrupts, sup = q->suppressed;
+
+		memset(q, 0, sizeof(*q));
+		q->irq_fd = fd;
+		q->kick_policy = kp;
+		q->kicks = k, q->kicks_unasked = ku, q->interrupts = in, q->suppressed = sup;
+		if (i >= nb_queues(d))
+			continue;
+		q->size_max = (d->cfg.features & FV_BIT(FV_F_CTRL_VQ)) && i == nb_queues(d) - 1u ?
+				      d->cfg.ctrl_size : d->cfg.queue_size;
+		q->size = q->size_max;
+		q->msix = FV_NO_VECTOR;
+		q->notify_off = (uint16_t)i;
+	}
+	put32(d, FV_CC_DF, (uint32_t)d->offered);
+	put16(d, FV_CC_MSIX_CONFIG, FV_NO_VECTOR);
+	put16(d, FV_CC_NUM_QUEUES, nb_queues(d));
+	put8(d, FV_CC_CFG_GEN, gen);
+	show_queue(d);
+	write_config(d);
+}
+
+int fake_virtio_dev_create(struct fake_virtio_dev *d, const struct fake_virtio_config *c,
+			   struct unic_mem *mem)
+{
+	static const uint8_t qemu_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+	memset(d, 0, sizeof(*d));
+	if (c != NULL)
+		d->cfg = *c;
+	if (d->cfg.features == 0)
+		d->cfg.features = FV_FEATURES_QEMU_HUB;
+	if (d->cfg.require == 0)
+		d->cfg.require = FV_BIT(FV_F_VERSION_1) | (d->cfg.features & FV_BIT(FV_F_ACCESS_PLATFORM));
+	if (d->cfg.nb_queues == 0)
+		d->cfg.nb_queues = 3;
+	if (d->cfg.nb_queues > FV_MAX_QUEUES)
+		d->cfg.nb_queues = FV_MAX_QUEUES;
+	if (d->cfg.queue_size == 0)
+		d->cfg.queue_size = 256;
+	if (d->cfg.ctrl_size == 0)
+		d->cfg.ctrl_size = 64;
+	if (d->cfg.nb_vectors == 0)
+		d->cfg.nb_vectors = 4;
+	if (memcmp(d->cfg.mac, "\0\0\0\0\0\0", 6) == 0)
+		memcpy(d->cfg.mac, qemu_mac, 6);
+	if (d->cfg.net_status == 0)
+		d->cfg.net_status = FV_NET_S_LINK_UP;
+	if (d->cfg.mtu == 0)
+		d->cfg.mtu = 1500;
+	if (d->cfg.max_pairs == 0)
+		d->cfg.max_pairs = 1;
+	d->offered = d->cfg.features;
+	d->mem = mem;
+	d->config_irq_fd = -1;
+	for (unsigned i = 0; i < FV_MAX_QUEUES; i++)
+		d->q[i].irq_fd = -1;
+	d->bar = aligned_alloc(4096, FV_BAR_LEN);
+	if (d->bar == NULL)
+		return -ENOMEM;
+	memset(d->bar, 0, FV_BAR_LEN);
+	make_pci_cfg(d);
+	fake_virtio_dev_reset(d);
+	return 0;
+}
+
+void fake_virtio_dev_destroy(struct fake_virtio_dev *d)
+{
+	free(d->bar);
+	d->bar = NULL;
+}
+
+static void config_notify(struct fake_virtio_dev *d)
+{
+	d->config_changes++;
+	put8(d, FV_OFF_ISR, fv_bar8(d, FV_OFF_ISR) | 2u);
+	if (d->msix_config != FV_NO_VECTOR)
+		signal_fd(d->config_irq_fd);
+}
+
+static void config_changed(struct fake_virtio_dev *d)
+{
+	put8(d, FV_CC_CFG_GEN, (uint8_t)(fv_bar8(d, FV_CC_CFG_GEN) + 1));
+	write_config(d);
+	config_notify(d);
+}
+
+void fake_virtio_set_net_status(struct fake_virtio_dev *d, uint16_t status)
+{
+	d->cfg.net_status = status;
+	config_changed(d);
+}
+
+void fake_virtio_set_mac(struct fake_virtio_dev *d, const uint8_t mac[6])
+{
+	memcpy(d->cfg.mac, mac, 6);
+	config_changed(d);
+}
+
+void fake_virtio_vanish(struct fake_virtio_dev *d)
+{
+	d->gone = true;
+	memset(d->bar, 0xff, FV_BAR_LEN);
+}
+
+void fake_virtio_needs_reset(struct fake_virtio_dev *d)
+{
+	d->status |= FV_S_NEEDS_RESET;
+	put8(d, FV_CC_STATUS, d->status);
+	config_notify(d);
+}
+
+static void status_written(struct fake_virtio_dev *d)
+{
+	uint8_t v = fv_bar8(d, FV_CC_STATUS), added = (uint8_t)(v & ~d->status);
+	uint8_t old = d->status;
+
+	if (d->nb_status < sizeof(d->status_log))
+		d->status_log[d->nb_status++] = v;
+	if (v == 0) {
+		if (d->reset_hangs) {
+			put8(d, FV_CC_STATUS, old ? old : FV_S_ACKNOWLEDGE);
+			return;
+		}
+		fake_virtio_dev_reset(d);
+		d->resets++;
+		return;
+	}
+	if (old & ~v & ~FV_S_NEEDS_RESET)
+		fv_error(d, "the driver cleared device_status bits 0x%02x (wrote 0x%02x over 0x%02x); "
+			 "only a reset (0) may clear them (2.1.1)", old & ~v, v, old);
+	if ((v & FV_S_DRIVER) && !(v & FV_S_ACKNOWLEDGE))
+		fv_error(d, "DRIVER set without ACKNOWLEDGE (3.1.1)");
+	if (added & FV_S_FEATURES_OK) {
+		uint64_t acc = d->drv_features[0] | (uint64_t)d->drv_features[1] << 32;
+		bool ok = !d->refuse_features && (acc & ~d->offered) == 0 &&
+			  (acc & d->cfg.require) == d->cfg.require;
+
+		if (!(v & FV_S_DRIVER))
+			fv_error(d, "FEATURES_OK set without DRIVER (3.1.1)");
+		if (ok) {
+			d->accepted = d->last_accepted = acc;
+			d->features_ok = true;
+			d->nb_features_ok++;
+		} else {
+			v &= (uint8_t)~FV_S_FEATURES_OK;
+		}
+	}
+	if (added & FV_S_DRIVER_OK) {
+		if (!d->features_ok)
+			fv_error(d, "DRIVER_OK set before the device accepted FEATURES_OK (3.1.1)");
+		d->driver_ok = true;
+		d->nb_driver_ok++;
+		if (d->needs_reset_at_driver_ok)
+			v |= FV_S_NEEDS_RESET;
+	}
+	if (added & FV_S_FAILED)
+		d->failed = true;
+	d->status = (uint8_t)(v | (old & FV_S_NEEDS_RESET));
+	put8(d, FV_CC_STATUS, d->status);
+}
+
+static void queue_written(struct fake_virtio_dev *d, uint32_t off)
+{
+	struct fv_queue *q = d->q_select < nb_queues(d) ? &d->q[d->q_select] : NULL;
+
+	if (q == NULL) {
+		fv_error(d, "queue register 0x%x written with queue_select %u; the device has %u queues",
+			 off, d->q_select, nb_queues(d));
+		show_queue(d);
+		return;
+	}
+	if (off >= FV_CC_Q_DESC) {
+		q->desc = get64(d, FV_CC_Q_DESC);
+		q->driver = get64(d, FV_CC_Q_DRIVER);
+		q->device = get64(d, FV_CC_Q_DEVICE);
+		return;
+	}
+	switch (off & ~1u) {
+	case FV_CC_Q_SIZE: {
+		uint16_t s = fv_bar16(d, FV_CC_Q_SIZE);
+
+		if (s == 0 || s > q->size_max || (s & (s - 1)) != 0)
+			fv_error(d, "queue %u: size %u written; a power of two up to %u (2.6)", d->q_select, s,
+				 q->size_max);
+		q->size = s;
+		break;
+	}
+	case FV_CC_Q_MSIX: {
+		uint16_t v = fv_bar16(d, FV_CC_Q_MSIX);
+
+		/* QEMU: a vector it does not have reads back as NO_VECTOR. */
+		q->msix = v < d->cfg.nb_vectors ? v : FV_NO_VECTOR;
+		put16(d, FV_CC_Q_MSIX, q->msix);
+		break;
+	}
+	case FV_CC_Q_ENABLE:
+		if (fv_bar16(d, FV_CC_Q_ENABLE) != 1) {
+			fv_error(d, "queue %u: queue_enable written with %u; the driver MUST NOT write 0 (4.1.4.3.2)",
+				 d->q_select, fv_bar16(d, FV_CC_Q_ENABLE));
+			put16(d, FV_CC_Q_ENABLE, q->enable);
+			break;
+		}
+		if (!d->features_ok)
+			fv_error(d, "queue %u enabled before FEATURES_OK (3.1.1)", d->q_select);
+		if (q->desc % 16 || q->driver % 2 || q->device % 4)
+			fv_error(d, "queue %u: rings misaligned: desc 0x%llx, driver 0x%llx, device 0x%llx (2.6)",
+				 d->q_select, (unsigned long long)q->desc, (unsigned long long)q->driver,
+				 (unsigned long long)q->device);
+		if (!fake_virtio_iova(d, q->desc, 16u * q->size) ||
+		    !fake_virtio_iova(d, q->driver, 6u + 2u * q->size) ||
+		    !fake_virtio_iova(d, q->device, 6u + 8u * q->size))
+			fv_error(d, "queue %u: a ring outside the DMA memory", d->q_select);
+		q->enable = 1;
+		break;
+	default: /* queue_notify_off: read-only */
+		show_queue(d);
+		break;
+	}
+}
+
+static void common_written(struct fake_virtio_dev *d, uint32_t off, unsigned width)
+{
+	if (off < FV_CC_DF) {
+		uint32_t sel = fv_bar32(d, FV_CC_DFSELECT);
+
+		put32(d, FV_CC_DF, sel < 2 ? (uint32_t)(d->offered >> (32 * sel)) : 0);
+	} else if (off < FV_CC_GFSELECT) {
+		put32(d, FV_CC_DF, (uint32_t)(d->offered >> (32 * (fv_bar32(d, FV_CC_DFSELECT) & 1))));
+	} else if (off < FV_CC_GF) {
+		uint32_t sel = fv_bar32(d, FV_CC_GFSELECT);
+
+		put32(d, FV_CC_GF, sel < 2 ? d->drv_features[sel] : 0);
+	} else if (off < FV_CC_MSIX_CONFIG) {
+		uint32_t sel = fv_bar32(d, FV_CC_GFSELECT);
+
+		if (d->features_ok)
+			fv_error(d, "driver_feature written after FEATURES_OK (3.1.1)");
+		else if (sel < 2)
+			d->drv_features[sel] = fv_bar32(d, FV_CC_GF);
+	} else if (off < FV_CC_NUM_QUEUES) {
+		uint16_t v = fv_bar16(d, FV_CC_MSIX_CONFIG);
+
+		d->msix_config = v < d->cfg.nb_vectors ? v : FV_NO_VECTOR;
+		put16(d, FV_CC_MSIX_CONFIG, d->msix_config);
+	} else if (off < FV_CC_STATUS) {
+		put16(d, FV_CC_NUM_QUEUES, nb_queues(d));
+	} else if (off == FV_CC_STATUS) {
+		status_written(d);
+		if (width > 1)
+			fv_error(d, "device_status written %u bytes wide", width);
+	} else if (off == FV_CC_CFG_GEN) {
+		fv_error(d, "config_generation (read-only) written");
+	} else if (off < FV_CC_Q_SIZE) {
+		d->q_select = fv_bar16(d, FV_CC_Q_SELECT);
+		show_queue(d);
+	} else if (off < FV_CC_LEN) {
+		queue_written(d, off);
+	}
+}
+
+static uint16_t avail_idx(struct fake_virtio_dev *d, uint16_t qn);
+
+static void kicked(struct fake_virtio_dev *d, uint32_t off)
+{
+	uint32_t qn = off / FV_NOTIFY_MULT;
+	struct fv_queue *q;
+	struct fv_ring r;
+	bool asked;
+	uint16_t idx;
+
+	if (off % FV_NOTIFY_MULT != 0 || qn >= nb_queues(d)) {
+		d->bad_notify++;
+		return;
+	}
+	if (fv_bar16(d, FV_OFF_NOTIFY + off) != qn)
+		d->bad_notify++;
+	q = &d->q[qn];
+	q->kicks++;
+	if (fake_virtio_ring(d, (uint16_t)qn, &r) != 0) {
+		fv_error(d, "queue %u kicked before it was enabled", qn);
+		return;
+	}
+	idx = avail_idx(d, (uint16_t)qn);
+	if (q->waiting)
+		asked = true;
+	else if (has(d, FV_F_EVENT_IDX))
+		asked = fv_need_event(*(volatile uint16_t *)r.avail_event, idx, q->kicked_at);
+	else
+		asked = !(*(volatile uint16_t *)&r.used->flags & FV_USED_F_NO_NOTIFY);
+	if (!asked)
+		q->kicks_unasked++;
+	q->kicked_at = idx;
+	q->waiting = false;
+}
+
+void fake_virtio_hook_read(void *ctx, int region, uint32_t off, unsigned width)
+{
+	struct fake_virtio_dev *d = ctx;
+
+	(void)width;
+	if (d->gone) {
+		memset(d->bar, 0xff, FV_BAR_LEN);
+		return;
+	}
+	if (d->pending_mac0) {
+		d->pending_mac0 = false;
+		write_config(d);
+	}
+	if (region == 3 && d->tear_config_reads > 0 && off == FV_NC_MAC) {
+		/* The config changes under the driver: it has the first byte
+		 * of the old MAC when the rest changes (4.1.4.3.1). */
+		d->tear_config_reads--;
+		d->cfg.mac[5] ^= 0x01;
+		d->cfg.mac[0] ^= 0x02;
+		d->config_changes++;
+		put8(d, FV_CC_CFG_GEN, (uint8_t)(fv_bar8(d, FV_CC_CFG_GEN) + 1));
+		memcpy(d->bar + FV_OFF_DEVICE + 1, d->cfg.mac + 1, 5);
+		d->pending_mac0 = true;
+	}
+}
+
+void fake_virtio_hook_written(void *ctx, int region, uint32_t off, unsigned width)
+{
+	struct fake_virtio_dev *d = ctx;
+
+	if (d->gone) {
+		memset(d->bar, 0xff, FV_BAR_LEN);
+		return;
+	}
+	switch (region) {
+	case 0:
+		common_written(d, off, width);
+		break;
+	case 1:
+		kicked(d, off);
+		break;
+	default:
+		fv_error(d, "the driver wrote %u bytes at 0x%x of region %d (read-only)", width, off, region);
+		write_config(d);
+		break;
+	}
+}
+
+/* ---- rings --------------------------------------------------------------- */
+
+struct iova_find {
+	uint64_t iova;
+	size_t len;
+	void *va;
+};
+
+static int iova_walk(void *ctx, const struct unic_mem_seg *seg)
+{
+	struct iova_find *f = ctx;
+
+	if (f->iova >= seg->iova && f->len <= seg->len && f->iova - seg->iova <= seg->len - f->len) {
+		f->va = (uint8_t *)seg->va + (f->iova - seg->iova);
+		return 1;
+	}
+	return 0;
+}
+
+void *fake_virtio_iova(struct fake_virtio_dev *d, uint64_t iova, size_t len)
+{
+	struct iova_find f = { .iova = iova, .len = len };
+
+	if (d->mem == NULL || iova == 0)
+		return NULL;
+	unic_mem_seg_walk(d->mem, iova_walk, &f);
+	return f.va;
+}
+
+int fake_virtio_ring(struct fake_virtio_dev *d, uint16_t qn, struct fv_ring *r)
+{
+	struct fv_queue *q;
+
+	memset(r, 0, sizeof(*r));
+	if (qn >= nb_queues(d) || !d->q[qn].enable)
+		return -EIO;
+	q = &d->q[qn];
+	r->size = q->size;
+	r->desc = fake_virtio_iova(d, q->desc, 16u * q->size);
+	r->avail = fake_virtio_iova(d, q->driver, 6u + 2u * q->size);
+	r->used = fake_virtio_iova(d, q->device, 6u + 8u * q->size);
+	if (r->desc == NULL || r->avail == NULL || r->used == NULL)
+		return -EPROTO;
+	r->used_event = &r->avail->ring[q->size];
+	r->avail_event = (uint16_t *)&r->used->ring[q->size];
+	return 0;
+}
+
+static uint16_t avail_idx(struct fake_virtio_dev *d, uint16_t qn)
+{
+	struct fv_ring r;
+
+	if (fake_virtio_ring(d, qn, &r) != 0)
+		return 0;
+	return __atomic_load_n(&r.avail->idx, __ATOMIC_ACQUIRE);
+}
+
+int fake_virtio_avail_count(struct fake_virtio_dev *d, uint16_t qn)
+{
+	struct fv_ring r;
+	int rc = fake_virtio_ring(d, qn, &r);
+
+	if (rc != 0)
+		return rc;
+	return (uint16_t)(__atomic_load_n(&r.avail->idx, __ATOMIC_ACQUIRE) - d->q[qn].last_avail);
+}
+
+/* What the device asks of the driver's kicks, in the ring. */
+static void ask_kicks(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, bool want)
+{
+	uint16_t idx = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
+
+	if (has(d, FV_F_EVENT_IDX))
+		/* Kick when the avail index passes idx (the next buffer), or
+		 * half the index space away: never, in practice. */
+		__atomic_store_n(r->avail_event, want ? idx : (uint16_t)(idx + 0x8000), __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&r->used->flags, want ? 0 : FV_USED_F_NO_NOTIFY, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	(void)qn;
+}
+
+static void apply_policy(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r)
+{
+	struct fv_queue *q = &d->q[qn];
+	bool want;
+
+	switch (q->kick_policy) {
+	case FV_KICK_ALWAYS:
+		want = true;
+		break;
+	case FV_KICK_NEVER:
+		want = false;
+		break;
+	default:
+		/* QEMU: an rx queue wants no kick while it has buffers; tx always. */
+		want = qn % 2 == 1 || fake_virtio_avail_count(d, qn) == 0;
+		break;
+	}
+	ask_kicks(d, qn, r, want);
+}
+
+void fake_virtio_kick_policy(struct fake_virtio_dev *d, uint16_t qn, enum fv_kick_policy p)
+{
+	struct fv_ring r;
+
+	d->q[qn].kick_policy = p;
+	if (fake_virtio_ring(d, qn, &r) == 0)
+		apply_policy(d, qn, &r);
+}
+
+bool fake_virtio_intr_suppressed(struct fake_virtio_dev *d, uint16_t qn)
+{
+	struct fv_ring r;
+	uint16_t u = d->q[qn].used_idx;
+
+	if (fake_virtio_ring(d, qn, &r) != 0)
+		return true;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (has(d, FV_F_EVENT_IDX))
+		return !fv_need_event(*(volatile uint16_t *)r.used_event, (uint16_t)(u + 1), u);
+	return (*(volatile uint16_t *)&r.avail->flags & FV_AVAIL_F_NO_INTERRUPT) != 0;
+}
+
+static void raise_irq(struct fake_virtio_dev *d, uint16_t qn)
+{
+	struct fv_queue *q = &d->q[qn];
+
+	q->interrupts++;
+	put8(d, FV_OFF_ISR, fv_bar8(d, FV_OFF_ISR) | 1u);
+	if (q->msix != FV_NO_VECTOR)
+		signal_fd(q->irq_fd);
+}
+
+void fake_virtio_interrupt(struct fake_virtio_dev *d, uint16_t qn)
+{
+	raise_irq(d, qn);
+}
+
+/* Publish used->idx moving from old to the device's used_idx, then notify
+ * if the driver allows it (2.7.10). */
+static void publish(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint16_t old)
+{
+	struct fv_queue *q = &d->q[qn];
+	bool send;
+
+	__atomic_store_n(&r->used->idx, q->used_idx, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (has(d, FV_F_EVENT_IDX))
+		send = fv_need_event(*(volatile uint16_t *)r->used_event, q->used_idx, old);
+	else
+		send = !(*(volatile uint16_t *)&r->avail->flags & FV_AVAIL_F_NO_INTERRUPT);
+	if (send)
+		raise_irq(d, qn);
+	else
+		q->suppressed++;
+}
+
+struct fv_seg {
+	uint8_t *p;
+	uint32_t len;
+	bool write;
+};
+
+/* Walk the chain at @p head (2.6.5, indirect 2.6.5.3). @return segments, or -EPROTO. */
+static int walk_chain(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint32_t head,
+		      struct fv_seg *segs, bool *indirect)
+{
+	const struct fv_desc *table = r->desc;
+	uint32_t n = r->size, i = head, steps = 0;
+	int nb = 0;
+	bool seen_write = false;
+
+	*indirect = false;
+	if (head >= r->size) {
+		fv_error(d, "queue %u: avail ring names descriptor %u of %u", qn, head, r->size);
+		return -EPROTO;
+	}
+	for (;;) {
+		struct fv_desc desc = *(volatile struct fv_desc *)&table[i];
+
+		if (desc.flags & FV_DESC_F_INDIRECT) {
+			if (*indirect || table != r->desc) {
+				fv_error(d, "queue %u: an indirect descriptor inside an indirect table", qn);
+				return -EPROTO;
+			}
+			if (!has(d, FV_F_INDIRECT_DESC) || (desc.flags & FV_DESC_F_NEXT) || desc.len % 16 ||
+			    desc.len == 0) {
+				fv_error(d, "queue %u: indirect descriptor %u (flags 0x%x, len %u) not allowed",
+					 qn, i, desc.flags, desc.len);
+				return -EPROTO;
+			}
+			table = fake_virtio_iova(d, desc.addr, desc.len);
+			if (table == NULL) {
+				fv_error(d, "queue %u: indirect table at 0x%llx outside the DMA memory", qn,
+					 (unsigned long long)desc.addr);
+				return -EPROTO;
+			}
+			*indirect = true;
+			n = desc.len / 16;
+			i = 0;
+			steps = 0;
+			continue;
+		}
+		if (nb >= FV_MAX_CHAIN || ++steps > n) {
+			fv_error(d, "queue %u: the chain at %u loops or is longer than the ring", qn, head);
+			return -EPROTO;
+		}
+		segs[nb].p = desc.len ? fake_virtio_iova(d, desc.addr, desc.len) : NULL;
+		segs[nb].len = desc.len;
+		segs[nb].write = (desc.flags & FV_DESC_F_WRITE) != 0;
+		if (desc.len && segs[nb].p == NULL) {
+			fv_error(d, "queue %u: descriptor %u: %u bytes at 0x%llx outside the DMA memory", qn, i,
+				 desc.len, (unsigned long long)desc.addr);
+			return -EPROTO;
+		}
+		if (seen_write && !segs[nb].write) {
+			fv_error(d, "queue %u: a device-readable descriptor after a writable one (2.6.4.2)", qn);
+			return -EPROTO;
+		}
+		seen_write |= segs[nb].write;
+		nb++;
+		if (!(desc.flags & FV_DESC_F_NEXT))
+			return nb;
+		i = desc.next;
+		if (i >= n) {
+			fv_error(d, "queue %u: descriptor next %u of %u", qn, i, n);
+			return -EPROTO;
+		}
+	}
+}
+
+static int live_ring(struct fake_virtio_dev *d, uint16_t qn, struct fv_ring *r)
+{
+	int rc;
+
+	if (d->gone || !d->driver_ok || qn >= nb_queues(d) || !d->q[qn].enable)
+		return -EIO;
+	rc = fake_virtio_ring(d, qn, r);
+	if (rc != 0)
+		fv_error(d, "queue %u: rings outside the DMA memory", qn);
+	return rc;
+}
+
+static int check_avail(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r)
+{
+	uint16_t n = (uint16_t)(__atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE) - d->q[qn].last_avail);
+
+	if (n > r->size) {
+		fv_error(d, "queue %u: avail idx moved %u entries past the device, ring of %u", qn, n, r->size);
+		return -EPROTO;
+	}
+	return n;
+}
+
+int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_hdr *hdr, const void *frame,
+		   size_t len)
+{
+	static struct fv_seg segs[FV_MAX_CHAIN];
+	struct fv_queue *q = &d->q[qn];
+	struct fv_net_hdr h = { 0 };
+	bool mrg = has(d, FV_F_MRG_RXBUF), ind;
+	size_t total = FV_NET_HDR_LEN + len, cap = 0;
+	uint16_t old, heads = 0;
+	struct fv_ring r;
+	int rc, navail;
+
+	rc = live_ring(d, qn, &r);
+	if (rc != 0)
+		return rc;
+	if (q->waiting)
+		return -EAGAIN;
+	navail = check_avail(d, qn, &r);
+	if (navail < 0)
+		return navail;
+	/* Enough buffers for the whole frame, or nothing taken (QEMU's
+	 * virtio_net_has_buffers): it waits for a kick. */
+	for (uint16_t k = 0; cap < total; k++) {
+		uint16_t head;
+
+		if (k >= navail || (!mrg && k >= 1)) {
+			if (!mrg && k >= 1)
+				return -EMSGSIZE;
+			if (q->kick_policy != FV_KICK_NEVER)
+				q->waiting = true;
+			apply_policy(d, qn, &r);
+			ask_kicks(d, qn, &r, q->kick_policy != FV_KICK_NEVER);
+			return -EAGAIN;
+		}
+		head = r.avail->ring[(uint16_t)(q->last_avail + k) % r.size];
+		rc = walk_chain(d, qn, &r, head, segs, &ind);
+		if (rc < 0)
+			return rc;
+		for (int s = 0; s < rc; s++) {
+			if (!segs[s].write) {
+				fv_error(d, "rx queue %u: a device-readable descriptor in buffer %u", qn, head);
+				return -EPROTO;
+			}
+			cap += segs[s].len;
+		}
+		heads++;
+	}
+	if (hdr != NULL)
+		h = *hdr;
+	h.num_buffers = mrg ? heads : 1;
+	/* Write: the header then the frame, buffer after buffer. */
+	old = q->used_idx;
+	{
+		const uint8_t *src[2] = { (const uint8_t *)&h, frame };
+		size_t left[2] = { FV_NET_HDR_LEN, len }, part = 0;
+
+		for (uint16_t k = 0; k < heads; k++) {
+			uint16_t head = r.avail->ring[q->last_avail % r.size];
+			uint32_t written = 0;
+			int nb = walk_chain(d, qn, &r, head, segs, &ind);
+
+			for (int s = 0; s < nb && part < 2; s++) {
+				uint32_t at = 0;
+
+				while (at < segs[s].len && part < 2) {
+					size_t c = segs[s].len - at < left[part] ? segs[s].len - at : left[part];
+
+					memcpy(segs[s].p + at, src[part], c);
+					src[part] += c;
+					left[part] -= c;
+					at += (uint32_t)c;
+					written += (uint32_t)c;
+					if (left[part] == 0)
+						part++;
+				}
+			}
+			r.used->ring[q->used_idx % r.size].id = head;
+			r.used->ring[q->used_idx % r.size].len = written;
+			q->used_idx++;
+			q->last_avail++;
+		}
+	}
+	publish(d, qn, &r, old);
+	apply_policy(d, qn, &r);
+	return heads;
+}
+
+void fv_frame_free(struct fv_frame *f)
+{
+	free(f->data);
+	f->data = NULL;
+}
+
+int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t qn, struct fv_frame *out, unsigned max)
+{
+	static struct fv_seg segs[FV_MAX_CHAIN];
+	struct fv_queue *q = &d->q[qn];
+	struct fv_ring r;
+	uint16_t old;
+	unsigned done = 0;
+	int rc, navail;
+
+	rc = live_ring(d, qn, &r);
+	if (rc != 0)
+		return rc;
+	navail = check_avail(d, qn, &r);
+	if (navail < 0)
+		return navail;
+	old = q->used_idx;
+	while (done < max && navail-- > 0) {
+		uint16_t head = r.avail->ring[q->last_avail % r.size];
+		size_t total = 0, at = 0;
+		bool ind;
+		int nb = walk_chain(d, qn, &r, head, segs, &ind);
+
+		if (nb < 0) {
+			rc = nb;
+			break;
+		}
+		for (int s = 0; s < nb; s++) {
+			if (segs[s].write) {
+				fv_error(d, "tx queue %u: a device-writable descriptor in chain %u", qn, head);
+				rc = -EPROTO;
+				break;
+			}
+			total += segs[s].len;
+		}
+		if (rc != 0)
+			break;
+		if (total < FV_NET_HDR_LEN) {
+			fv_error(d, "tx queue %u: chain %u holds %zu bytes, less than the 12-byte header", qn, head,
+				 total);
+			rc = -EPROTO;
+			break;
+		}
+		if (out != NULL) {
+			struct fv_frame *f = &out[done];
+			uint8_t *all = malloc(total);
+
+			if (all == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (int s = 0; s < nb; s++) {
+				memcpy(all + at, segs[s].p, segs[s].len);
+				at += segs[s].len;
+			}
+			memcpy(&f->hdr, all, FV_NET_HDR_LEN);
+			f->len = total - FV_NET_HDR_LEN;
+			f->data = malloc(f->len ? f->len : 1);
+			if (f->data == NULL) {
+				free(all);
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(f->data, all + FV_NET_HDR_LEN, f->len);
+			free(all);
+			f->nb_desc = (unsigned)nb;
+			f->indirect = ind;
+		}
+		r.used->ring[q->used_idx % r.size].id = head;
+		r.used->ring[q->used_idx % r.size].len = 0;
+		q->used_idx++;
+		q->last_avail++;
+		done++;
+	}
+	if (q->used_idx != old)
+		publish(d, qn, &r, old);
+	apply_policy(d, qn, &r);
+	return rc != 0 ? rc : (int)done;
+}
+
+void fake_virtio_used_put(struct fake_virtio_dev *d, uint16_t qn, uint32_t id, uint32_t len, bool publish_idx)
+{
+	struct fv_ring r;
+
+	if (fake_virtio_ring(d, qn, &r) != 0)
+		return;
+	r.used->ring[d->q[qn].used_idx % r.size].id = id;
+	r.used->ring[d->q[qn].used_idx % r.size].len = len;
+	d->q[qn].used_idx++;
+	if (publish_idx)
+		__atomic_store_n(&r.used->idx, d->q[qn].used_idx, __ATOMIC_RELEASE);
+}
+
+void fake_virtio_used_idx_set(struct fake_virtio_dev *d, uint16_t qn, uint16_t idx)
+{
+	struct fv_ring r;
+
+	if (fake_virtio_ring(d, qn, &r) != 0)
+		return;
+	d->q[qn].used_idx = idx;
+	__atomic_store_n(&r.used->idx, idx, __ATOMIC_RELEASE);
+}
+
+/* ---- the driver on the fake device ---------------------------------------- */
+
+static void hooks_read(void *ctx, enum virtio_region r, uint32_t off, unsigned width)
+{
+	fake_virtio_hook_read(ctx, (int)r, off, width);
+}
+
+static void hooks_written(void *ctx, enum virtio_region r, uint32_t off, unsigned width)
+{
+	fake_virtio_hook_written(ctx, (int)r, off, width);
+}
+
+static const struct virtio_hw_hooks fake_hooks = { .read = hooks_read, .written = hooks_written };
+
+int fake_virtio_create(struct fake_virtio *f, const struct fake_virtio_config *c, bool iommu,
+		       void (*before)(struct fake_virtio_dev *d))
+{
+	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "fake-virtio", .count = 1024,
+					.dataroom = 2048 };
+	struct virtio_attach a = { 0 };
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	f->mem = unic_mem_create(&mc);
+	if (f->mem == NULL)
+		return -ENOMEM;
+	pc.mem = f->mem;
+	f->pool = unic_pktpool_create(&pc);
+	if (f->pool == NULL || fake_virtio_dev_create(&f->dev, c, f->mem) != 0) {
+		fake_virtio_destroy(f);
+		return -ENOMEM;
+	}
+	if (before != NULL)
+		before(&f->dev);
+	a.cfg = f->dev.pci_cfg;
+	a.cfg_len = sizeof(f->dev.pci_cfg);
+	a.bar[4].va = f->dev.bar;
+	a.bar[4].len = FV_BAR_LEN;
+	a.hooks = &fake_hooks;
+	a.hooks_ctx = &f->dev;
+	a.dma_mem = f->mem;
+	a.iommu = iommu;
+	a.bus_addr = "fake";
+	a.numa_node = 0;
+	rc = virtio_port_attach(&a, &f->port);
+	f->attach_rc = rc;
+	if (rc != 0) {
+		f->port = NULL;
+		return rc;
+	}
+	f->vp = virtio_priv(f->port);
+	return 0;
+}
+
+int fake_virtio_start(struct fake_virtio *f, uint16_t nb_desc, const struct unic_port_conf *pc)
+{
+	struct unic_port_conf def = { .sz = sizeof(def), .nb_rxq = 1, .nb_txq = 1, .mtu = 1500,
+				      .rx_mode = UNIC_RX_MODE_POLL };
+	struct unic_rxq_conf rq = { .sz = sizeof(rq), .nb_desc = nb_desc, .numa_node = -1, .pool = f->pool };
+	struct unic_txq_conf tq = { .sz = sizeof(tq), .nb_desc = nb_desc, .numa_node = -1 };
+	int rc;
+
+	if (pc == NULL)
+		pc = &def;
+	rc = unic_port_configure(f->port, pc);
+	for (uint16_t q = 0; rc == 0 && q < pc->nb_rxq; q++)
+		rc = unic_port_rx_queue_setup(f->port, q, &rq);
+	for (uint16_t q = 0; rc == 0 && q < pc->nb_txq; q++)
+		rc = unic_port_tx_queue_setup(f->port, q, &tq);
+	if (rc == 0)
+		rc = unic_port_start(f->port);
+	return rc;
+}
+
+void fake_virtio_destroy(struct fake_virtio *f)
+{
+	if (f->port != NULL) {
+		if (unic_port_state(f->port) == UNIC_PORT_STARTED)
+			unic_port_stop(f->port);
+		unic_port_detach(f->port);
+		unic_port_put(f->port);
+	}
+	unic_pool_destroy(f->pool);
+	fake_virtio_dev_destroy(&f->dev);
+	unic_mem_destroy(f->mem);
+	memset(f, 0, sizeof(*f));
+}
