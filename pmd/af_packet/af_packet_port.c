@@ -123,6 +123,13 @@ static int afp_sock_open(struct unic_port *port, uint16_t q, bool rx, bool fanou
 	rc = afp_setsockopt(port, fd, PACKET_VERSION, &ver, sizeof(ver), "PACKET_VERSION (TPACKET_V3)");
 	if (rc < 0)
 		goto fail;
+	/* A frame the kernel refuses is skipped, not left at the head of the
+	 * tx ring where it would hold every frame behind it (packet_mmap.rst,
+	 * PACKET_LOSS). tx_prepare refuses such frames first (max_len), so
+	 * this is only for an MTU lowered behind our back. */
+	rc = afp_setsockopt(port, fd, PACKET_LOSS, &one, sizeof(one), "PACKET_LOSS");
+	if (rc < 0)
+		goto fail;
 	/* What the host itself sends on the interface is not ours to receive
 	 * (Linux >= 4.20); without it the fast path filters on sll_pkttype. */
 	ap->rxq[q].filter_outgoing =
@@ -218,8 +225,10 @@ static void afp_info_get(struct unic_port *port, struct unic_port_info *info)
 	snprintf(info->driver, sizeof(info->driver), "af_packet");
 	snprintf(info->bus_addr, sizeof(info->bus_addr), "vdev");
 	info->numa_node = -1;
-	info->max_rxq = (uint16_t)ap->qpairs;
-	info->max_txq = (uint16_t)ap->qpairs;
+	/* What the driver can do; configure takes at most qpairs= of them and
+	 * says how to ask for more. */
+	info->max_rxq = AFP_QPAIRS_MAX;
+	info->max_txq = AFP_QPAIRS_MAX;
 	/* The rings are sized by the devargs; descriptor counts are accepted
 	 * and not used (no packet of the pool waits in the kernel). */
 	info->rx_desc_min = 1;
@@ -239,8 +248,17 @@ static void afp_info_get(struct unic_port *port, struct unic_port_info *info)
 
 static int afp_configure(struct unic_port *port, const struct unic_port_conf *conf)
 {
-	(void)port;
-	(void)conf;
+	struct afp_port *ap = afp_priv(port);
+	uint16_t n = conf->nb_rxq > conf->nb_txq ? conf->nb_rxq : conf->nb_txq;
+
+	/* One socket a queue pair: the count the spec asked for is the most. */
+	if (n > ap->qpairs) {
+		UNIC_PORT_LOG(port, ERR, "%u rx and %u tx queues asked, but the port was created with "
+			      "qpairs=%u (one AF_PACKET socket a queue pair): create it with qpairs=%u "
+			      "(--vdev %s,iface=%s,qpairs=%u), at most %u", conf->nb_rxq, conf->nb_txq,
+			      ap->qpairs, n, port->name, ap->iface, n, AFP_QPAIRS_MAX);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -282,12 +300,28 @@ static void afp_tx_queue_release(struct unic_port *port, uint16_t q, void *txq)
 	(void)txq;
 }
 
+static int afp_ifreq(struct unic_port *port, unsigned long req, struct ifreq *ifr, const char *what);
+
+/* The kernel sends frames of at most MTU + header + one VLAN tag. */
+static void afp_tx_max_len_set(struct afp_port *ap, uint32_t mtu)
+{
+	for (uint16_t q = 0; q < AFP_QPAIRS_MAX; q++)
+		unic_store_relaxed(&ap->txq[q].max_len, mtu + ETH_HLEN + 4);
+}
+
 static int afp_start(struct unic_port *port)
 {
 	struct afp_port *ap = afp_priv(port);
 	uint16_t nrx = port->conf.nb_rxq, ntx = port->conf.nb_txq;
 	uint16_t n = nrx > ntx ? nrx : ntx, q;
+	struct ifreq ifr;
 	int rc;
+
+	memset(&ifr, 0, sizeof(ifr));
+	rc = afp_ifreq(port, SIOCGIFMTU, &ifr, "SIOCGIFMTU");
+	if (rc < 0)
+		return rc;
+	afp_tx_max_len_set(ap, (uint32_t)ifr.ifr_mtu);
 
 	for (q = 0; q < n; q++) {
 		/* A pair past the rx queues only sends: it is bound without a
@@ -374,9 +408,14 @@ static int afp_mtu_set(struct unic_port *port, uint16_t mtu)
 {
 	struct ifreq ifr;
 
+	int rc;
+
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_mtu = mtu;
-	return afp_ifreq(port, SIOCSIFMTU, &ifr, "SIOCSIFMTU");
+	rc = afp_ifreq(port, SIOCSIFMTU, &ifr, "SIOCSIFMTU");
+	if (rc == 0)
+		afp_tx_max_len_set(afp_priv(port), mtu);
+	return rc;
 }
 
 /* The kernel counts each membership: add or drop it once per change. */

@@ -83,6 +83,9 @@ struct afp_txq {
 	uint32_t frame_size;
 	uint32_t nb_frames;
 	uint32_t next;            /* the frame written next */
+	uint32_t max_len;         /* longest frame: the frame's room, or the
+				   * interface's MTU + header + VLAN tag, the
+				   * lesser (the kernel drops longer ones) */
 	int fd;
 	uint16_t qid;
 	struct unic_txq_counters cnt;

@@ -65,17 +65,18 @@ void afp_rxq_reset(struct afp_rxq *rxq)
 
 /*
  * Open the current block if the kernel handed it over. A block whose header
- * is out of bounds is counted and given back at once. @return true when a
- * block is open with packets to read.
+ * is out of bounds is counted and given back at once. @return 1 when a block
+ * is open with packets to read, 0 when the kernel still owns it, -1 when it
+ * was bad and given back (the next block may be ready).
  */
-static bool afp_block_open(struct afp_rxq *rxq)
+static int afp_block_open(struct afp_rxq *rxq)
 {
 	struct tpacket_block_desc *bd = afp_block(rxq, rxq->cur);
 	uint32_t st, blk_len, first, num;
 
 	st = unic_load_acquire(&bd->hdr.bh1.block_status);
 	if (!(st & TP_STATUS_USER))
-		return false;
+		return 0;
 	blk_len = unic_load_relaxed(&bd->hdr.bh1.blk_len);
 	first = unic_load_relaxed(&bd->hdr.bh1.offset_to_first_pkt);
 	num = unic_load_relaxed(&bd->hdr.bh1.num_pkts);
@@ -85,14 +86,15 @@ static bool afp_block_open(struct afp_rxq *rxq)
 		/* Nothing here can be read safely (or there is nothing to
 		 * read): one ring error for the block, which goes back. */
 		unic_counter_add(&rxq->xcnt.ring_errors, 1);
+		unic_counter_add(&rxq->cnt.errors, 1);
 		afp_block_release(rxq);
-		return false;
+		return -1;
 	}
 	rxq->blk_len = blk_len;
 	rxq->pkt_off = first;
 	rxq->pkts_left = num;
 	rxq->block_open = true;
-	return true;
+	return 1;
 }
 
 /*
@@ -166,20 +168,33 @@ uint16_t afp_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	struct afp_rxq *rxq = q;
 	uint64_t bytes = 0, errors = 0;
 	struct unic_pkt *spare = NULL;
+	uint32_t bad_blocks = 0;
 	uint16_t got = 0;
 
 	while (got < n) {
 		const struct tpacket3_hdr *h;
 		uint32_t next;
 
-		if (!rxq->block_open && !afp_block_open(rxq))
-			break;
+		if (!rxq->block_open) {
+			int r = afp_block_open(rxq);
+
+			if (r == 0)
+				break;
+			/* A bad block went back; try the next, but never more
+			 * than the ring holds in one burst (a kernel that kept
+			 * handing bad blocks over would hold us here). */
+			if (r < 0 && ++bad_blocks < rxq->nb_blocks)
+				continue;
+			if (r < 0)
+				break;
+		}
 		h = afp_pkt_check(rxq);
 		if (UNIC_UNLIKELY(h == NULL)) {
-			/* One ring error for the header; the packets the block
-			 * claims after it are lost with it. */
+			/* One ring error for the header; the block goes back
+			 * with whatever it claims to hold after it (a count we
+			 * cannot trust, so not added to the errors). */
 			unic_counter_add(&rxq->xcnt.ring_errors, 1);
-			errors += rxq->pkts_left;
+			errors++;
 			afp_block_release(rxq);
 			continue;
 		}
@@ -217,7 +232,7 @@ uint16_t afp_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		if (UNIC_UNLIKELY(next < sizeof(*h) || next % AFP_V3_ALIGN != 0 ||
 				  (uint64_t)rxq->pkt_off + next >= rxq->blk_len)) {
 			unic_counter_add(&rxq->xcnt.ring_errors, 1);
-			errors += rxq->pkts_left;
+			errors++;
 			afp_block_release(rxq);
 			continue;
 		}
@@ -277,10 +292,14 @@ static struct tpacket3_hdr *afp_frame(const struct afp_txq *txq, uint32_t i)
 	return (struct tpacket3_hdr *)(txq->ring + (size_t)i * txq->frame_size);
 }
 
-/* Bytes of frame data a tx frame holds. */
+/* The longest frame the queue sends: what a tx frame holds, or what the
+ * kernel takes (the MTU plus header and VLAN tag), the lesser. */
 static uint32_t afp_tx_room(const struct afp_txq *txq)
 {
-	return txq->frame_size - AFP_TX_DATA_OFF;
+	uint32_t room = txq->frame_size - AFP_TX_DATA_OFF;
+	uint32_t max = unic_load_relaxed(&txq->max_len);
+
+	return max != 0 && max < room ? max : room;
 }
 
 uint16_t afp_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
