@@ -146,11 +146,13 @@ static int afp_sock_open(struct unic_port *port, uint16_t q, bool rx, bool fanou
 	req.tp_frame_size = ap->frame_size;
 	req.tp_frame_nr = nb_blocks * fpb;
 	req.tp_retire_blk_tov = ap->tov_ms;
+	req.tp_feature_req_word = TP_FT_REQ_FILL_RXHASH; /* the flow hash in each header */
 	rc = afp_setsockopt(port, fd, PACKET_RX_RING, &req, sizeof(req), "PACKET_RX_RING");
 	if (rc < 0)
 		goto fail;
 	/* The tx ring takes frames only: no timer, no private area. */
 	req.tp_retire_blk_tov = 0;
+	req.tp_feature_req_word = 0;
 	rc = afp_setsockopt(port, fd, PACKET_TX_RING, &req, sizeof(req), "PACKET_TX_RING");
 	if (rc < 0)
 		goto fail;
@@ -242,6 +244,11 @@ static void afp_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->min_mtu = AFP_MTU_MIN;
 	/* A frame of MTU + Ethernet header + one VLAN tag fits both rings. */
 	info->max_mtu = frame_max > 65535 + 18 ? 65535 : (uint16_t)(frame_max - 18);
+	/* The fanout group spreads frames by the kernel's flow hash
+	 * (skb_get_hash: addresses, and ports for TCP and UDP): no key, no
+	 * table, and the fields hashed cannot be narrowed. */
+	info->rss_hash_capa = UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP | UNIC_RSS_IPV4_UDP | UNIC_RSS_IPV6 |
+			      UNIC_RSS_IPV6_TCP | UNIC_RSS_IPV6_UDP;
 	info->speed_capa_mbps = 0;
 	info->has_intr = true;
 }

@@ -156,6 +156,11 @@ static bool afp_pkt_copy(struct afp_rxq *rxq, const struct tpacket3_hdr *h, stru
 	} else {
 		memcpy(dst, data, snap);
 	}
+	if (h->hv1.tp_rxhash != 0) {
+		/* The flow hash the fanout spread by (TP_FT_REQ_FILL_RXHASH). */
+		p->rss_hash = h->hv1.tp_rxhash;
+		p->ol_flags |= UNIC_PKT_RX_RSS_HASH;
+	}
 	p->data_len = (uint16_t)len;
 	p->pkt_len = len;
 	p->port = rxq->port_id;
