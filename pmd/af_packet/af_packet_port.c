@@ -494,6 +494,7 @@ static const char *const afp_xstat_names[] = {
 	"rx_too_long",        /* frames longer than the pool's buffer, dropped */
 	"rx_outgoing",        /* the host's own transmits, skipped */
 	"rx_vlan_restored",   /* VLAN tags put back into frames */
+	"rx_csum_not_ready",  /* frames with the L4 checksum left to a device */
 	"tx_ring_full",       /* packets not taken: no free tx frame */
 	"tx_wrong_format",    /* frames the kernel refused */
 	"tx_ring_errors",     /* tx frames with a status the driver does not know */
@@ -523,10 +524,11 @@ static int afp_xstats_get(struct unic_port *port, uint64_t *values, unsigned max
 		v[5] += unic_counter_read(&rxq->xcnt.too_long);
 		v[6] += unic_counter_read(&rxq->xcnt.outgoing);
 		v[7] += unic_counter_read(&rxq->xcnt.vlan_restored);
-		v[8] += unic_counter_read(&txq->ring_full);
-		v[9] += unic_counter_read(&txq->wrong_format);
-		v[10] += unic_counter_read(&txq->ring_errors);
-		v[11] += unic_counter_read(&txq->kick_errors);
+		v[8] += unic_counter_read(&rxq->xcnt.csum_not_ready);
+		v[9] += unic_counter_read(&txq->ring_full);
+		v[10] += unic_counter_read(&txq->wrong_format);
+		v[11] += unic_counter_read(&txq->ring_errors);
+		v[12] += unic_counter_read(&txq->kick_errors);
 	}
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(v) && i < max; i++)
 		values[i] = v[i];

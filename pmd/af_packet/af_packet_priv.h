@@ -56,6 +56,8 @@ struct afp_rx_cnt {
 	struct unic_counter too_long;    /* frames longer than the pool's buffer: dropped */
 	struct unic_counter outgoing;    /* our own host's transmits seen on rx: skipped */
 	struct unic_counter vlan_restored; /* tags put back into the frame */
+	struct unic_counter csum_not_ready; /* frames whose L4 checksum the sender left
+					     * to a device (TP_STATUS_CSUMNOTREADY) */
 };
 
 struct afp_rxq {

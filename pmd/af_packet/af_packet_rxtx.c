@@ -156,6 +156,11 @@ static bool afp_pkt_copy(struct afp_rxq *rxq, const struct tpacket3_hdr *h, stru
 	} else {
 		memcpy(dst, data, snap);
 	}
+	if (UNIC_UNLIKELY(h->tp_status & TP_STATUS_CSUMNOTREADY))
+		/* A local sender's checksum offload (a veth peer): the L4
+		 * checksum is not filled in; forwarded as is, the frame's
+		 * receiver drops it (docs/ports.md says what to turn off). */
+		unic_counter_add(&rxq->xcnt.csum_not_ready, 1);
 	if (h->hv1.tp_rxhash != 0) {
 		/* The flow hash the fanout spread by (TP_FT_REQ_FILL_RXHASH). */
 		p->rss_hash = h->hv1.tp_rxhash;

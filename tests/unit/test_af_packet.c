@@ -341,6 +341,17 @@ Test(af_packet, an_empty_pool_leaves_the_frame_in_the_block_for_the_next_burst)
 	free_all(held, (uint16_t)n);
 }
 
+Test(af_packet, a_frame_whose_checksum_was_left_to_a_device_is_received_and_counted)
+{
+	struct unic_pkt *p[2];
+
+	blk_add(0, blk_begin(0), 60, 0, TP_STATUS_USER | TP_STATUS_CSUMNOTREADY, 0);
+	blk_close(0);
+	cr_assert_eq(afp_rx_burst(&rxq, p, 2), 1);
+	cr_assert_eq(rd(&rxq.xcnt.csum_not_ready), 1);
+	free_all(p, 1);
+}
+
 Test(af_packet, the_hosts_own_transmits_are_skipped_when_the_kernel_cannot_filter_them)
 {
 	struct unic_pkt *p[4];
