@@ -129,6 +129,20 @@ class AfPacket(unittest.TestCase):
         self.assertEqual(r["rx_port_stats"]["ipackets"], 10000)
         self.assertEqual(r["rx_port_stats"]["ipackets"], kj1["rx_packets"])
 
+    def test_a_vlan_tag_the_kernel_takes_out_of_the_frame_is_restored(self):
+        # The receiving side's stack moves an 802.1Q tag out of the frame
+        # (skb_vlan_untag) before the packet socket sees it; the port puts
+        # it back, so every byte sent comes back.
+        with hostnet.Net() as net:
+            u = quiet_ns(net, "u")
+            v0, v1 = net.veth("v0", u, "v1", u)
+            r = pktgen(u, [f"af_packet0,iface={v0}", f"af_packet1,iface={v1}"],
+                       ["--tx-port", "0", "--rx-port", "1", "--count", "2000", "--rate", "10kpps",
+                        "--vlan", "100", "--sizes", "64,1518", "--drain", "2"])
+        self.assertEqual(r["lost"], 0, r)
+        self.assertEqual(r["no_stamp"], 0, r)
+        self.assertEqual(r["rx_port_stats"]["ibytes"], r["tx_port_stats"]["obytes"], r)
+
     def test_two_queue_pairs_spread_flows_over_both_queues_and_lose_nothing(self):
         with hostnet.Net() as net:
             u = quiet_ns(net, "u")
