@@ -253,10 +253,14 @@ static void afp_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->has_intr = true;
 }
 
+static int afp_ifreq(struct unic_port *port, unsigned long req, struct ifreq *ifr, const char *what);
+
 static int afp_configure(struct unic_port *port, const struct unic_port_conf *conf)
 {
 	struct afp_port *ap = afp_priv(port);
 	uint16_t n = conf->nb_rxq > conf->nb_txq ? conf->nb_rxq : conf->nb_txq;
+	struct ifreq ifr;
+	int rc;
 
 	/* One socket a queue pair: the count the spec asked for is the most. */
 	if (n > ap->qpairs) {
@@ -265,6 +269,26 @@ static int afp_configure(struct unic_port *port, const struct unic_port_conf *co
 			      "(--vdev %s,iface=%s,qpairs=%u), at most %u", conf->nb_rxq, conf->nb_txq,
 			      ap->qpairs, n, port->name, ap->iface, n, AFP_QPAIRS_MAX);
 		return -EINVAL;
+	}
+	/* The interface is shared with the host: an MTU the configuration
+	 * needs is raised on it, a smaller one (the 1500 the core puts in an
+	 * unset MTU) leaves it alone; unic_port_mtu_set sets it exactly. */
+	memset(&ifr, 0, sizeof(ifr));
+	rc = afp_ifreq(port, SIOCGIFMTU, &ifr, "SIOCGIFMTU");
+	if (rc < 0)
+		return rc;
+	if (conf->mtu > ifr.ifr_mtu) {
+		int old = ifr.ifr_mtu;
+
+		ifr.ifr_mtu = conf->mtu;
+		rc = afp_ifreq(port, SIOCSIFMTU, &ifr, "SIOCSIFMTU");
+		if (rc < 0) {
+			UNIC_PORT_LOG(port, ERR, "MTU %u asked, %s has %d: set it on the interface "
+				      "(ip link set dev %s mtu %u; a veth's peer too)", conf->mtu,
+				      ap->iface, old, ap->iface, conf->mtu);
+			return rc;
+		}
+		UNIC_PORT_LOG(port, INFO, "%s: MTU raised from %d to %u", ap->iface, old, conf->mtu);
 	}
 	return 0;
 }
@@ -306,8 +330,6 @@ static void afp_tx_queue_release(struct unic_port *port, uint16_t q, void *txq)
 	(void)q;
 	(void)txq;
 }
-
-static int afp_ifreq(struct unic_port *port, unsigned long req, struct ifreq *ifr, const char *what);
 
 /* The kernel sends frames of at most MTU + header + one VLAN tag. */
 static void afp_tx_max_len_set(struct afp_port *ap, uint32_t mtu)

@@ -18,6 +18,7 @@ import hostnet
 
 PKTGEN = os.environ.get("UNIC_PKTGEN", "")
 L2FWD = os.environ.get("UNIC_L2FWD", "")
+TESTPMD = os.environ.get("UNIC_TESTPMD", "")
 ENV = ["--no-pci", "--no-huge"]
 
 
@@ -222,6 +223,33 @@ class AfPacket(unittest.TestCase):
         self.assertEqual(out.split(), [str(len(data)), digest])
         self.assertGreater(tot["ports"][0]["rx"], 1000, tot)
         self.assertGreater(tot["ports"][1]["rx"], 100, tot)
+
+    @unittest.skipUnless(TESTPMD, "UNIC_TESTPMD names the binary (meson sets it)")
+    def test_mac_link_mtu_and_promiscuous_mode_are_the_interfaces(self):
+        script = "\n".join(["show port info 0", "show port link 0", "set promisc 0 on", "sleep 1500",
+                            "port stop 0", "port config 0 mtu 1900", "port start 0",
+                            "show port info 0", "quit", ""])
+        with hostnet.Net() as net:
+            u = quiet_ns(net, "u")
+            x0, x1 = net.veth("x0", u, "x1", u, mtu=1900)
+            u.run(["ip", "link", "set", x0, "mtu", "1500"])
+            u.run(["ip", "link", "set", x0, "address", "02:11:22:33:44:55"])
+            p = u.popen([TESTPMD] + ENV + ["--vdev", f"af_packet0,iface={x0}", "-f", "/dev/stdin"],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            p.stdin.write(script)
+            p.stdin.close()
+            time.sleep(1)
+            during = json.loads(u.run(["ip", "-d", "-j", "link", "show", x0]).stdout)[0]
+            out = p.stdout.read()
+            p.wait(timeout=30)
+            after = json.loads(u.run(["ip", "-d", "-j", "link", "show", x0]).stdout)[0]
+        self.assertEqual(p.returncode, 0, out)
+        self.assertIn("MAC address: 02:11:22:33:44:55", out)
+        self.assertIn("Port 0 Link up - speed 10000 Mbps - full-duplex", out)
+        self.assertIn("Min/max MTU: 68/1982", out)
+        self.assertEqual(during["promiscuity"], 1, "PACKET_MR_PROMISC while the port lives")
+        self.assertEqual(after["promiscuity"], 0, "the membership goes with the socket")
+        self.assertEqual(after["mtu"], 1900, "the MTU the configuration asked was raised on the interface")
 
     def test_more_queues_than_qpairs_is_refused_naming_the_spec_to_use(self):
         with hostnet.Net() as net:
