@@ -251,6 +251,49 @@ class AfPacket(unittest.TestCase):
         self.assertEqual(after["promiscuity"], 0, "the membership goes with the socket")
         self.assertEqual(after["mtu"], 1900, "the MTU the configuration asked was raised on the interface")
 
+    def test_qdisc_bypass_sends_past_the_interfaces_qdisc(self):
+        def qdisc_sent(ns, ifn):
+            js = json.loads(ns.run(["tc", "-s", "-j", "qdisc", "show", "dev", ifn]).stdout)
+            return sum(q.get("packets", 0) for q in js)
+
+        with hostnet.Net() as net:
+            u = quiet_ns(net, "u")
+            q0, q1 = net.veth("q0", u, "q1", u)
+            u.run(["tc", "qdisc", "add", "dev", q0, "root", "pfifo"])
+            sent = {}
+            for bypass in (1, 0):
+                before = qdisc_sent(u, q0)
+                r = pktgen(u, [f"af_packet0,iface={q0},qdisc_bypass={bypass}", f"af_packet1,iface={q1}"],
+                           ["--tx-port", "0", "--rx-port", "1", "--count", "1000", "--rate", "10kpps"])
+                self.assertEqual(r["lost"], 0, r)
+                sent[bypass] = qdisc_sent(u, q0) - before
+        self.assertEqual(sent[1], 0, "qdisc_bypass=1: nothing went through the qdisc")
+        self.assertEqual(sent[0], 1000, "qdisc_bypass=0: every frame went through it")
+
+    @unittest.skipUnless(TESTPMD, "UNIC_TESTPMD names the binary (meson sets it)")
+    def test_frames_the_kernel_drops_for_want_of_a_block_are_counted_as_missed(self):
+        # One 64 KiB block, and a port nobody reads (started, not forwarding):
+        # the kernel fills the block, then drops, and says how many.
+        script = "\n".join(["sleep 3000", "show port xstats 0", "show port stats 0", "quit", ""])
+        with hostnet.Net() as net:
+            u = quiet_ns(net, "u")
+            x0, x1 = net.veth("x0", u, "x1", u)
+            p = u.popen([TESTPMD] + ENV + ["--vdev", f"af_packet0,iface={x0},framecnt=32", "-f", "/dev/stdin"],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            p.stdin.write(script)
+            p.stdin.close()
+            time.sleep(1)
+            pktgen_out = u.run([PKTGEN] + ENV + ["--vdev", f"af_packet0,iface={x1}", "--tx-port", "0",
+                                                 "--rx-port", "0", "--count", "5000", "--rate", "50kpps",
+                                                 "--drain", "0.1"], check=False)
+            out = p.stdout.read()
+            p.wait(timeout=30)
+        self.assertEqual(p.returncode, 0, out)
+        xs = dict(l.split(": ") for l in out.splitlines() if l.startswith("rx_kernel_"))
+        self.assertEqual(int(xs["rx_kernel_packets"]), 5000, out + pktgen_out.stdout)
+        self.assertGreater(int(xs["rx_kernel_drops"]), 4000, out)
+        self.assertIn(f"RX-missed: {xs['rx_kernel_drops']}", out)
+
     def test_more_queues_than_qpairs_is_refused_naming_the_spec_to_use(self):
         with hostnet.Net() as net:
             u = quiet_ns(net, "u")
