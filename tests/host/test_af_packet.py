@@ -48,7 +48,8 @@ class L2fwd:
             if "SIGINT or SIGTERM stops" in line:
                 return
         self.p.kill()
-        raise AssertionError("unic-l2fwd did not start:\n" + "".join(self.err) + self.p.stderr.read())
+        out, err = self.p.communicate()
+        raise AssertionError("unic-l2fwd did not start:\n" + "".join(self.err) + err)
 
     def pid(self):
         return self.p.pid
@@ -241,6 +242,7 @@ class AfPacket(unittest.TestCase):
             time.sleep(1)
             during = json.loads(u.run(["ip", "-d", "-j", "link", "show", x0]).stdout)[0]
             out = p.stdout.read()
+            p.stdout.close()
             p.wait(timeout=30)
             after = json.loads(u.run(["ip", "-d", "-j", "link", "show", x0]).stdout)[0]
         self.assertEqual(p.returncode, 0, out)
@@ -287,6 +289,7 @@ class AfPacket(unittest.TestCase):
                                                  "--rx-port", "0", "--count", "5000", "--rate", "50kpps",
                                                  "--drain", "0.1"], check=False)
             out = p.stdout.read()
+            p.stdout.close()
             p.wait(timeout=30)
         self.assertEqual(p.returncode, 0, out)
         xs = dict(l.split(": ") for l in out.splitlines() if l.startswith("rx_kernel_"))
