@@ -9,5 +9,6 @@ extern const struct unic_driver unic_null_driver;
 extern const struct unic_driver unic_ring_driver;
 extern const struct unic_driver unic_e1000e_driver;
 extern const struct unic_driver unic_virtio_driver;
+extern const struct unic_driver unic_af_packet_driver;
 
 #endif /* UNIC_PMDS_H */

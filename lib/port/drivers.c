@@ -19,6 +19,7 @@ const struct unic_driver *const unic_drivers[] = {
 	&unic_ring_driver,
 	&unic_e1000e_driver,
 	&unic_virtio_driver,
+	&unic_af_packet_driver,
 	NULL,
 };
 
