@@ -242,6 +242,31 @@ static void memif_up(struct unic_port *port)
 	unic_port_event_post(port, UNIC_EVENT_LINK);
 }
 
+/* Read what the peer sent and we will not handle (closing the fds it
+ * passed), so that our close is an orderly end and not a reset that hides
+ * our DISCONNECT from the peer. */
+static void memif_drain(int fd)
+{
+	for (int i = 0; i < 64; i++) {
+		char ctl[CMSG_SPACE(4 * sizeof(int))];
+		struct memif_msg m;
+		struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+				     .msg_controllen = sizeof(ctl) };
+
+		if (recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) <= 0)
+			return;
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+				for (size_t k = 0; k < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+					int f;
+
+					memcpy(&f, CMSG_DATA(cm) + k * sizeof(int), sizeof(int));
+					close(f);
+				}
+	}
+}
+
 /* End the connection: queues unpublished (and waited for), then unmapped
  * and closed. @p reason (NULL: none) goes to the peer in a DISCONNECT. */
 static void memif_down(struct unic_port *port, const char *reason)
@@ -261,6 +286,7 @@ static void memif_down(struct unic_port *port, const char *reason)
 			memif_msg_disconnect(&m, reason);
 			(void)memif_send(mp, &m, -1);
 		}
+		memif_drain(mp->conn_fd);
 		close(mp->conn_fd);
 		mp->conn_fd = -1;
 	}
@@ -315,6 +341,15 @@ static void memif_handle_input(struct unic_port *port)
 	ssize_t n;
 
 	n = recvmsg(mp->conn_fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && errno == ECONNRESET) {
+		/* A peer that closed with our messages unread: the socket
+		 * reports the reset before the messages the peer sent first
+		 * (its DISCONNECT and reason); the error is consumed, read on. */
+		mh.msg_controllen = sizeof(ctl);
+		n = recvmsg(mp->conn_fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n < 0 && errno == EAGAIN)
+			n = 0;
+	}
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	/* Every fd that came along is ours now: keep the first, close extras. */
@@ -359,20 +394,20 @@ static void memif_handle_input(struct unic_port *port)
 			return;
 		}
 		for (int i = 0; i < nmsg; i++) {
-			if (memif_send(mp, &msgs[i], fds[i]) != 0) {
-				memif_log_fail(port, UNIC_LOG_ERR, "memif: sending the handshake failed: %s",
-					       strerror(errno));
-				memif_down(port, NULL);
+			/* A server that refuses us (another id, another secret)
+			 * says why and closes while we are still sending: stop
+			 * here and read its DISCONNECT next (or the end of the
+			 * stream, which drops the connection). */
+			if (memif_send(mp, &msgs[i], fds[i]) != 0)
 				return;
-			}
 		}
 		return;
 	case MEMIF_IN_UP:
-		if (mp->cfg.role == MEMIF_SERVER && memif_send(mp, &reply, -1) != 0) {
-			memif_down(port, NULL);
-			return;
-		}
+		/* The server resets the rings before it says CONNECTED: after
+		 * that the client writes them (hands its rx buffers over). */
 		memif_up(port);
+		if (mp->cfg.role == MEMIF_SERVER && memif_send(mp, &reply, -1) != 0)
+			memif_down(port, NULL);
 		return;
 	case MEMIF_IN_PEER_GONE:
 		memif_peer_gone(port);
