@@ -109,8 +109,9 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 {
 	struct memif_queue *q = qv;
 	struct memif_ring *ring = memif_enter(q);
-	uint16_t prod, avail, max_avail, got = 0;
+	uint16_t prod, avail, max_avail, got = 0, want, next = 0;
 	uint64_t bytes = 0;
+	bool bulk;
 
 	if (UNIC_UNLIKELY(ring == NULL || unic_load_relaxed(&q->broken))) {
 		memif_exit(q);
@@ -130,15 +131,26 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		memif_exit(q);
 		return 0;
 	}
+	/* One bulk allocation for the burst, into pkts[] itself: frame i
+	 * takes pkts[next] with next >= i, so a delivered frame never
+	 * overwrites one not taken yet; what is left over goes back at the
+	 * end. When the pool has fewer, one at a time. */
+	want = UNIC_MIN(n, avail);
+	bulk = want > 0 && unic_pkt_alloc_bulk(q->pool, pkts, want) == 0;
 	while (avail > 0 && got < n) {
-		struct unic_pkt *p = unic_pkt_alloc(q->pool);
+		struct unic_pkt *p;
 		uint32_t room, flen = 0;
 		uint16_t used = 0;
 		bool bad = false, too_long = false, more;
 		uint8_t *dst;
 
+		if (bulk)
+			p = next < want ? pkts[next++] : NULL;
+		else
+			p = unic_pkt_alloc(q->pool);
 		if (UNIC_UNLIKELY(p == NULL)) {
-			unic_counter_add(&q->rxc.nombuf, 1);
+			if (!bulk)
+				unic_counter_add(&q->rxc.nombuf, 1);
 			break;
 		}
 		room = (uint32_t)(p->buf_len - p->data_off);
@@ -185,6 +197,8 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		pkts[got++] = p;
 	}
 done:
+	if (bulk && next < want)
+		unic_pkt_free_bulk(pkts + next, (uint32_t)(want - next));
 	if (q->we_own_head)
 		memif_rx_refill(q, ring);
 	else {
