@@ -635,6 +635,14 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 30 && !g_signals && unic_port_link_get(a.tx, &l) == 0 && !l.up; i++)
 			unic_port_link_wait(a.tx, 100, &l);
 		a.link_mbps = l.up ? l.speed_mbps : 0;
+		/* And the rx port, when it is another (a memif client still
+		 * connecting): frames sent before it is up come back to no one. */
+		if (a.rx != a.tx) {
+			struct unic_link rl = { 0 };
+
+			for (int i = 0; i < 30 && !g_signals && unic_port_link_get(a.rx, &rl) == 0 && !rl.up; i++)
+				unic_port_link_wait(a.rx, 100, &rl);
+		}
 	}
 
 	memset(a.tmpl.dst_mac, 0xff, 6);

@@ -20,6 +20,7 @@ const struct unic_driver *const unic_drivers[] = {
 	&unic_e1000e_driver,
 	&unic_virtio_driver,
 	&unic_af_packet_driver,
+	&unic_memif_driver,
 	NULL,
 };
 

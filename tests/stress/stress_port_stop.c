@@ -13,7 +13,9 @@
  *          as it unmaps BAR0), detach, and a new T;
  *   detach unic_port_detach while started, and a new T.
  * The target kinds: the null port, a ring pair (T's traffic arrives at its
- * peer, which sends it back into T's rx queue), and an e1000e whose fast
+ * peer, which sends it back into T's rx queue), a memif client (its peer a
+ * memif server of this process that sends everything back; a stop
+ * disconnects and a start reconnects), and an e1000e whose fast
  * path is the real driver's (pmd/e1000e/e1000e_rxtx.c) over rings and
  * registers in ordinary memory; its stop drains and its queue release frees
  * the rings as the driver's do, and "device loss" unmaps its registers.
@@ -283,8 +285,8 @@ static struct unic_port *fake_e1000e_create(void)
 
 /* ---- the run --------------------------------------------------------------------- */
 
-enum kind { K_NULL, K_RING, K_E1000E };
-static const char *const kind_names[] = { "null", "ring", "e1000e (fake registers)" };
+enum kind { K_NULL, K_RING, K_E1000E, K_MEMIF };
+static const char *const kind_names[] = { "null", "ring", "e1000e (fake registers)", "memif (client)" };
 
 /* One target port from its creation to its detach. */
 struct inst {
@@ -440,6 +442,25 @@ static struct inst *inst_new(enum kind k)
 	case K_E1000E:
 		in->port = fake_e1000e_create();
 		break;
+	case K_MEMIF: {
+		char peer[128], sock[48];
+
+		/* T is a client; its peer, a server of this process on its own
+		 * abstract socket, sends what it receives back into T. */
+		snprintf(sock, sizeof(sock), "unic-stress-%d-%u", (int)getpid(), next_name);
+		snprintf(peer, sizeof(peer), "memif%u,role=server,rsize=8,socket=%s", 100 + next_name++, sock);
+		if ((rc = unic_vdev_create(peer, &in->peer)) != 0)
+			fail("%s: %s", peer, strerror(-rc));
+		snprintf(spec, sizeof(spec), "memif%u,rsize=8,socket=", 100 + next_name++);
+		{
+			char full[128];
+
+			snprintf(full, sizeof(full), "%s%s", spec, sock);
+			if ((rc = unic_vdev_create(full, &in->port)) != 0)
+				fail("%s: %s", full, strerror(-rc));
+		}
+		break;
+	}
 	}
 	port_bring_up(in->port);
 	if (in->peer)
@@ -606,7 +627,7 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, fwd_main, NULL) != 0)
 		fail("pthread_create");
 
-	for (int k = K_NULL; k <= K_E1000E; k++)
+	for (int k = K_NULL; k <= K_MEMIF; k++)
 		forwarded += run_kind((enum kind)k, cycles);
 
 	__atomic_store_n(&stop_fwd, true, __ATOMIC_RELEASE);
@@ -626,7 +647,7 @@ int main(int argc, char **argv)
 	if (now != base)
 		fail("the pool has %u packets in use at the end, %u at the start: %s", now, base,
 		     now > base ? "packets leaked" : "packets freed twice");
-	printf("stress_port_stop: ok: %u cycles x 3 port kinds in %.1f s; %" PRIu64 " packets forwarded, %" PRIu64 " refused by stopped ports, %" PRIu64 " received and freed; pool back to %u in use\n",
+	printf("stress_port_stop: ok: %u cycles x 4 port kinds in %.1f s; %" PRIu64 " packets forwarded, %" PRIu64 " refused by stopped ports, %" PRIu64 " received and freed; pool back to %u in use\n",
 	       cycles, (double)(unic_time_ns() - t0) / 1e9, forwarded, unic_load_relaxed(&fwd_refused),
 	       unic_load_relaxed(&sunk), now);
 	unic_pool_destroy(pool);

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The memif port's fast path: copy between the peer's shared buffers and
+ * unic packets, in both directions and both roles (no zero-copy: see
+ * docs/ports.md). No locks, no heap, no logs above debug.
+ *
+ * The four rings a queue can drive (memif_proto.h):
+ *   rx, server: C2S, the client writes head; we read to head, write tail.
+ *   rx, client: S2C, we write head (empty buffers handed over), the server
+ *               writes tail; we read to tail.
+ *   tx, client: C2S, we write head, the server writes tail.
+ *   tx, server: S2C, the client writes head, we write tail.
+ * q->we_own_head says which: the index we write is kept in q->own and never
+ * read back from shared memory (the peer can overwrite it).
+ *
+ * What the peer writes is checked before use: an index that claims more
+ * than the ring holds marks the ring broken (the control thread drops the
+ * connection with a message, memif_ctrl.c); a descriptor outside the
+ * agreed regions drops its frame (rx: bad_desc) or marks the ring broken
+ * (tx into the peer's buffers). Each descriptor is copied once into a local
+ * and only the copy is checked and used.
+ *
+ * Fences:
+ *  (B1) entry: busy = 1, fence, load q->ring. Pairs with (B2) in
+ *       memif_ctrl.c: ring = NULL, fence, load busy. Either we see NULL, or
+ *       the control thread sees busy and waits before it unmaps.
+ *  (D1) tx: store of the index (release), fence, load of the peer's
+ *       MASK_INT flag. Pairs with (D2) in memif_rx_intr_enable: clear
+ *       MASK_INT, fence, the caller's re-check (memif_rx_pending). One of the
+ *       two sides sees the other's store: the sender signals, or the re-check
+ *       finds the frame. (A peer without the fence, DPDK's net_memif, can
+ *       miss a wake-up in that window; the napi engine's max_sleep bounds
+ *       it: docs/ports.md.)
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memif_priv.h"
+
+static inline struct memif_ring *memif_enter(struct memif_queue *q)
+{
+	unic_store_relaxed(&q->busy, 1);
+	unic_smp_mb(); /* (B1) */
+	return unic_load_acquire(&q->ring);
+}
+
+static inline void memif_exit(struct memif_queue *q)
+{
+	unic_store_release(&q->busy, 0);
+}
+
+/* The peer broke the ring: count it, stop using the ring and have the
+ * control thread drop the connection (one eventfd write, once). */
+static void memif_broken(struct memif_queue *q)
+{
+	uint64_t one = 1;
+
+	unic_counter_add(&q->bad_index, 1);
+	if (__atomic_exchange_n(&q->broken, 1, __ATOMIC_RELAXED) == 0)
+		if (write(q->wake_fd, &one, sizeof(one)) < 0)
+			UNIC_LOG_DP(DEBUG, PMD, "memif: wake-up write failed");
+}
+
+static inline void memif_desc_read(struct memif_desc *d, const struct memif_desc *shared)
+{
+	memcpy(d, shared, sizeof(*d));
+	unic_compiler_barrier(); /* use the copy, never re-read the shared one */
+}
+
+/* The bytes @p d points at, if its region and [offset, offset + len) are
+ * inside what the handshake agreed; else NULL. */
+static inline uint8_t *memif_buf(const struct memif_queue *q, const struct memif_desc *d,
+				 uint32_t len)
+{
+	const struct memif_region *r;
+
+	if (UNIC_UNLIKELY(d->region >= q->nb_regions))
+		return NULL;
+	r = &q->regions[d->region];
+	if (UNIC_UNLIKELY(r->addr == NULL || (uint64_t)d->offset + len > r->size))
+		return NULL;
+	return r->addr + d->offset;
+}
+
+/* Client rx: hand every free slot back to the server with our buffer. */
+static void memif_rx_refill(struct memif_queue *q, struct memif_ring *ring)
+{
+	uint16_t head = q->own, end = (uint16_t)(q->last + q->size);
+
+	while (head != end) {
+		uint16_t s = head & q->mask;
+		struct memif_desc *d = &ring->desc[s];
+
+		d->flags = 0;
+		d->region = 0;
+		d->offset = q->buf_off + (uint32_t)s * q->bsize;
+		d->length = q->bsize;
+		head++;
+	}
+	if (head != q->own) {
+		q->own = head;
+		/* Release: the descriptors above before the head that hands them. */
+		unic_store_release(&ring->head, head);
+	}
+}
+
+uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
+{
+	struct memif_queue *q = qv;
+	struct memif_ring *ring = memif_enter(q);
+	uint16_t prod, avail, max_avail, got = 0, want, next = 0;
+	uint64_t bytes = 0;
+	bool bulk;
+
+	if (UNIC_UNLIKELY(ring == NULL || unic_load_relaxed(&q->broken))) {
+		memif_exit(q);
+		return 0;
+	}
+	/* Acquire: the descriptors and data the peer wrote before the index. */
+	if (q->we_own_head) {
+		prod = unic_load_acquire(&ring->tail);
+		max_avail = (uint16_t)(q->own - q->last); /* only what we handed over */
+	} else {
+		prod = unic_load_acquire(&ring->head);
+		max_avail = q->size;
+	}
+	avail = (uint16_t)(prod - q->last);
+	if (UNIC_UNLIKELY(avail > max_avail)) {
+		memif_broken(q);
+		memif_exit(q);
+		return 0;
+	}
+	/* One bulk allocation for the burst, into pkts[] itself: frame i
+	 * takes pkts[next] with next >= i, so a delivered frame never
+	 * overwrites one not taken yet; what is left over goes back at the
+	 * end. When the pool has fewer, one at a time. */
+	want = UNIC_MIN(n, avail);
+	bulk = want > 0 && unic_pkt_alloc_bulk(q->pool, pkts, want) == 0;
+	while (avail > 0 && got < n) {
+		struct unic_pkt *p;
+		uint32_t room, flen = 0;
+		uint16_t used = 0;
+		bool bad = false, too_long = false, more;
+		uint8_t *dst;
+
+		if (bulk)
+			p = next < want ? pkts[next++] : NULL;
+		else
+			p = unic_pkt_alloc(q->pool);
+		if (UNIC_UNLIKELY(p == NULL)) {
+			if (!bulk)
+				unic_counter_add(&q->rxc.nombuf, 1);
+			break;
+		}
+		room = (uint32_t)(p->buf_len - p->data_off);
+		dst = unic_pkt_data(p);
+		do {
+			struct memif_desc d;
+			const uint8_t *src;
+
+			if (UNIC_UNLIKELY(used == avail)) {
+				unic_pkt_free(p);
+				/* A frame that goes on past the whole ring never ends. */
+				if (avail == max_avail)
+					memif_broken(q);
+				goto done;
+			}
+			memif_desc_read(&d, &ring->desc[(uint16_t)(q->last + used) & q->mask]);
+			used++;
+			more = d.flags & MEMIF_DESC_FLAG_NEXT;
+			if (bad || too_long)
+				continue;
+			src = memif_buf(q, &d, d.length);
+			if (UNIC_UNLIKELY(src == NULL))
+				bad = true;
+			else if (UNIC_UNLIKELY(flen + (uint64_t)d.length > room))
+				too_long = true;
+			else {
+				memcpy(dst + flen, src, d.length);
+				flen += d.length;
+			}
+		} while (more);
+		q->last = (uint16_t)(q->last + used);
+		avail = (uint16_t)(avail - used);
+		if (UNIC_UNLIKELY(bad || too_long || flen == 0)) {
+			unic_counter_add(too_long ? &q->too_long : &q->bad_desc, 1);
+			unic_counter_add(&q->rxc.errors, 1);
+			unic_pkt_free(p);
+			continue;
+		}
+		p->data_len = (uint16_t)flen;
+		p->pkt_len = flen;
+		p->port = q->port_id;
+		p->queue = q->qid;
+		bytes += flen;
+		pkts[got++] = p;
+	}
+done:
+	if (bulk && next < want)
+		unic_pkt_free_bulk(pkts + next, (uint32_t)(want - next));
+	if (q->we_own_head)
+		memif_rx_refill(q, ring);
+	else {
+		/* Release: our reads of the slots before the peer may reuse them. */
+		q->own = q->last;
+		unic_store_release(&ring->tail, q->own);
+	}
+	memif_exit(q);
+	unic_counter_add(&q->rxc.packets, got);
+	unic_counter_add(&q->rxc.bytes, bytes);
+	return got;
+}
+
+/* Copy @p p into slots from q->own + @p first on; @return the slots used,
+ * 0 if the ring has too few free (nothing is published), -1 if the peer's
+ * buffer is bad. */
+static int memif_tx_one(struct memif_queue *q, struct memif_ring *ring, const struct unic_pkt *p,
+			uint16_t first, uint16_t free)
+{
+	const struct unic_pkt *seg = p;
+	uint32_t seg_off = 0, left = p->pkt_len;
+	uint16_t used = 0;
+
+	while (left > 0) {
+		uint16_t s = (uint16_t)(q->own + first + used) & q->mask;
+		struct memif_desc *sd = &ring->desc[s];
+		uint32_t cap, off = 0;
+		uint8_t *dst;
+
+		if (used == free)
+			return 0;
+		if (q->we_own_head) {
+			cap = q->bsize;
+			dst = q->regions[0].addr + q->buf_off + (uint32_t)s * q->bsize;
+		} else {
+			struct memif_desc d;
+
+			memif_desc_read(&d, sd);
+			cap = d.length;
+			dst = memif_buf(q, &d, cap);
+			if (UNIC_UNLIKELY(dst == NULL || cap == 0))
+				return -1;
+		}
+		while (off < cap && left > 0) {
+			uint32_t chunk;
+
+			while (seg != NULL && seg_off == seg->data_len) {
+				seg = seg->next;
+				seg_off = 0;
+			}
+			if (UNIC_UNLIKELY(seg == NULL)) {
+				left = 0; /* pkt_len beyond the segments: send what there is */
+				break;
+			}
+			chunk = UNIC_MIN(cap - off, (uint32_t)seg->data_len - seg_off);
+			chunk = UNIC_MIN(chunk, left);
+			memcpy(dst + off, (const uint8_t *)unic_pkt_data(seg) + seg_off, chunk);
+			off += chunk;
+			seg_off += chunk;
+			left -= chunk;
+		}
+		if (q->we_own_head) {
+			sd->region = 0;
+			sd->offset = q->buf_off + (uint32_t)s * q->bsize;
+		}
+		sd->length = off;
+		sd->flags = left > 0 ? MEMIF_DESC_FLAG_NEXT : 0;
+		used++;
+	}
+	return used;
+}
+
+uint16_t memif_tx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
+{
+	struct memif_queue *q = qv;
+	struct memif_ring *ring = memif_enter(q);
+	uint16_t peer, free, slot = 0, sent = 0;
+	uint64_t bytes = 0, dropped = 0;
+
+	if (UNIC_UNLIKELY(ring == NULL || unic_load_relaxed(&q->broken))) {
+		memif_exit(q);
+		unic_counter_add(&q->link_down, n);
+		return 0;
+	}
+	if (q->we_own_head) {
+		uint16_t inflight;
+
+		peer = unic_load_acquire(&ring->tail); /* the server is done with those */
+		inflight = (uint16_t)(q->own - peer);
+		if (UNIC_UNLIKELY(inflight > q->size))
+			goto broken;
+		free = (uint16_t)(q->size - inflight);
+	} else {
+		peer = unic_load_acquire(&ring->head); /* the buffers the client handed */
+		free = (uint16_t)(peer - q->own);
+		if (UNIC_UNLIKELY(free > q->size))
+			goto broken;
+	}
+	for (sent = 0; sent < n; sent++) {
+		int used;
+
+		if (UNIC_UNLIKELY(pkts[sent]->pkt_len == 0)) {
+			dropped++; /* nothing to send: taken and counted */
+			continue;
+		}
+		used = memif_tx_one(q, ring, pkts[sent], slot, (uint16_t)(free - slot));
+		if (used == 0)
+			break;
+		if (UNIC_UNLIKELY(used < 0)) {
+			memif_broken(q);
+			break;
+		}
+		slot = (uint16_t)(slot + used);
+		bytes += pkts[sent]->pkt_len;
+	}
+	if (slot > 0) {
+		q->own = (uint16_t)(q->own + slot);
+		/* Release: the buffers and descriptors before the index. */
+		if (q->we_own_head)
+			unic_store_release(&ring->head, q->own);
+		else
+			unic_store_release(&ring->tail, q->own);
+		unic_smp_mb(); /* (D1) */
+		if (!(unic_load_relaxed(&ring->flags) & MEMIF_RING_FLAG_MASK_INT) && q->efd >= 0) {
+			uint64_t one = 1;
+
+			if (write(q->efd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+				__atomic_fetch_add(&q->signals, 1, __ATOMIC_RELAXED);
+		}
+	}
+	memif_exit(q);
+	if (sent < n)
+		unic_counter_add(&q->ring_full, n - sent);
+	unic_pkt_free_bulk(pkts, sent);
+	unic_counter_add(&q->txc.packets, sent - dropped);
+	unic_counter_add(&q->txc.bytes, bytes);
+	if (dropped)
+		unic_counter_add(&q->txc.errors, dropped);
+	return sent;
+
+broken:
+	memif_broken(q);
+	memif_exit(q);
+	unic_counter_add(&q->link_down, n);
+	return 0;
+}
+
+bool memif_rx_pending(void *qv)
+{
+	struct memif_queue *q = qv;
+	struct memif_ring *ring = memif_enter(q);
+	bool pending = false;
+
+	if (ring != NULL && !unic_load_relaxed(&q->broken))
+		pending = (q->we_own_head ? unic_load_acquire(&ring->tail)
+					  : unic_load_acquire(&ring->head)) != q->last;
+	memif_exit(q);
+	return pending;
+}
+
+int memif_rx_intr_enable(void *qv)
+{
+	struct memif_queue *q = qv;
+	struct memif_ring *ring;
+
+	unic_store_relaxed(&q->intr_enabled, 1);
+	ring = memif_enter(q); /* its fence orders the store above before the load of ring */
+	if (ring != NULL)
+		__atomic_and_fetch(&ring->flags, (uint16_t)~MEMIF_RING_FLAG_MASK_INT, __ATOMIC_RELAXED);
+	/* (D2): pairs with (D1) in the peer's tx; the caller re-checks next. */
+	unic_smp_mb();
+	memif_exit(q);
+	return 0;
+}
+
+int memif_rx_intr_disable(void *qv)
+{
+	struct memif_queue *q = qv;
+	struct memif_ring *ring;
+
+	unic_store_relaxed(&q->intr_enabled, 0);
+	ring = memif_enter(q);
+	/* No fence: a peer that saw the old flag signals once more, a
+	 * spurious wake, never a lost one. */
+	if (ring != NULL)
+		__atomic_or_fetch(&ring->flags, (uint16_t)MEMIF_RING_FLAG_MASK_INT, __ATOMIC_RELAXED);
+	memif_exit(q);
+	return 0;
+}
