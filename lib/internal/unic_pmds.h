@@ -8,5 +8,6 @@
 extern const struct unic_driver unic_null_driver;
 extern const struct unic_driver unic_ring_driver;
 extern const struct unic_driver unic_e1000e_driver;
+extern const struct unic_driver unic_af_xdp_driver;
 
 #endif /* UNIC_PMDS_H */

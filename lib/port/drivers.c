@@ -15,6 +15,7 @@ const struct unic_driver *const unic_drivers[] = {
 	&unic_null_driver,
 	&unic_ring_driver,
 	&unic_e1000e_driver,
+	&unic_af_xdp_driver,
 	NULL,
 };
 

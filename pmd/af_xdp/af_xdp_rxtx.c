@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The af_xdp fast path: the four rings of an AF_XDP socket (the kernel's
+ * Documentation/networking/af_xdp.rst). Receive takes descriptors off the rx
+ * ring, copies each frame into a packet of the rx pool and gives the frame
+ * back to the fill ring; transmit copies each packet into a free transmit
+ * frame, puts it on the tx ring and takes frames back from the completion
+ * ring. Every address, length and producer index the kernel wrote is
+ * checked before use (af_xdp_priv.h).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <unic/pool.h>
+
+#include "af_xdp_priv.h"
+
+/*
+ * Entries the kernel produced on @p r, at most @p nb. The producer index is
+ * loaded with acquire (it pairs with the kernel's release store after it
+ * wrote the descriptors). A producer more than a ring ahead of our consumer
+ * cannot be the kernel's: it is counted in @p bad and nothing is taken.
+ */
+static uint32_t afxdp_cons_avail(struct xsk_ring_cons *r, uint32_t nb, struct unic_counter *bad)
+{
+	uint32_t entries = r->cached_prod - r->cached_cons;
+
+	if (entries == 0) {
+		r->cached_prod = __atomic_load_n(r->producer, __ATOMIC_ACQUIRE);
+		entries = r->cached_prod - r->cached_cons;
+		if (UNIC_UNLIKELY(entries > r->size)) {
+			unic_counter_add(bad, 1);
+			r->cached_prod = r->cached_cons;
+			return 0;
+		}
+	}
+	return entries < nb ? entries : nb;
+}
+
+/* A wake-up the kernel asked for (need_wakeup): recvfrom for the fill
+ * ring, sendto for the tx ring. Non-blocking; the caller counts. */
+static int afxdp_kick_rx(struct afxdp_queue *xq)
+{
+	if (xq->fd < 0)
+		return 0;
+	unic_counter_add(&xq->rx_x[AFXDP_RX_WAKEUPS], 1);
+	return (int)recvfrom(xq->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+}
+
+static void afxdp_kick_tx(struct afxdp_queue *xq)
+{
+	if (xq->fd < 0)
+		return;
+	unic_counter_add(&xq->tx_x[AFXDP_TX_WAKEUPS], 1);
+	if (sendto(xq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
+	    errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
+		unic_counter_add(&xq->tx_x[AFXDP_TX_KICK_ERRORS], 1);
+}
+
+/* Give the stashed receive frames back to the fill ring, as many as it
+ * takes now; the rest wait for the next burst. */
+static void afxdp_refill(struct afxdp_queue *xq)
+{
+	uint32_t n = xq->fill_stash_n, idx = 0, got;
+
+	if (n == 0)
+		return;
+	got = xsk_ring_prod__reserve(&xq->fq, n, &idx);
+	for (uint32_t i = 0; i < got; i++) {
+		uint32_t f = xq->fill_stash[n - 1 - i];
+
+		xq->owned[f] = 1;
+		*xsk_ring_prod__fill_addr(&xq->fq, idx + i) = (uint64_t)f << AFXDP_FRAME_SHIFT;
+	}
+	xq->fill_stash_n = n - got;
+	if (got) {
+		xsk_ring_prod__submit(&xq->fq, got);
+		if (xsk_ring_prod__needs_wakeup(&xq->fq))
+			afxdp_kick_rx(xq);
+	}
+}
+
+uint32_t afxdp_fill_all(struct afxdp_queue *xq)
+{
+	xq->fill_stash_n = 0;
+	for (uint32_t f = xq->nb_rx_frames; f-- > 0;)
+		xq->fill_stash[xq->fill_stash_n++] = f;
+	afxdp_refill(xq);
+	return xq->nb_rx_frames - xq->fill_stash_n;
+}
+
+void afxdp_tx_frames_init(struct afxdp_queue *xq)
+{
+	xq->tx_free_n = 0;
+	for (uint32_t i = xq->nb_tx_frames; i-- > 0;)
+		xq->tx_free[xq->tx_free_n++] = xq->nb_rx_frames + i;
+}
+
+uint16_t afxdp_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+{
+	struct afxdp_queue *xq = q;
+	uint32_t avail, idx, i, out = 0, dataroom;
+	uint64_t bytes = 0;
+
+	if (UNIC_UNLIKELY(n == 0))
+		return 0;
+	if (xq->busy_poll)
+		afxdp_kick_rx(xq);  /* SO_PREFER_BUSY_POLL: the syscall runs the driver's NAPI */
+	avail = afxdp_cons_avail(&xq->rx, n, &xq->rx_x[AFXDP_RX_BAD_INDEX]);
+	if (avail == 0) {
+		afxdp_refill(xq);
+		return 0;
+	}
+	/* A packet for each frame; with fewer, take fewer frames (the rest
+	 * wait in the rx ring: better luck next round). */
+	if (UNIC_UNLIKELY(unic_pkt_alloc_bulk(xq->pool, pkts, avail) != 0)) {
+		uint32_t got;
+
+		for (got = 0; got < avail; got++) {
+			pkts[got] = unic_pkt_alloc(xq->pool);
+			if (pkts[got] == NULL)
+				break;
+		}
+		unic_counter_add(&xq->rcnt.nombuf, avail - got);
+		avail = got;
+		if (avail == 0)
+			return 0;
+	}
+	dataroom = xq->pool->pkt_dataroom;
+	idx = xq->rx.cached_cons;
+	for (i = 0; i < avail; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xq->rx, idx + i);
+		uint64_t addr = d->addr, f = addr >> AFXDP_FRAME_SHIFT;
+		uint32_t len = d->len, off = (uint32_t)(addr & (AFXDP_FRAME_SIZE - 1));
+		struct unic_pkt *p = pkts[i];
+
+		if (UNIC_UNLIKELY(f >= xq->nb_rx_frames || !xq->owned[f])) {
+			/* Not a frame the kernel had: leave it alone. */
+			unic_counter_add(&xq->rx_x[AFXDP_RX_BAD_ADDR], 1);
+			unic_counter_add(&xq->rcnt.errors, 1);
+			unic_pkt_free(p);
+			continue;
+		}
+		xq->owned[f] = 0;
+		xq->fill_stash[xq->fill_stash_n++] = (uint32_t)f;
+		if (UNIC_UNLIKELY(len == 0 || off + len > AFXDP_FRAME_SIZE)) {
+			unic_counter_add(&xq->rx_x[AFXDP_RX_BAD_LEN], 1);
+			unic_counter_add(&xq->rcnt.errors, 1);
+			unic_pkt_free(p);
+			continue;
+		}
+		if (UNIC_UNLIKELY(len > dataroom)) {
+			unic_counter_add(&xq->rx_x[AFXDP_RX_TOO_LONG], 1);
+			unic_counter_add(&xq->rcnt.errors, 1);
+			unic_pkt_free(p);
+			continue;
+		}
+		memcpy(unic_pkt_data(p), xq->area + addr, len);
+		p->data_len = (uint16_t)len;
+		p->pkt_len = len;
+		p->port = xq->port_id;
+		p->queue = xq->qid;
+		bytes += len;
+		pkts[out++] = p;
+	}
+	/* libxdp's release publishes the consumer; our peek did not move
+	 * the cached copy, so move it here. */
+	xq->rx.cached_cons += avail;
+	xsk_ring_cons__release(&xq->rx, avail);
+	afxdp_refill(xq);
+	unic_counter_add(&xq->rcnt.packets, out);
+	unic_counter_add(&xq->rcnt.bytes, bytes);
+	return (uint16_t)out;
+}
+
+/* Take transmitted frames back from the completion ring. @return frames. */
+static uint32_t afxdp_complete(struct afxdp_queue *xq)
+{
+	uint32_t avail, idx, i, done = 0, total = xq->nb_rx_frames + xq->nb_tx_frames;
+
+	avail = afxdp_cons_avail(&xq->cq, xq->nb_tx_frames, &xq->tx_x[AFXDP_TX_BAD_INDEX]);
+	idx = xq->cq.cached_cons;
+	for (i = 0; i < avail; i++) {
+		uint64_t f = *xsk_ring_cons__comp_addr(&xq->cq, idx + i) >> AFXDP_FRAME_SHIFT;
+
+		if (UNIC_UNLIKELY(f < xq->nb_rx_frames || f >= total || !xq->owned[f])) {
+			unic_counter_add(&xq->tx_x[AFXDP_TX_BAD_ADDR], 1);
+			continue;
+		}
+		xq->owned[f] = 0;
+		xq->tx_free[xq->tx_free_n++] = (uint32_t)f;
+		done++;
+	}
+	if (avail) {
+		xq->cq.cached_cons += avail;
+		xsk_ring_cons__release(&xq->cq, avail);
+	}
+	return done;
+}
+
+/* Copy a (possibly chained) packet into @p dst; the caller checked pkt_len. */
+static void afxdp_copy_out(uint8_t *dst, const struct unic_pkt *p)
+{
+	for (; p; p = p->next) {
+		memcpy(dst, unic_pkt_data(p), p->data_len);
+		dst += p->data_len;
+	}
+}
+
+uint16_t afxdp_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+{
+	struct afxdp_queue *xq = q;
+	uint32_t nb, idx = 0, i, used = 0;
+	uint64_t bytes = 0, refused = 0;
+
+	afxdp_complete(xq);
+	nb = n < xq->tx_free_n ? n : xq->tx_free_n;
+	nb = xsk_ring_prod__reserve(&xq->tx, nb, &idx);
+	for (i = 0; i < nb; i++) {
+		struct unic_pkt *p = pkts[i];
+		struct xdp_desc *d;
+		uint32_t f;
+
+		if (UNIC_UNLIKELY(p->pkt_len > AFXDP_FRAME_SIZE || p->pkt_len == 0)) {
+			refused++;
+			unic_counter_add(&xq->tx_x[AFXDP_TX_TOO_LONG], 1);
+			continue;
+		}
+		f = xq->tx_free[--xq->tx_free_n];
+		xq->owned[f] = 1;
+		afxdp_copy_out(xq->area + ((uint64_t)f << AFXDP_FRAME_SHIFT), p);
+		d = xsk_ring_prod__tx_desc(&xq->tx, idx + used);
+		d->addr = (uint64_t)f << AFXDP_FRAME_SHIFT;
+		d->len = p->pkt_len;
+		d->options = 0;
+		bytes += p->pkt_len;
+		used++;
+	}
+	/* Refused packets took no descriptor: give those back unpublished. */
+	xq->tx.cached_prod -= nb - used;
+	if (used)
+		xsk_ring_prod__submit(&xq->tx, used);
+	/* Copy mode sends only on a kick, and a zero-copy driver asks for one
+	 * when it went idle: either way the ring says so. */
+	if (xsk_ring_prod__needs_wakeup(&xq->tx))
+		afxdp_kick_tx(xq);
+	if (nb)
+		unic_pkt_free_bulk(pkts, (uint16_t)nb);
+	if (nb < n)
+		unic_counter_add(&xq->tx_x[AFXDP_TX_RING_FULL], n - nb);
+	unic_counter_add(&xq->tcnt.packets, used);
+	unic_counter_add(&xq->tcnt.bytes, bytes);
+	if (refused)
+		unic_counter_add(&xq->tcnt.errors, refused);
+	return (uint16_t)nb;
+}
+
+uint16_t afxdp_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
+{
+	(void)q;
+	*err = 0;
+	for (uint16_t i = 0; i < n; i++)
+		if (pkts[i]->pkt_len > AFXDP_FRAME_SIZE || pkts[i]->pkt_len == 0) {
+			*err = -EMSGSIZE;
+			return i;
+		}
+	return n;
+}
+
+int afxdp_tx_reclaim(void *q)
+{
+	struct afxdp_queue *xq = q;
+
+	/* Frames still on the tx ring in copy mode go out only on a kick. */
+	if (xq->tx_free_n < xq->nb_tx_frames && xsk_ring_prod__needs_wakeup(&xq->tx))
+		afxdp_kick_tx(xq);
+	return (int)afxdp_complete(xq);
+}
+
+bool afxdp_rx_pending(void *q)
+{
+	struct afxdp_queue *xq = q;
+
+	return __atomic_load_n(xq->rx.producer, __ATOMIC_ACQUIRE) != xq->rx.cached_cons;
+}
+
+/*
+ * The socket's fd is the interrupt: the napi engine watches it for POLLIN,
+ * level-triggered, and the kernel reports POLLIN while the rx ring holds a
+ * descriptor. So there is nothing to unmask and no race to close: a frame
+ * that lands after the engine's re-check keeps the fd readable. Arming
+ * only gives the fill ring its wake-up if the kernel asked for one, so a
+ * zero-copy driver has buffers while we sleep.
+ */
+int afxdp_rx_intr_enable(void *q)
+{
+	struct afxdp_queue *xq = q;
+
+	__atomic_store_n(&xq->intr_enabled, 1, __ATOMIC_RELAXED);
+	afxdp_refill(xq);
+	if (xsk_ring_prod__needs_wakeup(&xq->fq))
+		afxdp_kick_rx(xq);
+	return 0;
+}
+
+int afxdp_rx_intr_disable(void *q)
+{
+	struct afxdp_queue *xq = q;
+
+	__atomic_store_n(&xq->intr_enabled, 0, __ATOMIC_RELAXED);
+	return 0;
+}
