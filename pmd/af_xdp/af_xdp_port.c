@@ -174,6 +174,21 @@ static int afxdp_check_attached(struct unic_port *port)
 	if (xdp_multiprog__is_legacy(mp)) {
 		struct xdp_program *main = xdp_multiprog__main_prog(mp);
 
+		if (xp->prog_path[0] == '\0' && main &&
+		    strcmp(xdp_program__name(main), "xsk_def_prog") == 0) {
+			/* libxdp's own program, attached without the dispatcher
+			 * (no bpffs): a crashed process left it, or another one
+			 * uses it. libxdp takes it over, and detaches it when its
+			 * last socket here closes. */
+			UNIC_PORT_LOG(port, WARNING, "%s already has libxdp's AF_XDP program attached "
+				      "(left by a process that crashed, or in use by another): reusing it; "
+				      "this port detaches it when it stops (or run `ip link set dev %s "
+				      "xdp off`)", xp->ifname, xp->ifname);
+			xp->adopted_prog_id = xdp_program__id(main);
+			xdp_multiprog__close(mp);
+			return 0;
+		}
+
 		UNIC_PORT_LOG(port, ERR,
 			      "%s has XDP program '%s' attached (%s mode) outside libxdp's dispatcher, "
 			      "which cannot be shared with the AF_XDP program; remove it with "
@@ -512,6 +527,28 @@ static void afxdp_tx_queue_release(struct unic_port *port, uint16_t q, void *txq
 	((struct afxdp_queue *)txq)->tx_setup = false;
 }
 
+/* libxdp detaches the program it attached when the last socket closes, but
+ * not one it found attached: detach the one this port took over, if it is
+ * still there. */
+static void afxdp_adopted_detach(struct unic_port *port)
+{
+	struct afxdp_port *xp = afxdp_priv(port);
+	struct xdp_multiprog *mp;
+
+	if (xp->adopted_prog_id == 0)
+		return;
+	mp = xdp_multiprog__get_from_ifindex(xp->ifindex);
+	if (!libxdp_get_error(mp) && mp) {
+		struct xdp_program *main = xdp_multiprog__main_prog(mp);
+
+		if (xdp_multiprog__is_legacy(mp) && main && xdp_program__id(main) == xp->adopted_prog_id &&
+		    xdp_multiprog__detach(mp) == 0)
+			UNIC_PORT_LOG(port, INFO, "detached the AF_XDP program it found on %s", xp->ifname);
+		xdp_multiprog__close(mp);
+	}
+	xp->adopted_prog_id = 0;
+}
+
 static void afxdp_stop(struct unic_port *port)
 {
 	struct afxdp_port *xp = afxdp_priv(port);
@@ -519,6 +556,7 @@ static void afxdp_stop(struct unic_port *port)
 	for (uint16_t q = 0; q < UNIC_PORT_MAX_QUEUES; q++)
 		afxdp_queue_close(port, &xp->q[q]);
 	afxdp_prog_unload(port);
+	afxdp_adopted_detach(port);
 }
 
 static int afxdp_start(struct unic_port *port)
@@ -553,7 +591,13 @@ static int afxdp_start(struct unic_port *port)
 
 static void afxdp_close(struct unic_port *port)
 {
+	struct afxdp_port *xp = afxdp_priv(port);
+
 	afxdp_stop(port);
+	/* Leave the interface as we found it: promiscuous and all-multicast
+	 * only if they were on before this port turned them on. */
+	if (xp->flags_set)
+		afxdp_if_flags(xp->ifname, 0, xp->flags_set);
 }
 
 static int afxdp_link_get(struct unic_port *port, struct unic_link *link)
@@ -587,18 +631,33 @@ static int afxdp_link_set(struct unic_port *port, bool up)
 	return afxdp_if_flags(xp->ifname, up ? IFF_UP : 0, up ? 0 : IFF_UP);
 }
 
+/* Turn an interface flag on or off, remembering what this port turned on. */
+static int afxdp_flag_set(struct afxdp_port *xp, short flag, bool on)
+{
+	int flags = afxdp_if_flags(xp->ifname, 0, 0), rc;
+
+	if (flags < 0)
+		return flags;
+	if (on && (flags & flag))
+		return 0;  /* on already: not ours to turn off at close */
+	rc = afxdp_if_flags(xp->ifname, on ? flag : 0, on ? 0 : flag);
+	if (rc == 0)
+		xp->flags_set = (short)(on ? xp->flags_set | flag : xp->flags_set & ~flag);
+	return rc;
+}
+
 static int afxdp_promisc_set(struct unic_port *port, bool on)
 {
 	struct afxdp_port *xp = afxdp_priv(port);
 
-	return afxdp_if_flags(xp->ifname, on ? IFF_PROMISC : 0, on ? 0 : IFF_PROMISC);
+	return afxdp_flag_set(xp, IFF_PROMISC, on);
 }
 
 static int afxdp_allmulti_set(struct unic_port *port, bool on)
 {
 	struct afxdp_port *xp = afxdp_priv(port);
 
-	return afxdp_if_flags(xp->ifname, on ? IFF_ALLMULTI : 0, on ? 0 : IFF_ALLMULTI);
+	return afxdp_flag_set(xp, IFF_ALLMULTI, on);
 }
 
 static int afxdp_mtu_set(struct unic_port *port, uint16_t mtu)

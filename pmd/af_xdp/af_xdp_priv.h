@@ -127,6 +127,8 @@ struct afxdp_port {
 	char prog_sec[64];
 	struct xdp_program *prog; /* the user's program while started */
 	int xsks_map_fd;
+	uint32_t adopted_prog_id; /* libxdp's program found attached at start, detached at stop */
+	short flags_set;          /* IFF_PROMISC / IFF_ALLMULTI this port turned on */
 	struct afxdp_queue q[UNIC_PORT_MAX_QUEUES];
 };
 
