@@ -31,6 +31,7 @@
 
 #include "af_xdp_priv.h"
 #include "unic_pmds.h"
+#include "unic_pool_span.h"
 
 #ifndef SO_PREFER_BUSY_POLL
 #define SO_PREFER_BUSY_POLL 69
@@ -41,6 +42,7 @@
 
 #define AFXDP_MTU_MAX (AFXDP_FRAME_SIZE - XDP_PACKET_HEADROOM - 22)  /* Ethernet + VLAN tag + FCS room */
 #define AFXDP_BUSY_POLL_US 20
+#define AFXDP_CHUNK_MIN 2048  /* the kernel's smallest UMEM chunk (XDP_UMEM_MIN_CHUNK_SIZE) */
 
 static const char *const afxdp_rx_names[AFXDP_RX_NB] = {
 	"rx_bad_addr", "rx_bad_len", "rx_too_long", "rx_bad_index", "rx_wakeups",
@@ -291,6 +293,13 @@ static void afxdp_queue_close(struct unic_port *port, struct afxdp_queue *xq)
 		xsk_umem__delete(xq->umem);
 		xq->umem = NULL;
 	}
+	if (xq->pool_umem)
+		afxdp_release_pool(xq);
+	free(xq->rx_owned);
+	free(xq->tx_owned);
+	xq->rx_owned = NULL;
+	xq->tx_owned = NULL;
+	xq->pool_umem = false;
 	unic_port_dma_free(port, &xq->dma);
 	xq->area = NULL;
 	free(xq->owned);
@@ -310,9 +319,9 @@ static int afxdp_socket_try(struct unic_port *port, struct afxdp_queue *xq, uint
 	struct xsk_umem_config ucfg = {
 		.fill_size = afxdp_pow2(xq->nb_rx_frames),
 		.comp_size = afxdp_pow2(xq->nb_tx_frames),
-		.frame_size = AFXDP_FRAME_SIZE,
+		.frame_size = xq->pool_umem ? xq->chunk : AFXDP_FRAME_SIZE,
 		.frame_headroom = 0,
-		.flags = 0,
+		.flags = xq->pool_umem ? XDP_UMEM_UNALIGNED_CHUNK_FLAG : 0,
 	};
 	struct xsk_socket_config scfg = {
 		.rx_size = afxdp_pow2(xq->nb_rx_frames),
@@ -321,10 +330,12 @@ static int afxdp_socket_try(struct unic_port *port, struct afxdp_queue *xq, uint
 		.xdp_flags = (uint32_t)xp->xdp_mode,
 		.bind_flags = bind_flags,
 	};
-	size_t len = (size_t)(xq->nb_rx_frames + xq->nb_tx_frames) * AFXDP_FRAME_SIZE;
+	size_t len = xq->pool_umem ? xq->umem_len :
+		     (size_t)(xq->nb_rx_frames + xq->nb_tx_frames) * AFXDP_FRAME_SIZE;
 	int rc;
 
-	rc = xsk_umem__create(&xq->umem, xq->area, len, &xq->fq, &xq->cq, &ucfg);
+	rc = xsk_umem__create(&xq->umem, xq->pool_umem ? xq->base : xq->area, len, &xq->fq, &xq->cq,
+			      &ucfg);
 	if (rc) {
 		UNIC_PORT_LOG(port, ERR, "queue %u: cannot register the UMEM (%zu bytes): %s", q, len,
 			      strerror(-rc));
@@ -341,6 +352,50 @@ static int afxdp_socket_try(struct unic_port *port, struct afxdp_queue *xq, uint
 	return rc;
 }
 
+/*
+ * The rx pool as the UMEM when it can be: its objects in one zone, buffers
+ * of at least the kernel's smallest chunk (2048 bytes). Else the copy
+ * layout. Describes the choice in @p layout for the log.
+ */
+static void afxdp_umem_choose(struct unic_port *port, struct afxdp_queue *xq, char *layout,
+			      size_t size)
+{
+	struct afxdp_port *xp = afxdp_priv(port);
+	const struct unic_pool *pool = xq->pool;
+	uint32_t buf_len = (uint32_t)pool->pkt_headroom + pool->pkt_dataroom;
+	struct unic_pool_span span;
+	uintptr_t lo, hi;
+
+	xq->pool_umem = false;
+	if (!xp->pool_umem) {
+		snprintf(layout, size, "copying between the UMEM and pool '%s' (pool_umem=0): %u rx + "
+			 "%u tx frames of %u bytes", pool->name, xq->nb_rx_frames, xq->nb_tx_frames,
+			 AFXDP_FRAME_SIZE);
+		return;
+	}
+	if (unic_pool_span_get(pool, &span) != 0 || buf_len < AFXDP_CHUNK_MIN) {
+		snprintf(layout, size, "copying between the UMEM and pool '%s' (%s): %u rx + %u tx "
+			 "frames of %u bytes", pool->name,
+			 buf_len < AFXDP_CHUNK_MIN ? "its buffers are under 2048 bytes" :
+			 "its packets are in several memory zones", xq->nb_rx_frames, xq->nb_tx_frames,
+			 AFXDP_FRAME_SIZE);
+		return;
+	}
+	lo = (uintptr_t)span.zone & ~(uintptr_t)(AFXDP_FRAME_SIZE - 1);
+	hi = ((uintptr_t)span.zone + span.zone_len + AFXDP_FRAME_SIZE - 1) & ~(uintptr_t)(AFXDP_FRAME_SIZE - 1);
+	xq->pool_umem = true;
+	xq->base = (uint8_t *)lo;
+	xq->umem_len = hi - lo;
+	xq->first = span.first;
+	xq->stride = (uint32_t)span.stride;
+	xq->nb_objs = span.count;
+	xq->buf0 = (uint64_t)((uint8_t *)span.first + sizeof(struct unic_pkt) - xq->base);
+	xq->chunk = buf_len < AFXDP_FRAME_SIZE ? buf_len : AFXDP_FRAME_SIZE;
+	snprintf(layout, size, "packets of pool '%s' are the UMEM frames (no copy): %u on the fill "
+		 "ring, up to %u in flight on tx, frames up to %u bytes", pool->name, xq->nb_rx_frames,
+		 xq->nb_tx_frames, xq->chunk - XDP_PACKET_HEADROOM);
+}
+
 static int afxdp_queue_open(struct unic_port *port, uint16_t q)
 {
 	struct afxdp_port *xp = afxdp_priv(port);
@@ -348,25 +403,35 @@ static int afxdp_queue_open(struct unic_port *port, uint16_t q)
 	uint32_t total = xq->rx_desc + xq->tx_desc;
 	struct xdp_options opts = { 0 };
 	socklen_t olen = sizeof(opts);
-	char what[64], why[160] = "";
+	char what[64], why[160] = "", layout[200];
 	struct xdp_multiprog *mp;
 	enum xdp_attach_mode mode = XDP_MODE_UNSPEC;
 	int rc;
 
 	xq->nb_rx_frames = xq->rx_desc;
 	xq->nb_tx_frames = xq->tx_desc;
-	snprintf(what, sizeof(what), "queue %u UMEM", q);
-	rc = unic_port_dma_alloc(port, what, (size_t)total * AFXDP_FRAME_SIZE, AFXDP_FRAME_SIZE,
-				 port->numa_node, &xq->dma);
-	if (rc < 0)
-		return rc;
-	xq->area = xq->dma.va;
-	xq->owned = calloc(total, 1);
-	xq->fill_stash = calloc(xq->nb_rx_frames, sizeof(uint32_t));
-	xq->tx_free = calloc(xq->nb_tx_frames, sizeof(uint32_t));
-	if (!xq->owned || !xq->fill_stash || !xq->tx_free) {
-		rc = -ENOMEM;
-		goto err;
+	afxdp_umem_choose(port, xq, layout, sizeof(layout));
+	if (xq->pool_umem) {
+		xq->rx_owned = calloc(xq->nb_objs, 1);
+		xq->tx_owned = calloc(xq->nb_objs, 1);
+		if (!xq->rx_owned || !xq->tx_owned) {
+			rc = -ENOMEM;
+			goto err;
+		}
+	} else {
+		snprintf(what, sizeof(what), "queue %u UMEM", q);
+		rc = unic_port_dma_alloc(port, what, (size_t)total * AFXDP_FRAME_SIZE, AFXDP_FRAME_SIZE,
+					 port->numa_node, &xq->dma);
+		if (rc < 0)
+			return rc;
+		xq->area = xq->dma.va;
+		xq->owned = calloc(total, 1);
+		xq->fill_stash = calloc(xq->nb_rx_frames, sizeof(uint32_t));
+		xq->tx_free = calloc(xq->nb_tx_frames, sizeof(uint32_t));
+		if (!xq->owned || !xq->fill_stash || !xq->tx_free) {
+			rc = -ENOMEM;
+			goto err;
+		}
 	}
 	rc = -EOPNOTSUPP;
 	if (!xp->force_copy) {
@@ -422,20 +487,25 @@ static int afxdp_queue_open(struct unic_port *port, uint16_t q)
 			xq->busy_poll = true;
 		}
 	}
-	afxdp_tx_frames_init(xq);
-	afxdp_fill_all(xq);
+	if (xq->pool_umem) {
+		xq->tx_held = 0;
+		xq->rx_held = 0;
+		afxdp_fill_pool(xq);
+	} else {
+		afxdp_tx_frames_init(xq);
+		afxdp_fill_all(xq);
+	}
 	mp = xdp_multiprog__get_from_ifindex(xp->ifindex);
 	if (!libxdp_get_error(mp) && mp) {
 		mode = xdp_multiprog__attach_mode(mp);
 		xdp_multiprog__close(mp);
 	}
-	UNIC_PORT_LOG(port, INFO, "queue %u on %s queue %u: %s mode%s%s%s, XDP program %s in %s mode, "
-		      "%u rx + %u tx frames of %u bytes%s", q, xp->ifname, xp->start_queue + q,
+	UNIC_PORT_LOG(port, INFO, "queue %u on %s queue %u: %s mode%s%s%s, XDP program %s in %s mode; "
+		      "%s%s", q, xp->ifname, xp->start_queue + q,
 		      xq->zero_copy ? "zero-copy" : "copy", why[0] && !xq->zero_copy ? " (" : "",
 		      xq->zero_copy ? "" : why, why[0] && !xq->zero_copy ? ")" : "",
 		      xp->prog ? xp->prog_path : "libxdp's default (xsk_def_prog)",
-		      afxdp_mode_name(mode), xq->nb_rx_frames, xq->nb_tx_frames, AFXDP_FRAME_SIZE,
-		      xq->busy_poll ? ", busy polling" : "");
+		      afxdp_mode_name(mode), layout, xq->busy_poll ? "; busy polling" : "");
 	return 0;
 err:
 	afxdp_queue_close(port, xq);
@@ -824,9 +894,9 @@ static int afxdp_kv_str(const char *args, const char *key, char *buf, size_t siz
 static int afxdp_parse(const char *args, struct afxdp_port *xp)
 {
 	static const char *const keys[] = { "iface", "start_queue", "queue_count", "busy_budget",
-					    "force_copy", "xdp_mode", "xdp_prog", "xdp_prog_sec", NULL };
+					    "force_copy", "xdp_mode", "xdp_prog", "xdp_prog_sec", "pool_umem", NULL };
 	char mode[16] = "";
-	uint32_t force_copy = 0;
+	uint32_t force_copy = 0, pool_umem = 1;
 	int rc;
 
 	rc = unic_kvargs_check("af_xdp", args, keys);
@@ -849,8 +919,10 @@ static int afxdp_parse(const char *args, struct afxdp_port *xp)
 	AFXDP_U32("queue_count", 1, UNIC_PORT_MAX_QUEUES, &xp->queue_count);
 	AFXDP_U32("busy_budget", 0, 1024, &xp->busy_budget);
 	AFXDP_U32("force_copy", 0, 1, &force_copy);
+	AFXDP_U32("pool_umem", 0, 1, &pool_umem);
 #undef AFXDP_U32
 	xp->force_copy = force_copy != 0;
+	xp->pool_umem = pool_umem != 0;
 	rc = afxdp_kv_str(args, "xdp_mode", mode, sizeof(mode));
 	if (rc == -EINVAL)
 		return rc;
@@ -945,6 +1017,7 @@ static int afxdp_vdev_create(const char *name, const char *args, struct unic_por
 		xp->queue_count = cfg.queue_count;
 		xp->busy_budget = cfg.busy_budget;
 		xp->force_copy = cfg.force_copy;
+		xp->pool_umem = cfg.pool_umem;
 		xp->xdp_mode = cfg.xdp_mode;
 		memcpy(xp->prog_path, cfg.prog_path, sizeof(xp->prog_path));
 		memcpy(xp->prog_sec, cfg.prog_sec, sizeof(xp->prog_sec));

@@ -22,9 +22,14 @@
  * length past the frame or a producer more than a ring ahead is counted
  * and skipped (the malicious-peer test, tests/unit/test_af_xdp.c).
  *
- * Receive copies each frame into a packet of the rx pool and gives the
+ * That is the copy layout, used when the rx pool cannot be the UMEM:
+ * receive copies each frame into a packet of the rx pool and gives the
  * frame straight back to the fill ring; transmit copies each packet into a
- * free tx frame and frees the packet (docs/ports.md, "af_xdp").
+ * free tx frame and frees the packet. Normally the rx pool itself is the
+ * UMEM (pool_umem, unaligned chunks): the fill ring gets packets of the
+ * pool, a received descriptor is a packet, and a packet of that pool is
+ * transmitted in place and freed when the completion ring returns it
+ * (docs/ports.md, "af_xdp").
  */
 #ifndef AF_XDP_PRIV_H
 #define AF_XDP_PRIV_H
@@ -97,6 +102,21 @@ struct afxdp_queue {
 	struct unic_rxq_counters rcnt;
 	struct unic_counter rx_x[AFXDP_RX_NB];
 
+	/* Pool UMEM (pool_umem): the rx pool's objects are the UMEM, so a
+	 * received frame is a packet and a packet of that pool is sent as it
+	 * is. Object k is first + k * stride; its buffer starts at UMEM offset
+	 * buf0 + k * stride, and the kernel may use chunk bytes of it. */
+	bool pool_umem;
+	uint8_t *base;            /* the UMEM's first byte (page-aligned) */
+	size_t umem_len;
+	uint8_t *first;           /* object 0 */
+	uint64_t buf0;
+	uint32_t stride;
+	uint32_t nb_objs;
+	uint32_t chunk;
+	uint8_t *rx_owned;        /* [nb_objs] 1: on the fill ring or the rx ring */
+	uint32_t rx_held;
+
 	/* ---- transmit side: the tx burst's thread ---- */
 	struct xsk_ring_prod tx UNIC_CACHE_ALIGNED;
 	struct xsk_ring_cons cq;
@@ -104,6 +124,8 @@ struct afxdp_queue {
 	uint32_t tx_free_n;
 	struct unic_txq_counters tcnt;
 	struct unic_counter tx_x[AFXDP_TX_NB];
+	uint8_t *tx_owned;        /* pool UMEM: [nb_objs] 1: on the tx or completion ring */
+	uint32_t tx_held;
 
 	/* ---- control (under the port lock) ---- */
 	bool rx_setup, tx_setup;
@@ -122,6 +144,7 @@ struct afxdp_port {
 	uint32_t queue_count;
 	uint32_t busy_budget;     /* 0: no busy polling */
 	bool force_copy;
+	bool pool_umem;           /* try the rx pool as the UMEM (devarg pool_umem, default 1) */
 	int xdp_mode;             /* 0 auto, else XDP_FLAGS_SKB_MODE / XDP_FLAGS_DRV_MODE */
 	char prog_path[256];      /* "": libxdp's default program */
 	char prog_sec[64];
@@ -144,5 +167,11 @@ int afxdp_tx_reclaim(void *q);
 uint32_t afxdp_fill_all(struct afxdp_queue *xq);
 /* Make every transmit frame free (start). */
 void afxdp_tx_frames_init(struct afxdp_queue *xq);
+/* Pool UMEM: put packets on the fill ring up to nb_rx_frames (start, and
+ * each rx burst). @return packets on it. */
+uint32_t afxdp_fill_pool(struct afxdp_queue *xq);
+/* Pool UMEM: free every packet the kernel still holds (stop, after the
+ * socket is closed). */
+void afxdp_release_pool(struct afxdp_queue *xq);
 
 #endif /* AF_XDP_PRIV_H */

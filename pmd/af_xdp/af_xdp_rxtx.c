@@ -97,16 +97,11 @@ void afxdp_tx_frames_init(struct afxdp_queue *xq)
 		xq->tx_free[xq->tx_free_n++] = xq->nb_rx_frames + i;
 }
 
-uint16_t afxdp_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+static uint16_t afxdp_rx_copy(struct afxdp_queue *xq, struct unic_pkt **pkts, uint16_t n)
 {
-	struct afxdp_queue *xq = q;
 	uint32_t avail, idx, i, out = 0, dataroom;
 	uint64_t bytes = 0;
 
-	if (UNIC_UNLIKELY(n == 0))
-		return 0;
-	if (xq->busy_poll)
-		afxdp_kick_rx(xq);  /* SO_PREFER_BUSY_POLL: the syscall runs the driver's NAPI */
 	avail = afxdp_cons_avail(&xq->rx, n, &xq->rx_x[AFXDP_RX_BAD_INDEX]);
 	if (avail == 0) {
 		afxdp_refill(xq);
@@ -208,9 +203,8 @@ static void afxdp_copy_out(uint8_t *dst, const struct unic_pkt *p)
 	}
 }
 
-uint16_t afxdp_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+static uint16_t afxdp_tx_copy(struct afxdp_queue *xq, struct unic_pkt **pkts, uint16_t n)
 {
-	struct afxdp_queue *xq = q;
 	uint32_t nb, idx = 0, i, used = 0;
 	uint64_t bytes = 0, refused = 0;
 
@@ -256,12 +250,244 @@ uint16_t afxdp_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	return (uint16_t)nb;
 }
 
+/* ---- pool UMEM ----------------------------------------------------------
+ * The UMEM is the rx pool's zone (unaligned chunks). An address the kernel
+ * hands back names a packet only if it falls in object k's buffer for a k
+ * below nb_objs, and only if that packet is on our side of the rings now
+ * (rx_owned / tx_owned); anything else is counted and left alone.
+ */
+
+/* The object whose buffer holds UMEM offset @p off, exactly at its start
+ * when @p exact. @return its index, or UINT32_MAX. */
+static uint32_t afxdp_obj(const struct afxdp_queue *xq, uint64_t off, bool exact)
+{
+	uint64_t d, k;
+
+	if (off < xq->buf0)
+		return UINT32_MAX;
+	d = off - xq->buf0;
+	k = d / xq->stride;
+	if (k >= xq->nb_objs || (exact && d % xq->stride) || d % xq->stride >= xq->chunk)
+		return UINT32_MAX;
+	return (uint32_t)k;
+}
+
+static struct unic_pkt *afxdp_pkt(const struct afxdp_queue *xq, uint32_t k)
+{
+	return (struct unic_pkt *)(xq->first + (size_t)k * xq->stride);
+}
+
+static uint64_t afxdp_umem_off(const struct afxdp_queue *xq, const void *va)
+{
+	return (uint64_t)((const uint8_t *)va - xq->base);
+}
+
+uint32_t afxdp_fill_pool(struct afxdp_queue *xq)
+{
+	struct unic_pkt *tmp[64];
+
+	while (xq->rx_held < xq->nb_rx_frames) {
+		uint32_t want = xq->nb_rx_frames - xq->rx_held, idx = 0, got, k;
+
+		want = want < 64 ? want : 64;
+		want = xsk_ring_prod__reserve(&xq->fq, want, &idx);
+		if (want == 0)
+			break;
+		got = want;
+		if (UNIC_UNLIKELY(unic_pkt_alloc_bulk(xq->pool, tmp, want) != 0)) {
+			for (got = 0; got < want; got++) {
+				tmp[got] = unic_pkt_alloc(xq->pool);
+				if (tmp[got] == NULL)
+					break;
+			}
+			unic_counter_add(&xq->rcnt.nombuf, want - got);
+			xq->fq.cached_prod -= want - got;  /* give back what we cannot fill */
+		}
+		for (k = 0; k < got; k++) {
+			uint64_t off = afxdp_umem_off(xq, unic_pkt_buf(tmp[k]));
+
+			xq->rx_owned[afxdp_obj(xq, off, true)] = 1;
+			*xsk_ring_prod__fill_addr(&xq->fq, idx + k) = off;
+		}
+		if (got == 0)
+			break;
+		xsk_ring_prod__submit(&xq->fq, got);
+		xq->rx_held += got;
+		if (got < want)
+			break;  /* the pool is short: better luck next burst */
+	}
+	if (xsk_ring_prod__needs_wakeup(&xq->fq))
+		afxdp_kick_rx(xq);
+	return xq->rx_held;
+}
+
+static uint16_t afxdp_rx_pool(struct afxdp_queue *xq, struct unic_pkt **pkts, uint16_t n)
+{
+	uint32_t avail, idx, i, out = 0;
+	uint64_t bytes = 0;
+
+	avail = afxdp_cons_avail(&xq->rx, n, &xq->rx_x[AFXDP_RX_BAD_INDEX]);
+	idx = xq->rx.cached_cons;
+	for (i = 0; i < avail; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xq->rx, idx + i);
+		uint64_t base = d->addr & XSK_UNALIGNED_BUF_ADDR_MASK;
+		uint32_t off = (uint32_t)(d->addr >> XSK_UNALIGNED_BUF_OFFSET_SHIFT), len = d->len;
+		uint32_t k = afxdp_obj(xq, base, true);
+		struct unic_pkt *p;
+
+		if (UNIC_UNLIKELY(k == UINT32_MAX || !xq->rx_owned[k])) {
+			unic_counter_add(&xq->rx_x[AFXDP_RX_BAD_ADDR], 1);
+			unic_counter_add(&xq->rcnt.errors, 1);
+			continue;
+		}
+		xq->rx_owned[k] = 0;
+		xq->rx_held--;
+		p = afxdp_pkt(xq, k);
+		if (UNIC_UNLIKELY(len == 0 || (uint64_t)off + len > xq->chunk)) {
+			unic_counter_add(&xq->rx_x[AFXDP_RX_BAD_LEN], 1);
+			unic_counter_add(&xq->rcnt.errors, 1);
+			unic_pkt_free(p);
+			continue;
+		}
+		unic_pkt_reset(p, (uint16_t)off);
+		p->data_len = (uint16_t)len;
+		p->pkt_len = len;
+		p->port = xq->port_id;
+		p->queue = xq->qid;
+		bytes += len;
+		pkts[out++] = p;
+	}
+	if (avail) {
+		xq->rx.cached_cons += avail;
+		xsk_ring_cons__release(&xq->rx, avail);
+	}
+	afxdp_fill_pool(xq);
+	unic_counter_add(&xq->rcnt.packets, out);
+	unic_counter_add(&xq->rcnt.bytes, bytes);
+	return (uint16_t)out;
+}
+
+/* Free the packets the completion ring returns. @return packets freed. */
+static uint32_t afxdp_complete_pool(struct afxdp_queue *xq)
+{
+	uint32_t avail, idx, i, done = 0;
+
+	avail = afxdp_cons_avail(&xq->cq, xq->nb_tx_frames, &xq->tx_x[AFXDP_TX_BAD_INDEX]);
+	idx = xq->cq.cached_cons;
+	for (i = 0; i < avail; i++) {
+		uint64_t a = *xsk_ring_cons__comp_addr(&xq->cq, idx + i) & XSK_UNALIGNED_BUF_ADDR_MASK;
+		uint32_t k = afxdp_obj(xq, a, false);
+
+		if (UNIC_UNLIKELY(k == UINT32_MAX || !xq->tx_owned[k])) {
+			unic_counter_add(&xq->tx_x[AFXDP_TX_BAD_ADDR], 1);
+			continue;
+		}
+		xq->tx_owned[k] = 0;
+		xq->tx_held--;
+		unic_pkt_free(afxdp_pkt(xq, k));
+		done++;
+	}
+	if (avail) {
+		xq->cq.cached_cons += avail;
+		xsk_ring_cons__release(&xq->cq, avail);
+	}
+	return done;
+}
+
+static uint16_t afxdp_tx_pool(struct afxdp_queue *xq, struct unic_pkt **pkts, uint16_t n)
+{
+	uint32_t nb, idx = 0, i, used = 0, room;
+	uint64_t bytes = 0, refused = 0;
+
+	afxdp_complete_pool(xq);
+	room = xq->nb_tx_frames - xq->tx_held;
+	nb = n < room ? n : room;
+	nb = xsk_ring_prod__reserve(&xq->tx, nb, &idx);
+	for (i = 0; i < nb; i++) {
+		struct unic_pkt *p = pkts[i], *s = p;
+		struct xdp_desc *d;
+		uint64_t off;
+		uint32_t k;
+
+		if (UNIC_UNLIKELY(p->pkt_len > xq->chunk || p->pkt_len == 0)) {
+			refused++;
+			unic_counter_add(&xq->tx_x[AFXDP_TX_TOO_LONG], 1);
+			unic_pkt_free(p);
+			continue;
+		}
+		if (UNIC_UNLIKELY(p->pool != xq->pool || p->next != NULL)) {
+			/* Not a packet of the UMEM (another pool, or a chain):
+			 * copy it into one that is. */
+			s = unic_pkt_alloc(xq->pool);
+			if (s == NULL)
+				break;  /* the rest is the caller's: counted as ring full */
+			afxdp_copy_out(unic_pkt_data(s), p);
+			s->data_len = (uint16_t)p->pkt_len;
+			s->pkt_len = p->pkt_len;
+			unic_pkt_free(p);
+		}
+		off = afxdp_umem_off(xq, unic_pkt_data(s));
+		k = afxdp_obj(xq, off, false);
+		xq->tx_owned[k] = 1;
+		xq->tx_held++;
+		d = xsk_ring_prod__tx_desc(&xq->tx, idx + used);
+		d->addr = off;
+		d->len = s->pkt_len;
+		d->options = 0;
+		bytes += s->pkt_len;
+		used++;
+	}
+	/* Descriptors reserved and not written (refused packets, or the
+	 * pool ran dry for a copy: pkts[i..] stay the caller's) go back. */
+	xq->tx.cached_prod -= nb - used;
+	if (used)
+		xsk_ring_prod__submit(&xq->tx, used);
+	if (xsk_ring_prod__needs_wakeup(&xq->tx))
+		afxdp_kick_tx(xq);
+	if (i < n)
+		unic_counter_add(&xq->tx_x[AFXDP_TX_RING_FULL], n - i);
+	unic_counter_add(&xq->tcnt.packets, used);
+	unic_counter_add(&xq->tcnt.bytes, bytes);
+	if (refused)
+		unic_counter_add(&xq->tcnt.errors, refused);
+	return (uint16_t)i;
+}
+
+void afxdp_release_pool(struct afxdp_queue *xq)
+{
+	for (uint32_t k = 0; k < xq->nb_objs; k++) {
+		if ((xq->rx_owned && xq->rx_owned[k]) || (xq->tx_owned && xq->tx_owned[k]))
+			unic_pkt_free(afxdp_pkt(xq, k));
+	}
+	xq->rx_held = xq->tx_held = 0;
+}
+
+uint16_t afxdp_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+{
+	struct afxdp_queue *xq = q;
+
+	if (UNIC_UNLIKELY(n == 0))
+		return 0;
+	if (xq->busy_poll)
+		afxdp_kick_rx(xq);  /* SO_PREFER_BUSY_POLL: the syscall runs the driver's NAPI */
+	return xq->pool_umem ? afxdp_rx_pool(xq, pkts, n) : afxdp_rx_copy(xq, pkts, n);
+}
+
+uint16_t afxdp_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
+{
+	struct afxdp_queue *xq = q;
+
+	return xq->pool_umem ? afxdp_tx_pool(xq, pkts, n) : afxdp_tx_copy(xq, pkts, n);
+}
+
 uint16_t afxdp_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
 {
-	(void)q;
+	const struct afxdp_queue *xq = q;
+	uint32_t max = xq->pool_umem ? xq->chunk : AFXDP_FRAME_SIZE;
+
 	*err = 0;
 	for (uint16_t i = 0; i < n; i++)
-		if (pkts[i]->pkt_len > AFXDP_FRAME_SIZE || pkts[i]->pkt_len == 0) {
+		if (pkts[i]->pkt_len > max || pkts[i]->pkt_len == 0) {
 			*err = -EMSGSIZE;
 			return i;
 		}
@@ -271,11 +497,12 @@ uint16_t afxdp_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
 int afxdp_tx_reclaim(void *q)
 {
 	struct afxdp_queue *xq = q;
+	bool busy = xq->pool_umem ? xq->tx_held > 0 : xq->tx_free_n < xq->nb_tx_frames;
 
 	/* Frames still on the tx ring in copy mode go out only on a kick. */
-	if (xq->tx_free_n < xq->nb_tx_frames && xsk_ring_prod__needs_wakeup(&xq->tx))
+	if (busy && xsk_ring_prod__needs_wakeup(&xq->tx))
 		afxdp_kick_tx(xq);
-	return (int)afxdp_complete(xq);
+	return (int)(xq->pool_umem ? afxdp_complete_pool(xq) : afxdp_complete(xq));
 }
 
 bool afxdp_rx_pending(void *q)
