@@ -32,10 +32,11 @@ def cpu_seconds(pid):
 class L2fwd:
     """unic-l2fwd on two af_xdp ports in namespace ns; stop() returns its output."""
 
-    def __init__(self, ns, if_a, if_b, extra=()):
-        self.p = ns.popen([L2FWD] + ENV + ["--vdev", f"af_xdp0,iface={if_a}",
-                                           "--vdev", f"af_xdp1,iface={if_b}",
-                                           "-T", "0", "--no-mac-updating", "-P"] + list(extra),
+    def __init__(self, ns, if_a, if_b, extra=(), devargs=""):
+        self.p = ns.popen([L2FWD] + ENV + ["--vdev", f"af_xdp0,iface={if_a}{devargs}",
+                                           "--vdev", f"af_xdp1,iface={if_b}{devargs}",
+                                           "-T", "0", "--no-mac-updating", "-P",
+                                           "--log-level", "pmd:info"] + list(extra),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         # Up when both sockets are bound: the XDP program is on both ends.
         deadline = time.time() + 10
@@ -110,6 +111,29 @@ class Forwarding(unittest.TestCase):
             self.assertEqual(after[i]["rx_bytes"] - before[i]["rx_bytes"],
                              rep["rx_port_stats"]["ibytes"] - 14 * 100000, i)
         self.assertEqual(rep["rx_port_stats"]["ibytes"], rep["tx_port_stats"]["obytes"])
+
+    def pktgen(self, count, devargs=""):
+        r = self.ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={self.p0}{devargs}",
+                                          "--vdev", f"af_xdp1,iface={self.p3}{devargs}",
+                                          "--tx-port", "0", "--rx-port", "1",
+                                          "--size-range", "60-1514", "--count", str(count),
+                                          "--rate", "60000pps", "-P", "--json"], timeout=60)
+        return r.stdout, json.loads(r.stdout.strip().splitlines()[-1])
+
+    def test_a_users_xdp_program_and_the_copy_layout_forward_every_frame_too(self):
+        prog = "/usr/lib/x86_64-linux-gnu/bpf/xsk_def_xdp_prog.o"
+        fwd = L2fwd(self.ns, self.p1, self.p2, devargs=f",xdp_prog={prog},xdp_prog_sec=xdp,pool_umem=0")
+        try:
+            out, rep = self.pktgen(20000)
+        finally:
+            l2 = fwd.stop()
+        self.assertIn(f"XDP program {prog}", l2)
+        self.assertIn("copying between the UMEM and pool", l2)
+        self.assertIn("packets of pool 'pktgen' are the UMEM frames (no copy)", out)
+        self.assertEqual((rep["received"], rep["lost"], rep["reordered"]), (20000, 0, 0), out)
+        for ifn in (self.p1, self.p2):
+            link = json.loads(self.ns.run(["ip", "-j", "link", "show", ifn]).stdout)[0]
+            self.assertNotIn("xdp", link, f"{ifn}: the user's program is detached at stop")
 
     def test_hybrid_mode_idles_below_one_percent_of_a_core(self):
         fwd = L2fwd(self.ns, self.p1, self.p2, ["--rx-mode", "hybrid"])

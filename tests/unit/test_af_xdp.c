@@ -292,3 +292,157 @@ Test(af_xdp, a_spec_naming_a_missing_interface_is_refused_naming_it)
 	cr_assert_eq(unic_vdev_create("af_xdp0,iface=lo,xdp_mode=fast", &p), -EINVAL);
 	cr_assert_eq(unic_vdev_create("af_xdp0,iface=lo,queue_count=0", &p), -EINVAL);
 }
+
+/* ---- the pool as the UMEM ------------------------------------------------ */
+
+#include "unic_pool_span.h"
+
+/* Turn the queue of setup() into a pool-UMEM queue over the test's pool. */
+static void pool_mode(void)
+{
+	struct unic_pool_span span;
+	uintptr_t lo;
+
+	cr_assert_eq(unic_pool_span_get(pool, &span), 0, "the test pool is one zone");
+	lo = (uintptr_t)span.zone & ~(uintptr_t)(AFXDP_FRAME_SIZE - 1);
+	xq.pool_umem = true;
+	xq.base = (uint8_t *)lo;
+	xq.umem_len = (uintptr_t)span.zone + span.zone_len - lo;
+	xq.first = span.first;
+	xq.stride = (uint32_t)span.stride;
+	xq.nb_objs = span.count;
+	xq.buf0 = (uint64_t)((uint8_t *)span.first + sizeof(struct unic_pkt) - xq.base);
+	xq.chunk = (uint32_t)pool->pkt_headroom + pool->pkt_dataroom;
+	xq.rx_owned = calloc(xq.nb_objs, 1);
+	xq.tx_owned = calloc(xq.nb_objs, 1);
+	/* setup() filled the ring with the copy layout's frames: start again. */
+	ring_init(&xq.fq, &fq, true);
+	cr_assert_eq(afxdp_fill_pool(&xq), NB_RX);
+	cr_assert_eq(fq.producer, NB_RX);
+	cr_assert_eq(unic_pool_in_use_count(pool), NB_RX, "the fill ring holds NB_RX packets");
+}
+
+static void pool_mode_end(void)
+{
+	afxdp_release_pool(&xq);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0, "every packet the kernel held is back");
+	free(xq.rx_owned);
+	free(xq.tx_owned);
+}
+
+/* The packet whose buffer is at UMEM offset @p off. */
+static struct unic_pkt *pkt_at(uint64_t off)
+{
+	return (struct unic_pkt *)(xq.base + off) - 1;
+}
+
+Test(af_xdp, pool_umem_a_received_descriptor_is_the_packet_itself_and_the_fill_ring_is_topped_up)
+{
+	struct unic_pkt *pkts[4];
+	uint64_t a;
+
+	pool_mode();
+	a = fq.addrs[0];
+	fq.consumer = NB_RX;
+	memset(xq.base + a + 256, 0xcd, 200);
+	kernel_rx(a | (256ull << XSK_UNALIGNED_BUF_OFFSET_SHIFT), 200);
+	cr_assert_eq(afxdp_rx_burst(&xq, pkts, 4), 1);
+	cr_assert_eq(pkts[0], pkt_at(a), "no copy: the packet is the frame");
+	cr_assert_eq(pkts[0]->data_off, 256);
+	cr_assert_eq(pkts[0]->pkt_len, 200);
+	cr_assert_eq(((uint8_t *)unic_pkt_data(pkts[0]))[199], 0xcd);
+	cr_assert_eq(fq.producer, NB_RX + 1, "a fresh packet went on the fill ring");
+	cr_assert_eq(xq.rx_held, NB_RX);
+	unic_pkt_free(pkts[0]);
+	pool_mode_end();
+}
+
+Test(af_xdp, pool_umem_rx_addresses_that_are_not_a_held_packet_are_counted_and_skipped)
+{
+	struct unic_pkt *pkts[8];
+	uint64_t a, b;
+	uint32_t in_use;
+
+	pool_mode();
+	a = fq.addrs[0];
+	b = fq.addrs[1];
+	fq.consumer = NB_RX;
+	in_use = unic_pool_in_use_count(pool);
+	kernel_rx(a + 1, 60);                                  /* inside a buffer, not its start */
+	kernel_rx(xq.buf0 + (uint64_t)xq.nb_objs * xq.stride, 60); /* one past the last object */
+	kernel_rx(XSK_UNALIGNED_BUF_ADDR_MASK, 60);            /* far past the UMEM */
+	kernel_rx(xq.buf0 + (uint64_t)(xq.nb_objs - 1) * xq.stride, 60); /* a packet the kernel never had */
+	kernel_rx(b, 60);                                      /* good */
+	kernel_rx(b, 60);                                      /* handed back twice */
+	cr_assert_eq(afxdp_rx_burst(&xq, pkts, 8), 1);
+	cr_assert_eq(pkts[0], pkt_at(b));
+	cr_assert_eq(x(&xq.rx_x[AFXDP_RX_BAD_ADDR]), 5);
+	cr_assert_eq(x(&xq.rcnt.errors), 5);
+	unic_pkt_free(pkts[0]);
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use, "no packet leaked or freed twice");
+	pool_mode_end();
+}
+
+Test(af_xdp, pool_umem_rx_lengths_past_the_buffer_are_counted_and_the_packet_freed)
+{
+	struct unic_pkt *pkts[8];
+
+	pool_mode();
+	fq.consumer = NB_RX;
+	kernel_rx(fq.addrs[0] | (256ull << XSK_UNALIGNED_BUF_OFFSET_SHIFT), xq.chunk - 255);
+	kernel_rx(fq.addrs[1] | (0xffffull << XSK_UNALIGNED_BUF_OFFSET_SHIFT), 60);
+	kernel_rx(fq.addrs[2], 0);
+	cr_assert_eq(afxdp_rx_burst(&xq, pkts, 8), 0);
+	cr_assert_eq(x(&xq.rx_x[AFXDP_RX_BAD_LEN]), 3);
+	cr_assert_eq(xq.rx_held, NB_RX, "three fresh packets replaced them");
+	cr_assert_eq(unic_pool_in_use_count(pool), NB_RX);
+	pool_mode_end();
+}
+
+Test(af_xdp, pool_umem_transmit_sends_a_pool_packet_in_place_and_frees_it_on_completion)
+{
+	struct unic_pkt *p, *pkts[1];
+	uint32_t in_use;
+
+	pool_mode();
+	p = pkt_of(300, 7);
+	pkts[0] = p;
+	in_use = unic_pool_in_use_count(pool);
+	cr_assert_eq(afxdp_tx_burst(&xq, pkts, 1), 1);
+	cr_assert_eq(tx.descs[0].addr, (uint64_t)((uint8_t *)unic_pkt_data(p) - xq.base));
+	cr_assert_eq(tx.descs[0].len, 300);
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use, "the kernel holds it until completion");
+	/* Bad completions first: an rx packet's address, past the UMEM, one never sent. */
+	cq.addrs[0] = fq.addrs[0];
+	cq.addrs[1] = ~0ull;
+	cq.addrs[2] = xq.buf0 + (uint64_t)(xq.nb_objs - 1) * xq.stride;
+	cq.addrs[3] = tx.descs[0].addr;
+	cq.addrs[4] = tx.descs[0].addr;  /* twice */
+	cq.producer = 5;
+	cr_assert_eq(afxdp_tx_reclaim(&xq), 1);
+	cr_assert_eq(x(&xq.tx_x[AFXDP_TX_BAD_ADDR]), 4);
+	cr_assert_eq(unic_pool_in_use_count(pool), in_use - 1, "freed once");
+	pool_mode_end();
+}
+
+Test(af_xdp, pool_umem_a_packet_of_another_pool_is_copied_into_one_of_the_umem)
+{
+	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "other", .mem = mem, .count = 8,
+					.numa_node = -1 };
+	struct unic_pool *other = unic_pktpool_create(&pc);
+	struct unic_pkt *p, *pkts[1];
+
+	cr_assert_not_null(other);
+	pool_mode();
+	p = unic_pkt_alloc(other);
+	memset(unic_pkt_data(p), 9, 80);
+	p->data_len = 80;
+	p->pkt_len = 80;
+	pkts[0] = p;
+	cr_assert_eq(afxdp_tx_burst(&xq, pkts, 1), 1);
+	cr_assert_eq(unic_pool_in_use_count(other), 0, "the original is freed at once");
+	cr_assert_eq(xq.base[tx.descs[0].addr + 79], 9);
+	cr_assert_eq(xq.tx_held, 1);
+	pool_mode_end();
+	unic_pool_destroy(other);
+}
