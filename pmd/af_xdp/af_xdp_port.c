@@ -42,6 +42,7 @@
 
 #define AFXDP_MTU_MAX (AFXDP_FRAME_SIZE - XDP_PACKET_HEADROOM - 22)  /* Ethernet + VLAN tag + FCS room */
 #define AFXDP_BUSY_POLL_US 20
+#define AFXDP_BUSY_TRIES 100  /* 10 ms apart: the kernel's deferred socket release */
 #define AFXDP_CHUNK_MIN 2048  /* the kernel's smallest UMEM chunk (XDP_UMEM_MIN_CHUNK_SIZE) */
 
 static const char *const afxdp_rx_names[AFXDP_RX_NB] = {
@@ -433,18 +434,26 @@ static int afxdp_queue_open(struct unic_port *port, uint16_t q)
 			goto err;
 		}
 	}
-	rc = -EOPNOTSUPP;
-	if (!xp->force_copy) {
-		rc = afxdp_socket_try(port, xq, q, XDP_USE_NEED_WAKEUP | XDP_ZEROCOPY);
+	/* A socket closed a moment ago (stop, then start) leaves the queue
+	 * busy until the kernel's deferred release of its buffer pool has
+	 * run: EBUSY for a few milliseconds. Wait for it, up to a second. */
+	for (int tries = 0;; tries++) {
+		rc = -EOPNOTSUPP;
+		if (!xp->force_copy) {
+			rc = afxdp_socket_try(port, xq, q, XDP_USE_NEED_WAKEUP | XDP_ZEROCOPY);
+			if (rc)
+				snprintf(why, sizeof(why), "zero-copy refused: %s%s", strerror(-rc),
+					 rc == -EOPNOTSUPP ? " (the driver has no AF_XDP zero-copy, or XDP "
+					 "runs in generic mode)" : "");
+		} else {
+			snprintf(why, sizeof(why), "force_copy=1");
+		}
 		if (rc)
-			snprintf(why, sizeof(why), "zero-copy refused: %s%s", strerror(-rc),
-				 rc == -EOPNOTSUPP ? " (the driver has no AF_XDP zero-copy, or XDP runs "
-				 "in generic mode)" : "");
-	} else {
-		snprintf(why, sizeof(why), "force_copy=1");
+			rc = afxdp_socket_try(port, xq, q, XDP_USE_NEED_WAKEUP | XDP_COPY);
+		if (rc != -EBUSY || tries >= AFXDP_BUSY_TRIES)
+			break;
+		usleep(10000);
 	}
-	if (rc)
-		rc = afxdp_socket_try(port, xq, q, XDP_USE_NEED_WAKEUP | XDP_COPY);
 	if (rc) {
 		if (rc == -EPERM || rc == -EACCES)
 			UNIC_PORT_LOG(port, ERR, "queue %u: cannot create the AF_XDP socket on %s: %s; it "
@@ -537,15 +546,21 @@ static void afxdp_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->has_intr = true;
 }
 
+static int afxdp_mtu_apply(struct unic_port *port, uint16_t mtu);
+
 static int afxdp_configure(struct unic_port *port, const struct unic_port_conf *conf)
 {
+	int rc;
+
 	if (conf->nb_rxq != conf->nb_txq) {
 		UNIC_PORT_LOG(port, ERR, "%u rx and %u tx queues: an AF_XDP socket carries rx queue q "
 			      "and tx queue q together; configure as many of each", conf->nb_rxq,
 			      conf->nb_txq);
 		return -EINVAL;
 	}
-	return 0;
+	/* The configured MTU is the interface's (put back at close). */
+	rc = afxdp_mtu_apply(port, conf->mtu);
+	return rc < 0 ? rc : 0;
 }
 
 static int afxdp_rx_queue_setup(struct unic_port *port, uint16_t q, const struct unic_rxq_conf *conf,
@@ -668,6 +683,11 @@ static void afxdp_close(struct unic_port *port)
 	 * only if they were on before this port turned them on. */
 	if (xp->flags_set)
 		afxdp_if_flags(xp->ifname, 0, xp->flags_set);
+	if (xp->orig_mtu) {
+		struct ifreq ifr = { .ifr_mtu = xp->orig_mtu };
+
+		afxdp_ifreq(xp->ifname, SIOCSIFMTU, &ifr);
+	}
 }
 
 static int afxdp_link_get(struct unic_port *port, struct unic_link *link)
@@ -730,16 +750,32 @@ static int afxdp_allmulti_set(struct unic_port *port, bool on)
 	return afxdp_flag_set(xp, IFF_ALLMULTI, on);
 }
 
-static int afxdp_mtu_set(struct unic_port *port, uint16_t mtu)
+/* Set the interface's MTU if it differs, remembering the first one it had
+ * so that close puts it back. */
+static int afxdp_mtu_apply(struct unic_port *port, uint16_t mtu)
 {
 	struct afxdp_port *xp = afxdp_priv(port);
-	struct ifreq ifr = { .ifr_mtu = mtu };
-	int rc = afxdp_ifreq(xp->ifname, SIOCSIFMTU, &ifr);
+	struct ifreq ifr = { 0 };
+	int rc = afxdp_ifreq(xp->ifname, SIOCGIFMTU, &ifr);
 
+	if (rc < 0 || mtu == 0 || ifr.ifr_mtu == mtu)
+		return rc;
+	if (xp->orig_mtu == 0)
+		xp->orig_mtu = ifr.ifr_mtu;
+	ifr.ifr_mtu = mtu;
+	rc = afxdp_ifreq(xp->ifname, SIOCSIFMTU, &ifr);
 	if (rc < 0)
 		UNIC_PORT_LOG(port, ERR, "MTU %u on %s: %s (`ip link set dev %s mtu %u` says why)", mtu,
 			      xp->ifname, strerror(-rc), xp->ifname, mtu);
+	else
+		UNIC_PORT_LOG(port, INFO, "MTU of %s set to %u (it was %d; put back at close)",
+			      xp->ifname, mtu, xp->orig_mtu);
 	return rc;
+}
+
+static int afxdp_mtu_set(struct unic_port *port, uint16_t mtu)
+{
+	return afxdp_mtu_apply(port, mtu);
 }
 
 static void afxdp_sum(struct unic_port *port, uint64_t rx[AFXDP_RX_NB], uint64_t tx[AFXDP_TX_NB],

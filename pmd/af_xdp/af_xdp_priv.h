@@ -152,6 +152,7 @@ struct afxdp_port {
 	int xsks_map_fd;
 	uint32_t adopted_prog_id; /* libxdp's program found attached at start, detached at stop */
 	short flags_set;          /* IFF_PROMISC / IFF_ALLMULTI this port turned on */
+	int orig_mtu;             /* the interface's MTU before this port changed it; 0: unchanged */
 	struct afxdp_queue q[UNIC_PORT_MAX_QUEUES];
 };
 

@@ -18,6 +18,7 @@ import hostnet
 
 L2FWD = os.environ.get("UNIC_L2FWD", "build/apps/unic-l2fwd")
 PKTGEN = os.environ.get("UNIC_PKTGEN", "build/apps/unic-pktgen")
+TESTPMD = os.environ.get("UNIC_TESTPMD", "build/apps/unic-testpmd")
 ENV = ["--no-pci", "--no-huge"]
 FOREIGN_PROG = "/usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o"
 
@@ -120,15 +121,16 @@ class Forwarding(unittest.TestCase):
                                           "--rate", "60000pps", "-P", "--json"], timeout=60)
         return r.stdout, json.loads(r.stdout.strip().splitlines()[-1])
 
-    def test_a_users_xdp_program_and_the_copy_layout_forward_every_frame_too(self):
+    def test_a_users_xdp_program_the_copy_layout_and_busy_polling_forward_every_frame_too(self):
         prog = "/usr/lib/x86_64-linux-gnu/bpf/xsk_def_xdp_prog.o"
-        fwd = L2fwd(self.ns, self.p1, self.p2, devargs=f",xdp_prog={prog},xdp_prog_sec=xdp,pool_umem=0")
+        fwd = L2fwd(self.ns, self.p1, self.p2, devargs=f",xdp_prog={prog},xdp_prog_sec=xdp,pool_umem=0,busy_budget=64")
         try:
             out, rep = self.pktgen(20000)
         finally:
             l2 = fwd.stop()
         self.assertIn(f"XDP program {prog}", l2)
         self.assertIn("copying between the UMEM and pool", l2)
+        self.assertIn("; busy polling", l2)
         self.assertIn("packets of pool 'pktgen' are the UMEM frames (no copy)", out)
         self.assertEqual((rep["received"], rep["lost"], rep["reordered"]), (20000, 0, 0), out)
         for ifn in (self.p1, self.p2):
@@ -188,6 +190,32 @@ class LinuxStack(unittest.TestCase):
             self.assertEqual(got.split(), [str(len(data)), hashlib.sha256(data).hexdigest()], out)
             rx, tx = l2fwd_totals(out)
             self.assertGreater(rx, 3 * 2 + len(data) // 1500, out)
+
+
+class Control(unittest.TestCase):
+    """MAC, link, MTU from and to the interface; stop and start again."""
+
+    def test_mac_link_and_mtu_are_the_interfaces_and_a_restart_rebinds(self):
+        with hostnet.Net() as net:
+            ns = net.ns("c")
+            x0, _ = net.veth("c0", ns, "c1", ns)
+            mac = json.loads(ns.run(["ip", "-j", "link", "show", x0]).stdout)[0]["address"]
+            script = ("show port info 0\n"
+                      "set link down 0\nshow port link 0\nset link up 0\nshow port link 0\n"
+                      "port stop 0\nport config mtu 0 1400\nport start 0\nshow port info 0\n")
+            r = ns.run([TESTPMD] + ENV + ["--vdev", f"af_xdp0,iface={x0}", "-f", "/dev/stdin"],
+                       input=script, timeout=60)
+            out = r.stdout
+            self.assertIn(f"MAC address: {mac.upper()}", out)
+            self.assertIn("Driver name: af_xdp", out)
+            self.assertIn("Port 0 Link down", out)
+            self.assertIn("Port 0 Link up - speed 10000 Mbps - full-duplex", out)
+            self.assertIn("Port 0: started", out, "stop then start binds the queue again")
+            self.assertIn(f"MTU of {x0} set to 1400 (it was 1500; put back at close)", out)
+            self.assertIn("MTU: 1400", out)
+            link = json.loads(ns.run(["ip", "-j", "link", "show", x0]).stdout)[0]
+            self.assertEqual(link["mtu"], 1500, "the MTU is put back at close")
+            self.assertNotIn("PROMISC", link["flags"])
 
 
 class Errors(unittest.TestCase):
