@@ -218,6 +218,36 @@ class Control(unittest.TestCase):
             self.assertNotIn("PROMISC", link["flags"])
 
 
+class Drops(unittest.TestCase):
+    """What the socket cannot take is counted, and agrees with the kernel."""
+
+    def test_frames_beyond_the_fill_ring_are_counted_in_imissed_and_xsk_rx_dropped(self):
+        with hostnet.Net() as net:
+            ns = net.ns("d")
+            ns.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                    "net.ipv6.conf.default.disable_ipv6=1"])
+            x0, x1 = net.veth("d0", ns, "d1", ns)
+            before = net.link_stats(x1, ns)
+            # testpmd starts the port and never polls it (no 'start'):
+            # 1024 frames fill the fill ring's packets, the rest are dropped.
+            tp = ns.popen([TESTPMD] + ENV + ["--vdev", f"af_xdp0,iface={x1}", "-f", "/dev/stdin"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+            tp.stdin.write("sleep 2500\nshow port xstats 0\nshow port stats 0\n")
+            tp.stdin.flush()
+            time.sleep(1)
+            ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={x0}", "--tx-port", "0", "--rx-port", "0",
+                                     "--size", "60", "--count", "3000", "--drain", "0.1", "--json"],
+                   timeout=30, check=False)  # exits 1: none came back (nothing forwards them)
+            out, _ = tp.communicate(timeout=30)  # closes stdin: testpmd quits after the script
+            after = net.link_stats(x1, ns)
+            kernel = after["rx_dropped"] - before["rx_dropped"]
+            self.assertEqual(after["rx_packets"] - before["rx_packets"], 3000)
+            self.assertEqual(kernel, 3000 - 1024, out)
+            self.assertIn(f"xsk_rx_dropped: {kernel}", out)
+            self.assertRegex(out, rf"RX-missed: +{kernel}\b")
+
+
 class Errors(unittest.TestCase):
     """What a user meets, each with a message that names the fix."""
 
