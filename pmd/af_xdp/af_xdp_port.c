@@ -106,15 +106,18 @@ static int afxdp_ifreq(const char *ifname, unsigned long req, struct ifreq *ifr)
 	return rc;
 }
 
-/* Rx queues of the interface: ethtool's channels, else sysfs. */
-static int afxdp_if_queues(const char *ifname)
+/* Rx queues of the interface: ethtool's channels, else sysfs. *combined
+ * says whether the driver counts them as combined channels (else rx and tx). */
+static int afxdp_if_queues(const char *ifname, bool *combined)
 {
 	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
 	struct ifreq ifr = { .ifr_data = (void *)&ch };
 	char path[128];
 	int n;
 
+	*combined = true;
 	if (afxdp_ifreq(ifname, SIOCETHTOOL, &ifr) == 0) {
+		*combined = ch.max_combined > 0;
 		n = (int)(ch.combined_count + ch.rx_count);
 		if (n > 0)
 			return n;
@@ -990,6 +993,8 @@ static int afxdp_parse(const char *args, struct afxdp_port *xp)
 static int afxdp_check_iface(const char *name, struct afxdp_port *xp)
 {
 	int nq, fd;
+	bool combined;
+	char fix[64];
 
 	xp->ifindex = (int)if_nametoindex(xp->ifname);
 	if (xp->ifindex == 0) {
@@ -998,14 +1003,19 @@ static int afxdp_check_iface(const char *name, struct afxdp_port *xp)
 			 name, xp->ifname);
 		return -ENODEV;
 	}
-	nq = afxdp_if_queues(xp->ifname);
+	nq = afxdp_if_queues(xp->ifname, &combined);
 	if (nq > 0 && xp->start_queue + xp->queue_count > (uint32_t)nq) {
+		uint32_t want = xp->start_queue + xp->queue_count;
+
+		if (combined)
+			snprintf(fix, sizeof(fix), "combined %u", want);
+		else
+			snprintf(fix, sizeof(fix), "rx %u tx %u", want, want);
 		UNIC_LOG(ERR, PMD, "%s: queues %u..%u of %s asked (start_queue=%u, queue_count=%u) but "
-			 "it has %d; lower them, or add queues with `ethtool -L %s combined %u` "
+			 "it has %d; lower them, or add queues with `ethtool -L %s %s` "
 			 "(`ethtool -l %s` shows the most it takes)",
-			 name, xp->start_queue, xp->start_queue + xp->queue_count - 1, xp->ifname,
-			 xp->start_queue, xp->queue_count, nq, xp->ifname,
-			 xp->start_queue + xp->queue_count, xp->ifname);
+			 name, xp->start_queue, want - 1, xp->ifname, xp->start_queue, xp->queue_count,
+			 nq, xp->ifname, fix, xp->ifname);
 		return -EINVAL;
 	}
 	fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
