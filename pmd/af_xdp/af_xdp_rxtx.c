@@ -394,12 +394,22 @@ static uint32_t afxdp_complete_pool(struct afxdp_queue *xq)
 	return done;
 }
 
+/* The longest frame transmit takes: what one packet of the UMEM's pool
+ * holds (a copy goes into one), and no more than a chunk. */
+static uint32_t afxdp_tx_max(const struct afxdp_queue *xq)
+{
+	if (!xq->pool_umem)
+		return AFXDP_FRAME_SIZE;
+	return xq->pool->pkt_dataroom < xq->chunk ? xq->pool->pkt_dataroom : xq->chunk;
+}
+
 static uint16_t afxdp_tx_pool(struct afxdp_queue *xq, struct unic_pkt **pkts, uint16_t n)
 {
-	uint32_t nb, idx = 0, i, used = 0, room;
+	uint32_t nb, idx = 0, i, used = 0, room, max;
 	uint64_t bytes = 0, refused = 0;
 
 	afxdp_complete_pool(xq);
+	max = afxdp_tx_max(xq);
 	room = xq->nb_tx_frames - xq->tx_held;
 	nb = n < room ? n : room;
 	nb = xsk_ring_prod__reserve(&xq->tx, nb, &idx);
@@ -409,15 +419,17 @@ static uint16_t afxdp_tx_pool(struct afxdp_queue *xq, struct unic_pkt **pkts, ui
 		uint64_t off;
 		uint32_t k;
 
-		if (UNIC_UNLIKELY(p->pkt_len > xq->chunk || p->pkt_len == 0)) {
+		if (UNIC_UNLIKELY(p->pkt_len > max || p->pkt_len == 0)) {
 			refused++;
 			unic_counter_add(&xq->tx_x[AFXDP_TX_TOO_LONG], 1);
 			unic_pkt_free(p);
 			continue;
 		}
-		if (UNIC_UNLIKELY(p->pool != xq->pool || p->next != NULL)) {
-			/* Not a packet of the UMEM (another pool, or a chain):
-			 * copy it into one that is. */
+		k = p->pool == xq->pool && p->next == NULL ?
+		    afxdp_obj(xq, afxdp_umem_off(xq, unic_pkt_data(p)), false) : UINT32_MAX;
+		if (UNIC_UNLIKELY(k == UINT32_MAX)) {
+			/* Not a packet of the UMEM (another pool, a chain, or
+			 * data past the chunk): copy it into one that is. */
 			s = unic_pkt_alloc(xq->pool);
 			if (s == NULL)
 				break;  /* the rest is the caller's: counted as ring full */
@@ -425,9 +437,9 @@ static uint16_t afxdp_tx_pool(struct afxdp_queue *xq, struct unic_pkt **pkts, ui
 			s->data_len = (uint16_t)p->pkt_len;
 			s->pkt_len = p->pkt_len;
 			unic_pkt_free(p);
+			k = afxdp_obj(xq, afxdp_umem_off(xq, unic_pkt_data(s)), false);
 		}
 		off = afxdp_umem_off(xq, unic_pkt_data(s));
-		k = afxdp_obj(xq, off, false);
 		xq->tx_owned[k] = 1;
 		xq->tx_held++;
 		d = xsk_ring_prod__tx_desc(&xq->tx, idx + used);
@@ -482,8 +494,7 @@ uint16_t afxdp_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 
 uint16_t afxdp_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
 {
-	const struct afxdp_queue *xq = q;
-	uint32_t max = xq->pool_umem ? xq->chunk : AFXDP_FRAME_SIZE;
+	uint32_t max = afxdp_tx_max(q);
 
 	*err = 0;
 	for (uint16_t i = 0; i < n; i++)
@@ -525,7 +536,10 @@ int afxdp_rx_intr_enable(void *q)
 	struct afxdp_queue *xq = q;
 
 	__atomic_store_n(&xq->intr_enabled, 1, __ATOMIC_RELAXED);
-	afxdp_refill(xq);
+	if (xq->pool_umem)
+		afxdp_fill_pool(xq);
+	else
+		afxdp_refill(xq);
 	if (xsk_ring_prod__needs_wakeup(&xq->fq))
 		afxdp_kick_rx(xq);
 	return 0;

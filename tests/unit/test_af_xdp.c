@@ -446,3 +446,24 @@ Test(af_xdp, pool_umem_a_packet_of_another_pool_is_copied_into_one_of_the_umem)
 	pool_mode_end();
 	unic_pool_destroy(other);
 }
+
+Test(af_xdp, pool_umem_a_chain_longer_than_a_packet_of_the_pool_is_refused_not_copied_past_it)
+{
+	struct unic_pkt *a, *b, *pkts[1];
+	int err = 0;
+
+	pool_mode();
+	a = pkt_of(1500, 1);
+	b = pkt_of(1000, 2);
+	a->next = b;
+	a->nb_segs = 2;
+	b->data_len = 600;
+	a->pkt_len = 2100;  /* fits a 2176-byte chunk, not a packet's 2048-byte data room */
+	pkts[0] = a;
+	cr_assert_eq(afxdp_tx_prepare(&xq, pkts, 1, &err), 0);
+	cr_assert_eq(err, -EMSGSIZE);
+	cr_assert_eq(afxdp_tx_burst(&xq, pkts, 1), 1);
+	cr_assert_eq(x(&xq.tx_x[AFXDP_TX_TOO_LONG]), 1);
+	cr_assert_eq(tx.producer, 0);
+	pool_mode_end();
+}
