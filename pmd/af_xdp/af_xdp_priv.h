@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
 #include <unic/mem.h>
@@ -155,6 +156,25 @@ struct afxdp_port {
 	int orig_mtu;             /* the interface's MTU before this port changed it; 0: unchanged */
 	struct afxdp_queue q[UNIC_PORT_MAX_QUEUES];
 };
+
+static inline struct afxdp_port *afxdp_priv(struct unic_port *port)
+{
+	return unic_port_priv(port);
+}
+
+/* The XDP program (af_xdp_prog.c). Control path, under the port lock. */
+/* Route libxdp's and libbpf's messages to the debug log. */
+void afxdp_lib_print_init(void);
+/* "native", "generic (skb)", ... for a libxdp attach mode. */
+const char *afxdp_mode_name(enum xdp_attach_mode m);
+/* Before start: refuse a program libxdp cannot share (-EBUSY, logged). */
+int afxdp_check_attached(struct unic_port *port);
+/* Open and attach xdp_prog=, find its xsks_map. @return 0 or -errno (logged). */
+int afxdp_prog_load(struct unic_port *port);
+/* Detach and close the user's program, if any. */
+void afxdp_prog_unload(struct unic_port *port);
+/* Detach libxdp's program this port found attached at start, if still there. */
+void afxdp_adopted_detach(struct unic_port *port);
 
 /* Fast path (af_xdp_rxtx.c). The burst functions take a struct afxdp_queue. */
 uint16_t afxdp_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n);
