@@ -11,5 +11,6 @@ extern const struct unic_driver unic_e1000e_driver;
 extern const struct unic_driver unic_virtio_driver;
 extern const struct unic_driver unic_af_packet_driver;
 extern const struct unic_driver unic_memif_driver;
+extern const struct unic_driver unic_af_xdp_driver;
 
 #endif /* UNIC_PMDS_H */

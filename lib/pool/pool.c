@@ -23,6 +23,7 @@
 #include <unic/log.h>
 
 #include "unic_conf.h"
+#include "unic_pool_span.h"
 
 #define POOL_COOKIE_FREE  0xf7ee0b1ec7f7ee00ull
 #define POOL_COOKIE_USED  0x05ed0b1ec7005ed0ull
@@ -488,4 +489,18 @@ struct unic_pool *unic_pktpool_create(const struct unic_pktpool_conf *ucfg)
 	pc.obj_init = pktpool_obj_init;
 
 	return pool_create(&pc, (uint16_t)headroom, (uint16_t)dataroom);
+}
+
+int unic_pool_span_get(const struct unic_pool *pool, struct unic_pool_span *span)
+{
+	const struct unic_pool_priv *priv = pool->priv;
+
+	if (priv == NULL || priv->nb_chunks != 1)
+		return -E2BIG;
+	span->first = (uint8_t *)priv->chunks[0].va + pool_obj_off();
+	span->stride = pool->elt_size;
+	span->count = pool->count;
+	span->zone = priv->chunks[0].va;
+	span->zone_len = priv->chunks[0].len;
+	return 0;
 }

@@ -21,6 +21,7 @@ const struct unic_driver *const unic_drivers[] = {
 	&unic_virtio_driver,
 	&unic_af_packet_driver,
 	&unic_memif_driver,
+	&unic_af_xdp_driver,
 	NULL,
 };
 

@@ -584,6 +584,8 @@ int unic_intr_source_ack(const struct unic_intr_source *src)
 	uint64_t buf = 0;
 	ssize_t n;
 
+	if (src->kind == UNIC_INTR_SOCKET)
+		return 0;  /* level-triggered: readable until the ring is drained */
 	if (src->kind != UNIC_INTR_EVENTFD && src->kind != UNIC_INTR_UIO)
 		return -EINVAL;
 	/* Non-blocking fds: nothing pending reads as EAGAIN. */

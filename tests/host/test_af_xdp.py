@@ -1,0 +1,320 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The af_xdp port on veth pairs (docs/ports.md, "af_xdp"; docs/testing.md).
+
+unic-pktgen in one process and unic-l2fwd in another, each on af_xdp ports
+over veth pairs in a namespace of their own; the Linux stack of two
+namespaces talking through unic-l2fwd; the errors a user meets. Needs root.
+Binaries: UNIC_L2FWD, UNIC_PKTGEN (meson sets them).
+"""
+import hashlib
+import json
+import os
+import re
+import subprocess
+import time
+import unittest
+
+import hostnet
+
+L2FWD = os.environ.get("UNIC_L2FWD", "build/apps/unic-l2fwd")
+PKTGEN = os.environ.get("UNIC_PKTGEN", "build/apps/unic-pktgen")
+TESTPMD = os.environ.get("UNIC_TESTPMD", "build/apps/unic-testpmd")
+ENV = ["--no-pci", "--no-huge"]
+FOREIGN_PROG = "/usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o"
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process and its threads, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class L2fwd:
+    """unic-l2fwd on two af_xdp ports in namespace ns; stop() returns its output."""
+
+    def __init__(self, ns, if_a, if_b, extra=(), devargs=""):
+        self.p = ns.popen([L2FWD] + ENV + ["--vdev", f"af_xdp0,iface={if_a}{devargs}",
+                                           "--vdev", f"af_xdp1,iface={if_b}{devargs}",
+                                           "-T", "0", "--no-mac-updating", "-P",
+                                           "--log-level", "pmd:info"] + list(extra),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # Up when both sockets are bound: the XDP program is on both ends.
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.p.poll() is not None:
+                raise AssertionError(f"unic-l2fwd exited {self.p.returncode}:\n{self.p.stdout.read()}")
+            r = ns.run(["ip", "-j", "link", "show", if_b])
+            if "xdp" in json.loads(r.stdout)[0]:
+                time.sleep(0.2)
+                return
+            time.sleep(0.05)
+        raise AssertionError("unic-l2fwd did not bind its sockets within 10 s")
+
+    def pid(self):
+        # `ip netns exec` execs the program: the pid is unic-l2fwd's.
+        return self.p.pid
+
+    def stop(self):
+        self.p.send_signal(2)
+        out, _ = self.p.communicate(timeout=10)
+        return out
+
+
+def l2fwd_totals(out):
+    """Received and sent totals of unic-l2fwd's final report."""
+    m = re.findall(r"total: received (\d+) .* sent (\d+) ", out)
+    assert m, out
+    return int(m[-1][0]), int(m[-1][1])
+
+
+class Forwarding(unittest.TestCase):
+    """unic-pktgen -> veth -> unic-l2fwd -> veth -> unic-pktgen, all af_xdp."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.net = hostnet.Net()
+        cls.ns = cls.net.ns("f")
+        # No IPv6 autoconfiguration frames on the pairs: only pktgen's.
+        cls.ns.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                    "net.ipv6.conf.default.disable_ipv6=1"])
+        cls.p0, cls.p1 = cls.net.veth("p0", cls.ns, "p1", cls.ns)
+        cls.p2, cls.p3 = cls.net.veth("p2", cls.ns, "p3", cls.ns)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.net.close()
+
+    def test_100000_frames_of_60_to_1514_bytes_cross_l2fwd_none_lost_none_reordered(self):
+        before = {i: self.net.link_stats(i, self.ns) for i in (self.p1, self.p3)}
+        fwd = L2fwd(self.ns, self.p1, self.p2)
+        try:
+            r = self.ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={self.p0}",
+                                              "--vdev", f"af_xdp1,iface={self.p3}",
+                                              "--tx-port", "0", "--rx-port", "1",
+                                              "--size-range", "60-1514", "--count", "100000",
+                                              "--rate", "60000pps", "-P", "--json"], timeout=60)
+        finally:
+            out = fwd.stop()
+        rep = json.loads(r.stdout.strip().splitlines()[-1])
+        self.assertEqual(rep["sent"], 100000, r.stdout)
+        self.assertEqual(rep["received"], 100000, r.stdout)
+        self.assertEqual(rep["lost"], 0)
+        self.assertEqual(rep["reordered"], 0)
+        self.assertEqual(rep["duplicated"], 0)
+        self.assertEqual(l2fwd_totals(out), (100000, 100000), out)
+        after = {i: self.net.link_stats(i, self.ns) for i in (self.p1, self.p3)}
+        # The kernel's counters agree: p1 received what pktgen sent (and the
+        # XDP program redirected it to l2fwd's socket), p3 what l2fwd sent.
+        # veth counts rx bytes without the 14-byte Ethernet header.
+        for i in (self.p1, self.p3):
+            self.assertEqual(after[i]["rx_packets"] - before[i]["rx_packets"], 100000, i)
+            self.assertEqual(after[i]["rx_bytes"] - before[i]["rx_bytes"],
+                             rep["rx_port_stats"]["ibytes"] - 14 * 100000, i)
+        self.assertEqual(rep["rx_port_stats"]["ibytes"], rep["tx_port_stats"]["obytes"])
+
+    def pktgen(self, count, devargs=""):
+        r = self.ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={self.p0}{devargs}",
+                                          "--vdev", f"af_xdp1,iface={self.p3}{devargs}",
+                                          "--tx-port", "0", "--rx-port", "1",
+                                          "--size-range", "60-1514", "--count", str(count),
+                                          "--rate", "60000pps", "-P", "--json"], timeout=60)
+        return r.stdout, json.loads(r.stdout.strip().splitlines()[-1])
+
+    def test_a_users_xdp_program_the_copy_layout_and_busy_polling_forward_every_frame_too(self):
+        prog = "/usr/lib/x86_64-linux-gnu/bpf/xsk_def_xdp_prog.o"
+        fwd = L2fwd(self.ns, self.p1, self.p2, devargs=f",xdp_prog={prog},xdp_prog_sec=xdp,pool_umem=0,busy_budget=64")
+        try:
+            out, rep = self.pktgen(20000)
+        finally:
+            l2 = fwd.stop()
+        self.assertIn(f"XDP program {prog}", l2)
+        self.assertIn("copying between the UMEM and pool", l2)
+        self.assertIn("; busy polling", l2)
+        self.assertIn("packets of pool 'pktgen' are the UMEM frames (no copy)", out)
+        self.assertEqual((rep["received"], rep["lost"], rep["reordered"]), (20000, 0, 0), out)
+        for ifn in (self.p1, self.p2):
+            link = json.loads(self.ns.run(["ip", "-j", "link", "show", ifn]).stdout)[0]
+            self.assertNotIn("xdp", link, f"{ifn}: the user's program is detached at stop")
+
+    def test_hybrid_mode_idles_below_one_percent_of_a_core(self):
+        fwd = L2fwd(self.ns, self.p1, self.p2, ["--rx-mode", "hybrid"])
+        try:
+            time.sleep(0.3)
+            c0, t0 = cpu_seconds(fwd.pid()), time.monotonic()
+            time.sleep(2)
+            c1, t1 = cpu_seconds(fwd.pid()), time.monotonic()
+        finally:
+            out = fwd.stop()
+        share = (c1 - c0) / (t1 - t0)
+        self.assertLess(share, 0.01, f"{share:.2%} of a core while idle\n{out}")
+
+
+class LinuxStack(unittest.TestCase):
+    """Two namespaces whose veth peers unic-l2fwd holds on af_xdp."""
+
+    def test_ping_and_a_tcp_transfer_go_through_unic_intact(self):
+        with hostnet.Net() as net:
+            a, b, f = net.ns("a"), net.ns("b"), net.ns("f")
+            _, a1 = net.veth("a0", a, "a1", f, addrs=("10.77.0.1/24", None))
+            _, b1 = net.veth("b0", b, "b1", f, addrs=("10.77.0.2/24", None))
+            # The stacks must put real checksums in their frames: with tx
+            # checksum offload on, veth hands on frames whose TCP checksum is
+            # only the pseudo-header's (CHECKSUM_PARTIAL), which an AF_XDP
+            # socket copies as they are and the other stack then drops.
+            a.run(["ethtool", "-K", net.name("a0"), "tx", "off"])
+            b.run(["ethtool", "-K", net.name("b0"), "tx", "off"])
+            fwd = L2fwd(f, a1, b1)
+            try:
+                a.run(["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.77.0.2"], timeout=20)
+                data = os.urandom(4 << 20)
+                server = b.popen(["python3", "-c", (
+                    "import socket,hashlib\n"
+                    "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                    "s.bind(('10.77.0.2', 5201)); s.listen(1); c,_=s.accept(); h=hashlib.sha256(); n=0\n"
+                    "while True:\n"
+                    "    d=c.recv(65536)\n"
+                    "    if not d: break\n"
+                    "    h.update(d); n+=len(d)\n"
+                    "print(n, h.hexdigest())\n")], stdout=subprocess.PIPE, text=True)
+                time.sleep(0.3)
+                client = a.popen(["python3", "-c", (
+                    "import socket,sys\n"
+                    "d=sys.stdin.buffer.read(); s=socket.create_connection(('10.77.0.2', 5201), timeout=20)\n"
+                    "s.sendall(d); s.close()\n")], stdin=subprocess.PIPE)
+                client.communicate(data, timeout=30)
+                got, _ = server.communicate(timeout=30)
+            finally:
+                out = fwd.stop()
+            self.assertEqual(client.returncode, 0)
+            self.assertEqual(got.split(), [str(len(data)), hashlib.sha256(data).hexdigest()], out)
+            rx, tx = l2fwd_totals(out)
+            self.assertGreater(rx, 3 * 2 + len(data) // 1500, out)
+
+
+class Control(unittest.TestCase):
+    """MAC, link, MTU from and to the interface; stop and start again."""
+
+    def test_mac_link_and_mtu_are_the_interfaces_and_a_restart_rebinds(self):
+        with hostnet.Net() as net:
+            ns = net.ns("c")
+            x0, _ = net.veth("c0", ns, "c1", ns)
+            mac = json.loads(ns.run(["ip", "-j", "link", "show", x0]).stdout)[0]["address"]
+            script = ("show port info 0\n"
+                      "set link down 0\nshow port link 0\nset link up 0\nshow port link 0\n"
+                      "port stop 0\nport config mtu 0 1400\nport start 0\nshow port info 0\n")
+            r = ns.run([TESTPMD] + ENV + ["--vdev", f"af_xdp0,iface={x0}", "-f", "/dev/stdin"],
+                       input=script, timeout=60)
+            out = r.stdout
+            self.assertIn(f"MAC address: {mac.upper()}", out)
+            self.assertIn("Driver name: af_xdp", out)
+            self.assertIn("Port 0 Link down", out)
+            self.assertIn("Port 0 Link up - speed 10000 Mbps - full-duplex", out)
+            self.assertIn("Port 0: started", out, "stop then start binds the queue again")
+            self.assertIn(f"MTU of {x0} set to 1400 (it was 1500; put back at close)", out)
+            self.assertIn("MTU: 1400", out)
+            link = json.loads(ns.run(["ip", "-j", "link", "show", x0]).stdout)[0]
+            self.assertEqual(link["mtu"], 1500, "the MTU is put back at close")
+            self.assertNotIn("PROMISC", link["flags"])
+
+
+class Drops(unittest.TestCase):
+    """What the socket cannot take is counted, and agrees with the kernel."""
+
+    def test_frames_beyond_the_fill_ring_are_counted_in_imissed_and_xsk_rx_dropped(self):
+        with hostnet.Net() as net:
+            ns = net.ns("d")
+            ns.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                    "net.ipv6.conf.default.disable_ipv6=1"])
+            x0, x1 = net.veth("d0", ns, "d1", ns)
+            before = net.link_stats(x1, ns)
+            # testpmd starts the port and never polls it (no 'start'):
+            # 1024 frames fill the fill ring's packets, the rest are dropped.
+            tp = ns.popen([TESTPMD] + ENV + ["--vdev", f"af_xdp0,iface={x1}", "-f", "/dev/stdin"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+            tp.stdin.write("sleep 2500\nshow port xstats 0\nshow port stats 0\n")
+            tp.stdin.flush()
+            time.sleep(1)
+            ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={x0}", "--tx-port", "0", "--rx-port", "0",
+                                     "--size", "60", "--count", "3000", "--drain", "0.1", "--json"],
+                   timeout=30, check=False)  # exits 1: none came back (nothing forwards them)
+            out, _ = tp.communicate(timeout=30)  # closes stdin: testpmd quits after the script
+            after = net.link_stats(x1, ns)
+            kernel = after["rx_dropped"] - before["rx_dropped"]
+            self.assertEqual(after["rx_packets"] - before["rx_packets"], 3000)
+            self.assertEqual(kernel, 3000 - 1024, out)
+            self.assertIn(f"xsk_rx_dropped: {kernel}", out)
+            self.assertRegex(out, rf"RX-missed: +{kernel}\b")
+
+
+class Errors(unittest.TestCase):
+    """What a user meets, each with a message that names the fix."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.net = hostnet.Net()
+        cls.ns = cls.net.ns("e")
+        cls.x0, cls.x1 = cls.net.veth("x0", cls.ns, "x1", cls.ns)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.net.close()
+
+    def l2fwd(self, spec, prefix=()):
+        r = self.ns.run(list(prefix) + [L2FWD] + ENV + ["--vdev", spec, "--vdev", f"af_xdp1,iface={self.x1}",
+                                                        "-t", "0.2", "-T", "0"], check=False, timeout=30)
+        self.assertNotEqual(r.returncode, 0, r.stdout)
+        return r.stdout
+
+    def test_an_interface_that_does_not_exist_is_named_with_how_to_list_them(self):
+        out = self.l2fwd("af_xdp0,iface=nosuch0")
+        self.assertIn("no interface 'nosuch0' in this network namespace", out)
+        self.assertIn("ip link", out)
+
+    def test_without_cap_net_raw_the_message_names_the_capabilities(self):
+        out = self.l2fwd(f"af_xdp0,iface={self.x0}",
+                         ["setpriv", "--bounding-set", "-net_raw,-bpf,-net_admin,-sys_admin,-perfmon",
+                          "--inh-caps", "-all"])
+        self.assertIn("CAP_NET_RAW", out)
+        self.assertIn("setcap", out)
+
+    def test_a_queue_beyond_the_interfaces_channels_says_ethtool_l(self):
+        out = self.l2fwd(f"af_xdp0,iface={self.x0},start_queue=1")
+        # veth counts rx and tx channels, not combined ones.
+        self.assertIn(f"ethtool -L {self.x0} rx 2 tx 2", out)
+
+    def test_an_xdp_program_libxdp_cannot_share_is_named_with_how_to_remove_it(self):
+        if not os.path.exists(FOREIGN_PROG):
+            self.fail(f"{FOREIGN_PROG} missing: apt-get install xdp-tools")
+        self.ns.run(["ip", "link", "set", "dev", self.x0, "xdpgeneric", "obj", FOREIGN_PROG, "sec", "xdp"])
+        try:
+            out = self.l2fwd(f"af_xdp0,iface={self.x0}")
+        finally:
+            self.ns.run(["ip", "link", "set", "dev", self.x0, "xdpgeneric", "off"])
+        self.assertIn("'xdpfilt_alw_all' attached", out)
+        self.assertIn(f"ip link set dev {self.x0} xdp off", out)
+
+    def test_a_program_left_by_a_killed_process_is_taken_over_and_detached_at_exit(self):
+        p = self.ns.popen([L2FWD] + ENV + ["--vdev", f"af_xdp0,iface={self.x0}",
+                                           "--vdev", f"af_xdp1,iface={self.x1}", "-T", "0"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while "xdp" not in json.loads(self.ns.run(["ip", "-j", "link", "show", self.x1]).stdout)[0]:
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.05)
+        p.kill()
+        p.wait()
+        left = json.loads(self.ns.run(["ip", "-j", "link", "show", self.x0]).stdout)[0]
+        self.assertIn("xdp", left, "the killed process left its program (the case under test)")
+        r = self.ns.run([L2FWD] + ENV + ["--vdev", f"af_xdp0,iface={self.x0}",
+                                         "--vdev", f"af_xdp1,iface={self.x1}", "-t", "0.2", "-T", "0"],
+                        timeout=30)
+        self.assertIn("reusing it", r.stdout)
+        for ifn in (self.x0, self.x1):
+            link = json.loads(self.ns.run(["ip", "-j", "link", "show", ifn]).stdout)[0]
+            self.assertNotIn("xdp", link, f"{ifn} still has an XDP program:\n{r.stdout}")
+
+
+if __name__ == "__main__":
+    unittest.main()
