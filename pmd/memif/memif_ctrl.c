@@ -207,14 +207,47 @@ static void memif_queue_up(struct memif_port *mp, struct memif_queue *q, bool rx
 		__atomic_and_fetch(&ring->flags, (uint16_t)~MEMIF_RING_FLAG_MASK_INT, __ATOMIC_RELAXED);
 }
 
-static void memif_queue_down(struct memif_queue *q)
+/* The frames the peer had put in an rx ring that the queue never read: a
+ * connection that ends takes them with it (the memory is the client's),
+ * so they are counted, not lost silently. The ring is still mapped and
+ * the queue's thread is out. Counted by descriptors that end a frame; an
+ * index the peer broke counts nothing (the ring was already refused). */
+static void memif_count_left(struct memif_queue *q, struct memif_ring *ring)
 {
-	if (q->ring == NULL && q->intr_member < 0)
+	uint16_t prod, avail, max_avail, frames = 0;
+
+	if (q->we_own_head) {
+		prod = unic_load_acquire(&ring->tail);
+		max_avail = (uint16_t)(q->own - q->last);
+	} else {
+		prod = unic_load_acquire(&ring->head);
+		max_avail = q->size;
+	}
+	avail = (uint16_t)(prod - q->last);
+	if (avail > max_avail || unic_load_relaxed(&q->broken))
+		return;
+	for (uint16_t i = 0; i < avail; i++) {
+		uint16_t fl = unic_load_relaxed(&ring->desc[(uint16_t)(q->last + i) & q->mask].flags);
+
+		if (!(fl & MEMIF_DESC_FLAG_NEXT))
+			frames++;
+	}
+	if (frames)
+		unic_counter_add(&q->lost_at_down, frames);
+}
+
+static void memif_queue_down(struct memif_queue *q, bool rx)
+{
+	struct memif_ring *ring = q->ring;
+
+	if (ring == NULL && q->intr_member < 0)
 		return;
 	unic_store_relaxed(&q->ring, NULL);
 	unic_smp_mb(); /* (B2): pairs with (B1) in memif_rxtx.c */
 	while (unic_load_acquire(&q->busy))
 		sched_yield();
+	if (rx && ring != NULL)
+		memif_count_left(q, ring);
 	if (q->intr_member >= 0 && q->intr_epfd >= 0)
 		epoll_ctl(q->intr_epfd, EPOLL_CTL_DEL, q->intr_member, NULL);
 	q->intr_member = -1;
@@ -276,8 +309,8 @@ static void memif_down(struct unic_port *port, const char *reason)
 	uint16_t q;
 
 	for (q = 0; q < MEMIF_MAX_QUEUES; q++) {
-		memif_queue_down(&mp->rxq[q]);
-		memif_queue_down(&mp->txq[q]);
+		memif_queue_down(&mp->rxq[q], true);
+		memif_queue_down(&mp->txq[q], false);
 	}
 	if (mp->conn_fd >= 0) {
 		if (reason != NULL) {

@@ -161,6 +161,7 @@ static const char *const memif_xstat_names[] = {
 	"rx_bad_desc",       /* frames dropped: descriptor outside the agreed regions, or empty */
 	"rx_too_long",       /* frames dropped: longer than the rx pool's data room */
 	"rx_bad_index",      /* the peer's head/tail claimed more than the ring holds */
+	"rx_lost_at_disconnect", /* frames the peer had put in a ring, unread when the connection ended */
 	"tx_ring_full",      /* packets not taken: no free slot */
 	"tx_link_down",      /* packets not taken: not connected */
 	"tx_bad_index",      /* the peer's head/tail or buffer was out of range */
@@ -189,10 +190,11 @@ static int memif_xstats_get(struct unic_port *port, uint64_t *values, unsigned m
 		v[4] += unic_counter_read(&mp->rxq[q].bad_desc);
 		v[5] += unic_counter_read(&mp->rxq[q].too_long);
 		v[6] += unic_counter_read(&mp->rxq[q].bad_index);
-		v[7] += unic_counter_read(&mp->txq[q].ring_full);
-		v[8] += unic_counter_read(&mp->txq[q].link_down);
-		v[9] += unic_counter_read(&mp->txq[q].bad_index);
-		v[10] += __atomic_load_n(&mp->txq[q].signals, __ATOMIC_RELAXED);
+		v[7] += unic_counter_read(&mp->rxq[q].lost_at_down);
+		v[8] += unic_counter_read(&mp->txq[q].ring_full);
+		v[9] += unic_counter_read(&mp->txq[q].link_down);
+		v[10] += unic_counter_read(&mp->txq[q].bad_index);
+		v[11] += __atomic_load_n(&mp->txq[q].signals, __ATOMIC_RELAXED);
 	}
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(v) && i < max; i++)
 		values[i] = v[i];

@@ -177,6 +177,9 @@ struct memif_queue {
 	struct unic_counter ring_full;   /* tx: packets not taken, the ring was full */
 	struct unic_counter link_down;   /* tx: packets not taken, not connected */
 	struct unic_counter bad_index;   /* the peer wrote a head/tail outside the ring */
+	struct unic_counter lost_at_down; /* rx: frames left in the ring when the connection
+					   * ended (written by the control thread, the
+					   * queue's thread being out: busy 0, ring NULL) */
 	uint64_t signals;                /* tx: eventfd writes (atomic add) */
 } UNIC_CACHE_ALIGNED;
 

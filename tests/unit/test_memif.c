@@ -350,6 +350,26 @@ Test(memif, a_peer_that_leaves_takes_the_link_down_and_the_client_reconnects_whe
 	fixture_port_down(srv);
 }
 
+Test(memif, frames_left_unread_in_the_ring_when_the_peer_quits_are_counted_not_lost_silently)
+{
+	struct unic_port *srv, *cli;
+	struct unic_pkt *pk[10];
+
+	pair_up(&srv, &cli, "", "", UNIC_RX_MODE_POLL);
+	cr_assert(wait_link(srv, true, 3000));
+	cr_assert(wait_link(cli, true, 3000));
+	for (uint32_t i = 0; i < 10; i++)
+		pk[i] = frame(i);
+	cr_assert_eq(unic_tx_burst(cli, 0, pk, 10), 10);
+	/* The client quits before the server reads a frame. */
+	fixture_port_down(cli);
+	cr_assert(wait_link(srv, false, 3000), "the server's link stayed up after the client left");
+	cr_assert_eq(xstat(srv, "rx_lost_at_disconnect"), 10, "log: %s", logcap_buf);
+	cr_assert_eq(unic_rx_burst(srv, 0, pk, 10), 0);
+	fixture_port_down(srv);
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
+}
+
 Test(memif, devargs_out_of_range_or_unknown_are_refused_by_name)
 {
 	static const char *const bad[] = {
