@@ -585,6 +585,7 @@ Test(virtio_csum, a_udp_checksum_request_becomes_needs_csum_at_the_udp_checksum)
 
 	cr_assert_not_null(p);
 	f = unic_pkt_append(p, 60);
+	cr_assert_not_null(f, "a 60-byte append to an empty packet failed");
 	udp_frame(f);
 	p->ol_flags = UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_UDP_CKSUM;
 	p->l2_len = 14;
