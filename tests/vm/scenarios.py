@@ -24,9 +24,16 @@ HUB_VFIO = Topology(access='vfio', nics=(
 ))
 
 # Topology a, access vfio, with a 48-bit IOMMU (QEMU's default is 39 bits,
-# which refuses IOVA = VA); one e1000e on the root bus.
+# which refuses IOVA = VA): one e1000e on the root bus; the virtio-net
+# variants, each behind a root port: a packed-ring one and a split-ring one
+# on hub 1 (virtio to virtio), and a multiqueue one (mq=on, RSS and hash
+# report offered, 4 queue pairs, 10 MSI-X vectors) on a 4-queue host tap
+# unic2, which also gives it the offload features.
 HUB_VFIO_AW48 = Topology(access='vfio', aw_bits=48, nics=(
     Nic('e1000e', 'hub0', 'root-bus'),
+    Nic('virtio-net', 'hub1', 'root-port', props='packed=on'),
+    Nic('virtio-net', 'hub1', 'root-port'),
+    Nic('virtio-net', 'tap:unic2', 'root-port', props='mq=on,vectors=10,rss=on,hash=on', queues=4),
 ))
 
 # Access uio: no IOMMU; an e1000e bound to uio_pci_generic on a hub
@@ -196,8 +203,13 @@ BOOTS = [
                  criterion('virtio', 'tests/vm/guest/test_virtio', timeout=900),
              )),
          )),
-    Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1',
+    Boot('vfio-aw48', HUB_VFIO_AW48, description='intel-iommu with aw-bits=48 + VFIO type1; '
+         'virtio-net variants (packed, multiqueue on a tap)',
          scenarios=(
+             Scenario('nics', (
+                 Check('virtio-variants', 'set -e; unic-vm nics; '
+                       '[ $(unic-vm nics | grep -c " virtio-net ") -eq 3 ]'),
+             )),
              Scenario('smoke', (
                  criterion('vfio', 'tests/vm/guest/test_vfio_smoke', excluded=VIRTIO_VFIO),
              )),

@@ -302,10 +302,15 @@ Test(bus, msix_counts_and_eventfds)
 	cr_assert_eq(unic_pci_irq_disable(dev), 0);
 	unic_pci_close(dev);
 
-	if (guest_nics_expected("virtio-net") > 0) {
-		FIND_VIRTIO(bdf);
-		dev = open_dev(bdf[0]);
-		cr_assert_eq(unic_pci_irq_count(dev, UNIC_PCI_IRQ_MSIX), 4);
+	/* QEMU's default for a virtio-net is 4 vectors (2 per queue pair plus
+	 * config and control); the rig gives its multiqueue one 10. */
+	n = guest_nics_expected("virtio-net") > 0 ? FIND_VIRTIO(bdf) : 0;
+	for (int i = 0; i < n; i++) {
+		int v;
+
+		dev = open_dev(bdf[i]);
+		v = unic_pci_irq_count(dev, UNIC_PCI_IRQ_MSIX);
+		cr_assert(v == 4 || v == 10, "%s: %d MSI-X vectors, expected 4 or 10", bdf[i], v);
 		unic_pci_close(dev);
 	}
 }

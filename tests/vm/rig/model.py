@@ -42,11 +42,17 @@ class Nic:
     driver: the guest driver to bind, if not the topology's (vfio-pci or
         uio_pci_generic): e.g. the guest kernel's own 'e1000e', as a
         reference or to test the rig itself.
+    props: more QEMU device properties for a virtio-net, comma-separated
+        (e.g. 'packed=on' or 'mq=on,vectors=10,rss=on,hash=on').
+    queues: queue pairs of its tap (a multiqueue tap when above 1: QEMU
+        offers a virtio-net with mq=on that many pairs).
     """
     model: str
     link: str
     placement: str = 'root-port'
     driver: Optional[str] = None
+    props: str = ''
+    queues: int = 1
 
     def __post_init__(self):
         if self.model not in PCI_IDS:
@@ -56,6 +62,12 @@ class Nic:
         if self.hub is None and not (self.tap and len(self.tap) < 16):
             raise ValueError('link must be hubN or tap:NAME (at most 15 characters), not %r'
                              % self.link)
+        if self.props and self.model != 'virtio-net':
+            raise ValueError('props are for a virtio-net, not %r' % self.model)
+        if not re.fullmatch(r'([a-z_-]+=[a-z0-9]+(,[a-z_-]+=[a-z0-9]+)*)?', self.props):
+            raise ValueError('props must be name=value[,name=value...], not %r' % self.props)
+        if self.queues < 1 or (self.queues > 1 and not self.tap):
+            raise ValueError('queues above 1 need a tap link, not %r with %d' % (self.link, self.queues))
 
     @property
     def hub(self):

@@ -18,8 +18,8 @@ def _nic_args(i, nic):
     netdev = 'net%d' % i
     if nic.tap:
         # Only tap passes a virtio-net header: real TSO and checksum offload.
-        args = ['-netdev', 'tap,id=%s,ifname=%s,script=no,downscript=no,vnet_hdr=on'
-                % (netdev, nic.tap)]
+        args = ['-netdev', 'tap,id=%s,ifname=%s,script=no,downscript=no,vnet_hdr=on%s'
+                % (netdev, nic.tap, ',queues=%d' % nic.queues if nic.queues > 1 else '')]
     else:
         args = ['-netdev', 'hubport,id=%s,hubid=%d' % (netdev, nic.hub)]
     if nic.placement == 'root-port':
@@ -34,8 +34,8 @@ def _nic_args(i, nic):
     if nic.model == 'e1000e':
         dev = 'e1000e,id=nic%d,netdev=%s,%s,romfile=' % (i, netdev, where)
     else:
-        dev = ('virtio-net-pci,id=nic%d,netdev=%s,%s,romfile=,disable-legacy=on,iommu_platform=on'
-               % (i, netdev, where))
+        dev = ('virtio-net-pci,id=nic%d,netdev=%s,%s,romfile=,disable-legacy=on,iommu_platform=on%s'
+               % (i, netdev, where, ',' + nic.props if nic.props else ''))
     return args + ['-device', dev]
 
 
