@@ -168,7 +168,7 @@ static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 		a->rs.bytes += p->pkt_len;
 		return;
 	}
-	st = pg_rxstats_frame(&a->rs, p->pkt_len, pg_frame_parse(unic_pkt_data(p), p->data_len, &pp),
+	st = pg_rxstats_frame(&a->rs, p->pkt_len, pg_pkt_parse(p, a->scratch, PG_PCAP_SNAPLEN, &pp),
 			      &pp.stamp);
 	if (st == NULL)
 		return;
@@ -661,6 +661,14 @@ int main(int argc, char **argv)
 	}
 	pg_rxstats_init(&a.rs, (uint16_t)a.o.tx_port);
 	pg_hist_init(&a.lat_sec);
+	/* A chained received frame is made contiguous here to be parsed (and written). */
+	a.scratch = malloc(PG_PCAP_SNAPLEN);
+	if (a.scratch == NULL) {
+		fprintf(stderr, "unic-pktgen: error: out of memory (%u bytes for the receive buffer)\n",
+			PG_PCAP_SNAPLEN);
+		ret = PG_EXIT_FAIL;
+		goto out;
+	}
 	if (a.o.write_tx || a.o.write_rx) {
 		const char *opt = a.o.write_tx ? "--write-tx" : "--write-rx";
 
@@ -669,11 +677,9 @@ int main(int argc, char **argv)
 		if (a.o.write_rx && (a.o.write_tx == NULL || a.wtx)) {
 			opt = "--write-rx";
 			a.wrx = pg_pcap_writer_open(a.o.write_rx, a.hz, unic_rdtsc(), err, sizeof(err));
-			a.scratch = a.wrx ? malloc(PG_PCAP_SNAPLEN) : NULL;
 		}
-		if ((a.o.write_tx && a.wtx == NULL) || (a.o.write_rx && a.scratch == NULL)) {
-			fprintf(stderr, "unic-pktgen: error: option %s: %s\n", opt,
-				a.o.write_rx && a.wrx && !a.scratch ? "out of memory" : err);
+		if ((a.o.write_tx && a.wtx == NULL) || (a.o.write_rx && a.wrx == NULL)) {
+			fprintf(stderr, "unic-pktgen: error: option %s: %s\n", opt, err);
 			ret = PG_EXIT_USAGE;
 			goto out;
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <unic/cksum.h>
+#include <unic/pkt.h>
 
 #include "pkt_parse.h"
 
@@ -102,4 +103,20 @@ enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_pa
 	out->stamp.seq = pg_get32(udp + 14);
 	out->stamp.tsc = pg_get64(udp + 18);
 	return PG_PARSE_OK;
+}
+
+enum pg_parse_result pg_pkt_parse(const struct unic_pkt *p, uint8_t *scratch, size_t scratch_len,
+				  struct pg_parsed *out)
+{
+	size_t n = 0;
+
+	if (p->next == NULL)
+		return pg_frame_parse(unic_pkt_data(p), p->data_len, out);
+	for (const struct unic_pkt *s = p; s != NULL && n < scratch_len; s = s->next) {
+		size_t k = s->data_len < scratch_len - n ? s->data_len : scratch_len - n;
+
+		memcpy(scratch + n, unic_pkt_data(s), k);
+		n += k;
+	}
+	return pg_frame_parse(scratch, n, out);
 }

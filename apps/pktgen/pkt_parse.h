@@ -35,6 +35,15 @@ struct pg_parsed {
  * Trailing bytes after the IP datagram (Ethernet padding) are allowed. */
 enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_parsed *out);
 
+struct unic_pkt;
+
+/* Parse a received packet, one segment or a chain (a jumbo frame from a
+ * driver with 2 KiB receive buffers arrives as one). A chain is first copied
+ * into @p scratch, @p scratch_len bytes; what does not fit is left out, so
+ * the parse then reports PG_PARSE_BAD_LEN. */
+enum pg_parse_result pg_pkt_parse(const struct unic_pkt *p, uint8_t *scratch, size_t scratch_len,
+				  struct pg_parsed *out);
+
 const char *pg_parse_result_name(enum pg_parse_result r);
 
 #endif /* PG_PKT_PARSE_H */
