@@ -315,3 +315,267 @@ int virtio_ctrl_cmd(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const void *
 
 	return virtio_ctrl_cmdv(hw, cls, cmd, &seg, len ? 1 : 0, what);
 }
+
+/* ---- receive filters (5.1.6.5.1, 5.1.6.5.2, 5.1.6.5.3) ------------------------- */
+
+/*
+ * The port keeps its filter settings (promiscuous, all-multicast, the MAC
+ * address, the unicast and multicast tables, the VLAN ids) and sends them
+ * to a started device; a stopped one gets them all at the next start
+ * (virtio_ctrl_restore), since a reset takes the device back to its
+ * defaults (QEMU: promiscuous, empty tables, its own MAC, no VLAN).
+ */
+
+static struct virtio_port *vpriv(struct unic_port *port)
+{
+	return virtio_priv(port);
+}
+
+static bool started(struct unic_port *port)
+{
+	return unic_port_state(port) == UNIC_PORT_STARTED;
+}
+
+/* Can the device filter: @p bit (CTRL_RX, CTRL_MAC_ADDR, CTRL_VLAN) with a
+ * control queue, as offered (what start negotiates). Logs why not. */
+static int can(struct unic_port *port, unsigned bit, const char *op, const char *without)
+{
+	const struct virtio_hw *hw = &vpriv(port)->hw;
+	uint64_t need = VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(bit);
+
+	if ((hw->dev_features & need) == need)
+		return 0;
+	UNIC_PORT_LOG(port, ERR, "%s: the device offers no %s%s; %s", op,
+		      (hw->dev_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) ? "" : "control queue (VIRTIO_NET_F_CTRL_VQ), so no ",
+		      bit == VIRTIO_NET_F_CTRL_RX ? "receive filter control (VIRTIO_NET_F_CTRL_RX)" :
+		      bit == VIRTIO_NET_F_CTRL_MAC_ADDR ? "MAC address setting (VIRTIO_NET_F_CTRL_MAC_ADDR)" :
+		      "VLAN filter (VIRTIO_NET_F_CTRL_VLAN)", without);
+	return -ENOTSUP;
+}
+
+static int send_rx_mode(struct virtio_hw *hw, uint8_t cmd, bool on)
+{
+	uint8_t b = on;
+
+	return virtio_ctrl_cmd(hw, VIRTIO_NET_CTRL_RX, cmd, &b, 1,
+			       cmd == VIRTIO_NET_CTRL_RX_PROMISC ? (on ? "promiscuous mode on" : "promiscuous mode off") :
+			       (on ? "all-multicast mode on" : "all-multicast mode off"));
+}
+
+/* The MAC table (5.1.6.5.2): the unicast addresses added besides the
+ * port's own, then the multicast list, each as le32 count and addresses. */
+/* The port's address is not the one the device filters on and cannot be
+ * made so (no CTRL_MAC_ADDR: a random address, the device gave none):
+ * it goes into the unicast table. */
+static bool own_mac_in_table(const struct virtio_port *vp)
+{
+	return !has(&vp->hw, VIRTIO_NET_F_CTRL_MAC_ADDR) &&
+	       memcmp(vp->hw.port->mac, vp->dev_mac, UNIC_ETHER_ADDR_LEN) != 0;
+}
+
+static int send_mac_table(struct virtio_port *vp)
+{
+	bool own = own_mac_in_table(vp);
+	uint32_t nuc = vp->nb_uc + own, nmc = vp->nb_mc;
+	struct virtio_ctrl_seg segs[5] = {
+		{ &nuc, sizeof(nuc) }, { vp->hw.port->mac, own ? UNIC_ETHER_ADDR_LEN : 0 },
+		{ vp->uc, (size_t)vp->nb_uc * UNIC_ETHER_ADDR_LEN },
+		{ &nmc, sizeof(nmc) }, { vp->mc, (size_t)vp->nb_mc * UNIC_ETHER_ADDR_LEN },
+	};
+
+	return virtio_ctrl_cmdv(&vp->hw, VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_TABLE_SET, segs, 5, "MAC table");
+}
+
+static int send_mac(struct virtio_port *vp, const uint8_t *mac)
+{
+	return virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_ADDR_SET, mac, UNIC_ETHER_ADDR_LEN,
+			       "MAC address set");
+}
+
+static int send_vlan(struct virtio_port *vp, uint16_t id, bool on)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "VLAN %u filter %s", id, on ? "add" : "remove");
+	return virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_VLAN, on ? VIRTIO_NET_CTRL_VLAN_ADD : VIRTIO_NET_CTRL_VLAN_DEL,
+			       &id, sizeof(id), what);
+}
+
+static int rx_mode_set(struct unic_port *port, bool allmulti, bool on)
+{
+	struct virtio_port *vp = vpriv(port);
+	bool *b = allmulti ? &vp->allmulti : &vp->promisc;
+	bool old = *b;
+	int rc;
+
+	/* Without a receive filter the device takes every frame: on is
+	 * what it does anyway. */
+	if (on && !(vp->hw.dev_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) &&
+		    vp->hw.dev_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
+		return 0;
+	if (can(port, VIRTIO_NET_F_CTRL_RX, allmulti ? "all-multicast mode off" : "promiscuous mode off",
+		"it receives every frame") < 0)
+		return -ENOTSUP;
+	*b = on;
+	if (!started(port))
+		return 0;
+	rc = send_rx_mode(&vp->hw, allmulti ? VIRTIO_NET_CTRL_RX_ALLMULTI : VIRTIO_NET_CTRL_RX_PROMISC, on);
+	if (rc < 0)
+		*b = old;
+	return rc;
+}
+
+int virtio_promisc_set(struct unic_port *port, bool on)
+{
+	return rx_mode_set(port, false, on);
+}
+
+int virtio_allmulti_set(struct unic_port *port, bool on)
+{
+	return rx_mode_set(port, true, on);
+}
+
+int virtio_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	struct virtio_port *vp = vpriv(port);
+
+	/* Without CTRL_MAC_ADDR a modern device's mac field is read-only
+	 * (5.1.4: only a legacy driver writes it). */
+	if (can(port, VIRTIO_NET_F_CTRL_MAC_ADDR, "MAC address set",
+		"a virtio 1.x device's configuration MAC is read-only: set the address on the host (QEMU: -device virtio-net-pci,mac=...)") < 0)
+		return -ENOTSUP;
+	if (!started(port))
+		return 0; /* the core keeps it in port->mac; sent at start */
+	return send_mac(vp, mac);
+}
+
+static int uc_find(const struct virtio_port *vp, const uint8_t *mac)
+{
+	for (unsigned i = 0; i < vp->nb_uc; i++)
+		if (memcmp(vp->uc[i], mac, UNIC_ETHER_ADDR_LEN) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Send the table if started; on failure put @p undo back. */
+static int table_update(struct unic_port *port, const void *undo_uc, unsigned undo_nb_uc)
+{
+	struct virtio_port *vp = vpriv(port);
+	int rc;
+
+	if (!started(port))
+		return 0;
+	rc = send_mac_table(vp);
+	if (rc < 0 && undo_uc != NULL) {
+		memcpy(vp->uc, undo_uc, (size_t)undo_nb_uc * UNIC_ETHER_ADDR_LEN);
+		vp->nb_uc = undo_nb_uc;
+	}
+	return rc;
+}
+
+int virtio_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	struct virtio_port *vp = vpriv(port);
+	uint8_t undo[VIRTIO_UC_MAX][UNIC_ETHER_ADDR_LEN];
+	unsigned nb = vp->nb_uc;
+
+	if (can(port, VIRTIO_NET_F_CTRL_RX, "mac_add", "it receives every frame, whatever its address") < 0)
+		return -ENOTSUP;
+	if (uc_find(vp, mac) >= 0 || memcmp(mac, port->mac, UNIC_ETHER_ADDR_LEN) == 0)
+		return 0;
+	if (vp->nb_uc == VIRTIO_UC_MAX) {
+		UNIC_PORT_LOG(port, ERR, "mac_add: the driver's unicast table is full (%u addresses); remove one or turn promiscuous mode on",
+			      VIRTIO_UC_MAX);
+		return -ENOSPC;
+	}
+	memcpy(undo, vp->uc, sizeof(undo));
+	memcpy(vp->uc[vp->nb_uc++], mac, UNIC_ETHER_ADDR_LEN);
+	return table_update(port, undo, nb);
+}
+
+int virtio_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	struct virtio_port *vp = vpriv(port);
+	uint8_t undo[VIRTIO_UC_MAX][UNIC_ETHER_ADDR_LEN];
+	unsigned nb = vp->nb_uc;
+	int i = uc_find(vp, mac);
+
+	if (i < 0)
+		return -ENOENT;
+	memcpy(undo, vp->uc, sizeof(undo));
+	memmove(vp->uc[i], vp->uc[i + 1], (size_t)(vp->nb_uc - (unsigned)i - 1) * UNIC_ETHER_ADDR_LEN);
+	vp->nb_uc--;
+	return table_update(port, undo, nb);
+}
+
+int virtio_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb)
+{
+	struct virtio_port *vp = vpriv(port);
+	uint8_t (*undo)[UNIC_ETHER_ADDR_LEN];
+	unsigned undo_nb = vp->nb_mc;
+	int rc;
+
+	if (can(port, VIRTIO_NET_F_CTRL_RX, "multicast list", "it receives every multicast frame") < 0)
+		return -ENOTSUP;
+	undo = malloc(sizeof(vp->mc));
+	if (undo == NULL)
+		return -ENOMEM;
+	memcpy(undo, vp->mc, sizeof(vp->mc));
+	if (nb > 0)
+		memcpy(vp->mc, addrs, (size_t)nb * UNIC_ETHER_ADDR_LEN);
+	vp->nb_mc = nb;
+	rc = table_update(port, NULL, 0);
+	if (rc < 0) {
+		memcpy(vp->mc, undo, sizeof(vp->mc));
+		vp->nb_mc = undo_nb;
+	}
+	free(undo);
+	return rc;
+}
+
+int virtio_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on)
+{
+	struct virtio_port *vp = vpriv(port);
+	uint8_t bit = (uint8_t)(1u << (vlan_id & 7));
+	uint8_t old = vp->vlans[vlan_id >> 3];
+	int rc;
+
+	if (can(port, VIRTIO_NET_F_CTRL_VLAN, "VLAN filter", "it receives frames of every VLAN") < 0)
+		return -ENOTSUP;
+	if (on)
+		vp->vlans[vlan_id >> 3] |= bit;
+	else
+		vp->vlans[vlan_id >> 3] &= (uint8_t)~bit;
+	/* Sent when the filter is on (CTRL_VLAN negotiated: the VLAN filter
+	 * offload), else kept for a start with it on. */
+	if (!started(port) || !(vp->hw.features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN)))
+		return 0;
+	rc = send_vlan(vp, vlan_id, on);
+	if (rc < 0)
+		vp->vlans[vlan_id >> 3] = old;
+	return rc;
+}
+
+int virtio_ctrl_restore(struct unic_port *port)
+{
+	struct virtio_port *vp = vpriv(port);
+	struct virtio_hw *hw = &vp->hw;
+	int rc;
+
+	if (has(hw, VIRTIO_NET_F_CTRL_MAC_ADDR) &&
+	    memcmp(port->mac, vp->dev_mac, UNIC_ETHER_ADDR_LEN) != 0 && (rc = send_mac(vp, port->mac)) < 0)
+		return rc;
+	if (has(hw, VIRTIO_NET_F_CTRL_RX)) {
+		if ((rc = send_rx_mode(hw, VIRTIO_NET_CTRL_RX_PROMISC, vp->promisc)) < 0 ||
+		    (rc = send_rx_mode(hw, VIRTIO_NET_CTRL_RX_ALLMULTI, vp->allmulti)) < 0)
+			return rc;
+		if ((vp->nb_uc || vp->nb_mc || own_mac_in_table(vp)) && (rc = send_mac_table(vp)) < 0)
+			return rc;
+	}
+	if (has(hw, VIRTIO_NET_F_CTRL_VLAN)) {
+		for (unsigned id = 0; id < 4096; id++)
+			if ((vp->vlans[id >> 3] & (1u << (id & 7))) && (rc = send_vlan(vp, (uint16_t)id, true)) < 0)
+				return rc;
+	}
+	return 0;
+}

@@ -219,7 +219,9 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) | \
 	 VIRTIO_FEATURES_CTRL)
 /* The control queue (virtio_ctrl.c). */
-#define VIRTIO_FEATURES_CTRL (VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
+#define VIRTIO_FEATURES_CTRL                                                         \
+	(VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) |         \
+	 VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_MAC_ADDR))
 
 uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 {

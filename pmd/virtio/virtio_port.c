@@ -226,6 +226,9 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->min_mtu = VIRTIO_MIN_MTU;
 	info->max_mtu = max_mtu(vp);
 	info->rx_offload_capa = UNIC_RX_OFFLOAD_VLAN_STRIP;
+	if ((vp->hw.dev_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) &&
+	    (vp->hw.dev_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN)))
+		info->rx_offload_capa |= UNIC_RX_OFFLOAD_VLAN_FILTER;
 	if (has(vp, VIRTIO_NET_F_MRG_RXBUF))
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_SCATTER;
 	if (has(vp, VIRTIO_NET_F_GUEST_CSUM))
@@ -304,6 +307,10 @@ static int virtio_start(struct unic_port *port)
 
 	if (virtio_hw_off(vp))
 		return -ENODEV;
+	/* The device filters VLANs once CTRL_VLAN is negotiated (QEMU: all
+	 * of them until added): taken only with the VLAN filter offload. */
+	hw->features_off = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_FILTER) ? 0 :
+			   VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN);
 	/* 3.1.1: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK. */
 	rc = virtio_hw_init(hw, vp->iommu);
 	if (rc < 0)
@@ -354,6 +361,10 @@ static int virtio_start(struct unic_port *port)
 		rc = -EIO;
 		goto fail;
 	}
+	/* The filters the reset took away, before any frame is taken. */
+	rc = virtio_ctrl_restore(port);
+	if (rc < 0)
+		goto fail;
 	vp->link_up_last = true;
 	if (has(vp, VIRTIO_NET_F_STATUS)) {
 		uint16_t st = 0;
@@ -580,6 +591,13 @@ const struct unic_port_ops virtio_ops = {
 	.link_get = virtio_link_get,
 	.link_set = virtio_link_set,
 	.mtu_set = virtio_mtu_set,
+	.promisc_set = virtio_promisc_set,
+	.allmulti_set = virtio_allmulti_set,
+	.mac_set = virtio_mac_set,
+	.mac_add = virtio_mac_add,
+	.mac_remove = virtio_mac_remove,
+	.mc_addr_list_set = virtio_mc_addr_list_set,
+	.vlan_filter_set = virtio_vlan_filter_set,
 	.xstats_names = virtio_xstats_names,
 	.xstats_get = virtio_xstats_get,
 };
@@ -663,6 +681,9 @@ static int read_device(struct unic_port *port, struct virtio_port *vp, const cha
 		port->mac[0] = (uint8_t)((port->mac[0] & 0xfe) | 0x02);
 		UNIC_LOG(WARNING, PMD, "%s: the device gives no valid MAC address; using a random one", name);
 	}
+	/* What the device filters on until told otherwise (none: zero). */
+	if (has(vp, VIRTIO_NET_F_MAC) && mac_valid(port->mac))
+		memcpy(vp->dev_mac, port->mac, UNIC_ETHER_ADDR_LEN);
 	return 0;
 }
 

@@ -47,6 +47,7 @@
 #define VIRTIO_TX_MAX_SEGS    64    /* segments of one packet (a descriptor each) */
 #define VIRTIO_CTRL_TIMEOUT_US 1000000 /* a control command's answer (QEMU: at the kick) */
 #define VIRTIO_CTRL_DATA_MAX  2048  /* bytes of one command's data */
+#define VIRTIO_UC_MAX         32    /* unicast addresses added besides the port's own */
 
 /* ---- register access ------------------------------------------------------ */
 
@@ -307,6 +308,13 @@ struct virtio_port {
 	uint64_t link_events;              /* config-change interrupts with a status change */
 	uint64_t config_changes;           /* config-change interrupts */
 	bool link_up_last;
+	/* receive filters, sent at every start (virtio_ctrl.c) */
+	uint8_t dev_mac[UNIC_ETHER_ADDR_LEN]; /* the device's own (configuration) MAC */
+	bool promisc, allmulti;
+	unsigned nb_uc, nb_mc;
+	uint8_t uc[VIRTIO_UC_MAX][UNIC_ETHER_ADDR_LEN];
+	uint8_t mc[UNIC_PORT_MC_ADDR_MAX][UNIC_ETHER_ADDR_LEN];
+	uint8_t vlans[4096 / 8];           /* VLAN ids to let through (the VLAN filter offload) */
 };
 
 static inline struct virtio_port *virtio_priv(struct unic_port *port)
@@ -447,6 +455,21 @@ int virtio_ctrl_setup(struct virtio_hw *hw);
 void virtio_ctrl_stop(struct virtio_hw *hw);
 /** Free the control queue (close). */
 void virtio_ctrl_free(struct virtio_hw *hw);
+/* Port ops behind the control queue: kept by the driver, sent when started. */
+int virtio_promisc_set(struct unic_port *port, bool on);
+int virtio_allmulti_set(struct unic_port *port, bool on);
+int virtio_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int virtio_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int virtio_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int virtio_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb);
+int virtio_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on);
+/**
+ * At start, after DRIVER_OK and before the rx buffers: send the port's
+ * filter settings (MAC address, promiscuous and all-multicast, the MAC
+ * table, the VLAN ids) to the device a reset took back to its defaults.
+ * @return 0 or the first command's error (logged).
+ */
+int virtio_ctrl_restore(struct unic_port *port);
 /** Publish the avail index and notify the device if it asked (virtio_rxtx.c). */
 void virtio_vq_publish(struct virtio_vq *vq);
 
