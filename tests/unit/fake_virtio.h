@@ -35,8 +35,18 @@
  * holds rx buffers, and after running out it waits for a kick before it
  * looks at the avail ring again.
  *
+ * The control queue (the last queue when CTRL_VQ is offered: 2, or
+ * 2 x max_pairs with MQ) is carried out at its kick, as QEMU 7.2 does:
+ * receive mode, MAC table, MAC address and VLAN commands change
+ * fake_virtio_dev.filter (QEMU's defaults after a reset: promiscuous,
+ * empty tables), each acked VIRTIO_NET_OK or VIRTIO_NET_ERR; a command
+ * sent without its feature negotiated is a driver error.
+ * fake_virtio_filter_accepts() is QEMU's receive filter over that state.
+ *
  * Malicious device: the raw rings are reachable (fake_virtio_ring()) and
- * fake_virtio_used_put() writes any used entry without checks.
+ * fake_virtio_used_put() writes any used entry without checks; the
+ * control queue can refuse, stay silent, or answer with a bad used id,
+ * length or index (enum fv_ctrl_mode).
  *
  * No Criterion in here: errors are return values and the err sentence.
  */
