@@ -11,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -518,5 +519,60 @@ Test(virtio_filter, without_ctrl_rx_promiscuous_on_is_what_the_device_does_and_o
 	cr_assert_eq(unic_port_mac_add(fk.port, other_uc), -ENOTSUP);
 	cr_assert_eq(unic_port_vlan_filter_set(fk.port, 1, true), -ENOTSUP);
 	cr_assert(dev->filter.promisc, "QEMU's default stays");
+	assert_device_happy();
+}
+
+/* ---- reporting and threads --------------------------------------------------------- */
+
+Test(virtio_filter, the_negotiated_control_features_show_in_the_port_info)
+{
+	struct unic_port_info info;
+	unsigned long long f = 0;
+
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(unic_port_info_get(fk.port, &info), 0);
+	cr_assert_eq(sscanf(info.fw_version, "virtio1 f=%llx", &f), 1, "fw_version %s", info.fw_version);
+	cr_assert_eq(f, (unsigned long long)dev->accepted, "fw_version %s, the device accepted 0x%llx",
+		     info.fw_version, (unsigned long long)dev->accepted);
+	cr_assert_eq(f & (FV_BIT(FV_F_CTRL_VQ) | FV_BIT(FV_F_CTRL_RX) | FV_BIT(FV_F_CTRL_MAC_ADDR)),
+		     FV_BIT(FV_F_CTRL_VQ) | FV_BIT(FV_F_CTRL_RX) | FV_BIT(FV_F_CTRL_MAC_ADDR), "%s", info.fw_version);
+	cr_assert(info.rx_offload_capa & UNIC_RX_OFFLOAD_VLAN_FILTER, "the VLAN filter offload is not offered");
+	cr_log_info("QEMU 7.2's hub offer gives %s", info.fw_version);
+}
+
+struct cmd_thread {
+	unsigned n;
+	int rc;
+	pthread_barrier_t *go;
+};
+
+static void *cmd_thread(void *arg)
+{
+	struct cmd_thread *t = arg;
+
+	pthread_barrier_wait(t->go);
+	for (unsigned i = 0; i < t->n && t->rc == 0; i++)
+		t->rc = cmd_promisc(i & 1);
+	return NULL;
+}
+
+Test(virtio_ctrl, commands_from_several_threads_at_once_each_get_their_own_answer)
+{
+	pthread_barrier_t go;
+	struct cmd_thread t[4] = { { .n = 3000, .go = &go }, { .n = 3000, .go = &go }, { .n = 3000, .go = &go },
+				   { .n = 3000, .go = &go } };
+	pthread_t th[4];
+	uint64_t before = dev->ctrl_cmds;
+
+	pthread_barrier_init(&go, NULL, 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(pthread_create(&th[i], NULL, cmd_thread, &t[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		cr_assert_eq(t[i].rc, 0, "thread %d: %d; log: %s", i, t[i].rc, logcap_buf);
+	}
+	pthread_barrier_destroy(&go);
+	cr_assert_eq(dev->ctrl_cmds - before, 12000);
+	cr_assert_eq(xstat("ctrl_bad_used"), 0);
 	assert_device_happy();
 }
