@@ -226,6 +226,9 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->min_mtu = VIRTIO_MIN_MTU;
 	info->max_mtu = max_mtu(vp);
 	info->rx_offload_capa = UNIC_RX_OFFLOAD_VLAN_STRIP;
+	if ((vp->hw.dev_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) &&
+	    (vp->hw.dev_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN)))
+		info->rx_offload_capa |= UNIC_RX_OFFLOAD_VLAN_FILTER;
 	if (has(vp, VIRTIO_NET_F_MRG_RXBUF))
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_SCATTER;
 	if (has(vp, VIRTIO_NET_F_GUEST_CSUM))
@@ -268,6 +271,7 @@ static void virtio_stop(struct unic_port *port)
 	 * buffer goes back to its pool. */
 	if (!virtio_hw_off(vp))
 		(void)virtio_hw_reset(&vp->hw);
+	virtio_ctrl_stop(&vp->hw);
 	virtio_intr_off(port);
 	for (uint16_t q = 0; q < VIRTIO_MAX_PAIRS; q++) {
 		virtio_rxq_drain(&vp->rxq[q]);
@@ -303,6 +307,10 @@ static int virtio_start(struct unic_port *port)
 
 	if (virtio_hw_off(vp))
 		return -ENODEV;
+	/* The device filters VLANs once CTRL_VLAN is negotiated (QEMU: all
+	 * of them until added): taken only with the VLAN filter offload. */
+	hw->features_off = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_FILTER) ? 0 :
+			   VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN);
 	/* 3.1.1: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK. */
 	rc = virtio_hw_init(hw, vp->iommu);
 	if (rc < 0)
@@ -341,6 +349,9 @@ static int virtio_start(struct unic_port *port)
 		if (rc < 0)
 			goto fail;
 	}
+	rc = virtio_ctrl_setup(hw);
+	if (rc < 0)
+		goto fail;
 	/* Step 8: DRIVER_OK, then the rx buffers (their kick reaches a live
 	 * device: QEMU takes no frame before DRIVER_OK). */
 	virtio_hw_status_set(hw, VIRTIO_STATUS_DRIVER_OK);
@@ -350,6 +361,10 @@ static int virtio_start(struct unic_port *port)
 		rc = -EIO;
 		goto fail;
 	}
+	/* The filters the reset took away, before any frame is taken. */
+	rc = virtio_ctrl_restore(port);
+	if (rc < 0)
+		goto fail;
 	vp->link_up_last = true;
 	if (has(vp, VIRTIO_NET_F_STATUS)) {
 		uint16_t st = 0;
@@ -384,6 +399,7 @@ static void virtio_close(struct unic_port *port)
 	}
 	if (!virtio_hw_off(vp))
 		(void)virtio_hw_reset(&vp->hw);
+	virtio_ctrl_free(&vp->hw);
 	if (vp->dev) {
 		if (!virtio_hw_off(vp))
 			unic_pci_bus_master(vp->dev, false);
@@ -458,7 +474,7 @@ static const char *const rxq_xstats[] = {
 static const char *const txq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "ring_full", "tso", "csum",
 };
-#define NB_PORT_XSTATS 4 /* link_events, config_changes, tx_refused_packets, tx_tso_packets */
+#define NB_PORT_XSTATS 8 /* link_events, config_changes, tx_refused_packets, tx_tso_packets, ctrl_* */
 
 static unsigned xstats_count(const struct unic_port *port)
 {
@@ -476,6 +492,10 @@ static int virtio_xstats_names(struct unic_port *port, struct unic_xstat_name *n
 	/* Totals under e1000e's names, for tools that read either driver. */
 	NAME("tx_refused_packets");
 	NAME("tx_tso_packets");
+	NAME("ctrl_commands");
+	NAME("ctrl_errors");
+	NAME("ctrl_timeouts");
+	NAME("ctrl_bad_used");
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++)
 		for (unsigned i = 0; i < UNIC_ARRAY_SIZE(rxq_xstats); i++)
 			NAME("rx_q%u_%s", q, rxq_xstats[i]);
@@ -502,6 +522,14 @@ static int virtio_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 	VAL(unic_load_relaxed(&vp->config_changes));
 	VAL(refused);
 	VAL(tso);
+	{
+		const struct virtio_ctrlq *cq = vp->hw.ctrl;
+
+		VAL(cq ? unic_counter_read(&cq->cmds) : 0);
+		VAL(cq ? unic_counter_read(&cq->errors) : 0);
+		VAL(cq ? unic_counter_read(&cq->timeouts) : 0);
+		VAL(cq ? unic_counter_read(&cq->vq.bad_used) + unic_counter_read(&cq->vq.used_jumps) : 0);
+	}
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
 		const struct virtio_rxq *r = &vp->rxq[q];
 
@@ -563,6 +591,13 @@ const struct unic_port_ops virtio_ops = {
 	.link_get = virtio_link_get,
 	.link_set = virtio_link_set,
 	.mtu_set = virtio_mtu_set,
+	.promisc_set = virtio_promisc_set,
+	.allmulti_set = virtio_allmulti_set,
+	.mac_set = virtio_mac_set,
+	.mac_add = virtio_mac_add,
+	.mac_remove = virtio_mac_remove,
+	.mc_addr_list_set = virtio_mc_addr_list_set,
+	.vlan_filter_set = virtio_vlan_filter_set,
 	.xstats_names = virtio_xstats_names,
 	.xstats_get = virtio_xstats_get,
 };
@@ -646,6 +681,9 @@ static int read_device(struct unic_port *port, struct virtio_port *vp, const cha
 		port->mac[0] = (uint8_t)((port->mac[0] & 0xfe) | 0x02);
 		UNIC_LOG(WARNING, PMD, "%s: the device gives no valid MAC address; using a random one", name);
 	}
+	/* What the device filters on until told otherwise (none: zero). */
+	if (has(vp, VIRTIO_NET_F_MAC) && mac_valid(port->mac))
+		memcpy(vp->dev_mac, port->mac, UNIC_ETHER_ADDR_LEN);
 	return 0;
 }
 

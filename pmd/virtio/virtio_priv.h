@@ -9,6 +9,7 @@
  *   virtio_rxtx.c  the fast path: split virtqueues, rx/tx burst, refill,
  *                  reclaim, rx interrupt arm/disarm
  *   virtio_intr.c  interrupts: MSI-X vectors or INTx, config changes
+ *   virtio_ctrl.c  the control virtqueue: one synchronous command at a time
  *
  * Ownership: the port owns the PCI device from probe on (closed in the close
  * op); each queue owns its virtqueue memory (a DMA zone of the port's, from
@@ -23,6 +24,7 @@
 #define VIRTIO_PRIV_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +45,9 @@
 #define VIRTIO_MAX_MTU        9000  /* without VIRTIO_NET_F_MTU: what the driver chains */
 #define VIRTIO_RESET_TIMEOUT_US 1000000 /* device_status reads 0 after a reset */
 #define VIRTIO_TX_MAX_SEGS    64    /* segments of one packet (a descriptor each) */
+#define VIRTIO_CTRL_TIMEOUT_US 1000000 /* a control command's answer (QEMU: at the kick) */
+#define VIRTIO_CTRL_DATA_MAX  2048  /* bytes of one command's data */
+#define VIRTIO_UC_MAX         32    /* unicast addresses added besides the port's own */
 
 /* ---- register access ------------------------------------------------------ */
 
@@ -84,6 +89,8 @@ struct virtio_hw {
 	uint64_t dev_features;                     /* what the device offers */
 	uint64_t features;                         /* what was negotiated (FEATURES_OK read back) */
 	uint16_t num_queues;                       /* virtqueues the device has */
+	uint64_t features_off;                     /* offered features the driver leaves off this time */
+	struct virtio_ctrlq *ctrl;                 /* the control virtqueue (virtio_ctrl.c), NULL until set up */
 };
 
 static inline uint8_t vio_read8(const struct virtio_hw *hw, enum virtio_region r, uint32_t off)
@@ -301,6 +308,13 @@ struct virtio_port {
 	uint64_t link_events;              /* config-change interrupts with a status change */
 	uint64_t config_changes;           /* config-change interrupts */
 	bool link_up_last;
+	/* receive filters, sent at every start (virtio_ctrl.c) */
+	uint8_t dev_mac[UNIC_ETHER_ADDR_LEN]; /* the device's own (configuration) MAC */
+	bool promisc, allmulti;
+	unsigned nb_uc, nb_mc;
+	uint8_t uc[VIRTIO_UC_MAX][UNIC_ETHER_ADDR_LEN];
+	uint8_t mc[UNIC_PORT_MC_ADDR_MAX][UNIC_ETHER_ADDR_LEN];
+	uint8_t vlans[4096 / 8];           /* VLAN ids to let through (the VLAN filter offload) */
 };
 
 static inline struct virtio_port *virtio_priv(struct unic_port *port)
@@ -383,6 +397,81 @@ int virtio_rxq_fill(struct virtio_rxq *rxq);
 /* Free every buffer the queues hold (stop). */
 void virtio_rxq_drain(struct virtio_rxq *rxq);
 void virtio_txq_drain(struct virtio_txq *txq);
+
+/* ---- virtio_ctrl.c ----------------------------------------------------------- */
+
+/*
+ * The control virtqueue (5.1.6.5): one command at a time, posted as a
+ * device-readable header (class, command), a device-readable data
+ * descriptor (when there is data) and a device-writable ack byte, kicked,
+ * and waited for. It has no interrupt: the driver polls its used ring.
+ */
+struct virtio_ctrlq {
+	struct virtio_vq vq;
+	pthread_mutex_t lock;              /* one command at a time, from any thread */
+	volatile uint8_t *buf;             /* header, ack and data, in vq.dma after the rings */
+	uint64_t buf_iova;
+	bool live;                         /* set up on the started device */
+	bool broken;                       /* a command timed out or got a bad used entry:
+					    * no command until the next start resets the device */
+	char broken_by[48];                /* the command that left it broken */
+	struct unic_counter cmds;          /* commands acknowledged VIRTIO_NET_OK */
+	struct unic_counter errors;        /* commands the device answered with another ack */
+	struct unic_counter timeouts;      /* commands never answered */
+};
+
+/** One piece of a command's data; the pieces are sent one after another. */
+struct virtio_ctrl_seg {
+	const void *data;
+	size_t len;
+};
+
+/**
+ * Send command @p cmd of class @p cls (VIRTIO_NET_CTRL_*) with @p len bytes
+ * of @p data (may be 0 and NULL) on the control queue and wait for the
+ * device's answer, at most VIRTIO_CTRL_TIMEOUT_US. Serialised by the
+ * queue's lock: callable from any thread while the port is started.
+ * @p what names the command in messages ("promiscuous mode on").
+ * @return 0 (acknowledged VIRTIO_NET_OK), or -errno, logged:
+ *         -ENOTSUP (VIRTIO_NET_F_CTRL_VQ not negotiated), -EIO (answered
+ *         with an ack other than VIRTIO_NET_OK; a used entry with a bad id
+ *         or length, counted and not trusted; the queue not set up or out
+ *         of service since an earlier failure), -ETIMEDOUT (no answer),
+ *         -ENODEV (the device reads all-ones), -EINVAL (data over
+ *         VIRTIO_CTRL_DATA_MAX).
+ */
+int virtio_ctrl_cmd(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const void *data, size_t len,
+		    const char *what);
+/** virtio_ctrl_cmd() with the data in @p nb pieces (the MAC table: two). */
+int virtio_ctrl_cmdv(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const struct virtio_ctrl_seg *segs,
+		     unsigned nb, const char *what);
+/**
+ * When VIRTIO_NET_F_CTRL_VQ was negotiated: allocate (first time) and
+ * program the control virtqueue (number 2 x max_virtqueue_pairs with MQ,
+ * else 2). Between FEATURES_OK and DRIVER_OK. @return 0 or -errno, logged.
+ */
+int virtio_ctrl_setup(struct virtio_hw *hw);
+/** The device was reset: no command until the next setup. */
+void virtio_ctrl_stop(struct virtio_hw *hw);
+/** Free the control queue (close). */
+void virtio_ctrl_free(struct virtio_hw *hw);
+/* Port ops behind the control queue: kept by the driver, sent when started. */
+int virtio_promisc_set(struct unic_port *port, bool on);
+int virtio_allmulti_set(struct unic_port *port, bool on);
+int virtio_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int virtio_mac_add(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int virtio_mac_remove(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN]);
+int virtio_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UNIC_ETHER_ADDR_LEN], unsigned nb);
+int virtio_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on);
+/**
+ * At start, after DRIVER_OK and before the rx buffers: send the port's
+ * filter settings (MAC address, promiscuous and all-multicast, the MAC
+ * table, the VLAN ids) to the device a reset took back to its defaults.
+ * @return 0 or the first command's error (logged).
+ */
+int virtio_ctrl_restore(struct unic_port *port);
+/** Publish the avail index and notify the device if it asked (virtio_rxtx.c). */
+void virtio_vq_publish(struct virtio_vq *vq);
 
 /* ---- virtio_intr.c ----------------------------------------------------------- */
 
