@@ -52,7 +52,28 @@ static int port_up(struct unic_port *p, uint16_t nb_desc)
 
 struct figures {
 	uint64_t tx_cyc, tx_calls, sent, rx_cyc, rx_calls, got, empty_cyc, empty_calls, refused, lost;
+	/* Cycles of each tx_burst that took a whole burst and of each
+	 * rx_burst that returned a whole burst: their medians leave out the
+	 * calls the host descheduled the guest's vCPU in. */
+	uint64_t *tx_full, *rx_full;
+	uint32_t nb_tx_full, nb_rx_full, max_full;
 };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @p q quantile (0..1) of @p n samples (sorts them), 0 without any. */
+static double quantile(uint64_t *v, uint32_t n, double q)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return (double)v[(uint32_t)(q * (n - 1) + 0.5)];
+}
 
 /* Sends @p total frames in bursts of @p burst and receives them; adds to @p f. */
 static void run(struct unic_port *tx, struct unic_port *rx, const uint8_t *frame, uint32_t total, uint16_t burst,
@@ -80,6 +101,8 @@ static void run(struct unic_port *tx, struct unic_port *rx, const uint8_t *frame
 		f->tx_calls++;
 		f->sent += took;
 		f->refused += (uint64_t)(burst - took);
+		if (took == burst && f->nb_tx_full < f->max_full)
+			f->tx_full[f->nb_tx_full++] = t1 - t0;
 		unic_pkt_free_bulk(pkts + took, (unsigned)(burst - took));
 		sent += burst;
 		inflight = took;
@@ -92,6 +115,8 @@ static void run(struct unic_port *tx, struct unic_port *rx, const uint8_t *frame
 				f->rx_cyc += t1 - t0;
 				f->rx_calls++;
 				f->got += n;
+				if (n == burst && f->nb_rx_full < f->max_full)
+					f->rx_full[f->nb_rx_full++] = t1 - t0;
 				inflight = n > inflight ? 0 : inflight - n;
 				unic_pkt_free_bulk(pkts, n);
 				last = t1;
@@ -105,6 +130,30 @@ static void run(struct unic_port *tx, struct unic_port *rx, const uint8_t *frame
 			}
 		}
 	}
+}
+
+enum { MAX_XSTATS = 256 };
+
+/* The port's doorbell counters (xstats named *kick*), into @p v; @return how many. */
+static unsigned kicks_get(struct unic_port *p, struct unic_xstat_name *names, uint64_t *v)
+{
+	int n = unic_port_xstats_names(p, names, MAX_XSTATS);
+
+	if (n <= 0 || n > MAX_XSTATS || unic_port_xstats_get(p, v, (unsigned)n) != n)
+		return 0;
+	return (unsigned)n;
+}
+
+/* " name=delta" for each doorbell counter that moved during the measured run. */
+static void kicks_print(struct unic_port *p, const char *side, struct unic_xstat_name *names, const uint64_t *before)
+{
+	static struct unic_xstat_name after_names[MAX_XSTATS];
+	static uint64_t after[MAX_XSTATS];
+	unsigned n = kicks_get(p, after_names, after);
+
+	for (unsigned i = 0; i < n; i++)
+		if (strstr(after_names[i].name, "kick") && strcmp(after_names[i].name, names[i].name) == 0)
+			printf(" %s_%s=%" PRIu64, side, after_names[i].name, after[i] - before[i]);
 }
 
 int main(int argc, char **argv)
@@ -184,16 +233,34 @@ int main(int argc, char **argv)
 		frame[i] = (uint8_t)i;
 	unic_port_info_get(tx, &info);
 	run(tx, rx, frame, WARMUP, burst, &warm);
+	f.max_full = total / burst + 1;
+	f.tx_full = calloc(f.max_full, sizeof(uint64_t));
+	f.rx_full = calloc(f.max_full, sizeof(uint64_t));
+	warm.max_full = 0;
+	if (f.tx_full == NULL || f.rx_full == NULL)
+		return 1;
+	static struct unic_xstat_name tx_names[MAX_XSTATS], rx_names[MAX_XSTATS];
+	static uint64_t tx_before[MAX_XSTATS], rx_before[MAX_XSTATS];
+
+	kicks_get(tx, tx_names, tx_before);
+	kicks_get(rx, rx_names, rx_before);
 	run(tx, rx, frame, total, burst, &f);
 	printf("side=unic driver=%s frames=%" PRIu64 " burst=%u tx_cycles_per_pkt=%.1f rx_cycles_per_pkt=%.1f "
-	       "rx_pkts_per_call=%.2f empty_rx_cycles_per_call=%.1f empty_rx_calls_per_burst=%.2f refused=%" PRIu64
-	       " lost=%" PRIu64 " tsc_ghz=%.3f\n",
+	       "rx_pkts_per_call=%.2f tx_med_cycles_per_pkt=%.1f tx_p90_cycles_per_pkt=%.1f rx_med_cycles_per_pkt=%.1f "
+	       "rx_p90_cycles_per_pkt=%.1f full_tx_calls=%u full_rx_calls=%u empty_rx_cycles_per_call=%.1f empty_rx_calls_per_burst=%.2f refused=%" PRIu64
+	       " lost=%" PRIu64 " tsc_ghz=%.3f",
 	       info.driver, f.sent, burst, (double)f.tx_cyc / (double)(f.sent ? f.sent : 1),
 	       (double)f.rx_cyc / (double)(f.got ? f.got : 1),
 	       (double)f.got / (double)(f.rx_calls ? f.rx_calls : 1),
+	       quantile(f.tx_full, f.nb_tx_full, 0.5) / burst, quantile(f.tx_full, f.nb_tx_full, 0.9) / burst,
+	       quantile(f.rx_full, f.nb_rx_full, 0.5) / burst, quantile(f.rx_full, f.nb_rx_full, 0.9) / burst,
+	       f.nb_tx_full, f.nb_rx_full,
 	       (double)f.empty_cyc / (double)(f.empty_calls ? f.empty_calls : 1),
 	       (double)f.empty_calls / (double)(f.tx_calls ? f.tx_calls : 1), f.refused, f.lost,
 	       (double)unic_tsc_hz() / 1e9);
+	kicks_print(tx, "txport", tx_names, tx_before);
+	kicks_print(rx, "rxport", rx_names, rx_before);
+	printf("\n");
 	for (int i = 0; i < 2; i++) {
 		unic_port_stop(ports[i]);
 		unic_port_detach(ports[i]);

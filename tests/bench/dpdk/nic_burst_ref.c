@@ -47,7 +47,28 @@ static int port_up(uint16_t port, uint16_t nb_desc)
 
 struct figures {
 	uint64_t tx_cyc, tx_calls, sent, rx_cyc, rx_calls, got, empty_cyc, empty_calls, refused, lost;
+	/* Cycles of each tx_burst that took a whole burst and of each
+	 * rx_burst that returned a whole burst: their medians leave out the
+	 * calls the host descheduled the guest's vCPU in. */
+	uint64_t *tx_full, *rx_full;
+	uint32_t nb_tx_full, nb_rx_full, max_full;
 };
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The @p q quantile (0..1) of @p n samples (sorts them), 0 without any. */
+static double quantile(uint64_t *v, uint32_t n, double q)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return (double)v[(uint32_t)(q * (n - 1) + 0.5)];
+}
 
 static void run(uint16_t tx, uint16_t rx, const uint8_t *frame, uint32_t total, uint16_t burst, struct figures *f)
 {
@@ -73,6 +94,8 @@ static void run(uint16_t tx, uint16_t rx, const uint8_t *frame, uint32_t total, 
 		f->tx_calls++;
 		f->sent += took;
 		f->refused += (uint64_t)(burst - took);
+		if (took == burst && f->nb_tx_full < f->max_full)
+			f->tx_full[f->nb_tx_full++] = t1 - t0;
 		if (took < burst)
 			rte_pktmbuf_free_bulk(pkts + took, (unsigned)(burst - took));
 		sent += burst;
@@ -86,6 +109,8 @@ static void run(uint16_t tx, uint16_t rx, const uint8_t *frame, uint32_t total, 
 				f->rx_cyc += t1 - t0;
 				f->rx_calls++;
 				f->got += n;
+				if (n == burst && f->nb_rx_full < f->max_full)
+					f->rx_full[f->nb_rx_full++] = t1 - t0;
 				inflight = n > inflight ? 0 : inflight - n;
 				rte_pktmbuf_free_bulk(pkts, n);
 				last = t1;
@@ -159,13 +184,23 @@ int main(int argc, char **argv)
 		frame[i] = (uint8_t)i;
 	rte_eth_dev_info_get(tx, &info);
 	run(tx, rx, frame, WARMUP, burst, &warm);
+	f.max_full = total / burst + 1;
+	f.tx_full = calloc(f.max_full, sizeof(uint64_t));
+	f.rx_full = calloc(f.max_full, sizeof(uint64_t));
+	warm.max_full = 0;
+	if (f.tx_full == NULL || f.rx_full == NULL)
+		return 1;
 	run(tx, rx, frame, total, burst, &f);
 	printf("side=dpdk driver=%s frames=%" PRIu64 " burst=%u tx_cycles_per_pkt=%.1f rx_cycles_per_pkt=%.1f "
-	       "rx_pkts_per_call=%.2f empty_rx_cycles_per_call=%.1f empty_rx_calls_per_burst=%.2f refused=%" PRIu64
+	       "rx_pkts_per_call=%.2f tx_med_cycles_per_pkt=%.1f tx_p90_cycles_per_pkt=%.1f rx_med_cycles_per_pkt=%.1f "
+	       "rx_p90_cycles_per_pkt=%.1f full_tx_calls=%u full_rx_calls=%u empty_rx_cycles_per_call=%.1f empty_rx_calls_per_burst=%.2f refused=%" PRIu64
 	       " lost=%" PRIu64 " tsc_ghz=%.3f\n",
 	       info.driver_name, f.sent, burst, (double)f.tx_cyc / (double)(f.sent ? f.sent : 1),
 	       (double)f.rx_cyc / (double)(f.got ? f.got : 1),
 	       (double)f.got / (double)(f.rx_calls ? f.rx_calls : 1),
+	       quantile(f.tx_full, f.nb_tx_full, 0.5) / burst, quantile(f.tx_full, f.nb_tx_full, 0.9) / burst,
+	       quantile(f.rx_full, f.nb_rx_full, 0.5) / burst, quantile(f.rx_full, f.nb_rx_full, 0.9) / burst,
+	       f.nb_tx_full, f.nb_rx_full,
 	       (double)f.empty_cyc / (double)(f.empty_calls ? f.empty_calls : 1),
 	       (double)f.empty_calls / (double)(f.tx_calls ? f.tx_calls : 1), f.refused, f.lost,
 	       (double)rte_get_tsc_hz() / 1e9);
