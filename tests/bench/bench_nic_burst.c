@@ -123,7 +123,7 @@ static void run(struct unic_port *tx, struct unic_port *rx, const uint8_t *frame
 			} else {
 				f->empty_cyc += t1 - t0;
 				f->empty_calls++;
-				if (t1 - last > hz / 5) { /* 200 ms without a frame: lost */
+				if (t1 - last > 2 * hz) { /* 2 s without a frame: lost */
 					f->lost += inflight;
 					break;
 				}

@@ -117,7 +117,7 @@ static void run(uint16_t tx, uint16_t rx, const uint8_t *frame, uint32_t total, 
 			} else {
 				f->empty_cyc += t1 - t0;
 				f->empty_calls++;
-				if (t1 - last > hz / 5) { /* 200 ms without a frame: lost */
+				if (t1 - last > 2 * hz) { /* 2 s without a frame: lost */
 					f->lost += inflight;
 					break;
 				}
