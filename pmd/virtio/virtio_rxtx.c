@@ -3,8 +3,9 @@
  * virtio-net fast path over split virtqueues (virtio 1.1 section 2.6):
  * rx burst (mergeable buffers chained into one packet, the header's
  * checksum state), batch refill with a notification only when the device
- * asked for one, tx burst (a header descriptor and one per segment,
- * checksum and TSO through the header), reclaim, rx interrupt arm/disarm.
+ * asked for one, tx burst (the header in front of a one-segment frame,
+ * else a header descriptor and one per segment; checksum and TSO through
+ * the header), reclaim, rx interrupt arm/disarm.
  *
  * Nothing here logs, allocates from the heap or takes a lock; a failure is
  * a counter. Every value the device wrote (used index, id, length, the
@@ -692,6 +693,13 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		uint16_t shift = 0, head, id;
 		int err;
 		uint16_t need = tx_check(txq, p, true, &err);
+		bool vlan = txq->vlan_insert && (p->ol_flags & UNIC_PKT_TX_VLAN);
+		/* A one-segment packet with room for the header in its headroom
+		 * (even-aligned, after a VLAN insert's 4 bytes) carries it
+		 * there: one descriptor instead of two (VERSION_1 lifts the
+		 * layout rule, 5.1.6.2). Packets are never shared: the
+		 * headroom is ours while the device holds it. */
+		bool push = need == 2 && p->data_off >= HDR_LEN + (vlan ? 4 : 0) && !(p->data_off & 1);
 
 		if (UNIC_UNLIKELY(need == 0)) {
 			/* Refused and counted, never sent corrupt; the packet is
@@ -700,6 +708,7 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			unic_pkt_free(p);
 			continue;
 		}
+		need = (uint16_t)(need - push);
 		if (UNIC_UNLIKELY(need > vq->nb_free)) {
 			tx_reclaim(txq);
 			if (need > vq->nb_free) {
@@ -707,22 +716,31 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 				break;
 			}
 		}
-		if (txq->vlan_insert && (p->ol_flags & UNIC_PKT_TX_VLAN)) {
+		if (vlan) {
 			tx_vlan_insert(p);
 			shift = 4;
 		}
 		head = id = vq->free_head;
-		tx_hdr_fill(txq, &txq->hdrs[head], p, shift);
-		vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_LEN;
-		vq->desc[id].len = HDR_LEN;
-		vq->desc[id].flags = VRING_DESC_F_NEXT;
-		vq->desc[id].next = vq->next[id];
-		for (struct unic_pkt *s = p; s != NULL; s = s->next) {
-			id = vq->next[id];
-			vq->desc[id].addr = unic_pkt_data_iova(s);
-			vq->desc[id].len = s->data_len;
-			vq->desc[id].flags = s->next ? VRING_DESC_F_NEXT : 0;
-			vq->desc[id].next = s->next ? vq->next[id] : 0;
+		if (push) {
+			tx_hdr_fill(txq, (volatile struct virtio_net_hdr *)((uint8_t *)unic_pkt_data(p) - HDR_LEN), p,
+				    shift);
+			vq->desc[id].addr = unic_pkt_data_iova(p) - HDR_LEN;
+			vq->desc[id].len = (uint32_t)p->data_len + HDR_LEN;
+			vq->desc[id].flags = 0;
+			vq->desc[id].next = 0;
+		} else {
+			tx_hdr_fill(txq, &txq->hdrs[head], p, shift);
+			vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_LEN;
+			vq->desc[id].len = HDR_LEN;
+			vq->desc[id].flags = VRING_DESC_F_NEXT;
+			vq->desc[id].next = vq->next[id];
+			for (struct unic_pkt *s = p; s != NULL; s = s->next) {
+				id = vq->next[id];
+				vq->desc[id].addr = unic_pkt_data_iova(s);
+				vq->desc[id].len = s->data_len;
+				vq->desc[id].flags = s->next ? VRING_DESC_F_NEXT : 0;
+				vq->desc[id].next = s->next ? vq->next[id] : 0;
+			}
 		}
 		vq->free_head = vq->next[id];
 		vq->nb_free = (uint16_t)(vq->nb_free - need);

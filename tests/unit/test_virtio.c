@@ -458,6 +458,37 @@ Test(virtio_rxtx, tx_descriptors_come_back_once_the_device_completes_them)
 	assert_device_happy();
 }
 
+/*
+ * A one-segment packet carries its header in its headroom (stale bytes
+ * there are overwritten): one descriptor a frame. With less than 12 bytes
+ * of headroom it takes a header descriptor of the driver's own. Both
+ * arrive byte-exact behind a zero header.
+ */
+Test(virtio_rxtx, a_one_segment_packet_takes_one_descriptor_with_its_header_in_the_headroom)
+{
+	struct unic_pkt *p[2] = { tx_pkt(200, 1), unic_pkt_alloc(fk.pool) };
+	static const struct fv_net_hdr zero;
+	struct fv_frame out[2];
+	uint8_t f[200];
+
+	cr_assert_not_null(p[1]);
+	memset((uint8_t *)unic_pkt_data(p[0]) - 12, 0xff, 12);
+	p[1]->data_off = 8;
+	make_frame(unic_pkt_append(p[1], 200), 200, 2);
+	cr_assert_eq(unic_tx_burst(fk.port, 0, p, 2), 2);
+	cr_assert_eq(fake_virtio_tx(dev, TXQ, out, 2), 2, "error: %s", dev->err);
+	for (unsigned i = 0; i < 2; i++) {
+		make_frame(f, 200, i + 1);
+		cr_assert_eq(out[i].len, 200);
+		cr_assert_arr_eq(out[i].data, f, 200);
+		cr_assert_arr_eq(&out[i].hdr, &zero, FV_NET_HDR_LEN, "frame %u: flags %u gso %u", i, out[i].hdr.flags,
+				 out[i].hdr.gso_type);
+		cr_assert_eq(out[i].nb_desc, i == 0 ? 1u : 2u, "frame %u took %u descriptors", i, out[i].nb_desc);
+		fv_frame_free(&out[i]);
+	}
+	assert_device_happy();
+}
+
 /* ---- jumbo frames: mergeable rx buffers (5.1.6.3) ----------------------------------- */
 
 static void attach_jumbo(void)
