@@ -558,12 +558,13 @@ static int afp_xstats_get(struct unic_port *port, uint64_t *values, unsigned max
 }
 
 /*
- * One source per rx queue: its socket. The engine registers an
- * UNIC_INTR_EVENTFD source without an unmask callback edge-triggered and
- * never reads it (napi.c: napi_src_bind); that is what a packet socket
- * needs: POLLIN while a block is handed over, and nothing to read (its
- * frames go to the ring; a read() of the non-blocking socket would return
- * EAGAIN).
+ * One source per rx queue: its socket, of the socket kind (as af_xdp's).
+ * The engine registers it level-triggered and reads nothing from it: a
+ * packet socket is readable (POLLIN) while the block before the one the
+ * kernel fills is handed over to us (packet_poll), and stops being readable
+ * once the fast path gives its blocks back, so a drained queue's socket
+ * ends no sleep. Its frames go to the ring: a read() of it finds nothing,
+ * so a kind whose acknowledgement reads the fd would fail (EAGAIN).
  */
 static int afp_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max)
 {
@@ -576,7 +577,7 @@ static int afp_intr_sources(struct unic_port *port, struct unic_intr_source *src
 		if (n < max)
 			src[n] = (struct unic_intr_source){
 				.fd = ap->rxq[q].fd,
-				.kind = UNIC_INTR_EVENTFD,
+				.kind = UNIC_INTR_SOCKET,
 				.queue_mask = 1u << q,
 				.index = q,
 			};
