@@ -337,6 +337,10 @@ struct unic_driver {
 	 * it leaves the device open (the bus closes it). */
 	const struct unic_pci_id *pci_ids;
 	int (*pci_probe)(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out);
+	/* Optional: why the largest MTU (unic_port_info max_mtu) is what it
+	 * is and what to use instead; appended to the core's refusal of a
+	 * larger one. NULL: the limits alone. */
+	const char *mtu_max_why;
 };
 
 /** The explicit table of every driver, NULL-terminated. */

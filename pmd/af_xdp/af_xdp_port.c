@@ -911,4 +911,8 @@ static int afxdp_vdev_create(const char *name, const char *args, struct unic_por
 const struct unic_driver unic_af_xdp_driver = {
 	.name = "af_xdp",
 	.vdev_create = afxdp_vdev_create,
+	.mtu_max_why = "a frame is one 4096-byte UMEM chunk less the 256 bytes of XDP headroom and the "
+		       "22 of an Ethernet header, a VLAN tag and the FCS, and the af_xdp port does not "
+		       "chain chunks (AF_XDP multi-buffer, XDP_USE_SG); for larger frames use the "
+		       "af_packet port (--vdev af_packet0,iface=IFACE)",
 };
