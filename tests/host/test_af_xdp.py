@@ -99,6 +99,41 @@ class Forwarding(unittest.TestCase):
         self.assertLess(share, 0.01, f"{share:.2%} of a core while idle\n{out}")
 
 
+class Queues(unittest.TestCase):
+    """queue_count=2: one socket per queue, frames arriving on both."""
+
+    def test_flows_sent_over_two_veth_queues_arrive_on_queue_0_and_queue_1_none_lost(self):
+        # veth hands a frame to the peer's rx queue numbered as the tx queue
+        # it was sent on, and the kernel picks that queue by the flow's hash
+        # (veth has no XPS map; an af_packet socket that does not bypass the
+        # qdisc goes through that choice): 64 UDP flows from unic-pktgen on
+        # af_packet spread over both. unic-testpmd forwards rx queue q of one
+        # af_xdp port to tx queue q of the other (l2fwd would want RSS).
+        with hostnet.Net() as net:
+            ns = net.ns("q", quiet=True)
+            x0, x1 = net.veth("x0", ns, "x1", ns, queues=2)
+            y0, y1 = net.veth("y0", ns, "y1", ns, queues=2)
+            tp = apps.Testpmd(ns, [f"af_xdp0,iface={x1},queue_count=2", f"af_xdp1,iface={y1},queue_count=2"],
+                              "start\nsleep 9000\nstop\nshow port xstats 0\nshow port xstats 1\n",
+                              ["--rxq", "2", "--txq", "2", "--forward-mode", "io"])
+            deadline = time.monotonic() + 10
+            while "xdp" not in json.loads(ns.run(["ip", "-j", "link", "show", y1]).stdout)[0]:
+                self.assertLess(time.monotonic(), deadline, "unic-testpmd did not bind its sockets in 10 s")
+                time.sleep(0.05)
+            time.sleep(0.5)
+            rep, pout = apps.pktgen(ns, [f"af_packet0,iface={x0}", f"af_packet1,iface={y0}"],
+                                    ["--tx-port", "0", "--rx-port", "1", "-P", "--count", "20000",
+                                     "--rate", "10kpps", "--src-port", "1000-1063", "--drain", "2"])
+            out = tp.wait(60)
+        self.assertEqual(tp.p.returncode, 0, out)
+        self.assertEqual((rep["received"], rep["lost"], rep["duplicated"]), (20000, 0, 0), pout)
+        rx, tx = apps.testpmd_xstats(out, 0), apps.testpmd_xstats(out, 1)
+        self.assertEqual(rx["rx_q0_packets"] + rx["rx_q1_packets"], 20000, out)
+        for q in (0, 1):
+            self.assertGreater(rx[f"rx_q{q}_packets"], 2000, f"rx queue {q} nearly idle:\n{out}")
+            self.assertEqual(tx[f"tx_q{q}_packets"], rx[f"rx_q{q}_packets"], out)
+
+
 class LinuxStack(unittest.TestCase):
     """Two namespaces whose veth peers unic-l2fwd holds on af_xdp."""
 
