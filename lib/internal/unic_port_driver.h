@@ -138,6 +138,16 @@ void unic_port_rxq_counters(struct unic_port *port, uint16_t q, struct unic_rxq_
 /** The same for tx queue @p q, from the driver's tx_queue_setup op. */
 void unic_port_txq_counters(struct unic_port *port, uint16_t q, struct unic_txq_counters *cnt);
 
+/**
+ * For xstats_names ops whose names are a fixed table: copy the @p nb names
+ * of @p table into @p names, at most @p max of them (the op's contract).
+ * @return @p nb, the count (which may exceed @p max).
+ */
+int unic_port_xstats_names_fill(struct unic_xstat_name *names, unsigned max, const char *const *table,
+				unsigned nb);
+/** For xstats_get ops: copy @p nb values of @p v, at most @p max. @return @p nb. */
+int unic_port_xstats_values_fill(uint64_t *values, unsigned max, const uint64_t *v, unsigned nb);
+
 struct unic_port_queue_info {
 	void *q;                  /* the driver's queue object, NULL if not set up */
 	uint16_t nb_desc;

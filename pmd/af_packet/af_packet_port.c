@@ -526,9 +526,7 @@ static const char *const afp_xstat_names[] = {
 static int afp_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
 {
 	(void)port;
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(afp_xstat_names) && i < max; i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s", afp_xstat_names[i]);
-	return (int)UNIC_ARRAY_SIZE(afp_xstat_names);
+	return unic_port_xstats_names_fill(names, max, afp_xstat_names, UNIC_ARRAY_SIZE(afp_xstat_names));
 }
 
 static int afp_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
@@ -552,9 +550,7 @@ static int afp_xstats_get(struct unic_port *port, uint64_t *values, unsigned max
 		v[11] += unic_counter_read(&txq->ring_errors);
 		v[12] += unic_counter_read(&txq->kick_errors);
 	}
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(v) && i < max; i++)
-		values[i] = v[i];
-	return (int)UNIC_ARRAY_SIZE(v);
+	return unic_port_xstats_values_fill(values, max, v, UNIC_ARRAY_SIZE(v));
 }
 
 /*

@@ -291,3 +291,27 @@ Test(port, tx_prepare_accepts_every_packet_when_the_driver_has_no_checks)
 	unic_port_close(p);
 	finish(p);
 }
+
+Test(port, the_xstats_table_helpers_copy_at_most_max_and_return_the_whole_count)
+{
+	static const char *const table[] = { "a_one", "b_two", "c_three" };
+	const uint64_t v[3] = { 11, 22, 33 };
+	struct unic_xstat_name names[4];
+	uint64_t values[4];
+
+	memset(names, 0, sizeof(names));
+	memset(values, 0xee, sizeof(values));
+	cr_assert_eq(unic_port_xstats_names_fill(NULL, 0, table, 3), 3, "the count, nothing written");
+	cr_assert_eq(unic_port_xstats_names_fill(names, 2, table, 3), 3);
+	cr_assert_str_eq(names[0].name, "a_one");
+	cr_assert_str_eq(names[1].name, "b_two");
+	cr_assert_str_eq(names[2].name, "", "past max: untouched");
+	cr_assert_eq(unic_port_xstats_values_fill(NULL, 0, v, 3), 3);
+	cr_assert_eq(unic_port_xstats_values_fill(values, 2, v, 3), 3);
+	cr_assert_eq(values[0], 11);
+	cr_assert_eq(values[1], 22);
+	cr_assert_eq(values[2], 0xeeeeeeeeeeeeeeeeull, "past max: untouched");
+	cr_assert_eq(unic_port_xstats_names_fill(names, 4, table, 3), 3);
+	cr_assert_str_eq(names[2].name, "c_three");
+	cr_assert_str_eq(names[3].name, "");
+}
