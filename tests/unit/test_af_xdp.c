@@ -18,7 +18,6 @@
 #include <unic/log.h>
 
 #include "af_xdp_priv.h"
-#include "log_capture.h"
 #include "port_fixture.h"
 
 #define NB_RX 8
@@ -292,28 +291,6 @@ Test(af_xdp, a_spec_naming_a_missing_interface_is_refused_naming_it)
 	cr_assert_eq(unic_vdev_create("af_xdp0", &p), -EINVAL, "iface= is required");
 	cr_assert_eq(unic_vdev_create("af_xdp0,iface=lo,xdp_mode=fast", &p), -EINVAL);
 	cr_assert_eq(unic_vdev_create("af_xdp0,iface=lo,queue_count=0", &p), -EINVAL);
-}
-
-Test(af_xdp, an_mtu_over_one_umem_chunk_is_refused_saying_there_is_no_multi_buffer_and_what_to_use)
-{
-	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1, .mtu = 9000 };
-	struct unic_port_info info;
-	struct unic_port *p = NULL;
-
-	logcap_start(UNIC_LOG_ERR, 0);
-	cr_assert_eq(unic_vdev_create("af_xdp0,iface=lo", &p), 0);
-	cr_assert_eq(unic_port_info_get(p, &info), 0);
-	cr_assert_eq(info.max_mtu, 4096 - 256 - 22);
-	cr_assert_eq(unic_port_configure(p, &c), -EINVAL);
-	cr_assert(logcap_has("MTU 9000; this port takes 68..3818: a frame is one 4096-byte UMEM chunk"),
-		  "%s", logcap_buf);
-	cr_assert(logcap_has("AF_XDP multi-buffer"), "%s", logcap_buf);
-	cr_assert(logcap_has("--vdev af_packet0,iface="), "%s", logcap_buf);
-	logcap_clear();
-	cr_assert_eq(unic_port_mtu_set(p, 3819), -EINVAL);
-	cr_assert(logcap_has("MTU 3819; this port takes 68..3818: a frame is one"), "%s", logcap_buf);
-	fixture_port_down(p);
-	logcap_stop();
 }
 
 /* ---- the pool as the UMEM ------------------------------------------------ */

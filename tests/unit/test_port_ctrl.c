@@ -315,3 +315,36 @@ Test(port, the_xstats_table_helpers_copy_at_most_max_and_return_the_whole_count)
 	cr_assert_str_eq(names[2].name, "c_three");
 	cr_assert_str_eq(names[3].name, "");
 }
+
+/* A fake driver whose largest MTU comes with a reason. */
+static const struct unic_driver why_driver = {
+	.name = "fake",
+	.mtu_max_why = "frames past 9000 bytes do not fit this fake's buffers",
+};
+
+static void why_setup(struct unic_port *port)
+{
+	fake_setup(port);
+	port->drv = &why_driver;
+}
+
+Test(port, an_mtu_past_the_largest_is_refused_with_the_drivers_reason_when_it_gives_one)
+{
+	struct unic_port *p = unic_port_alloc(sizeof(struct fake_priv), "why0", why_setup);
+	struct unic_port *q = new_port("plain0");
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1, .mtu = 9001 };
+
+	cr_assert_not_null(p);
+	cr_assert_eq(unic_port_register(p), 0, "register: %s", last_err);
+	cr_assert_eq(unic_port_configure(p, &c), -EINVAL);
+	cr_assert(logcap_has("why0: MTU 9001; this port takes 68..9000: frames past 9000 bytes do not "
+			     "fit this fake's buffers"), "%s", logcap_buf);
+	cr_assert_eq(unic_port_mtu_set(p, 9002), -EINVAL);
+	cr_assert(logcap_has("why0: MTU 9002; this port takes 68..9000: frames past"), "%s", logcap_buf);
+	logcap_clear();
+	cr_assert_eq(unic_port_configure(q, &c), -EINVAL);
+	cr_assert(logcap_has("plain0: MTU 9001; this port takes 68..9000"), "%s", logcap_buf);
+	cr_assert(!logcap_has("68..9000:"), "no reason, no colon: %s", logcap_buf);
+	finish(p);
+	finish(q);
+}
