@@ -138,6 +138,16 @@ void unic_port_rxq_counters(struct unic_port *port, uint16_t q, struct unic_rxq_
 /** The same for tx queue @p q, from the driver's tx_queue_setup op. */
 void unic_port_txq_counters(struct unic_port *port, uint16_t q, struct unic_txq_counters *cnt);
 
+/**
+ * For xstats_names ops whose names are a fixed table: copy the @p nb names
+ * of @p table into @p names, at most @p max of them (the op's contract).
+ * @return @p nb, the count (which may exceed @p max).
+ */
+int unic_port_xstats_names_fill(struct unic_xstat_name *names, unsigned max, const char *const *table,
+				unsigned nb);
+/** For xstats_get ops: copy @p nb values of @p v, at most @p max. @return @p nb. */
+int unic_port_xstats_values_fill(uint64_t *values, unsigned max, const uint64_t *v, unsigned nb);
+
 struct unic_port_queue_info {
 	void *q;                  /* the driver's queue object, NULL if not set up */
 	uint16_t nb_desc;
@@ -337,6 +347,10 @@ struct unic_driver {
 	 * it leaves the device open (the bus closes it). */
 	const struct unic_pci_id *pci_ids;
 	int (*pci_probe)(struct unic_bus *bus, struct unic_pci_device *dev, struct unic_port **out);
+	/* Optional: why the largest MTU (unic_port_info max_mtu) is what it
+	 * is and what to use instead; appended to the core's refusal of a
+	 * larger one. NULL: the limits alone. */
+	const char *mtu_max_why;
 };
 
 /** The explicit table of every driver, NULL-terminated. */

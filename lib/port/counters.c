@@ -13,6 +13,7 @@
  * once and never goes back, whatever the driver does with its struct
  * between setups; stats_reset works on top of it.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "port_private.h"
@@ -115,4 +116,19 @@ void port_stats_sum(struct unic_port *port, struct unic_port_stats *st)
 		if (port->txq[q].tx_cnt)
 			txq_add(st, q, &port->txq[q]);
 	}
+}
+
+int unic_port_xstats_names_fill(struct unic_xstat_name *names, unsigned max, const char *const *table,
+				unsigned nb)
+{
+	for (unsigned i = 0; i < nb && i < max; i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s", table[i]);
+	return (int)nb;
+}
+
+int unic_port_xstats_values_fill(uint64_t *values, unsigned max, const uint64_t *v, unsigned nb)
+{
+	for (unsigned i = 0; i < nb && i < max; i++)
+		values[i] = v[i];
+	return (int)nb;
 }

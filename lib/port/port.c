@@ -471,8 +471,9 @@ static int check_conf(struct unic_port *port, struct unic_port_conf *c,
 	if (c->mtu == 0)
 		c->mtu = 1500;
 	if (c->mtu < info->min_mtu || c->mtu > info->max_mtu) {
-		UNIC_LOG(ERR, PORT, "%s: MTU %u; this port takes %u..%u", port->name, c->mtu,
-			 info->min_mtu, info->max_mtu);
+		UNIC_LOG(ERR, PORT, "%s: MTU %u; this port takes %u..%u%s%s", port->name, c->mtu,
+			 info->min_mtu, info->max_mtu, port_mtu_why(port) ? ": " : "",
+			 port_mtu_why(port) ? port_mtu_why(port) : "");
 		return -EINVAL;
 	}
 	if (c->rss_hash_types & ~info->rss_hash_capa) {

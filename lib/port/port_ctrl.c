@@ -219,8 +219,9 @@ int unic_port_mtu_set(struct unic_port *port, uint16_t mtu)
 	memset(&info, 0, sizeof(info));
 	port->ops->info_get(port, &info);
 	if (mtu < info.min_mtu || mtu > info.max_mtu) {
-		UNIC_LOG(ERR, PORT, "%s: MTU %u; this port takes %u..%u", port->name, mtu,
-			 info.min_mtu, info.max_mtu);
+		UNIC_LOG(ERR, PORT, "%s: MTU %u; this port takes %u..%u%s%s", port->name, mtu,
+			 info.min_mtu, info.max_mtu, port_mtu_why(port) ? ": " : "",
+			 port_mtu_why(port) ? port_mtu_why(port) : "");
 		rc = -EINVAL;
 		goto out;
 	}

@@ -59,6 +59,12 @@ static inline struct port_core *port_core(const struct unic_port *port)
 	return UNIC_CONTAINER_OF(port, struct port_core, port);
 }
 
+/* The driver's reason for its largest MTU (unic_driver mtu_max_why), or NULL. */
+static inline const char *port_mtu_why(const struct unic_port *port)
+{
+	return port->drv ? port->drv->mtu_max_why : NULL;
+}
+
 /* Lock the port and check it may still call its driver (not closed, not
  * detached). @return 0 with the lock held, or -ENODEV without it. */
 int port_lock_alive(struct unic_port *port, const char *what);

@@ -526,9 +526,7 @@ static const char *const afp_xstat_names[] = {
 static int afp_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
 {
 	(void)port;
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(afp_xstat_names) && i < max; i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s", afp_xstat_names[i]);
-	return (int)UNIC_ARRAY_SIZE(afp_xstat_names);
+	return unic_port_xstats_names_fill(names, max, afp_xstat_names, UNIC_ARRAY_SIZE(afp_xstat_names));
 }
 
 static int afp_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
@@ -552,18 +550,17 @@ static int afp_xstats_get(struct unic_port *port, uint64_t *values, unsigned max
 		v[11] += unic_counter_read(&txq->ring_errors);
 		v[12] += unic_counter_read(&txq->kick_errors);
 	}
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(v) && i < max; i++)
-		values[i] = v[i];
-	return (int)UNIC_ARRAY_SIZE(v);
+	return unic_port_xstats_values_fill(values, max, v, UNIC_ARRAY_SIZE(v));
 }
 
 /*
- * One source per rx queue: its socket. The engine registers an
- * UNIC_INTR_EVENTFD source without an unmask callback edge-triggered and
- * never reads it (napi.c: napi_src_bind); that is what a packet socket
- * needs: POLLIN while a block is handed over, and nothing to read (its
- * frames go to the ring; a read() of the non-blocking socket would return
- * EAGAIN).
+ * One source per rx queue: its socket, of the socket kind (as af_xdp's).
+ * The engine registers it level-triggered and reads nothing from it: a
+ * packet socket is readable (POLLIN) while the block before the one the
+ * kernel fills is handed over to us (packet_poll), and stops being readable
+ * once the fast path gives its blocks back, so a drained queue's socket
+ * ends no sleep. Its frames go to the ring: a read() of it finds nothing,
+ * so a kind whose acknowledgement reads the fd would fail (EAGAIN).
  */
 static int afp_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max)
 {
@@ -576,7 +573,7 @@ static int afp_intr_sources(struct unic_port *port, struct unic_intr_source *src
 		if (n < max)
 			src[n] = (struct unic_intr_source){
 				.fd = ap->rxq[q].fd,
-				.kind = UNIC_INTR_EVENTFD,
+				.kind = UNIC_INTR_SOCKET,
 				.queue_mask = 1u << q,
 				.index = q,
 			};

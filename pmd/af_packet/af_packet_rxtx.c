@@ -271,10 +271,11 @@ bool afp_rx_pending(void *q)
  * The socket's fd is the interrupt source and stays in the engine's epoll
  * set while the port runs, so there is nothing to arm in the kernel: the
  * kernel writes a block's status (TP_STATUS_USER) and then wakes the
- * socket's wait queue, which queues an epoll event whether or not the
- * poller sleeps yet. The poller arms (here), re-checks (afp_rx_pending),
- * then sleeps: a block handed over before the re-check is seen by it; one
- * handed over after it leaves an event that ends (or prevents) the sleep.
+ * socket's wait queue; the socket stays readable until the block is given
+ * back (a level-triggered source, UNIC_INTR_SOCKET). The poller arms
+ * (here), re-checks (afp_rx_pending), then sleeps: a block handed over
+ * before the re-check is seen by it; one handed over after it leaves the
+ * socket readable, which ends (or prevents) the sleep.
  * The fence keeps the re-check's load after whatever the caller did before
  * arming, as on the PCI drivers.
  */

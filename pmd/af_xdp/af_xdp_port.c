@@ -645,22 +645,17 @@ static int afxdp_stats_get(struct unic_port *port, struct unic_port_stats *st)
 
 static int afxdp_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
 {
+	static const struct {
+		const char *const *table;
+		unsigned nb;
+	} parts[] = { { afxdp_k_names, AFXDP_K_NB }, { afxdp_rx_names, AFXDP_RX_NB },
+		      { afxdp_tx_names, AFXDP_TX_NB } };
 	unsigned n = 0;
 
 	(void)port;
-#define AFXDP_NAME(s)                                                                   \
-	do {                                                                             \
-		if (n < max)                                                             \
-			snprintf(names[n].name, sizeof(names[n].name), "%s", (s));       \
-		n++;                                                                     \
-	} while (0)
-	for (int i = 0; i < AFXDP_K_NB; i++)
-		AFXDP_NAME(afxdp_k_names[i]);
-	for (int i = 0; i < AFXDP_RX_NB; i++)
-		AFXDP_NAME(afxdp_rx_names[i]);
-	for (int i = 0; i < AFXDP_TX_NB; i++)
-		AFXDP_NAME(afxdp_tx_names[i]);
-#undef AFXDP_NAME
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(parts); n += parts[i++].nb)
+		if (max > n)
+			unic_port_xstats_names_fill(names + n, max - n, parts[i].table, parts[i].nb);
 	return (int)n;
 }
 
@@ -676,8 +671,7 @@ static int afxdp_xstats_get(struct unic_port *port, uint64_t *values, unsigned m
 		all[n++] = rx[i];
 	for (int i = 0; i < AFXDP_TX_NB; i++)
 		all[n++] = tx[i];
-	memcpy(values, all, sizeof(uint64_t) * (n < max ? n : max));
-	return (int)n;
+	return unic_port_xstats_values_fill(values, max, all, n);
 }
 
 static int afxdp_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max)
@@ -911,4 +905,8 @@ static int afxdp_vdev_create(const char *name, const char *args, struct unic_por
 const struct unic_driver unic_af_xdp_driver = {
 	.name = "af_xdp",
 	.vdev_create = afxdp_vdev_create,
+	.mtu_max_why = "a frame is one 4096-byte UMEM chunk less the 256 bytes of XDP headroom and the "
+		       "22 of an Ethernet header, a VLAN tag and the FCS, and the af_xdp port does not "
+		       "chain chunks (AF_XDP multi-buffer, XDP_USE_SG); for larger frames use the "
+		       "af_packet port (--vdev af_packet0,iface=IFACE)",
 };

@@ -171,9 +171,7 @@ static const char *const memif_xstat_names[] = {
 static int memif_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
 {
 	(void)port;
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(memif_xstat_names) && i < max; i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s", memif_xstat_names[i]);
-	return (int)UNIC_ARRAY_SIZE(memif_xstat_names);
+	return unic_port_xstats_names_fill(names, max, memif_xstat_names, UNIC_ARRAY_SIZE(memif_xstat_names));
 }
 
 static int memif_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
@@ -196,9 +194,7 @@ static int memif_xstats_get(struct unic_port *port, uint64_t *values, unsigned m
 		v[10] += unic_counter_read(&mp->txq[q].bad_index);
 		v[11] += __atomic_load_n(&mp->txq[q].signals, __ATOMIC_RELAXED);
 	}
-	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(v) && i < max; i++)
-		values[i] = v[i];
-	return (int)UNIC_ARRAY_SIZE(v);
+	return unic_port_xstats_values_fill(values, max, v, UNIC_ARRAY_SIZE(v));
 }
 
 /* One interrupt fd per rx queue (an epoll fd holding the ring's eventfd). */

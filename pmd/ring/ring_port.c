@@ -241,28 +241,21 @@ static const char *const ring_xstat_names[] = {
 static int ring_xstats_names(struct unic_port *port, struct unic_xstat_name *names,
 			     unsigned max)
 {
-	unsigned i;
-
 	(void)port;
-	for (i = 0; i < UNIC_ARRAY_SIZE(ring_xstat_names) && i < max; i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s", ring_xstat_names[i]);
-	return (int)UNIC_ARRAY_SIZE(ring_xstat_names);
+	return unic_port_xstats_names_fill(names, max, ring_xstat_names, UNIC_ARRAY_SIZE(ring_xstat_names));
 }
 
 static int ring_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
 {
 	struct ring_port *rp = ring_priv(port);
 	uint64_t v[UNIC_ARRAY_SIZE(ring_xstat_names)] = { 0 };
-	unsigned q, i;
 
-	for (q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
+	for (unsigned q = 0; q < UNIC_PORT_MAX_QUEUES; q++) {
 		v[0] += unic_counter_read(&rp->txq[q].ring_full);
 		v[1] += unic_counter_read(&rp->txq[q].no_peer);
 		v[2] += __atomic_load_n(&rp->rxq[q].doorbell_writes, __ATOMIC_RELAXED);
 	}
-	for (i = 0; i < UNIC_ARRAY_SIZE(v) && i < max; i++)
-		values[i] = v[i];
-	return (int)UNIC_ARRAY_SIZE(v);
+	return unic_port_xstats_values_fill(values, max, v, UNIC_ARRAY_SIZE(v));
 }
 
 static int ring_link_get(struct unic_port *port, struct unic_link *link)

@@ -139,23 +139,33 @@ class Net:
             raise HostNetError(f"interface name '{n}' is longer than 15 bytes: use a shorter name than '{short}'")
         return n
 
-    def ns(self, short):
-        """A new namespace with its loopback up."""
+    def ns(self, short, quiet=False):
+        """A new namespace with its loopback up.
+
+        quiet: its own stack sends nothing on its links (no IPv6, so no
+        autoconfiguration frames): every frame counted there is the test's.
+        """
         name = f"{self.tag}-{short}"
         _ip(["netns", "add", name])
         ns = Ns(name)
         self.namespaces.append(ns)
         _ip(["link", "set", "lo", "up"], ns=name)
+        if quiet:
+            ns.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                    "net.ipv6.conf.default.disable_ipv6=1"])
         return ns
 
-    def veth(self, a, ns_a, b, ns_b, addrs=None, mtu=None, up=True):
+    def veth(self, a, ns_a, b, ns_b, addrs=None, mtu=None, up=True, queues=1):
         """A veth pair a <-> b; ns_a/ns_b None means the root namespace.
 
         `a` and `b` are short names (see name()); returns the full names.
         addrs: (cidr for a, cidr for b), or None for no address.
+        queues: rx and tx queues of each end (veth hands a frame sent on
+        tx queue q of one end to rx queue q of the other).
         """
         na, nb = self.name(a), self.name(b)
-        _ip(["link", "add", na, "type", "veth", "peer", "name", nb])
+        nq = ["numrxqueues", str(queues), "numtxqueues", str(queues)] if queues > 1 else []
+        _ip(["link", "add", na] + nq + ["type", "veth", "peer", "name", nb] + nq)
         self.links.append((na, None))
         for ifn, ns in ((na, ns_a), (nb, ns_b)):
             if ns is not None:

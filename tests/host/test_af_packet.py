@@ -4,87 +4,24 @@
 unic-pktgen in one process and unic-l2fwd in another, each on its own ends
 of veth pairs in a namespace the test makes; the Linux stack of two more
 namespaces talking through unic-l2fwd; hybrid mode at idle; the errors a
-user meets. Binaries from the environment: UNIC_PKTGEN, UNIC_L2FWD.
+user meets. Binaries from the environment (tests/host/apps.py).
 """
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import time
 import unittest
 
 import hostnet
-
-PKTGEN = os.environ.get("UNIC_PKTGEN", "")
-L2FWD = os.environ.get("UNIC_L2FWD", "")
-TESTPMD = os.environ.get("UNIC_TESTPMD", "")
-ENV = ["--no-pci", "--no-huge"]
+from apps import ENV, L2FWD
+import apps
 
 
 def quiet_ns(net, short):
-    """A namespace whose own stack sends nothing on its links (no IPv6
-    autoconfiguration, no addresses): every frame counted is the test's."""
-    ns = net.ns(short)
-    ns.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-            "net.ipv6.conf.default.disable_ipv6=1"])
-    return ns
+    return net.ns(short, quiet=True)
 
 
-class L2fwd:
-    """unic-l2fwd in a namespace, started and ready, stopped with SIGTERM."""
-
-    def __init__(self, ns, vdevs, extra=()):
-        argv = [L2FWD] + ENV + sum((["--vdev", v] for v in vdevs), []) + \
-            ["-T", "0", "--json"] + list(extra)
-        self.p = ns.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.err = []
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = self.p.stderr.readline()
-            if not line:
-                break
-            self.err.append(line)
-            if "SIGINT or SIGTERM stops" in line:
-                return
-        self.p.kill()
-        out, err = self.p.communicate()
-        raise AssertionError("unic-l2fwd did not start:\n" + "".join(self.err) + err)
-
-    def pid(self):
-        return self.p.pid
-
-    def stop(self):
-        """SIGTERM, then the totals (the last JSON line)."""
-        self.p.send_signal(signal.SIGTERM)
-        out, err = self.p.communicate(timeout=20)
-        self.err.append(err)
-        lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
-        totals = [l for l in lines if l.get("type") == "totals"]
-        if self.p.returncode != 0 or not totals:
-            raise AssertionError(f"unic-l2fwd exited {self.p.returncode}:\n" + "".join(self.err))
-        return totals[-1]
-
-
-def pktgen(ns, vdevs, args, timeout=60):
-    argv = [PKTGEN] + ENV + sum((["--vdev", v] for v in vdevs), []) + ["--json"] + list(args)
-    r = ns.run(argv, check=False, timeout=timeout)
-    js = [l for l in r.stdout.splitlines() if l.startswith("{")]
-    if r.returncode != 0 or not js:
-        raise AssertionError(f"unic-pktgen exited {r.returncode}:\n{r.stdout}")
-    return json.loads(js[-1])
-
-
-def cpu_ns(pid):
-    """CPU time of every thread of a process, in ns (schedstat)."""
-    total = 0
-    for t in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{t}/schedstat") as f:
-            total += int(f.read().split()[0])
-    return total
-
-
-@unittest.skipUnless(PKTGEN and L2FWD, "UNIC_PKTGEN and UNIC_L2FWD name the binaries (meson sets them)")
 class AfPacket(unittest.TestCase):
     def test_pktgen_to_l2fwd_in_another_process_loses_nothing_and_counts_agree_with_the_kernel(self):
         with hostnet.Net() as net:
@@ -94,12 +31,12 @@ class AfPacket(unittest.TestCase):
             # Rings of 4 MiB: room for the forwarder to be descheduled a
             # while on a loaded machine without a loss.
             big = ",framecnt=2048"
-            fwd = L2fwd(u, [f"af_packet0,iface={a1}{big}", f"af_packet1,iface={b1}{big}"], ["-P"])
+            fwd = apps.L2fwd(u, [f"af_packet0,iface={a1}{big}", f"af_packet1,iface={b1}{big}"], ["--json", "-P"])
             k0 = {n: net.link_stats(n, u) for n in (a0, a1, b0, b1)}
-            r = pktgen(u, [f"af_packet0,iface={a0}{big}", f"af_packet1,iface={b0}{big}"],
+            r, _ = apps.pktgen(u, [f"af_packet0,iface={a0}{big}", f"af_packet1,iface={b0}{big}"],
                        ["--tx-port", "0", "--rx-port", "1", "-P", "--count", "100000",
                         "--rate", "25kpps", "--size-range", "60-1514", "--drain", "2"])
-            tot = fwd.stop()
+            tot = fwd.stop_totals()
             k = {n: {c: v - k0[n][c] for c, v in net.link_stats(n, u).items()} for n in k0}
         self.assertEqual(r["sent"], 100000, r)
         self.assertEqual(r["lost"], 0, r)
@@ -122,7 +59,7 @@ class AfPacket(unittest.TestCase):
             u = quiet_ns(net, "u")
             j0, j1 = net.veth("j0", u, "j1", u, mtu=9000)
             geo = ",blocksz=65536,framesz=16384,framecnt=256"
-            r = pktgen(u, [f"af_packet0,iface={j0}{geo}", f"af_packet1,iface={j1}{geo}"],
+            r, _ = apps.pktgen(u, [f"af_packet0,iface={j0}{geo}", f"af_packet1,iface={j1}{geo}"],
                        ["--tx-port", "0", "--rx-port", "1", "--count", "10000", "--rate", "10kpps",
                         "--sizes", "1515,4000,8999,9000", "--drain", "2"])
             kj1 = net.link_stats(j1, u)
@@ -138,7 +75,7 @@ class AfPacket(unittest.TestCase):
         with hostnet.Net() as net:
             u = quiet_ns(net, "u")
             v0, v1 = net.veth("v0", u, "v1", u)
-            r = pktgen(u, [f"af_packet0,iface={v0}", f"af_packet1,iface={v1}"],
+            r, _ = apps.pktgen(u, [f"af_packet0,iface={v0}", f"af_packet1,iface={v1}"],
                        ["--tx-port", "0", "--rx-port", "1", "--count", "2000", "--rate", "10kpps",
                         "--vlan", "100", "--sizes", "64,1518", "--drain", "2"])
         self.assertEqual(r["lost"], 0, r)
@@ -151,12 +88,12 @@ class AfPacket(unittest.TestCase):
             a0, a1 = net.veth("a0", u, "a1", u)
             b0, b1 = net.veth("b0", u, "b1", u)
             big = ",framecnt=2048"
-            fwd = L2fwd(u, [f"af_packet0,iface={a1},qpairs=2{big}", f"af_packet1,iface={b1},qpairs=2{big}"],
-                        ["-P", "--queues", "2"])
-            r = pktgen(u, [f"af_packet0,iface={a0}{big}", f"af_packet1,iface={b0}{big}"],
+            fwd = apps.L2fwd(u, [f"af_packet0,iface={a1},qpairs=2{big}", f"af_packet1,iface={b1},qpairs=2{big}"],
+                             ["--json", "-P", "--queues", "2"])
+            r, _ = apps.pktgen(u, [f"af_packet0,iface={a0}{big}", f"af_packet1,iface={b0}{big}"],
                        ["--tx-port", "0", "--rx-port", "1", "-P", "--count", "20000", "--rate", "10kpps",
                         "--src-port", "1000-1063", "--drain", "2"])
-            tot = fwd.stop()
+            tot = fwd.stop_totals()
         # Order holds per flow (one flow, one queue); pktgen's sequence runs
         # across all 64 flows, so frames of two queues interleave.
         self.assertEqual(r["lost"], 0, (r, tot))
@@ -169,13 +106,13 @@ class AfPacket(unittest.TestCase):
             u = quiet_ns(net, "u")
             _, a1 = net.veth("a0", u, "a1", u)
             _, b1 = net.veth("b0", u, "b1", u)
-            fwd = L2fwd(u, [f"af_packet0,iface={a1}", f"af_packet1,iface={b1}"], ["--rx-mode", "hybrid"])
+            fwd = apps.L2fwd(u, [f"af_packet0,iface={a1}", f"af_packet1,iface={b1}"], ["--json", "--rx-mode", "hybrid"])
             time.sleep(0.5)
-            c0, t0 = cpu_ns(fwd.pid()), time.monotonic()
+            c0, t0 = apps.cpu_seconds(fwd.pid()), time.monotonic()
             time.sleep(3)
-            c1, t1 = cpu_ns(fwd.pid()), time.monotonic()
-            fwd.stop()
-        util = (c1 - c0) / ((t1 - t0) * 1e9)
+            c1, t1 = apps.cpu_seconds(fwd.pid()), time.monotonic()
+            fwd.stop_totals()
+        util = (c1 - c0) / (t1 - t0)
         self.assertLess(util, 0.01, f"unic-l2fwd used {util:.2%} of a core at idle in hybrid mode")
 
     def test_the_linux_stack_of_two_namespaces_pings_and_moves_a_tcp_stream_through_l2fwd(self):
@@ -189,8 +126,8 @@ class AfPacket(unittest.TestCase):
             # socket forwards bytes, so the senders finish both themselves.
             for ns, ifn in ((a, a0), (b, b0)):
                 ns.run(["ethtool", "-K", ifn, "tx", "off"])
-            fwd = L2fwd(u, [f"af_packet0,iface={a1}", f"af_packet1,iface={b1}"],
-                        ["-P", "--no-mac-updating"])
+            fwd = apps.L2fwd(u, [f"af_packet0,iface={a1}", f"af_packet1,iface={b1}"],
+                             ["--json", "-P", "--no-mac-updating"])
             try:
                 a.run(["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.78.0.2"])
                 data = os.urandom(4 << 20)
@@ -219,13 +156,12 @@ class AfPacket(unittest.TestCase):
                 cli.communicate(data, timeout=60)
                 out, _ = srv.communicate(timeout=60)
             finally:
-                tot = fwd.stop()
+                tot = fwd.stop_totals()
         self.assertEqual(cli.returncode, 0)
         self.assertEqual(out.split(), [str(len(data)), digest])
         self.assertGreater(tot["ports"][0]["rx"], 1000, tot)
         self.assertGreater(tot["ports"][1]["rx"], 100, tot)
 
-    @unittest.skipUnless(TESTPMD, "UNIC_TESTPMD names the binary (meson sets it)")
     def test_mac_link_mtu_and_promiscuous_mode_are_the_interfaces(self):
         script = "\n".join(["show port info 0", "show port link 0", "set promisc 0 on", "sleep 1500",
                             "port stop 0", "port config 0 mtu 1900", "port start 0",
@@ -235,17 +171,12 @@ class AfPacket(unittest.TestCase):
             x0, x1 = net.veth("x0", u, "x1", u, mtu=1900)
             u.run(["ip", "link", "set", x0, "mtu", "1500"])
             u.run(["ip", "link", "set", x0, "address", "02:11:22:33:44:55"])
-            p = u.popen([TESTPMD] + ENV + ["--vdev", f"af_packet0,iface={x0}", "-f", "/dev/stdin"],
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            p.stdin.write(script)
-            p.stdin.close()
+            tp = apps.Testpmd(u, [f"af_packet0,iface={x0}"], script)
             time.sleep(1)
             during = json.loads(u.run(["ip", "-d", "-j", "link", "show", x0]).stdout)[0]
-            out = p.stdout.read()
-            p.stdout.close()
-            p.wait(timeout=30)
+            out = tp.wait(30)
             after = json.loads(u.run(["ip", "-d", "-j", "link", "show", x0]).stdout)[0]
-        self.assertEqual(p.returncode, 0, out)
+        self.assertEqual(tp.p.returncode, 0, out)
         self.assertIn("MAC address: 02:11:22:33:44:55", out)
         self.assertIn("Port 0 Link up - speed 10000 Mbps - full-duplex", out)
         self.assertIn("Min/max MTU: 68/1982", out)
@@ -265,36 +196,31 @@ class AfPacket(unittest.TestCase):
             sent = {}
             for bypass in (1, 0):
                 before = qdisc_sent(u, q0)
-                r = pktgen(u, [f"af_packet0,iface={q0},qdisc_bypass={bypass}", f"af_packet1,iface={q1}"],
+                r, _ = apps.pktgen(u, [f"af_packet0,iface={q0},qdisc_bypass={bypass}", f"af_packet1,iface={q1}"],
                            ["--tx-port", "0", "--rx-port", "1", "--count", "1000", "--rate", "10kpps"])
                 self.assertEqual(r["lost"], 0, r)
                 sent[bypass] = qdisc_sent(u, q0) - before
         self.assertEqual(sent[1], 0, "qdisc_bypass=1: nothing went through the qdisc")
         self.assertEqual(sent[0], 1000, "qdisc_bypass=0: every frame went through it")
 
-    @unittest.skipUnless(TESTPMD, "UNIC_TESTPMD names the binary (meson sets it)")
     def test_frames_the_kernel_drops_for_want_of_a_block_are_counted_as_missed(self):
         # One 64 KiB block, and a port nobody reads (started, not forwarding):
         # the kernel fills the block, then drops, and says how many.
-        script = "\n".join(["sleep 3000", "show port xstats 0", "show port stats 0", "quit", ""])
+        script = "\n".join(["sleep 6000", "show port xstats 0", "show port stats 0", "quit", ""])
         with hostnet.Net() as net:
             u = quiet_ns(net, "u")
             x0, x1 = net.veth("x0", u, "x1", u)
-            p = u.popen([TESTPMD] + ENV + ["--vdev", f"af_packet0,iface={x0},framecnt=32", "-f", "/dev/stdin"],
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            p.stdin.write(script)
-            p.stdin.close()
+            tp = apps.Testpmd(u, [f"af_packet0,iface={x0},framecnt=32"], script)
             time.sleep(1)
-            pktgen_out = u.run([PKTGEN] + ENV + ["--vdev", f"af_packet0,iface={x1}", "--tx-port", "0",
-                                                 "--rx-port", "0", "--count", "5000", "--rate", "50kpps",
-                                                 "--drain", "0.1"], check=False)
-            out = p.stdout.read()
-            p.stdout.close()
-            p.wait(timeout=30)
-        self.assertEqual(p.returncode, 0, out)
-        xs = dict(l.split(": ") for l in out.splitlines() if l.startswith("rx_kernel_"))
-        self.assertEqual(int(xs["rx_kernel_packets"]), 5000, out + pktgen_out.stdout)
-        self.assertGreater(int(xs["rx_kernel_drops"]), 4000, out)
+            # Exits 1: none came back (nothing forwards them).
+            _, pktgen_out = apps.pktgen(u, [f"af_packet0,iface={x1}"],
+                                        ["--tx-port", "0", "--rx-port", "0", "--count", "5000",
+                                         "--rate", "50kpps", "--drain", "0.1"], check=False)
+            out = tp.wait(30)
+        self.assertEqual(tp.p.returncode, 0, out)
+        xs = apps.testpmd_xstats(out, 0)
+        self.assertEqual(xs["rx_kernel_packets"], 5000, out + pktgen_out)
+        self.assertGreater(xs["rx_kernel_drops"], 4000, out)
         self.assertIn(f"RX-missed: {xs['rx_kernel_drops']}", out)
 
     def test_more_queues_than_qpairs_is_refused_naming_the_spec_to_use(self):

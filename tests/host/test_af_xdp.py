@@ -4,68 +4,26 @@
 unic-pktgen in one process and unic-l2fwd in another, each on af_xdp ports
 over veth pairs in a namespace of their own; the Linux stack of two
 namespaces talking through unic-l2fwd; the errors a user meets. Needs root.
-Binaries: UNIC_L2FWD, UNIC_PKTGEN (meson sets them).
+Binaries from the environment (tests/host/apps.py).
 """
 import hashlib
 import json
 import os
-import re
 import subprocess
 import time
 import unittest
 
 import hostnet
+from apps import ENV, L2FWD
+import apps
 
-L2FWD = os.environ.get("UNIC_L2FWD", "build/apps/unic-l2fwd")
-PKTGEN = os.environ.get("UNIC_PKTGEN", "build/apps/unic-pktgen")
-TESTPMD = os.environ.get("UNIC_TESTPMD", "build/apps/unic-testpmd")
-ENV = ["--no-pci", "--no-huge"]
 FOREIGN_PROG = "/usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o"
 
 
-def cpu_seconds(pid):
-    """utime + stime of a process and its threads, in seconds."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-class L2fwd:
-    """unic-l2fwd on two af_xdp ports in namespace ns; stop() returns its output."""
-
-    def __init__(self, ns, if_a, if_b, extra=(), devargs=""):
-        self.p = ns.popen([L2FWD] + ENV + ["--vdev", f"af_xdp0,iface={if_a}{devargs}",
-                                           "--vdev", f"af_xdp1,iface={if_b}{devargs}",
-                                           "-T", "0", "--no-mac-updating", "-P",
-                                           "--log-level", "pmd:info"] + list(extra),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        # Up when both sockets are bound: the XDP program is on both ends.
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            if self.p.poll() is not None:
-                raise AssertionError(f"unic-l2fwd exited {self.p.returncode}:\n{self.p.stdout.read()}")
-            r = ns.run(["ip", "-j", "link", "show", if_b])
-            if "xdp" in json.loads(r.stdout)[0]:
-                time.sleep(0.2)
-                return
-            time.sleep(0.05)
-        raise AssertionError("unic-l2fwd did not bind its sockets within 10 s")
-
-    def pid(self):
-        # `ip netns exec` execs the program: the pid is unic-l2fwd's.
-        return self.p.pid
-
-    def stop(self):
-        self.p.send_signal(2)
-        out, _ = self.p.communicate(timeout=10)
-        return out
-
-
-def l2fwd_totals(out):
-    """Received and sent totals of unic-l2fwd's final report."""
-    m = re.findall(r"total: received (\d+) .* sent (\d+) ", out)
-    assert m, out
-    return int(m[-1][0]), int(m[-1][1])
+def l2fwd(ns, if_a, if_b, extra=(), devargs=""):
+    """unic-l2fwd forwarding between af_xdp ports on if_a and if_b."""
+    return apps.L2fwd(ns, [f"af_xdp0,iface={if_a}{devargs}", f"af_xdp1,iface={if_b}{devargs}"],
+                      ["--no-mac-updating", "-P", "--log-level", "pmd:info"] + list(extra))
 
 
 class Forwarding(unittest.TestCase):
@@ -74,10 +32,8 @@ class Forwarding(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.net = hostnet.Net()
-        cls.ns = cls.net.ns("f")
         # No IPv6 autoconfiguration frames on the pairs: only pktgen's.
-        cls.ns.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                    "net.ipv6.conf.default.disable_ipv6=1"])
+        cls.ns = cls.net.ns("f", quiet=True)
         cls.p0, cls.p1 = cls.net.veth("p0", cls.ns, "p1", cls.ns)
         cls.p2, cls.p3 = cls.net.veth("p2", cls.ns, "p3", cls.ns)
 
@@ -87,22 +43,17 @@ class Forwarding(unittest.TestCase):
 
     def test_100000_frames_of_60_to_1514_bytes_cross_l2fwd_none_lost_none_reordered(self):
         before = {i: self.net.link_stats(i, self.ns) for i in (self.p1, self.p3)}
-        fwd = L2fwd(self.ns, self.p1, self.p2)
+        fwd = l2fwd(self.ns, self.p1, self.p2)
         try:
-            r = self.ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={self.p0}",
-                                              "--vdev", f"af_xdp1,iface={self.p3}",
-                                              "--tx-port", "0", "--rx-port", "1",
-                                              "--size-range", "60-1514", "--count", "100000",
-                                              "--rate", "60000pps", "-P", "--json"], timeout=60)
+            pout, rep = self.pktgen(100000)
         finally:
             out = fwd.stop()
-        rep = json.loads(r.stdout.strip().splitlines()[-1])
-        self.assertEqual(rep["sent"], 100000, r.stdout)
-        self.assertEqual(rep["received"], 100000, r.stdout)
+        self.assertEqual(rep["sent"], 100000, pout)
+        self.assertEqual(rep["received"], 100000, pout)
         self.assertEqual(rep["lost"], 0)
         self.assertEqual(rep["reordered"], 0)
         self.assertEqual(rep["duplicated"], 0)
-        self.assertEqual(l2fwd_totals(out), (100000, 100000), out)
+        self.assertEqual(apps.l2fwd_totals(out), (100000, 100000), out)
         after = {i: self.net.link_stats(i, self.ns) for i in (self.p1, self.p3)}
         # The kernel's counters agree: p1 received what pktgen sent (and the
         # XDP program redirected it to l2fwd's socket), p3 what l2fwd sent.
@@ -114,16 +65,14 @@ class Forwarding(unittest.TestCase):
         self.assertEqual(rep["rx_port_stats"]["ibytes"], rep["tx_port_stats"]["obytes"])
 
     def pktgen(self, count, devargs=""):
-        r = self.ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={self.p0}{devargs}",
-                                          "--vdev", f"af_xdp1,iface={self.p3}{devargs}",
-                                          "--tx-port", "0", "--rx-port", "1",
-                                          "--size-range", "60-1514", "--count", str(count),
-                                          "--rate", "60000pps", "-P", "--json"], timeout=60)
-        return r.stdout, json.loads(r.stdout.strip().splitlines()[-1])
+        rep, out = apps.pktgen(self.ns, [f"af_xdp0,iface={self.p0}{devargs}", f"af_xdp1,iface={self.p3}{devargs}"],
+                               ["--tx-port", "0", "--rx-port", "1", "--size-range", "60-1514",
+                                "--count", str(count), "--rate", "60000pps", "-P"])
+        return out, rep
 
     def test_a_users_xdp_program_the_copy_layout_and_busy_polling_forward_every_frame_too(self):
         prog = "/usr/lib/x86_64-linux-gnu/bpf/xsk_def_xdp_prog.o"
-        fwd = L2fwd(self.ns, self.p1, self.p2, devargs=f",xdp_prog={prog},xdp_prog_sec=xdp,pool_umem=0,busy_budget=64")
+        fwd = l2fwd(self.ns, self.p1, self.p2, devargs=f",xdp_prog={prog},xdp_prog_sec=xdp,pool_umem=0,busy_budget=64")
         try:
             out, rep = self.pktgen(20000)
         finally:
@@ -138,16 +87,51 @@ class Forwarding(unittest.TestCase):
             self.assertNotIn("xdp", link, f"{ifn}: the user's program is detached at stop")
 
     def test_hybrid_mode_idles_below_one_percent_of_a_core(self):
-        fwd = L2fwd(self.ns, self.p1, self.p2, ["--rx-mode", "hybrid"])
+        fwd = l2fwd(self.ns, self.p1, self.p2, ["--rx-mode", "hybrid"])
         try:
             time.sleep(0.3)
-            c0, t0 = cpu_seconds(fwd.pid()), time.monotonic()
+            c0, t0 = apps.cpu_seconds(fwd.pid()), time.monotonic()
             time.sleep(2)
-            c1, t1 = cpu_seconds(fwd.pid()), time.monotonic()
+            c1, t1 = apps.cpu_seconds(fwd.pid()), time.monotonic()
         finally:
             out = fwd.stop()
         share = (c1 - c0) / (t1 - t0)
         self.assertLess(share, 0.01, f"{share:.2%} of a core while idle\n{out}")
+
+
+class Queues(unittest.TestCase):
+    """queue_count=2: one socket per queue, frames arriving on both."""
+
+    def test_flows_sent_over_two_veth_queues_arrive_on_queue_0_and_queue_1_none_lost(self):
+        # veth hands a frame to the peer's rx queue numbered as the tx queue
+        # it was sent on, and the kernel picks that queue by the flow's hash
+        # (veth has no XPS map; an af_packet socket that does not bypass the
+        # qdisc goes through that choice): 64 UDP flows from unic-pktgen on
+        # af_packet spread over both. unic-testpmd forwards rx queue q of one
+        # af_xdp port to tx queue q of the other (l2fwd would want RSS).
+        with hostnet.Net() as net:
+            ns = net.ns("q", quiet=True)
+            x0, x1 = net.veth("x0", ns, "x1", ns, queues=2)
+            y0, y1 = net.veth("y0", ns, "y1", ns, queues=2)
+            tp = apps.Testpmd(ns, [f"af_xdp0,iface={x1},queue_count=2", f"af_xdp1,iface={y1},queue_count=2"],
+                              "start\nsleep 9000\nstop\nshow port xstats 0\nshow port xstats 1\n",
+                              ["--rxq", "2", "--txq", "2", "--forward-mode", "io"])
+            deadline = time.monotonic() + 10
+            while "xdp" not in json.loads(ns.run(["ip", "-j", "link", "show", y1]).stdout)[0]:
+                self.assertLess(time.monotonic(), deadline, "unic-testpmd did not bind its sockets in 10 s")
+                time.sleep(0.05)
+            time.sleep(0.5)
+            rep, pout = apps.pktgen(ns, [f"af_packet0,iface={x0}", f"af_packet1,iface={y0}"],
+                                    ["--tx-port", "0", "--rx-port", "1", "-P", "--count", "20000",
+                                     "--rate", "10kpps", "--src-port", "1000-1063", "--drain", "2"])
+            out = tp.wait(60)
+        self.assertEqual(tp.p.returncode, 0, out)
+        self.assertEqual((rep["received"], rep["lost"], rep["duplicated"]), (20000, 0, 0), pout)
+        rx, tx = apps.testpmd_xstats(out, 0), apps.testpmd_xstats(out, 1)
+        self.assertEqual(rx["rx_q0_packets"] + rx["rx_q1_packets"], 20000, out)
+        for q in (0, 1):
+            self.assertGreater(rx[f"rx_q{q}_packets"], 2000, f"rx queue {q} nearly idle:\n{out}")
+            self.assertEqual(tx[f"tx_q{q}_packets"], rx[f"rx_q{q}_packets"], out)
 
 
 class LinuxStack(unittest.TestCase):
@@ -164,7 +148,7 @@ class LinuxStack(unittest.TestCase):
             # socket copies as they are and the other stack then drops.
             a.run(["ethtool", "-K", net.name("a0"), "tx", "off"])
             b.run(["ethtool", "-K", net.name("b0"), "tx", "off"])
-            fwd = L2fwd(f, a1, b1)
+            fwd = l2fwd(f, a1, b1)
             try:
                 a.run(["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.77.0.2"], timeout=20)
                 data = os.urandom(4 << 20)
@@ -188,7 +172,7 @@ class LinuxStack(unittest.TestCase):
                 out = fwd.stop()
             self.assertEqual(client.returncode, 0)
             self.assertEqual(got.split(), [str(len(data)), hashlib.sha256(data).hexdigest()], out)
-            rx, tx = l2fwd_totals(out)
+            rx, tx = apps.l2fwd_totals(out)
             self.assertGreater(rx, 3 * 2 + len(data) // 1500, out)
 
 
@@ -203,9 +187,8 @@ class Control(unittest.TestCase):
             script = ("show port info 0\n"
                       "set link down 0\nshow port link 0\nset link up 0\nshow port link 0\n"
                       "port stop 0\nport config mtu 0 1400\nport start 0\nshow port info 0\n")
-            r = ns.run([TESTPMD] + ENV + ["--vdev", f"af_xdp0,iface={x0}", "-f", "/dev/stdin"],
-                       input=script, timeout=60)
-            out = r.stdout
+            rc, out = apps.testpmd(ns, [f"af_xdp0,iface={x0}"], script)
+            self.assertEqual(rc, 0, out)
             self.assertIn(f"MAC address: {mac.upper()}", out)
             self.assertIn("Driver name: af_xdp", out)
             self.assertIn("Port 0 Link down", out)
@@ -223,23 +206,17 @@ class Drops(unittest.TestCase):
 
     def test_frames_beyond_the_fill_ring_are_counted_in_imissed_and_xsk_rx_dropped(self):
         with hostnet.Net() as net:
-            ns = net.ns("d")
-            ns.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                    "net.ipv6.conf.default.disable_ipv6=1"])
+            ns = net.ns("d", quiet=True)
             x0, x1 = net.veth("d0", ns, "d1", ns)
             before = net.link_stats(x1, ns)
             # testpmd starts the port and never polls it (no 'start'):
             # 1024 frames fill the fill ring's packets, the rest are dropped.
-            tp = ns.popen([TESTPMD] + ENV + ["--vdev", f"af_xdp0,iface={x1}", "-f", "/dev/stdin"],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
-            tp.stdin.write("sleep 2500\nshow port xstats 0\nshow port stats 0\n")
-            tp.stdin.flush()
+            tp = apps.Testpmd(ns, [f"af_xdp0,iface={x1}"], "sleep 2500\nshow port xstats 0\nshow port stats 0\n")
             time.sleep(1)
-            ns.run([PKTGEN] + ENV + ["--vdev", f"af_xdp0,iface={x0}", "--tx-port", "0", "--rx-port", "0",
-                                     "--size", "60", "--count", "3000", "--drain", "0.1", "--json"],
-                   timeout=30, check=False)  # exits 1: none came back (nothing forwards them)
-            out, _ = tp.communicate(timeout=30)  # closes stdin: testpmd quits after the script
+            # Exits 1: none came back (nothing forwards them).
+            apps.pktgen(ns, [f"af_xdp0,iface={x0}"], ["--tx-port", "0", "--rx-port", "0", "--size", "60",
+                                                      "--count", "3000", "--drain", "0.1"], timeout=30, check=False)
+            out = tp.wait(30)  # testpmd quits after the script
             after = net.link_stats(x1, ns)
             kernel = after["rx_dropped"] - before["rx_dropped"]
             self.assertEqual(after["rx_packets"] - before["rx_packets"], 3000)

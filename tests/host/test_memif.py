@@ -10,23 +10,19 @@ unic-pktgen checks that all came back in order. Then frames forwarded through bo
 rate: none lost, none reordered), and unic-l2fwd's CPU when idle in hybrid
 mode. Sockets are abstract, named after this process: nothing on disk.
 
-Environment: UNIC_TESTPMD, UNIC_L2FWD, UNIC_PKTGEN (the binaries, set by
-meson); DPDK_TESTPMD (default: dpdk-testpmd on PATH).
+Environment: UNIC_TESTPMD, UNIC_L2FWD, UNIC_PKTGEN (the binaries, set by meson;
+tests/host/apps.py runs them); DPDK_TESTPMD (default: dpdk-testpmd on PATH).
 """
-import json
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 
-TESTPMD = os.environ.get("UNIC_TESTPMD", "build/apps/unic-testpmd")
-L2FWD = os.environ.get("UNIC_L2FWD", "build/apps/unic-l2fwd")
-PKTGEN = os.environ.get("UNIC_PKTGEN", "build/apps/unic-pktgen")
+import apps
+
 DPDK = os.environ.get("DPDK_TESTPMD") or shutil.which("dpdk-testpmd")
-ENV = ["--no-huge", "--no-pci"]
 SEQ = [0]
 
 
@@ -70,35 +66,6 @@ def dpdk_fwd_totals(out):
     return res
 
 
-def unic_testpmd(vdev, fwd, script):
-    f = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
-    f.write(script)
-    f.close()
-    argv = [TESTPMD] + ENV + ["--vdev", vdev, "--forward-mode", fwd, "-f", f.name]
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    p.script = f.name
-    return p
-
-
-def unic_wait(p, timeout=30):
-    try:
-        out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, _ = p.communicate()
-    os.unlink(p.script)
-    return out
-
-
-def unic_port_stats(out):
-    """The last 'RX-packets: N ... TX-packets: M' of unic-testpmd's show port stats."""
-    rx = re.findall(r"RX-packets: (\d+)\s+RX-missed", out)
-    tx = re.findall(r"TX-packets: (\d+)\s+TX-errors", out)
-    if not rx or not tx:
-        raise AssertionError("no port stats in unic-testpmd's output:\n" + out)
-    return int(rx[-1]), int(tx[-1])
-
-
 class MemifAgainstDpdk(unittest.TestCase):
     def dpdk_sends_unic_receives(self, unic_role):
         """dpdk-testpmd txonly, unic-testpmd rxonly: what DPDK counts as sent
@@ -109,17 +76,17 @@ class MemifAgainstDpdk(unittest.TestCase):
         dpdk_vdev = f"net_memif0,role={dpdk_role},id=7,socket={s}"
         script = "start\nsleep 5000\nshow port stats 0\nshow port xstats 0\nquit\n"
         if unic_role == "server":
-            u = unic_testpmd(unic_vdev, "rxonly", script)
+            u = apps.Testpmd(None, [unic_vdev], script, ["--forward-mode", "rxonly"])
             time.sleep(0.3)
             d = dpdk([dpdk_vdev], "txonly", f"unicm{os.getpid()}")
         else:
             d = dpdk([dpdk_vdev], "txonly", f"unicm{os.getpid()}")
             time.sleep(1.0)
-            u = unic_testpmd(unic_vdev, "rxonly", script)
+            u = apps.Testpmd(None, [unic_vdev], script, ["--forward-mode", "rxonly"])
         time.sleep(3.5)
         dout = dpdk_stop(d)  # stops sending, prints its totals, then disconnects
-        uout = unic_wait(u)
-        urx, _ = unic_port_stats(uout)
+        uout = u.wait()
+        urx, _ = apps.testpmd_port_stats(uout)
         dtx = dpdk_fwd_totals(dout).get(0, (None, None))[1]
         self.assertGreater(urx, 10000, "unic received almost nothing:\n" + uout + dout)
         # DPDK stops and disconnects at once: what it had put in the ring
@@ -140,20 +107,20 @@ class MemifAgainstDpdk(unittest.TestCase):
         server while connected and are zeroed at a disconnect.)"""
         s = sock("echo")
         dpdk_role = "client" if unic_role == "server" else "server"
-        pg_argv = [PKTGEN] + ENV + ["--vdev", f"memif0,role={unic_role},id=3,socket={s},rsize=13",
-                                    "--tx-port", "0", "--rx-port", "0", "--size-range", "60-1514",
-                                    "--count", "10000", "--rate", "5000pps", "--drain", "15", "--json", "-l", "0"]
+        pg_vdevs = [f"memif0,role={unic_role},id=3,socket={s},rsize=13"]
+        pg_args = ["--tx-port", "0", "--rx-port", "0", "--size-range", "60-1514",
+                   "--count", "10000", "--rate", "5000pps", "--drain", "15", "-l", "0"]
         if unic_role == "server":
-            pg = subprocess.Popen(pg_argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            pg = apps.Pktgen(None, pg_vdevs, pg_args)
             time.sleep(0.3)
             d = dpdk([f"net_memif0,role={dpdk_role},id=3,socket={s},rsize=13"], "io", f"unice{os.getpid()}")
         else:
             d = dpdk([f"net_memif0,role={dpdk_role},id=3,socket={s},rsize=13"], "io", f"unice{os.getpid()}")
             time.sleep(1.0)
-            pg = subprocess.Popen(pg_argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        out, _ = pg.communicate(timeout=40)
+            pg = apps.Pktgen(None, pg_vdevs, pg_args)
+        rep, out = pg.report(timeout=40, check=False)
         dout = dpdk_stop(d)
-        rep = json.loads(out.strip().splitlines()[-1])
+        self.assertIsNotNone(rep, out)
         ctx = f"\npktgen: {out}\ndpdk: {dout[-3000:]}"
         self.assertEqual(rep["sent"], 10000, ctx)
         self.assertEqual(rep["received"], 10000, ctx)
@@ -179,22 +146,17 @@ class MemifAgainstDpdk(unittest.TestCase):
         d = dpdk([f"net_memif0,role=server,socket={a}", f"net_memif1,role=server,socket={b}"],
                  "io", f"unicf{os.getpid()}")
         time.sleep(1.0)
-        l2 = subprocess.Popen([L2FWD] + ENV + ["--vdev", f"memif0,socket={b},rsize=12",
-                                               "--vdev", f"memif1,role=server,socket={c}",
-                                               "-l", "0", "-T", "0", "-t", "40", "--no-mac-updating"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        l2 = apps.L2fwd(None, [f"memif0,socket={b},rsize=12", f"memif1,role=server,socket={c}"],
+                        ["-l", "0", "--no-mac-updating"])
         time.sleep(0.5)
-        pg = subprocess.run([PKTGEN] + ENV + ["--vdev", f"memif0,socket={a},rsize=12",
-                                              "--vdev", f"memif1,socket={c},rsize=12",
-                                              "--tx-port", "0", "--rx-port", "1",
-                                              "--size-range", "60-1514", "--count", "20000",
-                                              "--rate", "10000pps", "--drain", "15", "--json", "-l", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=40)
+        rep, pout = apps.pktgen(None, [f"memif0,socket={a},rsize=12", f"memif1,socket={c},rsize=12"],
+                                ["--tx-port", "0", "--rx-port", "1", "--size-range", "60-1514",
+                                 "--count", "20000", "--rate", "10000pps", "--drain", "15", "-l", "0"],
+                                timeout=40, check=False)
         dout = dpdk_stop(d)
-        l2.terminate()
-        l2out, _ = l2.communicate(timeout=20)
-        rep = json.loads(pg.stdout.strip().splitlines()[-1])
-        ctx = f"\npktgen: {pg.stdout}\nl2fwd: {l2out}\ndpdk: {dout[-3000:]}"
+        l2out = l2.stop()
+        ctx = f"\npktgen: {pout}\nl2fwd: {l2out}\ndpdk: {dout[-3000:]}"
+        self.assertIsNotNone(rep, ctx)
         self.assertEqual(rep["sent"], 20000, ctx)
         self.assertEqual(rep["received"], 20000, ctx)
         self.assertEqual(rep["reordered"], 0, ctx)
@@ -204,21 +166,15 @@ class MemifAgainstDpdk(unittest.TestCase):
 class MemifUnicToUnic(unittest.TestCase):
     def test_100000_frames_of_60_to_1514_bytes_through_unic_l2fwd_none_lost_none_reordered(self):
         a, b = sock("a"), sock("b")
-        l2 = subprocess.Popen([L2FWD] + ENV + ["--vdev", f"memif0,role=server,socket={a}",
-                                               "--vdev", f"memif1,role=server,socket={b}",
-                                               "-T", "0", "-t", "15", "--no-mac-updating"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        time.sleep(0.5)
-        pg = subprocess.run([PKTGEN] + ENV + ["--vdev", f"memif0,socket={a},rsize=13",
-                                              "--vdev", f"memif1,socket={b},rsize=13",
-                                              "--tx-port", "0", "--rx-port", "1",
-                                              "--size-range", "60-1514", "--count", "100000",
-                                              "--rate", "50000pps", "--drain", "15", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=40)
-        l2.terminate()
-        l2out, _ = l2.communicate(timeout=20)
-        rep = json.loads(pg.stdout.strip().splitlines()[-1])
-        ctx = f"\npktgen: {pg.stdout}\nl2fwd: {l2out}"
+        l2 = apps.L2fwd(None, [f"memif0,role=server,socket={a}", f"memif1,role=server,socket={b}"],
+                        ["--no-mac-updating"])
+        rep, pout = apps.pktgen(None, [f"memif0,socket={a},rsize=13", f"memif1,socket={b},rsize=13"],
+                                ["--tx-port", "0", "--rx-port", "1", "--size-range", "60-1514",
+                                 "--count", "100000", "--rate", "50000pps", "--drain", "15"],
+                                timeout=40, check=False)
+        l2out = l2.stop()
+        ctx = f"\npktgen: {pout}\nl2fwd: {l2out}"
+        self.assertIsNotNone(rep, ctx)
         self.assertEqual(rep["sent"], 100000, ctx)
         self.assertEqual(rep["received"], 100000, ctx)
         self.assertEqual(rep["lost"], 0, ctx)
@@ -229,27 +185,18 @@ class MemifUnicToUnic(unittest.TestCase):
 
     def test_hybrid_unic_l2fwd_on_idle_memif_links_uses_under_1_percent_of_a_core(self):
         a, b = sock("a"), sock("b")
-        l2 = subprocess.Popen([L2FWD] + ENV + ["--vdev", f"memif0,role=server,socket={a}",
-                                               "--vdev", f"memif1,role=server,socket={b}",
-                                               "--rx-mode", "hybrid", "-T", "0"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        peer = unic_testpmd(f"memif0,socket={a}", "rxonly", "start\nsleep 6000\nquit\n")
-        peer2 = subprocess.Popen([TESTPMD] + ENV + ["--vdev", f"memif0,socket={b}", "-f", peer.script],
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        l2 = apps.L2fwd(None, [f"memif0,role=server,socket={a}", f"memif1,role=server,socket={b}"],
+                        ["--rx-mode", "hybrid"])
+        script = "start\nsleep 6000\nquit\n"
+        peers = [apps.Testpmd(None, [f"memif0,socket={s}"], script, ["--forward-mode", "rxonly"])
+                 for s in (a, b)]
         time.sleep(1.5)  # both links up, the first wake-ups over
-
-        def cpu():
-            with open(f"/proc/{l2.pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-        c0, t0 = cpu(), time.monotonic()
+        c0, t0 = apps.cpu_seconds(l2.pid()), time.monotonic()
         time.sleep(3.0)
-        used = (cpu() - c0) / (time.monotonic() - t0)
-        l2.terminate()
-        l2out, _ = l2.communicate(timeout=20)
-        peer2.communicate(timeout=20)
-        unic_wait(peer)
+        used = (apps.cpu_seconds(l2.pid()) - c0) / (time.monotonic() - t0)
+        l2out = l2.stop()
+        for p in peers:
+            p.wait()
         self.assertIn("port memif0: link up", l2out)
         self.assertIn("port memif1: link up", l2out)
         self.assertLess(used, 0.01, f"unic-l2fwd used {used * 100:.2f}% of a core while idle\n{l2out}")

@@ -6,7 +6,8 @@
  * the block, frames cut short, garbage statuses, random bytes), and the
  * errors a user meets when creating a port (no such interface, no
  * CAP_NET_RAW, too many queue pairs). Real sockets are the host suite's
- * (tests/host/test_af_packet.py, tests/unit/test_af_packet_host.c).
+ * (tests/host/test_af_packet.py; tests/unit/test_ports_root.c: the receive
+ * interrupt).
  */
 #include <criterion/criterion.h>
 #include <errno.h>

@@ -291,3 +291,60 @@ Test(port, tx_prepare_accepts_every_packet_when_the_driver_has_no_checks)
 	unic_port_close(p);
 	finish(p);
 }
+
+Test(port, the_xstats_table_helpers_copy_at_most_max_and_return_the_whole_count)
+{
+	static const char *const table[] = { "a_one", "b_two", "c_three" };
+	const uint64_t v[3] = { 11, 22, 33 };
+	struct unic_xstat_name names[4];
+	uint64_t values[4];
+
+	memset(names, 0, sizeof(names));
+	memset(values, 0xee, sizeof(values));
+	cr_assert_eq(unic_port_xstats_names_fill(NULL, 0, table, 3), 3, "the count, nothing written");
+	cr_assert_eq(unic_port_xstats_names_fill(names, 2, table, 3), 3);
+	cr_assert_str_eq(names[0].name, "a_one");
+	cr_assert_str_eq(names[1].name, "b_two");
+	cr_assert_str_eq(names[2].name, "", "past max: untouched");
+	cr_assert_eq(unic_port_xstats_values_fill(NULL, 0, v, 3), 3);
+	cr_assert_eq(unic_port_xstats_values_fill(values, 2, v, 3), 3);
+	cr_assert_eq(values[0], 11);
+	cr_assert_eq(values[1], 22);
+	cr_assert_eq(values[2], 0xeeeeeeeeeeeeeeeeull, "past max: untouched");
+	cr_assert_eq(unic_port_xstats_names_fill(names, 4, table, 3), 3);
+	cr_assert_str_eq(names[2].name, "c_three");
+	cr_assert_str_eq(names[3].name, "");
+}
+
+/* A fake driver whose largest MTU comes with a reason. */
+static const struct unic_driver why_driver = {
+	.name = "fake",
+	.mtu_max_why = "frames past 9000 bytes do not fit this fake's buffers",
+};
+
+static void why_setup(struct unic_port *port)
+{
+	fake_setup(port);
+	port->drv = &why_driver;
+}
+
+Test(port, an_mtu_past_the_largest_is_refused_with_the_drivers_reason_when_it_gives_one)
+{
+	struct unic_port *p = unic_port_alloc(sizeof(struct fake_priv), "why0", why_setup);
+	struct unic_port *q = new_port("plain0");
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1, .mtu = 9001 };
+
+	cr_assert_not_null(p);
+	cr_assert_eq(unic_port_register(p), 0, "register: %s", last_err);
+	cr_assert_eq(unic_port_configure(p, &c), -EINVAL);
+	cr_assert(logcap_has("why0: MTU 9001; this port takes 68..9000: frames past 9000 bytes do not "
+			     "fit this fake's buffers"), "%s", logcap_buf);
+	cr_assert_eq(unic_port_mtu_set(p, 9002), -EINVAL);
+	cr_assert(logcap_has("why0: MTU 9002; this port takes 68..9000: frames past"), "%s", logcap_buf);
+	logcap_clear();
+	cr_assert_eq(unic_port_configure(q, &c), -EINVAL);
+	cr_assert(logcap_has("plain0: MTU 9001; this port takes 68..9000"), "%s", logcap_buf);
+	cr_assert(!logcap_has("68..9000:"), "no reason, no colon: %s", logcap_buf);
+	finish(p);
+	finish(q);
+}

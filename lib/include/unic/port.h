@@ -674,7 +674,8 @@ int unic_port_xstat_by_name(struct unic_port *port, const char *name, uint64_t *
 /** How an interrupt source's fd is read (and unmasked). */
 enum unic_intr_kind {
 	UNIC_INTR_SOCKET = 0,  /**< read nothing: a socket readable while its
-				    receive ring holds a frame (af_xdp);
+				    receive ring holds a frame (af_xdp,
+				    af_packet);
 				    level-triggered, acknowledging is a no-op */
 	UNIC_INTR_EVENTFD = 8, /**< read 8 bytes (VFIO, ring doorbells) */
 	UNIC_INTR_UIO = 4,     /**< read 4 bytes; write 1 (4 bytes) to unmask, or
