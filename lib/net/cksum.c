@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internet checksums (unic/cksum.h): RFC 1071's sum, folded as it goes. */
 #include <errno.h>
+#include <string.h>
 
 #include <unic/cksum.h>
 
@@ -14,15 +15,48 @@ static inline uint32_t fold(uint64_t s)
 uint32_t unic_cksum_add(uint32_t sum, const void *buf, size_t len)
 {
 	const uint8_t *b = buf;
-	uint64_t s = sum;
-	size_t i;
+	uint64_t s = 0;
 
-	/* 64-bit accumulator: 2^48 words before it could carry out. */
-	for (i = 0; i + 1 < len; i += 2)
-		s += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		s += (uint32_t)b[len - 1] << 8;
-	return fold(s);
+	/* Words in the CPU's byte order, 32 bits at a time: a one's-complement
+	 * sum taken in the other byte order is the same sum byte-swapped
+	 * (RFC 1071, 2(B)), so one swap at the end gives the network order's.
+	 * A 32-bit word counts as its two 16-bit halves (2^16 = 1 in this
+	 * arithmetic). The accumulator takes 2^31 eight-byte steps (16 GiB)
+	 * before it could carry out. */
+	for (; len >= 8; b += 8, len -= 8) {
+		uint64_t w;
+
+		memcpy(&w, b, 8);
+		s += (uint32_t)w;
+		s += w >> 32;
+	}
+	if (len >= 4) {
+		uint32_t w;
+
+		memcpy(&w, b, 4);
+		s += w;
+		b += 4;
+		len -= 4;
+	}
+	if (len >= 2) {
+		uint16_t w;
+
+		memcpy(&w, b, 2);
+		s += w;
+		b += 2;
+		len -= 2;
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (len)
+		s += b[0];  /* the high byte of a network-order word: the low byte here */
+	s = fold(s);
+	s = (s & 0xff) << 8 | s >> 8;
+#else
+	if (len)
+		s += (uint32_t)b[0] << 8;
+	s = fold(s);
+#endif
+	return fold((uint64_t)sum + s);
 }
 
 uint16_t unic_ipv4_cksum(const void *iph, size_t hdr_len)

@@ -96,7 +96,7 @@ struct afxdp_queue {
 	uint16_t port_id;
 	uint16_t qid;
 	int fd;                   /* the socket; -1: none (tests, a stopped port) */
-	bool busy_poll;           /* busy_budget > 0: recvfrom each rx burst */
+	bool busy_poll;           /* busy_budget > 0: recvfrom on an empty rx ring */
 	int intr_enabled;         /* rx interrupt armed (informational: the fd is level-triggered) */
 	uint32_t *fill_stash;     /* receive frames back from the kernel, not yet on the fill ring */
 	uint32_t fill_stash_n;

@@ -480,8 +480,11 @@ uint16_t afxdp_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 
 	if (UNIC_UNLIKELY(n == 0))
 		return 0;
-	if (xq->busy_poll)
-		afxdp_kick_rx(xq);  /* SO_PREFER_BUSY_POLL: the syscall runs the driver's NAPI */
+	/* SO_PREFER_BUSY_POLL: with the rx ring empty, the syscall runs the
+	 * driver's NAPI in this thread (and takes its work off the CPU that
+	 * would run it in softirq); with frames waiting it would only cost. */
+	if (xq->busy_poll && !afxdp_rx_pending(xq))
+		afxdp_kick_rx(xq);
 	return xq->pool_umem ? afxdp_rx_pool(xq, pkts, n) : afxdp_rx_copy(xq, pkts, n);
 }
 

@@ -201,8 +201,10 @@ done:
 		unic_pkt_free_bulk(pkts + next, (uint32_t)(want - next));
 	if (q->we_own_head)
 		memif_rx_refill(q, ring);
-	else {
-		/* Release: our reads of the slots before the peer may reuse them. */
+	else if (q->own != q->last) {
+		/* Release: our reads of the slots before the peer may reuse them.
+		 * Only when it moved: a store, even of the same value, takes
+		 * the cache line from the sender, which reads it every burst. */
 		q->own = q->last;
 		unic_store_release(&ring->tail, q->own);
 	}

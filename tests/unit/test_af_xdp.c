@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <unic/pool.h>
 #include <unic/mem.h>
@@ -280,6 +282,28 @@ Test(af_xdp, rx_pending_follows_the_rx_producer)
 	cr_assert_not(afxdp_rx_pending(&xq));
 	kernel_rx(frame(0, 0), 64);
 	cr_assert(afxdp_rx_pending(&xq));
+}
+
+/* busy_budget: the recvfrom that runs the driver's NAPI is for an empty rx
+ * ring only; with frames waiting it would be a system call for nothing.
+ * Any socket stands in for the AF_XDP one (recvfrom on it fails with
+ * EAGAIN, which is all the driver asks of it here). */
+Test(af_xdp, busy_polling_enters_the_kernel_only_when_the_rx_ring_is_empty)
+{
+	struct unic_pkt *pkts[4];
+
+	xq.fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	cr_assert_geq(xq.fd, 0);
+	xq.busy_poll = true;
+	fq.consumer = NB_RX;
+	kernel_rx(frame(2, 0), 64);
+	cr_assert_eq(afxdp_rx_burst(&xq, pkts, 4), 1);
+	unic_pkt_free(pkts[0]);
+	cr_assert_eq(x(&xq.rx_x[AFXDP_RX_WAKEUPS]), 0, "a frame was waiting: no system call");
+	cr_assert_eq(afxdp_rx_burst(&xq, pkts, 4), 0);
+	cr_assert_eq(x(&xq.rx_x[AFXDP_RX_WAKEUPS]), 1, "an empty ring: one busy-poll call");
+	close(xq.fd);
+	xq.fd = -1;
 }
 
 Test(af_xdp, a_spec_naming_a_missing_interface_is_refused_naming_it)

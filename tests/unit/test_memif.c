@@ -842,6 +842,35 @@ Test(memif, a_client_that_corrupts_descriptors_and_indexes_is_counted_then_dropp
 	fixture_port_down(srv);
 }
 
+/* The server's rx gives slots back through the C2S tail, which the sending
+ * client reads on every burst: a poll that found nothing must not store
+ * it (a store takes the cache line from the sender even when the value is
+ * the same). The client's own scribble in it shows whether it was stored. */
+Test(memif, an_empty_server_rx_poll_leaves_the_tail_alone_and_a_frame_moves_it)
+{
+	struct unic_port *srv = create("memif0,role=server,socket=%s", sock);
+	struct raw_mem rm;
+	struct memif_ring *c2s;
+	struct unic_pkt *pkts[32];
+	int s;
+
+	fixture_port_up(srv, pool, 1, 0, UNIC_RX_MODE_POLL);
+	s = raw_client_up(srv, &rm);
+	c2s = raw_ring(&rm, 0);
+	__atomic_store_n(&c2s->tail, 0x5a5a, __ATOMIC_RELEASE);
+	cr_assert_eq(unic_rx_burst(srv, 0, pkts, 32), 0);
+	cr_assert_eq(__atomic_load_n(&c2s->tail, __ATOMIC_ACQUIRE), 0x5a5a,
+		     "an empty poll stored the tail");
+	raw_c2s_desc(&rm, 0, 0, c2s->desc[0].offset, 60, 0);
+	__atomic_store_n(&c2s->head, 1, __ATOMIC_RELEASE);
+	cr_assert_eq(unic_rx_burst(srv, 0, pkts, 32), 1);
+	unic_pkt_free(pkts[0]);
+	cr_assert_eq(__atomic_load_n(&c2s->tail, __ATOMIC_ACQUIRE), 1, "the slot was not given back");
+	close(s);
+	raw_mem_free(&rm);
+	fixture_port_down(srv);
+}
+
 Test(memif, a_client_that_hands_the_server_bad_buffers_is_dropped_and_nothing_is_written_outside)
 {
 	struct unic_port *srv = create("memif0,role=server,socket=%s", sock);
