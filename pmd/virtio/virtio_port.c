@@ -230,6 +230,11 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_SCATTER;
 	if (has(vp, VIRTIO_NET_F_GUEST_CSUM))
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM;
+	/* What a start asking for LRO would negotiate, not what the last
+	 * start did (without LRO it leaves GUEST_TSO4/6 out). */
+	if (virtio_features_wanted(vp->hw.dev_features, vp->iommu) &
+	    (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)))
+		info->rx_offload_capa |= UNIC_RX_OFFLOAD_TCP_LRO;
 	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS;
 	if (has(vp, VIRTIO_NET_F_CSUM))
 		info->tx_offload_capa |= UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
@@ -253,6 +258,10 @@ static int virtio_configure(struct unic_port *port, const struct unic_port_conf 
 	if ((conf->tx_offloads & UNIC_TX_OFFLOAD_TCP_TSO) &&
 	    !(has(vp, VIRTIO_NET_F_HOST_TSO4) && has(vp, VIRTIO_NET_F_HOST_TSO6))) {
 		UNIC_PORT_LOG(port, ERR, "TSO: the device offers no HOST_TSO4/HOST_TSO6 (QEMU offers them only toward a tap with vnet_hdr=on)");
+		return -EINVAL;
+	}
+	if ((conf->rx_offloads & UNIC_RX_OFFLOAD_TCP_LRO) && !(conf->rx_offloads & UNIC_RX_OFFLOAD_SCATTER)) {
+		UNIC_PORT_LOG(port, ERR, "LRO: packets of up to 64 KiB arrive as chains of buffers; ask the scatter rx offload too");
 		return -EINVAL;
 	}
 	return 0;
@@ -285,6 +294,8 @@ static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q
 
 	rxq->mrg = has(vp, VIRTIO_NET_F_MRG_RXBUF);
 	rxq->csum = has(vp, VIRTIO_NET_F_GUEST_CSUM);
+	rxq->csum_flags = (port->conf.rx_offloads & (UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM)) != 0;
+	rxq->lro = has(vp, VIRTIO_NET_F_GUEST_TSO4) || has(vp, VIRTIO_NET_F_GUEST_TSO6);
 	rxq->vlan_strip = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP) != 0;
 	rxq->max_frame = max_frame;
 	if (!rxq->mrg && rxq->buf_len < max_frame + HDR_LEN) {
@@ -303,6 +314,12 @@ static int virtio_start(struct unic_port *port)
 
 	if (virtio_hw_off(vp))
 		return -ENODEV;
+	/* Receive GSO only when LRO is asked: a host's 64 KiB frames would
+	 * otherwise reach an application that takes MTU-sized ones (without
+	 * GUEST_TSO4/6 the host cuts them before the device). */
+	hw->features_off = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_TCP_LRO)
+				   ? 0
+				   : VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6);
 	/* 3.1.1: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK. */
 	rc = virtio_hw_init(hw, vp->iommu);
 	if (rc < 0)
@@ -453,7 +470,7 @@ static int virtio_mtu_set(struct unic_port *port, uint16_t mtu)
 
 static const char *const rxq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "len_errors", "oversize",
-	"csum_partial", "intr_armed",
+	"csum_partial", "intr_armed", "lro", "gso_errors",
 };
 static const char *const txq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "ring_full", "tso", "csum",
@@ -513,6 +530,8 @@ static int virtio_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 		VAL(unic_counter_read(&r->oversize));
 		VAL(unic_counter_read(&r->csum_partial));
 		VAL(unic_counter_read(&r->intr));
+		VAL(unic_counter_read(&r->lro_pkts));
+		VAL(unic_counter_read(&r->gso_errors));
 	}
 	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
 		const struct virtio_txq *t = &vp->txq[q];

@@ -43,6 +43,7 @@
 #define VIRTIO_MAX_MTU        9000  /* without VIRTIO_NET_F_MTU: what the driver chains */
 #define VIRTIO_RESET_TIMEOUT_US 1000000 /* device_status reads 0 after a reset */
 #define VIRTIO_TX_MAX_SEGS    64    /* segments of one packet (a descriptor each) */
+#define VIRTIO_LRO_MAX_FRAME  (65535 + 18) /* a GSO frame: IP's 64 KiB, Ethernet header and a tag */
 
 /* ---- register access ------------------------------------------------------ */
 
@@ -83,6 +84,8 @@ struct virtio_hw {
 	struct unic_pci_device *dev;               /* told when the device reads all-ones (NULL: nobody) */
 	uint64_t dev_features;                     /* what the device offers */
 	uint64_t features;                         /* what was negotiated (FEATURES_OK read back) */
+	uint64_t features_off;                     /* left out of the next negotiation (the
+						    * configuration: GUEST_TSO4/6 without LRO) */
 	uint16_t num_queues;                       /* virtqueues the device has */
 };
 
@@ -244,6 +247,8 @@ struct virtio_rxq {
 	uint16_t qid;
 	bool mrg;                          /* VIRTIO_NET_F_MRG_RXBUF: num_buffers is read */
 	bool csum;                         /* VIRTIO_NET_F_GUEST_CSUM: the header's flags are read */
+	bool csum_flags;                   /* rx checksum offload asked: flags, no software completion */
+	bool lro;                          /* GUEST_TSO4/6 negotiated (LRO asked): GSO frames taken */
 	bool vlan_strip;                   /* software strip */
 	/* a frame spread over several buffers (mergeable) */
 	struct unic_pkt *chain_head;
@@ -255,6 +260,8 @@ struct virtio_rxq {
 	struct unic_counter len_errors;    /* used length under the header or over the buffer */
 	struct unic_counter oversize;      /* frames over max_frame or with a bad num_buffers */
 	struct unic_counter csum_partial;  /* frames with NEEDS_CSUM (a partial checksum) */
+	struct unic_counter lro_pkts;      /* GSO frames delivered as LRO packets */
+	struct unic_counter gso_errors;    /* GSO frames dropped: not negotiated, bad type or size */
 	struct unic_counter intr;          /* interrupts armed (rx_intr_enable) */
 	/* interrupts */
 	struct virtio_port *vp;

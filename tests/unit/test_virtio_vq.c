@@ -200,6 +200,19 @@ Test(virtio_features, tso_is_taken_only_with_the_checksum_offload_it_needs)
 	cr_expect_eq(virtio_features_wanted(base | tso | VIRTIO_BIT(VIRTIO_NET_F_CSUM), false) & tso, tso);
 }
 
+Test(virtio_features, guest_tso_is_taken_only_with_guest_csum_and_mergeable_buffers)
+{
+	uint64_t gtso = VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6);
+	uint64_t base = VIRTIO_BIT(VIRTIO_F_VERSION_1) | gtso;
+	uint64_t csum = VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM), mrg = VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
+
+	cr_expect_eq(virtio_features_wanted(base, false) & gtso, 0);
+	cr_expect_eq(virtio_features_wanted(base | csum, false) & gtso, 0, "64 KiB frames without mergeable buffers");
+	cr_expect_eq(virtio_features_wanted(base | mrg, false) & gtso, 0, "GUEST_TSO without GUEST_CSUM (5.1.3.1)");
+	cr_expect_eq(virtio_features_wanted(base | csum | mrg, false) & gtso, gtso);
+	cr_expect_eq(virtio_features_wanted(~0ull, false) & VIRTIO_BIT(VIRTIO_NET_F_GUEST_ECN), 0);
+}
+
 Test(virtio_features, packed_rings_and_the_control_queue_are_not_taken_yet)
 {
 	uint64_t f = virtio_features_wanted(~0ull, true);
