@@ -56,6 +56,15 @@ UIO = Topology(access='uio', nics=(
 OFFLOAD_CASES = ('tso4:1400:60000', 'tso6:1380:60000', 'tcp4:1000', 'udp4:1000',
                  'tcp6:1000', 'udp6:1000')
 
+# Receive offloads from a vnet_hdr tap (vfio-aw48, nic3 on unic2): the
+# host's peer writes each case into the tap behind a virtio-net header
+# (rig/peer.py), the guest checks what unic receives (vm_offload.c): a
+# 60 000-byte GSO frame as one LRO packet with its MSS (IPv4, IPv6), a
+# partial checksum flagged "not computed", and, with the port restarted
+# without LRO, a GSO frame the host cuts into MSS-sized packets.
+RX_OFFLOAD_CASES = ('lro4:1448:60000', 'lro6:1428:60000', 'csum4:1000', 'csum6:1000',
+                    'nolro4:1448:14480')
+
 # unic-devbind checks: shell one-liners (a plan line is one line).  bdf NICn
 # is the NIC's PCI address, drv BDF its bound driver ("none"), want BDF DRV
 # fails with both when they differ; set -x shows each step in the log.
@@ -216,6 +225,15 @@ BOOTS = [
              Scenario('bus', (
                  criterion('bus', 'tests/vm/guest/test_bus',
                            excluded=VIRTIO_BUS + BUS_KERNEL_DRIVER),
+             )),
+             # pmd/virtio toward the vnet_hdr tap unic2 (nic3, one queue
+             # pair): the uio boot's TSO and checksum cases judged on the
+             # host (rig/offload.py), then receive GSO and checksum state
+             # from the host, judged in the guest.
+             Scenario('virtio-offload', (
+                 Check('tso-csum-lro', 'vm-offload -t unic2 $(unic-vm nics | awk \'$1 == "nic3" { print $2 }\') '
+                       + ' '.join(OFFLOAD_CASES + RX_OFFLOAD_CASES), binaries=('tests/vm/guest/vm-offload',),
+                       offload=('unic2', OFFLOAD_CASES), timeout=180),
              )),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
