@@ -137,8 +137,9 @@ _NONROOT = (
 )
 
 
-# unic-testpmd on the two e1000e of vfio-hub (nic0, nic1 on hub 0): one batch
-# a check, its output and one line per assertion in the log.
+# unic-testpmd on the two e1000e of vfio-hub (nic0, nic1 on hub 0), then on
+# nic0 and the virtio-net (nic2, hub 0): one batch a check, its output and
+# one line per assertion in the log.
 TESTPMD_BIN = ('apps/unic-testpmd', 'tests/vm/guest/unic-testpmd-rig')
 
 
@@ -205,6 +206,12 @@ BOOTS = [
                  criterion('napi', 'tests/vm/guest/test_napi', timeout=600),
                  Check('napi-report', 'cat /tmp/napi-report.txt'),
              )),
+             # The testpmd batches on nic0 and the virtio-net (nic2): after
+             # the e1000e and napi scenarios, whose exact counts on nic1
+             # would see the frames QEMU queues for it meanwhile.
+             Scenario('testpmd-virtio', tuple(
+                 testpmd_check(n) for n in ('virtio-link', 'virtio-stats', 'virtio-csum', 'virtio-detach')
+             )),
              # pmd/virtio against QEMU's virtio-net-pci and unic's e1000e
              # across hub 0.  Last: its frames are queued by QEMU for the
              # e1000e that no process has open.
@@ -234,6 +241,12 @@ BOOTS = [
                  Check('tso-csum-lro', 'vm-offload -t unic2 $(unic-vm nics | awk \'$1 == "nic3" { print $2 }\') '
                        + ' '.join(OFFLOAD_CASES + RX_OFFLOAD_CASES), binaries=('tests/vm/guest/vm-offload',),
                        offload=('unic2', OFFLOAD_CASES), timeout=180),
+             )),
+             # tools/demo --nic virtio: the apps over pmd/virtio, one link
+             # (hub 1): unic-pktgen on nic1, unic-l2fwd on nic2 sending
+             # back; both apps' reports on the host.
+             Scenario('demo', (
+                 apps_check('virtio', 'demo -r 500pps -1 nic1 nic2', timeout=120, show=True),
              )),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
