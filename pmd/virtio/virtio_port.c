@@ -298,6 +298,15 @@ static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q
 	rxq->lro = has(vp, VIRTIO_NET_F_GUEST_TSO4) || has(vp, VIRTIO_NET_F_GUEST_TSO6);
 	rxq->vlan_strip = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP) != 0;
 	rxq->max_frame = max_frame;
+	/* A device waits until the posted buffers hold a whole frame (QEMU:
+	 * virtio_net_has_buffers): with LRO, a 64 KiB one must fit in what
+	 * stays posted between refills, or the queue stalls for good. */
+	if (rxq->lro && (uint64_t)(rxq->vq.size - (VIRTIO_RX_FREE_THRESH - 1)) * rxq->buf_len <
+				VIRTIO_LRO_MAX_FRAME + HDR_LEN) {
+		UNIC_PORT_LOG(port, ERR, "rx queue %u: LRO takes frames of up to %u bytes over mergeable buffers, and the %u buffers of %u bytes always posted hold less; use more rx descriptors or a larger data room",
+			      q, VIRTIO_LRO_MAX_FRAME, rxq->vq.size - (VIRTIO_RX_FREE_THRESH - 1), rxq->buf_len);
+		return -EINVAL;
+	}
 	if (!rxq->mrg && rxq->buf_len < max_frame + HDR_LEN) {
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: the device has no mergeable buffers, so one buffer must hold a whole frame: %u bytes with the header, and pool %s gives %u; use a larger data room or a smaller MTU",
 			      q, max_frame + HDR_LEN, rxq->pool->name, rxq->buf_len);

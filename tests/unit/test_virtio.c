@@ -1249,6 +1249,36 @@ Test(virtio_lro, lro_without_scatter_is_refused_naming_scatter)
 	cr_assert(logcap_has("scatter"), "the error does not name scatter: %s", logcap_buf);
 }
 
+Test(virtio_lro, rx_buffers_too_few_to_hold_a_64_kib_frame_are_refused_at_start)
+{
+	struct unic_pktpool_conf ppc = { .sz = sizeof(ppc), .name = "small", .count = 512, .dataroom = 512,
+					 .mem = fk.mem };
+	struct unic_port_conf pc = { .sz = sizeof(pc), .nb_rxq = 1, .nb_txq = 1,
+				     .rx_offloads = UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER };
+	struct unic_rxq_conf rq = { .sz = sizeof(rq), .nb_desc = 64, .numa_node = -1 };
+	struct unic_txq_conf tq = { .sz = sizeof(tq), .numa_node = -1 };
+	struct unic_pool *small = unic_pktpool_create(&ppc);
+
+	cr_assert_not_null(small);
+	rq.pool = small;
+	logcap_start(UNIC_LOG_ERR, 0);
+	cr_assert_eq(unic_port_configure(fk.port, &pc), 0, "log: %s", logcap_buf);
+	cr_assert_eq(unic_port_rx_queue_setup(fk.port, 0, &rq), 0, "log: %s", logcap_buf);
+	cr_assert_eq(unic_port_tx_queue_setup(fk.port, 0, &tq), 0);
+	/* 64 descriptors of 512-byte buffers: a device would wait forever
+	 * for room for a 64 KiB frame. */
+	cr_assert_eq(unic_port_start(fk.port), -EINVAL, "started a queue that cannot hold a GSO frame");
+	cr_assert(logcap_has("use more rx descriptors or a larger data room"), "log: %s", logcap_buf);
+	cr_assert_eq(unic_port_rx_queue_setup(fk.port, 0, &(struct unic_rxq_conf){ .sz = sizeof(rq), .nb_desc = 64,
+										    .numa_node = -1, .pool = fk.pool }),
+		     0);
+	cr_assert_eq(unic_port_start(fk.port), 0, "64 buffers of 2 KiB hold one: log %s", logcap_buf);
+	unic_port_stop(fk.port);
+	unic_port_rx_queue_setup(fk.port, 0, &(struct unic_rxq_conf){ .sz = sizeof(rq), .numa_node = -1,
+								       .pool = fk.pool });
+	unic_pool_destroy(small);
+}
+
 Test(virtio_lro, a_device_without_mergeable_buffers_offers_no_lro)
 {
 	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_TAP & ~FV_BIT(FV_F_MRG_RXBUF) };
