@@ -149,7 +149,10 @@ static void rx_judge(const struct unic_pkt *p, const uint8_t *d, const struct hd
 		unic_counter_add(&c->ck_sw, 1);
 		if (h->v4)
 			bad_ip = unic_cksum_add(0, ip, h->l3) != 0xffff;
-		if (h->proto) {
+		/* "Not computed, data intact" (a virtual NIC's partial
+		 * checksum, an LRO packet): the field holds the pseudo-header
+		 * sum, there is no verdict to find; step 1 fills it in. */
+		if (h->proto && !(f & UNIC_PKT_RX_L4_CKSUM_NONE)) {
 			uint16_t field = get16(ip + h->l3 + (h->proto == UNIC_IPPROTO_TCP ? UNIC_TCP_CKSUM_OFF : UNIC_UDP_CKSUM_OFF));
 
 			/* UDP over IPv4 may go without a checksum (0). */
@@ -203,7 +206,7 @@ void tp_csum_pkt(const struct tp_csum_cfg *cfg, struct unic_pkt *p, struct tp_qc
 		rx_judge(p, d, &h, c);
 	memcpy(d, cfg->eth, 12);
 	/* What the receive side set means nothing to the transmit side. */
-	p->ol_flags &= ~(RX_CK_FLAGS | UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IPV6 | UNIC_PKT_TX_IP_CKSUM |
+	p->ol_flags &= ~(RX_CK_FLAGS | UNIC_PKT_RX_L4_CKSUM_NONE | UNIC_PKT_RX_LRO | UNIC_PKT_TX_IPV4 | UNIC_PKT_TX_IPV6 | UNIC_PKT_TX_IP_CKSUM |
 			 UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_UDP_CKSUM | UNIC_PKT_TX_TCP_SEG);
 	if (rc == 0)
 		return;

@@ -17,6 +17,7 @@ static const struct {
 	{ UNIC_RX_OFFLOAD_TCP_CKSUM, "tcp_cksum" },
 	{ UNIC_RX_OFFLOAD_RSS_HASH, "rss_hash" },
 	{ UNIC_RX_OFFLOAD_SCATTER, "scatter" },
+	{ UNIC_RX_OFFLOAD_TCP_LRO, "tcp_lro" },
 	{ UNIC_TX_OFFLOAD_VLAN_INSERT, "vlan_insert" },
 	{ UNIC_TX_OFFLOAD_IPV4_CKSUM, "tx_ipv4_cksum" },
 	{ UNIC_TX_OFFLOAD_UDP_CKSUM, "tx_udp_cksum" },

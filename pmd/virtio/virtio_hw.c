@@ -207,8 +207,9 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 /*
  * What the driver takes when the device offers it. Not taken (yet): MQ,
  * RSS, GUEST_ANNOUNCE, HASH_REPORT (a 20-byte header), RING_PACKED,
- * IN_ORDER, INDIRECT_DESC, the guest TSO features (they need 64 KiB
- * receive chains), UFO and ECN.
+ * IN_ORDER, INDIRECT_DESC, UFO and ECN. GUEST_TSO4/6 are in the set, and
+ * left out at a start whose configuration does not ask for LRO
+ * (hw->features_off), as CTRL_VLAN is without the VLAN filter offload.
  */
 #define VIRTIO_FEATURES_SUPPORTED                                                   \
 	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) |     \
@@ -217,6 +218,7 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 	 VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_CSUM) |            \
 	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) |  \
 	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) | \
+	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6) | \
 	 VIRTIO_FEATURES_CTRL)
 /* The control queue (virtio_ctrl.c). */
 #define VIRTIO_FEATURES_CTRL                                                         \
@@ -234,6 +236,11 @@ uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 	/* TSO needs the checksum offload it rides on (5.1.3.1). */
 	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_CSUM)))
 		f &= ~(VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6));
+	/* Receive GSO needs GUEST_CSUM (5.1.3.1) and, in this driver,
+	 * mergeable buffers: a 64 KiB frame over many 2 KiB buffers, never
+	 * the 64 KiB buffers a device without them would need (5.1.6.3.1). */
+	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM)) || !(f & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)))
+		f &= ~(VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6));
 	return f;
 }
 

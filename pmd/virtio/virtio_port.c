@@ -233,6 +233,11 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_SCATTER;
 	if (has(vp, VIRTIO_NET_F_GUEST_CSUM))
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM;
+	/* What a start asking for LRO would negotiate, not what the last
+	 * start did (without LRO it leaves GUEST_TSO4/6 out). */
+	if (virtio_features_wanted(vp->hw.dev_features, vp->iommu) &
+	    (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)))
+		info->rx_offload_capa |= UNIC_RX_OFFLOAD_TCP_LRO;
 	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS;
 	if (has(vp, VIRTIO_NET_F_CSUM))
 		info->tx_offload_capa |= UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
@@ -256,6 +261,10 @@ static int virtio_configure(struct unic_port *port, const struct unic_port_conf 
 	if ((conf->tx_offloads & UNIC_TX_OFFLOAD_TCP_TSO) &&
 	    !(has(vp, VIRTIO_NET_F_HOST_TSO4) && has(vp, VIRTIO_NET_F_HOST_TSO6))) {
 		UNIC_PORT_LOG(port, ERR, "TSO: the device offers no HOST_TSO4/HOST_TSO6 (QEMU offers them only toward a tap with vnet_hdr=on)");
+		return -EINVAL;
+	}
+	if ((conf->rx_offloads & UNIC_RX_OFFLOAD_TCP_LRO) && !(conf->rx_offloads & UNIC_RX_OFFLOAD_SCATTER)) {
+		UNIC_PORT_LOG(port, ERR, "LRO: packets of up to 64 KiB arrive as chains of buffers; ask the scatter rx offload too");
 		return -EINVAL;
 	}
 	return 0;
@@ -289,8 +298,19 @@ static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q
 
 	rxq->mrg = has(vp, VIRTIO_NET_F_MRG_RXBUF);
 	rxq->csum = has(vp, VIRTIO_NET_F_GUEST_CSUM);
+	rxq->csum_flags = (port->conf.rx_offloads & (UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM)) != 0;
+	rxq->lro = has(vp, VIRTIO_NET_F_GUEST_TSO4) || has(vp, VIRTIO_NET_F_GUEST_TSO6);
 	rxq->vlan_strip = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP) != 0;
 	rxq->max_frame = max_frame;
+	/* A device waits until the posted buffers hold a whole frame (QEMU:
+	 * virtio_net_has_buffers): with LRO, a 64 KiB one must fit in what
+	 * stays posted between refills, or the queue stalls for good. */
+	if (rxq->lro && (uint64_t)(rxq->vq.size - (VIRTIO_RX_FREE_THRESH - 1)) * rxq->buf_len <
+				VIRTIO_LRO_MAX_FRAME + HDR_LEN) {
+		UNIC_PORT_LOG(port, ERR, "rx queue %u: LRO takes frames of up to %u bytes over mergeable buffers, and the %u buffers of %u bytes always posted hold less; use more rx descriptors or a larger data room",
+			      q, VIRTIO_LRO_MAX_FRAME, rxq->vq.size - (VIRTIO_RX_FREE_THRESH - 1), rxq->buf_len);
+		return -EINVAL;
+	}
 	if (!rxq->mrg && rxq->buf_len < max_frame + HDR_LEN) {
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: the device has no mergeable buffers, so one buffer must hold a whole frame: %u bytes with the header, and pool %s gives %u; use a larger data room or a smaller MTU",
 			      q, max_frame + HDR_LEN, rxq->pool->name, rxq->buf_len);
@@ -307,10 +327,17 @@ static int virtio_start(struct unic_port *port)
 
 	if (virtio_hw_off(vp))
 		return -ENODEV;
-	/* The device filters VLANs once CTRL_VLAN is negotiated (QEMU: all
-	 * of them until added): taken only with the VLAN filter offload. */
-	hw->features_off = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_FILTER) ? 0 :
-			   VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN);
+	/* Left out of this negotiation, by the configuration:
+	 * - CTRL_VLAN without the VLAN filter offload: the device filters VLANs
+	 *   once it is negotiated (QEMU: all of them until added);
+	 * - receive GSO without LRO: a host's 64 KiB frames would otherwise
+	 *   reach an application that takes MTU-sized ones (without
+	 *   GUEST_TSO4/6 the host cuts them before the device). */
+	hw->features_off = 0;
+	if (!(port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_FILTER))
+		hw->features_off |= VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN);
+	if (!(port->conf.rx_offloads & UNIC_RX_OFFLOAD_TCP_LRO))
+		hw->features_off |= VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6);
 	/* 3.1.1: reset, ACKNOWLEDGE, DRIVER, features, FEATURES_OK. */
 	rc = virtio_hw_init(hw, vp->iommu);
 	if (rc < 0)
@@ -469,7 +496,7 @@ static int virtio_mtu_set(struct unic_port *port, uint16_t mtu)
 
 static const char *const rxq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "len_errors", "oversize",
-	"csum_partial", "intr_armed",
+	"csum_partial", "intr_armed", "lro", "gso_errors",
 };
 static const char *const txq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "ring_full", "tso", "csum",
@@ -541,6 +568,8 @@ static int virtio_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 		VAL(unic_counter_read(&r->oversize));
 		VAL(unic_counter_read(&r->csum_partial));
 		VAL(unic_counter_read(&r->intr));
+		VAL(unic_counter_read(&r->lro_pkts));
+		VAL(unic_counter_read(&r->gso_errors));
 	}
 	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
 		const struct virtio_txq *t = &vp->txq[q];

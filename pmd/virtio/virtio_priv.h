@@ -48,6 +48,7 @@
 #define VIRTIO_CTRL_TIMEOUT_US 1000000 /* a control command's answer (QEMU: at the kick) */
 #define VIRTIO_CTRL_DATA_MAX  2048  /* bytes of one command's data */
 #define VIRTIO_UC_MAX         32    /* unicast addresses added besides the port's own */
+#define VIRTIO_LRO_MAX_FRAME  (65535 + 18) /* a GSO frame: IP's 64 KiB, Ethernet header and a tag */
 
 /* ---- register access ------------------------------------------------------ */
 
@@ -89,7 +90,8 @@ struct virtio_hw {
 	uint64_t dev_features;                     /* what the device offers */
 	uint64_t features;                         /* what was negotiated (FEATURES_OK read back) */
 	uint16_t num_queues;                       /* virtqueues the device has */
-	uint64_t features_off;                     /* offered features the driver leaves off this time */
+	uint64_t features_off;                     /* offered features left out of the next negotiation
+						    * (by the configuration: CTRL_VLAN, GUEST_TSO4/6) */
 	struct virtio_ctrlq *ctrl;                 /* the control virtqueue (virtio_ctrl.c), NULL until set up */
 };
 
@@ -251,6 +253,8 @@ struct virtio_rxq {
 	uint16_t qid;
 	bool mrg;                          /* VIRTIO_NET_F_MRG_RXBUF: num_buffers is read */
 	bool csum;                         /* VIRTIO_NET_F_GUEST_CSUM: the header's flags are read */
+	bool csum_flags;                   /* rx checksum offload asked: flags, no software completion */
+	bool lro;                          /* GUEST_TSO4/6 negotiated (LRO asked): GSO frames taken */
 	bool vlan_strip;                   /* software strip */
 	/* a frame spread over several buffers (mergeable) */
 	struct unic_pkt *chain_head;
@@ -262,6 +266,8 @@ struct virtio_rxq {
 	struct unic_counter len_errors;    /* used length under the header or over the buffer */
 	struct unic_counter oversize;      /* frames over max_frame or with a bad num_buffers */
 	struct unic_counter csum_partial;  /* frames with NEEDS_CSUM (a partial checksum) */
+	struct unic_counter lro_pkts;      /* GSO frames delivered as LRO packets */
+	struct unic_counter gso_errors;    /* GSO frames dropped: not negotiated, bad type or size */
 	struct unic_counter intr;          /* interrupts armed (rx_intr_enable) */
 	/* interrupts */
 	struct virtio_port *vp;

@@ -263,30 +263,89 @@ static inline void rx_frame_drop(struct virtio_rxq *rxq, struct unic_pkt **head,
 	unic_counter_add(&rxq->cnt.errors, 1);
 }
 
+/* The longest chain a frame may grow to: a GSO frame's with LRO. */
+static inline uint32_t rx_chain_max(const struct virtio_rxq *rxq)
+{
+	return rxq->lro ? VIRTIO_LRO_MAX_FRAME : rxq->max_frame;
+}
+
+/*
+ * A GSO frame (5.1.6.4: the host's TCP segments not cut, or coalesced),
+ * taken only with GUEST_TSO4/6 negotiated (LRO asked): TCPV4 or TCPV6
+ * (no ECN, no UDP: not negotiated) and a segment size. It becomes one
+ * packet flagged LRO with the sender's segment size, its checksum field
+ * holding the pseudo-header sum of the whole (a checksum no wire frame
+ * carries): not computed. @return false: dropped (gso_errors).
+ */
+static inline bool rx_gso(struct virtio_rxq *rxq, struct unic_pkt *head, const struct virtio_net_hdr *h)
+{
+	uint8_t type = h->gso_type;
+
+	if (UNIC_UNLIKELY(!rxq->lro || (type != VIRTIO_NET_HDR_GSO_TCPV4 && type != VIRTIO_NET_HDR_GSO_TCPV6) ||
+			  h->gso_size == 0)) {
+		unic_counter_add(&rxq->gso_errors, 1);
+		return false;
+	}
+	head->tso_segsz = h->gso_size;
+	head->ol_flags |= UNIC_PKT_RX_LRO | UNIC_PKT_RX_L4_CKSUM_NONE;
+	unic_counter_add(&rxq->lro_pkts, 1);
+	return true;
+}
+
+/*
+ * The header's checksum state (5.1.6.4.1), read with GUEST_CSUM. With the
+ * rx checksum offload asked: DATA_VALID is a good checksum; NEEDS_CSUM at
+ * a TCP or UDP checksum field is "not computed, data intact" (the field
+ * holds the pseudo-header sum; DPDK's virtio driver flags it alike), any
+ * other partial checksum is completed here and then good. Not asked: no
+ * flag, and a partial checksum is completed here, so a forwarded packet
+ * leaves with a correct one. @return false: dropped (offsets outside the
+ * first segment).
+ */
+static inline bool rx_csum(struct virtio_rxq *rxq, struct unic_pkt *head, const struct virtio_net_hdr *h)
+{
+	if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		uint16_t off = h->csum_offset;
+
+		unic_counter_add(&rxq->csum_partial, 1);
+		if (rxq->csum_flags && (off == UNIC_TCP_CKSUM_OFF || off == UNIC_UDP_CKSUM_OFF) &&
+		    (uint32_t)h->csum_start + off + 2 <= head->data_len) {
+			head->ol_flags |= UNIC_PKT_RX_L4_CKSUM_NONE;
+			return true;
+		}
+		if (!rx_csum_complete(head, h->csum_start, off))
+			return false;
+		if (rxq->csum_flags)
+			head->ol_flags |= UNIC_PKT_RX_L4_CKSUM_GOOD;
+	} else if (rxq->csum_flags && (h->flags & VIRTIO_NET_HDR_F_DATA_VALID)) {
+		head->ol_flags |= UNIC_PKT_RX_L4_CKSUM_GOOD;
+	}
+	return true;
+}
+
 /*
  * Finish a frame whose buffers are all in: the header (in the headroom of
- * the first buffer) to flags, the VLAN strip. @return false: dropped.
+ * the first buffer) to flags and the segment size, the VLAN strip.
+ * @return false: dropped.
  */
 static inline bool rx_frame_done(struct virtio_rxq *rxq, struct unic_pkt *head)
 {
 	const struct virtio_net_hdr *h = (const void *)((uint8_t *)unic_pkt_data(head) - HDR_LEN);
-	uint8_t flags = h->flags;
+	bool gso = h->gso_type != VIRTIO_NET_HDR_GSO_NONE;
+	uint32_t max = gso ? rx_chain_max(rxq) : rxq->max_frame;
 
 	head->ol_flags = 0;
-	if (UNIC_UNLIKELY(head->pkt_len > rxq->max_frame || head->pkt_len < UNIC_ETHER_HDR_LEN)) {
-		unic_counter_add(&rxq->oversize, head->pkt_len > rxq->max_frame);
+	head->tso_segsz = 0;
+	if (UNIC_UNLIKELY(head->pkt_len > max || head->pkt_len < UNIC_ETHER_HDR_LEN)) {
+		unic_counter_add(&rxq->oversize, head->pkt_len > max);
 		unic_counter_add(&rxq->len_errors, head->pkt_len < UNIC_ETHER_HDR_LEN);
 		return false;
 	}
-	if (rxq->csum) {
-		if (flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-			unic_counter_add(&rxq->csum_partial, 1);
-			if (!rx_csum_complete(head, h->csum_start, h->csum_offset))
-				return false;
-			head->ol_flags |= UNIC_PKT_RX_L4_CKSUM_GOOD;
-		} else if (flags & VIRTIO_NET_HDR_F_DATA_VALID) {
-			head->ol_flags |= UNIC_PKT_RX_L4_CKSUM_GOOD;
-		}
+	if (gso) {
+		if (!rx_gso(rxq, head, h))
+			return false;
+	} else if (rxq->csum && !rx_csum(rxq, head, h)) {
+		return false;
 	}
 	if (rxq->vlan_strip)
 		rx_vlan_strip(head);
@@ -382,7 +441,7 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 				head->pkt_len += len;
 				head->nb_segs++;
 			}
-			if (UNIC_UNLIKELY(head->pkt_len > rxq->max_frame)) {
+			if (UNIC_UNLIKELY(head->pkt_len > rx_chain_max(rxq))) {
 				/* Too long already: drop it now, so it never holds
 				 * the ring; its remaining buffers are skipped. */
 				unic_counter_add(&rxq->oversize, 1);

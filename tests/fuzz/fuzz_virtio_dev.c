@@ -5,8 +5,11 @@
  * stats, xstats and link reads (through the port layer) run against the
  * shared fake device (tests/unit/fake_virtio.h): a device written from the
  * virtio specification, BAR4 and the split virtqueues in ordinary memory.
- * The input is the device: a first byte picks the MTU (1500, or 9000 with
- * scattered rx), then each step is an opcode and its operands:
+ * The input is the device (a tap's: checksum and GSO offered both ways): a
+ * first byte picks the MTU (bit 0: 1500, or 9000 with scattered rx), LRO
+ * (bit 1: GUEST_TSO negotiated, GSO frames taken) and the rx checksum
+ * offload (bit 2: flags, no software completion), then each step is an
+ * opcode and its operands:
  *
  *   0 used entry     on rx or tx: any id (posted or not, in range or not),
  *                    any length; the used index published or not
@@ -23,7 +26,9 @@
  *
  * Properties, checked after every step and at the end (abort with a
  * message, so libFuzzer reports the input):
- *   - no frame longer than the queue's max frame; every segment 1..buf_len
+ *   - no frame longer than the queue's max frame (an LRO packet: 64 KiB and
+ *     its segment size set, only with LRO; checksum flags only when asked);
+ *     every segment 1..buf_len
  *     bytes, the chain's lengths adding up to pkt_len and its count to
  *     nb_segs; each frame from the queue's pool;
  *   - tx takes every frame rx delivered or the ring is full: never refused
@@ -136,8 +141,21 @@ static void check_frame(const struct unic_pkt *p)
 	unsigned segs = 0;
 
 	CHECK(p->pool == fk.pool, "a frame not from the queue's pool");
-	CHECK(p->pkt_len <= r->max_frame, "a %" PRIu32 "-byte frame; the max frame is %" PRIu32, p->pkt_len,
-	      r->max_frame);
+	if (p->ol_flags & UNIC_PKT_RX_LRO) {
+		CHECK(r->lro, "an LRO packet on a queue without LRO");
+		CHECK(p->pkt_len <= VIRTIO_LRO_MAX_FRAME && p->tso_segsz != 0,
+		      "an LRO packet of %" PRIu32 " bytes, segment size %u", p->pkt_len, p->tso_segsz);
+	} else {
+		CHECK(p->pkt_len <= r->max_frame, "a %" PRIu32 "-byte frame; the max frame is %" PRIu32, p->pkt_len,
+		      r->max_frame);
+		CHECK(p->tso_segsz == 0, "a segment size %u on a packet not LRO", p->tso_segsz);
+	}
+	/* An LRO packet says "not computed" whatever was asked: its field
+	 * holds the sum of the whole, which no wire frame carries. */
+	CHECK(r->csum_flags ||
+	      !(p->ol_flags & (UNIC_PKT_RX_L4_CKSUM_GOOD | UNIC_PKT_RX_L4_CKSUM_BAD |
+			       ((p->ol_flags & UNIC_PKT_RX_LRO) ? 0 : UNIC_PKT_RX_L4_CKSUM_NONE))),
+	      "checksum flags 0x%" PRIx64 " without the rx checksum offload asked", p->ol_flags);
 	CHECK(p->nb_segs >= 1 && p->nb_segs <= r->vq.size, "nb_segs %u (ring of %u)", p->nb_segs, r->vq.size);
 	for (const struct unic_pkt *s = p; s != NULL; s = s->next) {
 		CHECK(segs < p->nb_segs, "more segments in the chain than nb_segs %u", p->nb_segs);
@@ -335,7 +353,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fk.port == NULL) {
 		unic_log_set_sink(quiet_sink, NULL);
-		rc = fake_virtio_create(&fk, NULL, true, NULL);
+		struct fake_virtio_config fc = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) |
+							     FV_BIT(FV_F_GUEST_CSUM) | FV_BIT(FV_F_HOST_TSO4) |
+							     FV_BIT(FV_F_HOST_TSO6) | FV_BIT(FV_F_GUEST_TSO4) |
+							     FV_BIT(FV_F_GUEST_TSO6) };
+
+		rc = fake_virtio_create(&fk, &fc, true, NULL);
 		CHECK(rc == 0, "cannot attach the driver to the fake device: %d", rc);
 		CHECK(unic_pool_debug_enabled(), "built without the pool's debug checks");
 	}
@@ -350,6 +373,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg = u8(&in);
 	pc.mtu = (cfg & 1) ? 9000 : 1500;
 	pc.rx_offloads = (cfg & 1) ? UNIC_RX_OFFLOAD_SCATTER : 0;
+	if (cfg & 2)
+		pc.rx_offloads |= UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER;
+	if (cfg & 4)
+		pc.rx_offloads |= UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM;
 	rc = fake_virtio_start(&fk, NB_DESC, &pc);
 	CHECK(rc == 0, "start: %d; device: %s", rc, fk.dev.err);
 

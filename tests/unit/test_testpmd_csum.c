@@ -316,5 +316,19 @@ Test(testpmd_engine, csum_in_hardware_sets_flags_lengths_and_the_offload_contrac
 			     "rx flags do not go on to the tx side");
 		unic_pkt_free(q);
 	}
+	{
+		/* A partial checksum flagged "not computed" (virtio-net's
+		 * NEEDS_CSUM): judged in software, its 0xdead L4 field not
+		 * counted bad; the flag stays on the rx side. */
+		struct unic_pkt *q = unic_pkt_alloc(far_pool);
+
+		memcpy(unic_pkt_append(q, (uint16_t)n), f, n);
+		q->ol_flags = UNIC_PKT_RX_L4_CKSUM_NONE;
+		tp_csum_pkt(&cfg, q, &c);
+		cr_assert_eq(unic_counter_read(&c.ck_sw), 8);
+		cr_assert_eq(unic_counter_read(&c.bad_l4), 7, "a checksum flagged not computed was counted bad");
+		cr_assert_eq(q->ol_flags & UNIC_PKT_RX_L4_CKSUM_NONE, 0, "rx flags do not go on to the tx side");
+		unic_pkt_free(q);
+	}
 	cr_assert_eq(unic_pool_in_use_count(far_pool), 0);
 }

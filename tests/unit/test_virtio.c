@@ -1087,3 +1087,280 @@ Test(virtio_malicious, header_garbage_is_counted_and_the_frames_behind_it_arrive
 	}
 	behaves_again();
 }
+
+/* ---- receive checksum flags and LRO (5.1.6.4: the host's GSO frames) --------------- */
+
+/* Checksum state as flags with the rx checksum offload asked (virtio_csum
+ * asks for it): a partial checksum at a TCP/UDP field is flagged "not
+ * computed" and left as the device wrote it. */
+Test(virtio_csum, needs_csum_at_a_udp_field_is_flagged_not_computed_and_left_as_it_came)
+{
+	struct fv_net_hdr h = { .flags = FV_HDR_F_NEEDS_CSUM, .csum_start = 34, .csum_offset = 6 };
+	struct unic_pkt *p[2];
+	uint8_t f[60];
+
+	udp_frame(f);
+	f[40] = 0x12, f[41] = 0x34; /* the pseudo-header sum, as the host leaves it */
+	deliver(f, 60, &h);
+	cr_assert_eq(rx(p, 2), 1);
+	cr_assert_eq(p[0]->ol_flags & (UNIC_PKT_RX_L4_CKSUM_NONE | UNIC_PKT_RX_L4_CKSUM_GOOD |
+				       UNIC_PKT_RX_L4_CKSUM_BAD),
+		     UNIC_PKT_RX_L4_CKSUM_NONE, "NEEDS_CSUM: ol_flags 0x%" PRIx64, p[0]->ol_flags);
+	cr_assert_eq(((uint8_t *)unic_pkt_data(p[0]))[40], 0x12, "the partial checksum was rewritten");
+	cr_assert_eq(((uint8_t *)unic_pkt_data(p[0]))[41], 0x34, "the partial checksum was rewritten");
+	unic_pkt_free(p[0]);
+}
+
+/* Without the rx checksum offload: no verdict in the flags, and a partial
+ * checksum completed in software (a forwarded packet leaves correct). */
+static void attach_csum_unasked(void)
+{
+	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_GUEST_CSUM) };
+
+	attach(&c, true, NULL);
+	start(256, 1500);
+}
+
+TestSuite(virtio_csum_unasked, .init = attach_csum_unasked, .fini = teardown);
+
+Test(virtio_csum_unasked, a_partial_checksum_is_completed_and_no_flag_is_set)
+{
+	struct fv_net_hdr h = { .flags = FV_HDR_F_NEEDS_CSUM, .csum_start = 34, .csum_offset = 6 };
+	struct fv_net_hdr valid = { .flags = FV_HDR_F_DATA_VALID };
+	struct unic_pkt *p[2];
+	uint8_t f[60];
+	uint32_t s = 0;
+
+	cr_assert(dev->accepted & FV_BIT(FV_F_GUEST_CSUM), "GUEST_CSUM offered and not accepted");
+	udp_frame(f);
+	/* The pseudo-header sum of 10.0.0.1 -> 10.0.0.2, UDP, length 26. */
+	s = 0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 17 + 26;
+	f[40] = (uint8_t)(s >> 8), f[41] = (uint8_t)s;
+	deliver(f, 60, &h);
+	cr_assert_eq(rx(p, 2), 1);
+	cr_assert_eq(p[0]->ol_flags, 0, "no rx checksum offload asked, yet ol_flags 0x%" PRIx64, p[0]->ol_flags);
+	{
+		/* The UDP checksum now verifies: the one's complement sum of
+		 * the pseudo-header and the datagram is 0xffff. */
+		const uint8_t *d = unic_pkt_data(p[0]);
+		uint32_t v = 0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 17 + 26;
+
+		for (unsigned i = 34; i < 60; i += 2)
+			v += (uint32_t)d[i] << 8 | d[i + 1];
+		while (v >> 16)
+			v = (v & 0xffff) + (v >> 16);
+		cr_assert_eq(v, 0xffff, "the completed UDP checksum does not verify (sum 0x%x)", v);
+	}
+	unic_pkt_free(p[0]);
+	deliver(f, 60, &valid);
+	cr_assert_eq(rx(p, 2), 1);
+	cr_assert_eq(p[0]->ol_flags, 0, "DATA_VALID without the offload asked: ol_flags 0x%" PRIx64,
+		     p[0]->ol_flags);
+	unic_pkt_free(p[0]);
+}
+
+/* A device as QEMU's toward a vnet_hdr tap: checksum and GSO both ways. */
+#define FV_FEATURES_QEMU_TAP                                                                       \
+	(FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) | FV_BIT(FV_F_GUEST_CSUM) | FV_BIT(FV_F_HOST_TSO4) | \
+	 FV_BIT(FV_F_HOST_TSO6) | FV_BIT(FV_F_GUEST_TSO4) | FV_BIT(FV_F_GUEST_TSO6))
+#define GUEST_TSO (FV_BIT(FV_F_GUEST_TSO4) | FV_BIT(FV_F_GUEST_TSO6))
+
+static void start_lro(uint64_t rx_offloads)
+{
+	struct unic_port_conf pc = { .sz = sizeof(pc), .nb_rxq = 1, .nb_txq = 1, .mtu = 1500,
+				     .rx_offloads = rx_offloads };
+	int rc = fake_virtio_start(&fk, 256, &pc);
+
+	cr_assert_eq(rc, 0, "start with rx offloads 0x%" PRIx64 ": %d (%s); device error: %s; log: %s", rx_offloads,
+		     rc, strerror(-rc), dev->err, logcap_buf);
+}
+
+static void attach_tap(void)
+{
+	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_TAP };
+
+	attach(&c, true, NULL);
+}
+
+TestSuite(virtio_lro, .init = attach_tap, .fini = teardown);
+
+/* A TCP frame of @p len bytes with headers of IPv4 (or IPv6) and a payload
+ * pattern; the TCP checksum field holds 0xabcd (a partial sum). */
+static void tcp_frame(uint8_t *f, size_t len, bool v6)
+{
+	size_t l3 = v6 ? 40 : 20, ip_len = len - 14;
+
+	memset(f, 0, 14 + l3 + 20);
+	memcpy(f, "\x52\x54\x00\x12\x34\x56\x02\x00\x00\x00\x00\x01", 12);
+	if (v6) {
+		f[12] = 0x86, f[13] = 0xdd, f[14] = 0x60;
+		f[18] = (uint8_t)((ip_len - 40) >> 8), f[19] = (uint8_t)(ip_len - 40);
+		f[20] = 6, f[21] = 64;
+		f[22] = 0xfd, f[37] = 1, f[38] = 0xfd, f[53] = 2;
+	} else {
+		f[12] = 0x08, f[13] = 0x00, f[14] = 0x45;
+		f[16] = (uint8_t)(ip_len >> 8), f[17] = (uint8_t)ip_len;
+		f[22] = 64, f[23] = 6;
+		memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	}
+	f[14 + l3 + 12] = 0x50;
+	f[14 + l3 + 16] = 0xab, f[14 + l3 + 17] = 0xcd;
+	for (size_t i = 14 + l3 + 20; i < len; i++)
+		f[i] = (uint8_t)(i * 7 + (i >> 8));
+}
+
+Test(virtio_lro, a_64_kib_gso_frame_arrives_as_one_chain_flagged_lro_with_its_segment_size)
+{
+	static uint8_t f[14 + 65535], got[14 + 65535 + 64];
+	static const struct {
+		bool v6;
+		uint8_t type;
+		uint16_t mss;
+	} c[] = { { false, FV_GSO_TCPV4, 1448 }, { true, FV_GSO_TCPV6, 1428 } };
+	struct unic_pkt *p[2];
+
+	start_lro(UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER);
+	cr_assert_eq(dev->accepted & GUEST_TSO, GUEST_TSO, "LRO asked, GUEST_TSO4/6 not negotiated (0x%" PRIx64 ")",
+		     dev->accepted);
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(c); i++) {
+		size_t len = sizeof(f);
+		uint16_t l3 = c[i].v6 ? 40 : 20;
+		struct fv_net_hdr h = { .flags = FV_HDR_F_NEEDS_CSUM, .gso_type = c[i].type,
+					.hdr_len = (uint16_t)(14 + l3 + 20), .gso_size = c[i].mss,
+					.csum_start = (uint16_t)(14 + l3), .csum_offset = 16 };
+
+		tcp_frame(f, len, c[i].v6);
+		deliver(f, len, &h);
+		cr_assert_eq(rx(p, 2), 1, "case %u: the %zu-byte GSO frame did not arrive; log: %s", i, len, logcap_buf);
+		cr_assert_eq(p[0]->pkt_len, len, "case %u: pkt_len %" PRIu32, i, p[0]->pkt_len);
+		cr_assert_geq(p[0]->nb_segs, 32, "case %u: %u segments for 64 KiB in 2 KiB buffers", i, p[0]->nb_segs);
+		pkt_bytes(p[0], got, sizeof(got));
+		cr_assert_arr_eq(got, f, len, "case %u: bytes differ", i);
+		cr_assert_eq(p[0]->ol_flags & (UNIC_PKT_RX_LRO | UNIC_PKT_RX_L4_CKSUM_NONE | UNIC_PKT_RX_L4_CKSUM_GOOD),
+			     UNIC_PKT_RX_LRO | UNIC_PKT_RX_L4_CKSUM_NONE, "case %u: ol_flags 0x%" PRIx64, i,
+			     p[0]->ol_flags);
+		cr_assert_eq(p[0]->tso_segsz, c[i].mss, "case %u: tso_segsz %u", i, p[0]->tso_segsz);
+		unic_pkt_free(p[0]);
+	}
+	cr_assert_eq(xstat("rx_q0_lro"), 2);
+	/* An MTU-sized frame after them: no LRO flag, no segment size. */
+	tcp_frame(f, 1514, false);
+	deliver(f, 1514, NULL);
+	cr_assert_eq(rx(p, 2), 1);
+	cr_assert_eq(p[0]->ol_flags & UNIC_PKT_RX_LRO, 0);
+	cr_assert_eq(p[0]->tso_segsz, 0, "a plain frame after an LRO one kept tso_segsz %u", p[0]->tso_segsz);
+	unic_pkt_free(p[0]);
+	assert_device_happy();
+}
+
+Test(virtio_lro, guest_tso_is_negotiated_only_when_lro_is_asked_and_offered_either_way)
+{
+	struct unic_port_info info;
+
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(unic_port_info_get(fk.port, &info), 0);
+	cr_assert(info.rx_offload_capa & UNIC_RX_OFFLOAD_TCP_LRO, "tcp_lro not in the capabilities");
+	start_lro(UNIC_RX_OFFLOAD_TCP_CKSUM);
+	cr_assert_eq(dev->accepted & GUEST_TSO, 0, "LRO not asked, yet GUEST_TSO negotiated (0x%" PRIx64 ")",
+		     dev->accepted);
+	cr_assert_eq(unic_port_info_get(fk.port, &info), 0);
+	cr_assert(info.rx_offload_capa & UNIC_RX_OFFLOAD_TCP_LRO, "a start without LRO took tcp_lro off the capabilities");
+	unic_port_stop(fk.port);
+	start_lro(UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER);
+	cr_assert_eq(dev->accepted & GUEST_TSO, GUEST_TSO);
+}
+
+Test(virtio_lro, lro_without_scatter_is_refused_naming_scatter)
+{
+	struct unic_port_conf pc = { .sz = sizeof(pc), .nb_rxq = 1, .nb_txq = 1,
+				     .rx_offloads = UNIC_RX_OFFLOAD_TCP_LRO };
+
+	logcap_start(UNIC_LOG_ERR, 0);
+	cr_assert_eq(unic_port_configure(fk.port, &pc), -EINVAL);
+	cr_assert(logcap_has("scatter"), "the error does not name scatter: %s", logcap_buf);
+}
+
+Test(virtio_lro, rx_buffers_too_few_to_hold_a_64_kib_frame_are_refused_at_start)
+{
+	struct unic_pktpool_conf ppc = { .sz = sizeof(ppc), .name = "small", .count = 512, .dataroom = 512,
+					 .mem = fk.mem };
+	struct unic_port_conf pc = { .sz = sizeof(pc), .nb_rxq = 1, .nb_txq = 1,
+				     .rx_offloads = UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER };
+	struct unic_rxq_conf rq = { .sz = sizeof(rq), .nb_desc = 64, .numa_node = -1 };
+	struct unic_txq_conf tq = { .sz = sizeof(tq), .numa_node = -1 };
+	struct unic_pool *small = unic_pktpool_create(&ppc);
+
+	cr_assert_not_null(small);
+	rq.pool = small;
+	logcap_start(UNIC_LOG_ERR, 0);
+	cr_assert_eq(unic_port_configure(fk.port, &pc), 0, "log: %s", logcap_buf);
+	cr_assert_eq(unic_port_rx_queue_setup(fk.port, 0, &rq), 0, "log: %s", logcap_buf);
+	cr_assert_eq(unic_port_tx_queue_setup(fk.port, 0, &tq), 0);
+	/* 64 descriptors of 512-byte buffers: a device would wait forever
+	 * for room for a 64 KiB frame. */
+	cr_assert_eq(unic_port_start(fk.port), -EINVAL, "started a queue that cannot hold a GSO frame");
+	cr_assert(logcap_has("use more rx descriptors or a larger data room"), "log: %s", logcap_buf);
+	cr_assert_eq(unic_port_rx_queue_setup(fk.port, 0, &(struct unic_rxq_conf){ .sz = sizeof(rq), .nb_desc = 64,
+										    .numa_node = -1, .pool = fk.pool }),
+		     0);
+	cr_assert_eq(unic_port_start(fk.port), 0, "64 buffers of 2 KiB hold one: log %s", logcap_buf);
+	unic_port_stop(fk.port);
+	unic_port_rx_queue_setup(fk.port, 0, &(struct unic_rxq_conf){ .sz = sizeof(rq), .numa_node = -1,
+								       .pool = fk.pool });
+	unic_pool_destroy(small);
+}
+
+Test(virtio_lro, a_device_without_mergeable_buffers_offers_no_lro)
+{
+	struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_TAP & ~FV_BIT(FV_F_MRG_RXBUF) };
+	struct unic_port_info info;
+
+	fake_virtio_destroy(&fk);
+	attach(&c, true, NULL);
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(unic_port_info_get(fk.port, &info), 0);
+	cr_assert_eq(info.rx_offload_capa & UNIC_RX_OFFLOAD_TCP_LRO, 0,
+		     "LRO offered without mergeable buffers: a 64 KiB frame would need 64 KiB buffers");
+}
+
+/* Malicious: GSO frames the driver did not ask for, or of a kind it did not
+ * negotiate, are dropped and counted; the frames behind them arrive. */
+Test(virtio_lro, gso_frames_not_negotiated_or_malformed_are_dropped_counted_and_the_queue_carries_on)
+{
+	static uint8_t f[4000];
+	struct fv_net_hdr bad[] = {
+		{ .flags = FV_HDR_F_NEEDS_CSUM, .gso_type = FV_GSO_UDP, .gso_size = 1000, .csum_start = 34, .csum_offset = 6 },
+		{ .flags = FV_HDR_F_NEEDS_CSUM, .gso_type = FV_GSO_TCPV4 | FV_GSO_ECN, .gso_size = 1000, .csum_start = 34, .csum_offset = 16 },
+		{ .flags = FV_HDR_F_NEEDS_CSUM, .gso_type = FV_GSO_TCPV4, .gso_size = 0, .csum_start = 34, .csum_offset = 16 },
+		{ .gso_type = 0x42, .gso_size = 1000 },
+	};
+	struct unic_pkt *p[4];
+
+	start_lro(UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER);
+	tcp_frame(f, sizeof(f), false);
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(bad); i++) {
+		deliver(f, sizeof(f), &bad[i]);
+		cr_assert_eq(rx(p, 4), 0, "bad GSO header %u: a packet was delivered", i);
+	}
+	cr_assert_eq(xstat("rx_q0_gso_errors"), UNIC_ARRAY_SIZE(bad));
+	/* Without LRO asked, even a well-formed GSO frame is one the device
+	 * must not send (GUEST_TSO4 not negotiated). */
+	unic_port_stop(fk.port);
+	start_lro(0);
+	{
+		struct fv_net_hdr h = { .flags = FV_HDR_F_NEEDS_CSUM, .gso_type = FV_GSO_TCPV4, .gso_size = 1000,
+					.csum_start = 34, .csum_offset = 16 };
+
+		deliver(f, 1000, &h);
+		cr_assert_eq(rx(p, 4), 0, "a GSO frame arrived on a port that did not ask for LRO");
+		cr_assert_eq(xstat("rx_q0_gso_errors"), UNIC_ARRAY_SIZE(bad) + 1, "counted %" PRIu64,
+			     xstat("rx_q0_gso_errors"));
+	}
+	/* An over-MTU frame without GSO is oversize, LRO or not. */
+	unic_port_stop(fk.port);
+	start_lro(UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER);
+	deliver(f, sizeof(f), NULL);
+	cr_assert_eq(rx(p, 4), 0, "a 4000-byte frame without GSO passed an MTU of 1500");
+	cr_assert_eq(xstat("rx_q0_oversize"), 1);
+	behaves_again();
+}

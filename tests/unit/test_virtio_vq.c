@@ -212,6 +212,19 @@ Test(virtio_features, what_needs_the_control_queue_is_not_taken_without_it)
 	cr_expect_eq(virtio_features_wanted(base | ctrl | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ), false) & ctrl, ctrl);
 }
 
+Test(virtio_features, guest_tso_is_taken_only_with_guest_csum_and_mergeable_buffers)
+{
+	uint64_t gtso = VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6);
+	uint64_t base = VIRTIO_BIT(VIRTIO_F_VERSION_1) | gtso;
+	uint64_t csum = VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM), mrg = VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
+
+	cr_expect_eq(virtio_features_wanted(base, false) & gtso, 0);
+	cr_expect_eq(virtio_features_wanted(base | csum, false) & gtso, 0, "64 KiB frames without mergeable buffers");
+	cr_expect_eq(virtio_features_wanted(base | mrg, false) & gtso, 0, "GUEST_TSO without GUEST_CSUM (5.1.3.1)");
+	cr_expect_eq(virtio_features_wanted(base | csum | mrg, false) & gtso, gtso);
+	cr_expect_eq(virtio_features_wanted(~0ull, false) & VIRTIO_BIT(VIRTIO_NET_F_GUEST_ECN), 0);
+}
+
 Test(virtio_features, packed_rings_and_multi_queue_are_not_taken_yet)
 {
 	uint64_t f = virtio_features_wanted(~0ull, true);

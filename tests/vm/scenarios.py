@@ -56,6 +56,15 @@ UIO = Topology(access='uio', nics=(
 OFFLOAD_CASES = ('tso4:1400:60000', 'tso6:1380:60000', 'tcp4:1000', 'udp4:1000',
                  'tcp6:1000', 'udp6:1000')
 
+# Receive offloads from a vnet_hdr tap (vfio-aw48, nic3 on unic2): the
+# host's peer writes each case into the tap behind a virtio-net header
+# (rig/peer.py), the guest checks what unic receives (vm_offload.c): a
+# 60 000-byte GSO frame as one LRO packet with its MSS (IPv4, IPv6), a
+# partial checksum flagged "not computed", and, with the port restarted
+# without LRO, a GSO frame the host cuts into MSS-sized packets.
+RX_OFFLOAD_CASES = ('lro4:1448:60000', 'lro6:1428:60000', 'csum4:1000', 'csum6:1000',
+                    'nolro4:1448:14480')
+
 # unic-devbind checks: shell one-liners (a plan line is one line).  bdf NICn
 # is the NIC's PCI address, drv BDF its bound driver ("none"), want BDF DRV
 # fails with both when they differ; set -x shows each step in the log.
@@ -128,8 +137,9 @@ _NONROOT = (
 )
 
 
-# unic-testpmd on the two e1000e of vfio-hub (nic0, nic1 on hub 0): one batch
-# a check, its output and one line per assertion in the log.
+# unic-testpmd on the two e1000e of vfio-hub (nic0, nic1 on hub 0), then on
+# nic0 and the virtio-net (nic2, hub 0): one batch a check, its output and
+# one line per assertion in the log.
 TESTPMD_BIN = ('apps/unic-testpmd', 'tests/vm/guest/unic-testpmd-rig')
 
 
@@ -196,6 +206,12 @@ BOOTS = [
                  criterion('napi', 'tests/vm/guest/test_napi', timeout=600),
                  Check('napi-report', 'cat /tmp/napi-report.txt'),
              )),
+             # The testpmd batches on nic0 and the virtio-net (nic2): after
+             # the e1000e and napi scenarios, whose exact counts on nic1
+             # would see the frames QEMU queues for it meanwhile.
+             Scenario('testpmd-virtio', tuple(
+                 testpmd_check(n) for n in ('virtio-link', 'virtio-stats', 'virtio-csum', 'virtio-detach')
+             )),
              # pmd/virtio against QEMU's virtio-net-pci and unic's e1000e
              # across hub 0.  Last: its frames are queued by QEMU for the
              # e1000e that no process has open.
@@ -216,6 +232,21 @@ BOOTS = [
              Scenario('bus', (
                  criterion('bus', 'tests/vm/guest/test_bus',
                            excluded=VIRTIO_BUS + BUS_KERNEL_DRIVER),
+             )),
+             # pmd/virtio toward the vnet_hdr tap unic2 (nic3, one queue
+             # pair): the uio boot's TSO and checksum cases judged on the
+             # host (rig/offload.py), then receive GSO and checksum state
+             # from the host, judged in the guest.
+             Scenario('virtio-offload', (
+                 Check('tso-csum-lro', 'vm-offload -t unic2 $(unic-vm nics | awk \'$1 == "nic3" { print $2 }\') '
+                       + ' '.join(OFFLOAD_CASES + RX_OFFLOAD_CASES), binaries=('tests/vm/guest/vm-offload',),
+                       offload=('unic2', OFFLOAD_CASES), timeout=180),
+             )),
+             # tools/demo --nic virtio: the apps over pmd/virtio, one link
+             # (hub 1): unic-pktgen on nic1, unic-l2fwd on nic2 sending
+             # back; both apps' reports on the host.
+             Scenario('demo', (
+                 apps_check('virtio', 'demo -r 500pps -1 nic1 nic2', timeout=120, show=True),
              )),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',

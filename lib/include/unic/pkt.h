@@ -37,6 +37,15 @@ struct unic_pool;
 #define UNIC_PKT_RX_VLAN           (1ull << 4) /**< vlan_tci is valid */
 #define UNIC_PKT_RX_VLAN_STRIPPED  (1ull << 5) /**< and the tag was removed */
 #define UNIC_PKT_RX_RSS_HASH       (1ull << 6) /**< rss_hash is valid */
+/** The TCP/UDP checksum field was not computed (it holds the pseudo-header
+ *  sum) but the data is intact: the sending host vouched for it (a virtual
+ *  NIC's partial checksum, an LRO packet). Neither good nor bad: complete it
+ *  (or ask the tx checksum offload) before the packet leaves this host.
+ *  DPDK's RTE_MBUF_F_RX_L4_CKSUM_NONE. */
+#define UNIC_PKT_RX_L4_CKSUM_NONE  (1ull << 7)
+/** Several TCP segments received as one chained packet
+ *  (UNIC_RX_OFFLOAD_TCP_LRO): tso_segsz holds the sender's segment size. */
+#define UNIC_PKT_RX_LRO            (1ull << 8)
 /* Transmit: set by the application. */
 #define UNIC_PKT_TX_IPV4           (1ull << 32) /**< the packet is IPv4 (for the offloads below) */
 #define UNIC_PKT_TX_IPV6           (1ull << 33) /**< the packet is IPv6 */
@@ -69,7 +78,7 @@ struct unic_pkt {
 	uint16_t port;           /**< receive: the port id it came from */
 	uint16_t queue;          /**< receive: the rx queue it came from */
 	uint16_t nb_segs;        /**< segments in the chain (first segment) */
-	uint16_t tso_segsz;      /**< TSO: payload bytes per segment */
+	uint16_t tso_segsz;      /**< TSO: payload bytes per segment; rx with UNIC_PKT_RX_LRO: the sender's */
 	uint8_t l2_len;          /**< tx offloads: Ethernet header bytes (VLAN tag included) */
 	uint8_t l3_len;          /**< tx offloads: IP header bytes */
 	uint8_t l4_len;          /**< TSO: TCP header bytes */

@@ -59,6 +59,10 @@ struct unic_pool;
 #define UNIC_RX_OFFLOAD_TCP_CKSUM   (1ull << 4) /**< check TCP checksums */
 #define UNIC_RX_OFFLOAD_RSS_HASH    (1ull << 5) /**< store the RSS hash in the packet */
 #define UNIC_RX_OFFLOAD_SCATTER     (1ull << 6) /**< frames over one buffer, chained */
+/** Take large TCP packets as one chained packet of up to 64 KiB
+ *  (UNIC_PKT_RX_LRO, tso_segsz; virtio-net: the host's GSO frames). Needs
+ *  UNIC_RX_OFFLOAD_SCATTER. */
+#define UNIC_RX_OFFLOAD_TCP_LRO     (1ull << 7)
 /* Transmit offloads (struct unic_port_conf tx_offloads, info tx_offload_capa). */
 #define UNIC_TX_OFFLOAD_VLAN_INSERT (1ull << 16) /**< insert the packet's 802.1Q tag */
 #define UNIC_TX_OFFLOAD_IPV4_CKSUM  (1ull << 17) /**< fill in IPv4 header checksums */

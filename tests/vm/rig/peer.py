@@ -8,6 +8,12 @@ waits for QEMU to create the tap, sets it up, prints "ready" and writes
 every frame the tap receives to PCAP until SIGTERM.  A line "send RUN CHECK
 COUNT" on stdin makes it send COUNT broadcast frames tagged like the guest's
 (EtherType 0x88b5, payload "unic-vm RUN CHECK SEQ", see rig/frames.py).
+A line "gso RUN CHECK CASE IDX" makes it send one TCP frame into the tap
+through a packet socket with PACKET_VNET_HDR, behind the virtio-net header
+the case asks for (rx_frame below): the kernel hands a GSO frame to the tap
+as one frame when the tap's offloads (TUNSETOFFLOAD, set by QEMU from what
+the guest negotiated) include TSO, and cuts it into MSS-sized segments when
+they do not.
 
 It also plays the host that forwards the guest's traffic: the tap and one
 end (IFNAME-fa) of a veth pair are ports of a bridge (IFNAME-br), the veth
@@ -116,6 +122,64 @@ def set_up(ifname):
         fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack('16sH14x', name, flags | IFF_UP))
 
 
+# Receive-offload cases (guest/vm_offload.c, which checks what arrives):
+#   lro4:MSS:LEN lro6:MSS:LEN     LEN TCP payload bytes in one GSO frame
+#   nolro4:MSS:LEN nolro6:MSS:LEN (TCPV4/TCPV6, gso_size MSS), NEEDS_CSUM
+#   csum4:LEN csum6:LEN           one frame, NEEDS_CSUM, no GSO
+# Case IDX: 10.55.0.2 -> 10.55.0.1 (fd00:55::2 -> fd00:55::1), TCP port 5001
+# -> 42000 + IDX, sequence number 1000000, broadcast destination; payload
+# "unic-vm RUN CHECK IDX\n" then payload_byte(k) for payload offset k. The
+# checksum field holds the pseudo-header sum, as a host's partial checksum does.
+RX_SPORT, RX_DPORT_BASE, RX_SEQ = 5001, 42000, 1000000
+VNET_F_NEEDS_CSUM, GSO_NONE, GSO_TCPV4, GSO_TCPV6 = 1, 0, 1, 4
+
+
+def payload_byte(k):
+    return (k * 7 + (k >> 8) * 13 + 0x21) & 0xff
+
+
+def _sum16(data, s=0):
+    if len(data) % 2:
+        data += b'\0'
+    for i in range(0, len(data), 2):
+        s += data[i] << 8 | data[i + 1]
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def rx_frame(run_id, check, word, idx):
+    """The virtio-net header (10 bytes, little-endian) and the frame."""
+    parts = word.split(':')
+    kind = parts[0]
+    if kind not in ('lro4', 'lro6', 'nolro4', 'nolro6', 'csum4', 'csum6'):
+        raise ValueError('bad receive-offload case %r' % word)
+    v6, gso = kind.endswith('6'), not kind.startswith('csum')
+    mss, length = (int(parts[1]), int(parts[2])) if gso else (0, int(parts[1]))
+    tag = ('unic-vm %s %s %d\n' % (run_id, check, idx)).encode()
+    payload = bytearray(tag[:length])
+    payload += bytes(payload_byte(k) for k in range(len(payload), length))
+    tcp_len = 20 + length
+    if v6:
+        src, dst = bytes.fromhex('fd000055' + '00' * 11 + '02'), bytes.fromhex('fd000055' + '00' * 11 + '01')
+        l3 = struct.pack('!IHBB', 0x60000000, tcp_len, 6, 64) + src + dst
+        pseudo = src + dst + struct.pack('!IxxxB', tcp_len, 6)
+        ethertype = 0x86dd
+    else:
+        src, dst = bytes([10, 55, 0, 2]), bytes([10, 55, 0, 1])
+        l3 = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + tcp_len, idx & 0xffff, 0x4000, 64, 6, 0, src, dst)
+        l3 = l3[:10] + struct.pack('!H', 0xffff - _sum16(l3)) + l3[12:]
+        pseudo = src + dst + struct.pack('!xBH', 6, tcp_len)
+        ethertype = 0x0800
+    tcp = struct.pack('!HHIIBBHHH', RX_SPORT, RX_DPORT_BASE + idx, RX_SEQ, 0, 5 << 4, 0x18, 65535,
+                      _sum16(pseudo), 0)
+    frame = b'\xff' * 6 + HOST_MAC + struct.pack('!H', ethertype) + l3 + tcp + bytes(payload)
+    l4 = 14 + len(l3)
+    hdr = struct.pack('<BBHHHH', VNET_F_NEEDS_CSUM, (GSO_TCPV6 if v6 else GSO_TCPV4) if gso else GSO_NONE,
+                      l4 + 20 if gso else 0, mss, l4, 16)
+    return hdr + frame
+
+
 def send(sock, run_id, check, count):
     for seq in range(count):
         payload = ('unic-vm %s %s %d' % (run_id, check, seq)).encode()
@@ -150,6 +214,12 @@ def main():
                 words = line.decode().split()
                 if len(words) == 4 and words[0] == 'send':
                     send(sock, words[1], words[2], int(words[3]))
+                elif len(words) == 5 and words[0] == 'gso':
+                    try:
+                        vnet.send(rx_frame(words[1], words[2], words[3], int(words[4])))
+                    except (ValueError, OSError) as e:
+                        # The guest waits for it and fails, saying so.
+                        print('peer %s: %s: %s' % (ifname, line.decode(), e), file=sys.stderr, flush=True)
         for s in (sock, vnet, segs):
             while s in ready:       # everything it holds
                 try:

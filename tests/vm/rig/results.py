@@ -9,6 +9,11 @@ that means something is a frame or belongs to one:
     ! a line the check printed on stderr
     @@unic-vm send RUN CHECK TAP COUNT     (inside a check) the check asks the
                                            host to send COUNT tagged frames on TAP
+    @@unic-vm gso RUN CHECK TAP CASE IDX   (inside a check) the check asks the
+                                           host to send receive-offload case
+                                           CASE (number IDX) into TAP: a TCP
+                                           frame behind a virtio-net header
+                                           (rig/peer.py)
     @@unic-vm link RUN CHECK NIC on|off    (inside a check) the check asks the
                                            host to set NIC's link (QEMU monitor
                                            set_link)
@@ -49,6 +54,7 @@ class Stream:
     noise: List[str] = field(default_factory=list)
     sends: List[tuple] = field(default_factory=list)   # (check, tap, count)
     links: List[tuple] = field(default_factory=list)   # (check, nic, 'on' or 'off')
+    gsos: List[tuple] = field(default_factory=list)    # (check, tap, case, index)
 
 
 def parse_stream(text, run_id):
@@ -75,6 +81,9 @@ def parse_stream(text, run_id):
                 count = _int(args[2])
                 if count is not None and count > 0:
                     s.sends.append((args[0], args[1], count))
+            elif (kind == 'gso' and len(args) == 4 and current and args[0] == current.name
+                  and re.fullmatch(r'[a-z0-9]+(:\d+)+', args[2]) and _int(args[3]) is not None):
+                s.gsos.append((args[0], args[1], args[2], _int(args[3])))
             elif (kind == 'link' and len(args) == 3 and current and args[0] == current.name
                   and re.fullmatch(r'nic\d+', args[1]) and args[2] in ('on', 'off')):
                 s.links.append((args[0], args[1], args[2]))

@@ -120,7 +120,7 @@ def _watch(proc, boot, run_id, console, res_path, peers, mon, slack):
     requests for frames on a tap and for link changes (monitor); returns
     why it was stopped, a results.Stop (None: it finished by itself)."""
     watch = Watch(boot, boot.plan(), slack)
-    served = links = 0
+    served = links = gsos = 0
     while proc.poll() is None:
         stream = results.parse_stream(_read(res_path), run_id)
         for check, tap, count in stream.sends[served:]:
@@ -128,6 +128,11 @@ def _watch(proc, boot, run_id, console, res_path, peers, mon, slack):
             if problem:
                 return results.Stop('error', problem)
         served = len(stream.sends)
+        for check, tap, case, index in stream.gsos[gsos:]:
+            problem = peers.gso(tap, run_id, check, case, index)
+            if problem:
+                return results.Stop('error', problem)
+        gsos = len(stream.gsos)
         for check, nic, state in stream.links[links:]:
             problem = monitor.set_link(mon, nic, state)
             log('%s: set_link %s %s%s' % (check, nic, state, (': ' + problem) if problem else ''))
@@ -185,6 +190,15 @@ class Peers:
         if p is None:
             return 'check %s asked for frames on %s, which is no tap of this boot' % (check, tap)
         p.stdin.write('send %s %s %d\n' % (run_id, check, count))
+        p.stdin.flush()
+        return None
+
+    def gso(self, tap, run_id, check, case, index):
+        """Has the peer of tap send receive-offload case number index."""
+        p = self.procs.get(tap)
+        if p is None:
+            return 'check %s asked for a frame on %s, which is no tap of this boot' % (check, tap)
+        p.stdin.write('gso %s %s %s %d\n' % (run_id, check, case, index))
         p.stdin.flush()
         return None
 

@@ -121,6 +121,29 @@ class ParseAndEvaluate(unittest.TestCase):
                       '@@unic-vm send %s smoke/vfio unic0 7' % RUN, BIND_OK[2])
         self.assertEqual(results.parse_stream(text, RUN).sends, [('setup/bind', 'unic0', 20)])
 
+    def test_gso_requests_count_only_inside_their_check_with_a_case_and_an_index(self):
+        text = stream(HELLO, '@@unic-vm gso %s setup/bind unic2 lro4:1448:60000 0' % RUN, *BIND_OK[:2],
+                      '@@unic-vm gso %s setup/bind unic2 lro4:1448:60000 0' % RUN,
+                      '@@unic-vm gso %s setup/bind unic2 csum6:1000 x' % RUN,
+                      '@@unic-vm gso %s setup/bind unic2 rm;-rf 1' % RUN,
+                      '@@unic-vm gso %s smoke/vfio unic2 csum4:100 2' % RUN, BIND_OK[2])
+        self.assertEqual(results.parse_stream(text, RUN).gsos,
+                         [('setup/bind', 'unic2', 'lro4:1448:60000', 0)])
+
+    def test_peer_builds_a_gso_frame_with_its_header_and_tagged_payload(self):
+        import rig.peer as peer
+        import struct
+        hdr_frame = peer.rx_frame(RUN, 'a/b', 'lro6:1428:3000', 2)
+        flags, gso, hdr_len, gso_size, start, off = struct.unpack('<BBHHHH', hdr_frame[:10])
+        self.assertEqual((flags, gso, hdr_len, gso_size, start, off), (1, 4, 74, 1428, 54, 16))
+        frame = hdr_frame[10:]
+        self.assertEqual(len(frame), 74 + 3000)
+        self.assertTrue(frame[74:].startswith(('unic-vm %s a/b 2\n' % RUN).encode()))
+        self.assertEqual(frame[74 + 2999], peer.payload_byte(2999))
+        self.assertEqual(struct.unpack('!H', frame[54 + 2:54 + 4])[0], 42002)
+        with self.assertRaises(ValueError):
+            peer.rx_frame(RUN, 'a/b', 'tso9:1:1', 0)
+
     def test_link_requests_count_only_inside_their_check_and_only_on_or_off(self):
         text = stream(HELLO, '@@unic-vm link %s setup/bind nic0 off' % RUN, *BIND_OK[:2],
                       '@@unic-vm link %s setup/bind nic0 off' % RUN,
