@@ -205,10 +205,11 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 }
 
 /*
- * What the driver takes when the device offers it. Not taken (yet): the
- * control queue and what needs it (CTRL_*, MQ, RSS, GUEST_ANNOUNCE),
- * HASH_REPORT (a 20-byte header), RING_PACKED, IN_ORDER, INDIRECT_DESC,
- * the guest TSO features (they need 64 KiB receive chains), UFO and ECN.
+ * What the driver takes when the device offers it. MQ, RSS and
+ * HASH_REPORT go through the control queue: taken only with CTRL_VQ
+ * (5.1.3.1). Not taken (yet): GUEST_ANNOUNCE, RING_PACKED, IN_ORDER,
+ * INDIRECT_DESC, the guest TSO features (they need 64 KiB receive chains),
+ * UFO and ECN.
  */
 #define VIRTIO_FEATURES_SUPPORTED                                                   \
 	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) |     \
@@ -216,7 +217,9 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 	 VIRTIO_BIT(VIRTIO_NET_F_MTU) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) |         \
 	 VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_CSUM) |            \
 	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) |  \
-	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX))
+	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) |  \
+	 VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |                 \
+	 VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
 
 uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 {
@@ -226,6 +229,10 @@ uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 	/* TSO needs the checksum offload it rides on (5.1.3.1). */
 	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_CSUM)))
 		f &= ~(VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6));
+	/* Multi-queue, RSS and hash reports are set up by control commands. */
+	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
+		f &= ~(VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |
+		       VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT));
 	return f;
 }
 
@@ -402,8 +409,9 @@ int virtio_hw_queue_setup(struct virtio_hw *hw, struct virtio_vq *vq, uint16_t m
 	if (msix_vector != VIRTIO_MSI_NO_VECTOR && vec != msix_vector) {
 		/* 4.1.5.1.2: NO_VECTOR read back means the device could not
 		 * give the queue that vector. */
-		UNIC_PORT_LOG(hw->port, ERR, "virtqueue %u: the device did not take MSI-X vector %u (reads back %u)",
-			      vq->index, msix_vector, vec);
+		UNIC_PORT_LOG(hw->port, ERR, "%s queue %u (virtqueue %u) lost its interrupt: the device did not take MSI-X vector %u (reads back %u%s); give the device more vectors (QEMU: vectors=2N+2 for N pairs) or use rx mode poll",
+			      vq->index % 2 ? "tx" : "rx", vq->index / 2, vq->index, msix_vector, vec,
+			      vec == VIRTIO_MSI_NO_VECTOR ? ", NO_VECTOR" : "");
 		return -EIO;
 	}
 	noff = vio_read16(hw, VIRTIO_REGION_COMMON, VIRTIO_COMMON_Q_NOFF);

@@ -309,6 +309,7 @@ static void rx_rig_init(struct rx_rig *r, uint16_t size)
 	r->rxq.sw_ring = calloc(size, sizeof(*r->rxq.sw_ring));
 	r->rxq.pool = r->pool;
 	r->rxq.headroom = r->pool->pkt_headroom;
+	r->rxq.hdr_len = sizeof(struct virtio_net_hdr);
 	r->rxq.buf_len = r->pool->pkt_dataroom + (uint32_t)sizeof(struct virtio_net_hdr);
 	r->rxq.max_frame = 9018;
 	r->rxq.mrg = true;
@@ -417,7 +418,7 @@ Test(virtio_tx, a_tso_packet_gets_its_gso_header_a_whole_ip_header_and_the_seed_
 	struct virtio_hw hw = { 0 };
 	uint16_t notify = 0, size = 16;
 	struct virtio_txq txq = { 0 };
-	size_t len = virtio_vq_bytes(size, (size_t)size * sizeof(struct virtio_net_hdr));
+	size_t len = virtio_vq_bytes(size, (size_t)size * sizeof(struct virtio_net_hdr_hash));
 	struct unic_pool *pool;
 	struct unic_pkt *p;
 	uint8_t *d, *iph;
@@ -437,7 +438,8 @@ Test(virtio_tx, a_tso_packet_gets_its_gso_header_a_whole_ip_header_and_the_seed_
 	txq.vq.hw = &hw;
 	txq.sw_ring = calloc(size, sizeof(*txq.sw_ring));
 	txq.chain_len = calloc(size, sizeof(*txq.chain_len));
-	txq.hdrs = (volatile struct virtio_net_hdr *)((uint8_t *)txq.vq.dma.va + virtio_vq_bytes(size, 0));
+	txq.hdrs = (volatile struct virtio_net_hdr_hash *)((uint8_t *)txq.vq.dma.va + virtio_vq_bytes(size, 0));
+	txq.hdr_len = sizeof(struct virtio_net_hdr);
 	txq.csum = txq.tso4 = txq.tso6 = true;
 
 	/* Ethernet, IPv4 (20), TCP (20), 1500 bytes of payload: cut at 500. */
@@ -463,7 +465,7 @@ Test(virtio_tx, a_tso_packet_gets_its_gso_header_a_whole_ip_header_and_the_seed_
 	head = txq.vq.free_head;
 	cr_assert_eq(virtio_tx_burst(&txq, &p, 1), 1);
 	cr_assert_eq(unic_counter_read(&txq.cnt.errors), 0, "the packet was refused");
-	h = &txq.hdrs[head];
+	h = &txq.hdrs[head].hdr;
 	cr_expect_eq(h->flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
 	cr_expect_eq(h->gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
 	cr_expect_eq(h->gso_size, 500);
