@@ -217,22 +217,28 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 	 VIRTIO_BIT(VIRTIO_NET_F_MTU) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) |         \
 	 VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_CSUM) |            \
 	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) |  \
-	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) |  \
-	 VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |                 \
-	 VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
+	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) | \
+	 VIRTIO_FEATURES_CTRL | VIRTIO_FEATURES_MQ)
+/* The control queue (virtio_ctrl.c). */
+#define VIRTIO_FEATURES_CTRL (VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
+/* Multi-queue, RSS and hash reports, set up by control commands. */
+#define VIRTIO_FEATURES_MQ                                                          \
+	(VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
 
 uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 {
 	uint64_t f = offered & VIRTIO_FEATURES_SUPPORTED;
 
 	(void)iommu; /* ACCESS_PLATFORM is taken when offered either way (6.1) */
+	/* What needs the control queue comes with it (5.1.3.1). */
+	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
+		f &= ~(VIRTIO_FEATURES_CTRL);
 	/* TSO needs the checksum offload it rides on (5.1.3.1). */
 	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_CSUM)))
 		f &= ~(VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6));
 	/* Multi-queue, RSS and hash reports are set up by control commands. */
 	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
-		f &= ~(VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |
-		       VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT));
+		f &= ~VIRTIO_FEATURES_MQ;
 	return f;
 }
 
@@ -329,7 +335,7 @@ int virtio_hw_init(struct virtio_hw *hw, bool iommu)
 	}
 	/* Step 4: the subset the driver understands; step 5-6: FEATURES_OK,
 	 * read back (the device clears it when it refuses the subset). */
-	want = virtio_features_wanted(hw->dev_features, iommu);
+	want = virtio_features_wanted(hw->dev_features, iommu) & ~hw->features_off;
 	hw_driver_features_set(hw, want);
 	virtio_hw_status_set(hw, VIRTIO_STATUS_FEATURES_OK);
 	st = virtio_hw_status(hw);

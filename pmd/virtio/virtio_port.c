@@ -377,6 +377,7 @@ static void virtio_stop(struct unic_port *port)
 	 * buffer goes back to its pool. */
 	if (!virtio_hw_off(vp))
 		(void)virtio_hw_reset(&vp->hw);
+	virtio_ctrl_stop(&vp->hw);
 	virtio_intr_off(port);
 	for (uint16_t q = 0; q < VIRTIO_MAX_PAIRS; q++) {
 		virtio_rxq_drain(&vp->rxq[q]);
@@ -456,6 +457,9 @@ static int virtio_start(struct unic_port *port)
 		if (rc < 0)
 			goto fail;
 	}
+	rc = virtio_ctrl_setup(hw);
+	if (rc < 0)
+		goto fail;
 	/* Step 8: DRIVER_OK, then the rx buffers (their kick reaches a live
 	 * device: QEMU takes no frame before DRIVER_OK). */
 	virtio_hw_status_set(hw, VIRTIO_STATUS_DRIVER_OK);
@@ -499,6 +503,7 @@ static void virtio_close(struct unic_port *port)
 	}
 	if (!virtio_hw_off(vp))
 		(void)virtio_hw_reset(&vp->hw);
+	virtio_ctrl_free(&vp->hw);
 	if (vp->dev) {
 		if (!virtio_hw_off(vp))
 			unic_pci_bus_master(vp->dev, false);
@@ -573,7 +578,7 @@ static const char *const rxq_xstats[] = {
 static const char *const txq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "ring_full", "tso", "csum",
 };
-#define NB_PORT_XSTATS 4 /* link_events, config_changes, tx_refused_packets, tx_tso_packets */
+#define NB_PORT_XSTATS 8 /* link_events, config_changes, tx_refused_packets, tx_tso_packets, ctrl_* */
 
 static unsigned xstats_count(const struct unic_port *port)
 {
@@ -591,6 +596,10 @@ static int virtio_xstats_names(struct unic_port *port, struct unic_xstat_name *n
 	/* Totals under e1000e's names, for tools that read either driver. */
 	NAME("tx_refused_packets");
 	NAME("tx_tso_packets");
+	NAME("ctrl_commands");
+	NAME("ctrl_errors");
+	NAME("ctrl_timeouts");
+	NAME("ctrl_bad_used");
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++)
 		for (unsigned i = 0; i < UNIC_ARRAY_SIZE(rxq_xstats); i++)
 			NAME("rx_q%u_%s", q, rxq_xstats[i]);
@@ -617,6 +626,14 @@ static int virtio_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 	VAL(unic_load_relaxed(&vp->config_changes));
 	VAL(refused);
 	VAL(tso);
+	{
+		const struct virtio_ctrlq *cq = vp->hw.ctrl;
+
+		VAL(cq ? unic_counter_read(&cq->cmds) : 0);
+		VAL(cq ? unic_counter_read(&cq->errors) : 0);
+		VAL(cq ? unic_counter_read(&cq->timeouts) : 0);
+		VAL(cq ? unic_counter_read(&cq->vq.bad_used) + unic_counter_read(&cq->vq.used_jumps) : 0);
+	}
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
 		const struct virtio_rxq *r = &vp->rxq[q];
 

@@ -9,6 +9,7 @@
  *   virtio_rxtx.c  the fast path: split virtqueues, rx/tx burst, refill,
  *                  reclaim, rx interrupt arm/disarm
  *   virtio_intr.c  interrupts: MSI-X vectors or INTx, config changes
+ *   virtio_ctrl.c  the control virtqueue: one synchronous command at a time
  *
  * Ownership: the port owns the PCI device from probe on (closed in the close
  * op); each queue owns its virtqueue memory (a DMA zone of the port's, from
@@ -23,6 +24,7 @@
 #define VIRTIO_PRIV_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +46,8 @@
 #define VIRTIO_MAX_MTU        9000  /* without VIRTIO_NET_F_MTU: what the driver chains */
 #define VIRTIO_RESET_TIMEOUT_US 1000000 /* device_status reads 0 after a reset */
 #define VIRTIO_TX_MAX_SEGS    64    /* segments of one packet (a descriptor each) */
+#define VIRTIO_CTRL_TIMEOUT_US 1000000 /* a control command's answer (QEMU: at the kick) */
+#define VIRTIO_CTRL_DATA_MAX  2048  /* bytes of one command's data */
 
 /* ---- register access ------------------------------------------------------ */
 
@@ -85,6 +89,8 @@ struct virtio_hw {
 	uint64_t dev_features;                     /* what the device offers */
 	uint64_t features;                         /* what was negotiated (FEATURES_OK read back) */
 	uint16_t num_queues;                       /* virtqueues the device has */
+	uint64_t features_off;                     /* offered features the driver leaves off this time */
+	struct virtio_ctrlq *ctrl;                 /* the control virtqueue (virtio_ctrl.c), NULL until set up */
 };
 
 static inline uint8_t vio_read8(const struct virtio_hw *hw, enum virtio_region r, uint32_t off)
@@ -437,6 +443,66 @@ int virtio_rxq_fill(struct virtio_rxq *rxq);
 /* Free every buffer the queues hold (stop). */
 void virtio_rxq_drain(struct virtio_rxq *rxq);
 void virtio_txq_drain(struct virtio_txq *txq);
+
+/* ---- virtio_ctrl.c ----------------------------------------------------------- */
+
+/*
+ * The control virtqueue (5.1.6.5): one command at a time, posted as a
+ * device-readable header (class, command), a device-readable data
+ * descriptor (when there is data) and a device-writable ack byte, kicked,
+ * and waited for. It has no interrupt: the driver polls its used ring.
+ */
+struct virtio_ctrlq {
+	struct virtio_vq vq;
+	pthread_mutex_t lock;              /* one command at a time, from any thread */
+	volatile uint8_t *buf;             /* header, ack and data, in vq.dma after the rings */
+	uint64_t buf_iova;
+	bool live;                         /* set up on the started device */
+	bool broken;                       /* a command timed out or got a bad used entry:
+					    * no command until the next start resets the device */
+	char broken_by[48];                /* the command that left it broken */
+	struct unic_counter cmds;          /* commands acknowledged VIRTIO_NET_OK */
+	struct unic_counter errors;        /* commands the device answered with another ack */
+	struct unic_counter timeouts;      /* commands never answered */
+};
+
+/** One piece of a command's data; the pieces are sent one after another. */
+struct virtio_ctrl_seg {
+	const void *data;
+	size_t len;
+};
+
+/**
+ * Send command @p cmd of class @p cls (VIRTIO_NET_CTRL_*) with @p len bytes
+ * of @p data (may be 0 and NULL) on the control queue and wait for the
+ * device's answer, at most VIRTIO_CTRL_TIMEOUT_US. Serialised by the
+ * queue's lock: callable from any thread while the port is started.
+ * @p what names the command in messages ("promiscuous mode on").
+ * @return 0 (acknowledged VIRTIO_NET_OK), or -errno, logged:
+ *         -ENOTSUP (VIRTIO_NET_F_CTRL_VQ not negotiated), -EIO (answered
+ *         with an ack other than VIRTIO_NET_OK; a used entry with a bad id
+ *         or length, counted and not trusted; the queue not set up or out
+ *         of service since an earlier failure), -ETIMEDOUT (no answer),
+ *         -ENODEV (the device reads all-ones), -EINVAL (data over
+ *         VIRTIO_CTRL_DATA_MAX).
+ */
+int virtio_ctrl_cmd(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const void *data, size_t len,
+		    const char *what);
+/** virtio_ctrl_cmd() with the data in @p nb pieces (the MAC table: two). */
+int virtio_ctrl_cmdv(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const struct virtio_ctrl_seg *segs,
+		     unsigned nb, const char *what);
+/**
+ * When VIRTIO_NET_F_CTRL_VQ was negotiated: allocate (first time) and
+ * program the control virtqueue (number 2 x max_virtqueue_pairs with MQ,
+ * else 2). Between FEATURES_OK and DRIVER_OK. @return 0 or -errno, logged.
+ */
+int virtio_ctrl_setup(struct virtio_hw *hw);
+/** The device was reset: no command until the next setup. */
+void virtio_ctrl_stop(struct virtio_hw *hw);
+/** Free the control queue (close). */
+void virtio_ctrl_free(struct virtio_hw *hw);
+/** Publish the avail index and notify the device if it asked (virtio_rxtx.c). */
+void virtio_vq_publish(struct virtio_vq *vq);
 
 /* ---- virtio_intr.c ----------------------------------------------------------- */
 

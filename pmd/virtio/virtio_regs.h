@@ -156,6 +156,25 @@ struct virtio_net_hdr {
 };
 static_assert(sizeof(struct virtio_net_hdr) == 12, "virtio_net_hdr (mrg_rxbuf) is 12 bytes");
 
+/* ---- the control virtqueue (5.1.6.5) ------------------------------------ */
+#define VIRTIO_NET_OK               0 /* the ack of a command carried out */
+#define VIRTIO_NET_ERR              1
+#define VIRTIO_NET_CTRL_RX          0 /* data: u8 on (VIRTIO_NET_F_CTRL_RX) */
+#define VIRTIO_NET_CTRL_RX_PROMISC  0
+#define VIRTIO_NET_CTRL_RX_ALLMULTI 1
+#define VIRTIO_NET_CTRL_RX_ALLUNI   2 /* VIRTIO_NET_F_CTRL_RX_EXTRA */
+#define VIRTIO_NET_CTRL_RX_NOMULTI  3
+#define VIRTIO_NET_CTRL_RX_NOUNI    4
+#define VIRTIO_NET_CTRL_RX_NOBCAST  5
+#define VIRTIO_NET_CTRL_MAC         1
+#define VIRTIO_NET_CTRL_MAC_TABLE_SET 0 /* le32 n, n unicast addresses, le32 m, m multicast */
+#define VIRTIO_NET_CTRL_MAC_ADDR_SET  1 /* u8[6] (VIRTIO_NET_F_CTRL_MAC_ADDR) */
+#define VIRTIO_NET_CTRL_VLAN        2 /* data: le16 id (VIRTIO_NET_F_CTRL_VLAN) */
+#define VIRTIO_NET_CTRL_VLAN_ADD    0
+#define VIRTIO_NET_CTRL_VLAN_DEL    1
+#define VIRTIO_NET_CTRL_ANNOUNCE    3
+#define VIRTIO_NET_CTRL_MQ          4
+
 /*
  * With VIRTIO_NET_F_HASH_REPORT the header grows to 20 bytes, both ways
  * (5.1.6): the device reports the packet's hash and its type on receive;
@@ -194,7 +213,6 @@ static_assert(sizeof(struct virtio_net_hdr_hash) == 20, "virtio_net_hdr_v1_hash 
 #define VIRTIO_NET_RSS_HASH_TYPE_UDP_EX (1u << 8)
 
 /* ---- control queue: multi-queue class (5.1.6.5.5, 5.1.6.5.7) ------------- */
-#define VIRTIO_NET_CTRL_MQ                 4
 #define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET    0 /* le16 virtqueue_pairs */
 #define VIRTIO_NET_CTRL_MQ_RSS_CONFIG      1 /* struct virtio_net_rss_config */
 #define VIRTIO_NET_CTRL_MQ_HASH_CONFIG     2 /* hash report without steering */

@@ -129,6 +129,11 @@ static inline void vq_publish(struct virtio_vq *vq)
 	}
 }
 
+void virtio_vq_publish(struct virtio_vq *vq)
+{
+	vq_publish(vq);
+}
+
 /* ---- receive --------------------------------------------------------------- */
 
 /*

@@ -125,7 +125,7 @@ static void show_queue(struct fake_virtio_dev *d)
 
 static void write_config(struct fake_virtio_dev *d)
 {
-	memcpy(d->bar + FV_OFF_DEVICE + FV_NC_MAC, d->cfg.mac, 6);
+	memcpy(d->bar + FV_OFF_DEVICE + FV_NC_MAC, d->mac, 6);
 	put16(d, FV_OFF_DEVICE + FV_NC_STATUS, d->cfg.net_status);
 	put16(d, FV_OFF_DEVICE + FV_NC_MAX_PAIRS, d->cfg.max_pairs);
 	put16(d, FV_OFF_DEVICE + FV_NC_MTU, d->cfg.mtu);
@@ -153,6 +153,11 @@ void fake_virtio_dev_reset(struct fake_virtio_dev *d)
 		memset(&d->rss, 0, sizeof(d->rss));
 		d->rss.nb_rss_config = a, d->rss.nb_hash_config = b, d->rss.nb_pairs_set = c;
 	}
+	/* QEMU 7.2 virtio_net_reset: promiscuous, no tables, the MAC from
+	 * its configuration; every VLAN filtered until set_features. */
+	memset(&d->filter, 0, sizeof(d->filter));
+	d->filter.promisc = true;
+	memcpy(d->mac, d->cfg.mac, 6);
 	for (unsigned i = 0; i < FV_MAX_QUEUES; i++) {
 		struct fv_queue *q = &d->q[i];
 		int fd = q->irq_fd;
@@ -260,6 +265,7 @@ void fake_virtio_set_net_status(struct fake_virtio_dev *d, uint16_t status)
 void fake_virtio_set_mac(struct fake_virtio_dev *d, const uint8_t mac[6])
 {
 	memcpy(d->cfg.mac, mac, 6);
+	memcpy(d->mac, mac, 6);
 	config_changed(d);
 }
 
@@ -305,6 +311,8 @@ static void status_written(struct fake_virtio_dev *d)
 		if (!(v & FV_S_DRIVER))
 			fv_error(d, "FEATURES_OK set without DRIVER (3.1.1)");
 		if (ok) {
+			/* QEMU set_features: without CTRL_VLAN no VLAN is filtered. */
+			memset(d->filter.vlans, (acc & FV_BIT(FV_F_CTRL_VLAN)) ? 0 : 0xff, sizeof(d->filter.vlans));
 			d->accepted = d->last_accepted = acc;
 			d->features_ok = true;
 			d->nb_features_ok++;
@@ -426,6 +434,7 @@ static void common_written(struct fake_virtio_dev *d, uint32_t off, unsigned wid
 }
 
 static uint16_t avail_idx(struct fake_virtio_dev *d, uint16_t qn);
+static void ctrl_process(struct fake_virtio_dev *d, uint16_t qn);
 
 static void kicked(struct fake_virtio_dev *d, uint32_t off)
 {
@@ -458,6 +467,8 @@ static void kicked(struct fake_virtio_dev *d, uint32_t off)
 		q->kicks_unasked++;
 	q->kicked_at = idx;
 	q->waiting = false;
+	if ((d->offered & FV_BIT(FV_F_CTRL_VQ)) && qn == fake_virtio_ctrl_queue(d))
+		ctrl_process(d, (uint16_t)qn);
 }
 
 void fake_virtio_hook_read(void *ctx, int region, uint32_t off, unsigned width)
@@ -479,6 +490,7 @@ void fake_virtio_hook_read(void *ctx, int region, uint32_t off, unsigned width)
 		d->tear_config_reads--;
 		d->cfg.mac[5] ^= 0x01;
 		d->cfg.mac[0] ^= 0x02;
+		memcpy(d->mac, d->cfg.mac, 6);
 		d->config_changes++;
 		put8(d, FV_CC_CFG_GEN, (uint8_t)(fv_bar8(d, FV_CC_CFG_GEN) + 1));
 		memcpy(d->bar + FV_OFF_DEVICE + 1, d->cfg.mac + 1, 5);
@@ -971,7 +983,7 @@ static uint8_t ctrl_rss(struct fake_virtio_dev *d, bool rss, const uint8_t *b, s
 
 	if (len < 8 + 2 + 3) {
 		fv_error(d, "MQ %s: %zu bytes, shorter than the smallest configuration", what, len);
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	types = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 	mask = le16_at(b + 4);
@@ -981,47 +993,47 @@ static uint8_t ctrl_rss(struct fake_virtio_dev *d, bool rss, const uint8_t *b, s
 	if (rss && (tbl > d->cfg.rss_max_table || (tbl & mask) != 0)) {
 		fv_error(d, "MQ RSS_CONFIG: indirection_table_mask 0x%x: the table must be a power of two up to %u entries (5.1.6.5.7.1)",
 			 mask, d->cfg.rss_max_table);
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	if (!rss && (mask || uncl || le16_at(b + 8) || le16_at(b + 10))) {
 		fv_error(d, "MQ HASH_CONFIG: reserved fields not zero");
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	if (len < at + 3) {
 		fv_error(d, "MQ %s: %zu bytes, shorter than its %u-entry table", what, len, tbl);
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	max_tx = le16_at(b + at);
 	klen = b[at + 2];
 	if (len != at + 3 + klen) {
 		fv_error(d, "MQ %s: %zu bytes, not the %zu its table and %u-byte key make", what, len,
 			 at + 3 + (size_t)klen, klen);
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	if (types & ~d->cfg.hash_types) {
 		fv_error(d, "MQ %s: hash types 0x%x, the device supports 0x%x", what, types, d->cfg.hash_types);
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	if (klen > d->cfg.rss_max_key || (types && klen == 0)) {
 		fv_error(d, "MQ %s: a %u-byte key (the device takes up to %u; hash types need one)", what, klen,
 			 d->cfg.rss_max_key);
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	if (rss) {
 		if (max_tx == 0 || max_tx > d->cfg.max_pairs || uncl >= d->cfg.max_pairs) {
 			fv_error(d, "MQ RSS_CONFIG: max_tx_vq %u, unclassified_queue %u; the device has %u pairs",
 				 max_tx, uncl, d->cfg.max_pairs);
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		}
 		for (uint16_t i = 0; i < tbl; i++)
 			if (le16_at(b + 8 + 2u * i) >= max_tx) {
 				fv_error(d, "MQ RSS_CONFIG: indirection_table[%u] = %u, not an enabled queue (max_tx_vq %u)",
 					 i, le16_at(b + 8 + 2u * i), max_tx);
-				return FV_CTRL_ERR;
+				return FV_NET_ERR;
 			}
 	} else if (max_tx != 0) {
 		fv_error(d, "MQ HASH_CONFIG: reserved fields not zero");
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 	r->hash_types = types;
 	r->hash = types != 0;
@@ -1035,7 +1047,7 @@ static uint8_t ctrl_rss(struct fake_virtio_dev *d, bool rss, const uint8_t *b, s
 	memcpy(r->key, b + at + 3, klen);
 	if (rss)
 		d->vq_pairs = max_tx; /* RSS_CONFIG sets the pairs in use as VQ_PAIRS_SET does */
-	return FV_CTRL_OK;
+	return FV_NET_OK;
 }
 
 uint8_t fake_virtio_ctrl_mq(struct fake_virtio_dev *d, uint8_t cmd, const uint8_t *data, size_t len)
@@ -1052,44 +1064,44 @@ uint8_t fake_virtio_ctrl_mq(struct fake_virtio_dev *d, uint8_t cmd, const uint8_
 
 		r->nb_pairs_set++;
 		if (d->mq_answer_err)
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		if (!has(d, FV_F_MQ)) {
 			fv_error(d, "MQ VQ_PAIRS_SET without VIRTIO_NET_F_MQ negotiated");
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		}
 		if (len != 2) {
 			fv_error(d, "MQ VQ_PAIRS_SET: %zu bytes, not 2", len);
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		}
 		n = le16_at(data);
 		if (n < 1 || n > d->cfg.max_pairs) {
 			fv_error(d, "MQ VQ_PAIRS_SET: %u pairs; the device has 1..%u", n, d->cfg.max_pairs);
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		}
 		d->vq_pairs = n;
-		return FV_CTRL_OK;
+		return FV_NET_OK;
 	}
 	case FV_CTRL_MQ_RSS_CONFIG:
 		r->nb_rss_config++;
 		if (d->mq_answer_err)
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		if (!has(d, FV_F_RSS)) {
 			fv_error(d, "MQ RSS_CONFIG without VIRTIO_NET_F_RSS negotiated");
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		}
 		return ctrl_rss(d, true, data, len);
 	case FV_CTRL_MQ_HASH_CONFIG:
 		r->nb_hash_config++;
 		if (d->mq_answer_err)
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		if (!has(d, FV_F_HASH_REPORT)) {
 			fv_error(d, "MQ HASH_CONFIG without VIRTIO_NET_F_HASH_REPORT negotiated");
-			return FV_CTRL_ERR;
+			return FV_NET_ERR;
 		}
 		return ctrl_rss(d, false, data, len);
 	default:
 		fv_error(d, "MQ command %u: not in the specification", cmd);
-		return FV_CTRL_ERR;
+		return FV_NET_ERR;
 	}
 }
 
@@ -1194,6 +1206,222 @@ void fake_virtio_used_idx_set(struct fake_virtio_dev *d, uint16_t qn, uint16_t i
 		return;
 	d->q[qn].used_idx = idx;
 	__atomic_store_n(&r.used->idx, idx, __ATOMIC_RELEASE);
+}
+
+/* ---- the control queue (5.1.6.5), as QEMU 7.2 carries it out ------------------- */
+
+uint16_t fake_virtio_ctrl_queue(const struct fake_virtio_dev *d)
+{
+	return (uint16_t)(has(d, FV_F_MQ) ? 2u * d->cfg.max_pairs : 2u);
+}
+
+static bool need(struct fake_virtio_dev *d, unsigned f, const char *cmd)
+{
+	if (has(d, f))
+		return true;
+	fv_error(d, "control command %s sent without its feature bit %u negotiated (5.1.6.5)", cmd, f);
+	return false;
+}
+
+/* The MAC table (5.1.6.5.2): le32 n, n addresses, le32 m, m addresses,
+ * exactly; over QEMU's 64 entries a table overflows (accept all). */
+static uint8_t mac_table_set(struct fake_virtio_dev *d, const uint8_t *p, size_t len)
+{
+	struct fv_filter *f = &d->filter;
+	uint32_t n, m;
+	size_t at = 0;
+
+	f->nb_uc = f->nb_mc = 0;
+	f->uc_overflow = f->mc_overflow = false;
+	if (len < 4)
+		return FV_NET_ERR;
+	memcpy(&n, p, 4);
+	at = 4;
+	if (n > (len - at) / 6)
+		return FV_NET_ERR;
+	if (n <= FV_MAC_TABLE_ENTRIES) {
+		memcpy(f->uc, p + at, (size_t)n * 6);
+		f->nb_uc = n;
+	} else {
+		f->uc_overflow = true;
+	}
+	at += (size_t)n * 6;
+	if (len - at < 4)
+		return FV_NET_ERR;
+	memcpy(&m, p + at, 4);
+	at += 4;
+	if ((size_t)m * 6 != len - at)
+		return FV_NET_ERR;
+	if (m <= FV_MAC_TABLE_ENTRIES) {
+		memcpy(f->mc, p + at, (size_t)m * 6);
+		f->nb_mc = m;
+	} else {
+		f->mc_overflow = true;
+	}
+	return FV_NET_OK;
+}
+
+static uint8_t ctrl_exec(struct fake_virtio_dev *d, uint8_t cls, uint8_t cmd, const uint8_t *p, size_t len)
+{
+	struct fv_filter *f = &d->filter;
+
+	if (d->nb_ctrl_log == sizeof(d->ctrl_log) / sizeof(d->ctrl_log[0])) {
+		memmove(d->ctrl_log, d->ctrl_log + 1, sizeof(d->ctrl_log) - sizeof(d->ctrl_log[0]));
+		d->nb_ctrl_log--;
+	}
+	d->ctrl_log[d->nb_ctrl_log].cls = cls;
+	d->ctrl_log[d->nb_ctrl_log].cmd = cmd;
+	d->nb_ctrl_log++;
+	if (d->ctrl_mode == FV_CTRL_REFUSE)
+		return FV_NET_ERR;
+	switch (cls) {
+	case FV_CTRL_RX: {
+		bool *b;
+
+		if (len != 1)
+			return FV_NET_ERR;
+		switch (cmd) {
+		case FV_CTRL_RX_PROMISC: b = &f->promisc; break;
+		case FV_CTRL_RX_ALLMULTI: b = &f->allmulti; break;
+		case FV_CTRL_RX_ALLUNI: b = &f->alluni; break;
+		case FV_CTRL_RX_NOMULTI: b = &f->nomulti; break;
+		case FV_CTRL_RX_NOUNI: b = &f->nouni; break;
+		case FV_CTRL_RX_NOBCAST: b = &f->nobcast; break;
+		default: return FV_NET_ERR;
+		}
+		if (!need(d, cmd <= FV_CTRL_RX_ALLMULTI ? FV_F_CTRL_RX : FV_F_CTRL_RX_EXTRA, "RX"))
+			return FV_NET_ERR;
+		*b = p[0] != 0;
+		return FV_NET_OK;
+	}
+	case FV_CTRL_MAC:
+		if (cmd == FV_CTRL_MAC_ADDR_SET) {
+			if (!need(d, FV_F_CTRL_MAC_ADDR, "MAC_ADDR_SET") || len != 6)
+				return FV_NET_ERR;
+			memcpy(d->mac, p, 6);
+			write_config(d);
+			return FV_NET_OK;
+		}
+		if (cmd == FV_CTRL_MAC_TABLE_SET)
+			return need(d, FV_F_CTRL_RX, "MAC_TABLE_SET") ? mac_table_set(d, p, len) : FV_NET_ERR;
+		return FV_NET_ERR;
+	case FV_CTRL_VLAN: {
+		uint16_t vid;
+
+		if (!need(d, FV_F_CTRL_VLAN, "VLAN") || len != 2)
+			return FV_NET_ERR;
+		memcpy(&vid, p, 2);
+		if (vid >= 4096)
+			return FV_NET_ERR;
+		if (cmd == FV_CTRL_VLAN_ADD)
+			f->vlans[vid / 8] |= (uint8_t)(1u << (vid % 8));
+		else if (cmd == FV_CTRL_VLAN_DEL)
+			f->vlans[vid / 8] &= (uint8_t)~(1u << (vid % 8));
+		else
+			return FV_NET_ERR;
+		return FV_NET_OK;
+	}
+	case FV_CTRL_MQ:
+		return fake_virtio_ctrl_mq(d, cmd, p, len);
+	default:
+		return FV_NET_ERR;
+	}
+}
+
+static void ctrl_process(struct fake_virtio_dev *d, uint16_t qn)
+{
+	static struct fv_seg segs[FV_MAX_CHAIN];
+	struct fv_queue *q = &d->q[qn];
+	struct fv_ring r;
+	uint16_t old;
+	int navail;
+
+	if (d->ctrl_mode == FV_CTRL_SILENT || live_ring(d, qn, &r) != 0)
+		return;
+	navail = check_avail(d, qn, &r);
+	old = q->used_idx;
+	while (navail-- > 0) {
+		uint16_t head = r.avail->ring[q->last_avail % r.size];
+		uint8_t data[4096], ack;
+		size_t in = 0, out = 0;
+		uint8_t *ackp = NULL;
+		bool ind;
+		int nb = walk_chain(d, qn, &r, head, segs, &ind);
+
+		if (nb < 0)
+			return;
+		for (int s = 0; s < nb; s++) {
+			if (segs[s].write) {
+				if (ackp == NULL && segs[s].len)
+					ackp = segs[s].p;
+				in += segs[s].len;
+			} else if (out + segs[s].len <= sizeof(data)) {
+				memcpy(data + out, segs[s].p, segs[s].len);
+				out += segs[s].len;
+			} else {
+				out = sizeof(data) + 1;
+			}
+		}
+		/* QEMU: "virtio-net ctrl missing headers" is a device error. */
+		if (out < 2 || out > sizeof(data) || in < 1 || ackp == NULL) {
+			fv_error(d, "control queue: chain %u has %zu readable bytes and %zu writable; a command needs a 2-byte header and a 1-byte ack (5.1.6.5)",
+				 head, out, in);
+			return;
+		}
+		ack = ctrl_exec(d, data[0], data[1], data + 2, out - 2);
+		*ackp = ack;
+		if (ack == FV_NET_OK)
+			d->ctrl_cmds++;
+		else
+			d->ctrl_refused++;
+		r.used->ring[q->used_idx % r.size].id = d->ctrl_mode == FV_CTRL_BAD_ID ? d->ctrl_bad : head;
+		r.used->ring[q->used_idx % r.size].len = d->ctrl_mode == FV_CTRL_BAD_LEN ? d->ctrl_bad : 1;
+		q->used_idx = (uint16_t)(q->used_idx + (d->ctrl_mode == FV_CTRL_JUMP ? d->ctrl_bad : 1));
+		q->last_avail++;
+	}
+	if (q->used_idx != old)
+		publish(d, qn, &r, old);
+	ask_kicks(d, qn, &r, true); /* QEMU: every command is kicked */
+}
+
+static bool mac_eq(const uint8_t *a, const uint8_t *b)
+{
+	return memcmp(a, b, 6) == 0;
+}
+
+bool fake_virtio_filter_accepts(const struct fake_virtio_dev *d, const uint8_t *frame, size_t len)
+{
+	const struct fv_filter *f = &d->filter;
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	if (f->promisc)
+		return true;
+	if (len >= 16 && frame[12] == 0x81 && frame[13] == 0x00) {
+		uint16_t vid = (uint16_t)((frame[14] << 8 | frame[15]) & 0xfff);
+
+		if (!(f->vlans[vid / 8] & (1u << (vid % 8))))
+			return false;
+	}
+	if (frame[0] & 1) {
+		if (mac_eq(frame, bcast))
+			return !f->nobcast;
+		if (f->nomulti)
+			return false;
+		if (f->allmulti || f->mc_overflow)
+			return true;
+		for (unsigned i = 0; i < f->nb_mc; i++)
+			if (mac_eq(frame, f->mc[i]))
+				return true;
+		return false;
+	}
+	if (f->nouni)
+		return false;
+	if (f->alluni || f->uc_overflow || mac_eq(frame, d->mac))
+		return true;
+	for (unsigned i = 0; i < f->nb_uc; i++)
+		if (mac_eq(frame, f->uc[i]))
+			return true;
+	return false;
 }
 
 /* ---- the driver on the fake device ---------------------------------------- */

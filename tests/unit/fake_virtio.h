@@ -201,15 +201,32 @@ struct fv_net_hdr {
 #define FV_REPORT_TCPV6 5u
 #define FV_REPORT_UDPV6 6u
 
-/* 5.1.6.5: control commands of class MQ, and the ack. */
-#define FV_CTRL_OK 0u
-#define FV_CTRL_ERR 1u
+/* 5.1.6.5: control commands of class MQ (the acks: FV_NET_OK, FV_NET_ERR). */
 #define FV_CTRL_MQ 4u
 #define FV_CTRL_MQ_VQ_PAIRS_SET 0u
 #define FV_CTRL_MQ_RSS_CONFIG 1u
 #define FV_CTRL_MQ_HASH_CONFIG 2u
 #define FV_RSS_TABLE_MAX 128u
 #define FV_RSS_KEY_MAX 40u
+
+/* 5.1.6.5 the control virtqueue: acks, classes, commands. */
+#define FV_NET_OK 0u
+#define FV_NET_ERR 1u
+#define FV_CTRL_RX 0u
+#define FV_CTRL_RX_PROMISC 0u
+#define FV_CTRL_RX_ALLMULTI 1u
+#define FV_CTRL_RX_ALLUNI 2u
+#define FV_CTRL_RX_NOMULTI 3u
+#define FV_CTRL_RX_NOUNI 4u
+#define FV_CTRL_RX_NOBCAST 5u
+#define FV_CTRL_MAC 1u
+#define FV_CTRL_MAC_TABLE_SET 0u
+#define FV_CTRL_MAC_ADDR_SET 1u
+#define FV_CTRL_VLAN 2u
+#define FV_CTRL_VLAN_ADD 0u
+#define FV_CTRL_VLAN_DEL 1u
+#define FV_F_CTRL_RX_EXTRA 20
+#define FV_MAC_TABLE_ENTRIES 64 /* QEMU 7.2's MAC_TABLE_ENTRIES */
 
 /* 2.7.10: does moving an index from old to new pass event? (vring_need_event) */
 static inline bool fv_need_event(uint16_t event, uint16_t new_idx, uint16_t old)
@@ -280,6 +297,27 @@ struct fv_queue {
 	int irq_fd;               /* written on a notification if >= 0 (not owned) */
 };
 
+/* How the device answers its control queue. */
+enum fv_ctrl_mode {
+	FV_CTRL_ANSWER = 0,  /* carry out each command at its kick, as QEMU does */
+	FV_CTRL_SILENT,      /* take nothing, answer nothing */
+	FV_CTRL_REFUSE,      /* answer every command VIRTIO_NET_ERR */
+	FV_CTRL_BAD_ID,      /* carry it out, answer with used id ctrl_bad */
+	FV_CTRL_BAD_LEN,     /* carry it out, answer with used len ctrl_bad */
+	FV_CTRL_JUMP,        /* carry it out, move used->idx by ctrl_bad */
+};
+
+/* The receive filter QEMU 7.2's virtio-net keeps (virtio_net_reset,
+ * receive_filter): what the control queue changes. */
+struct fv_filter {
+	bool promisc, allmulti, alluni, nomulti, nouni, nobcast;
+	unsigned nb_uc, nb_mc;
+	uint8_t uc[FV_MAC_TABLE_ENTRIES][6];
+	uint8_t mc[FV_MAC_TABLE_ENTRIES][6];
+	bool uc_overflow, mc_overflow;
+	uint8_t vlans[4096 / 8];
+};
+
 struct fake_virtio_dev {
 	struct fake_virtio_config cfg;
 	uint8_t *bar;             /* BAR4, FV_BAR_LEN bytes */
@@ -318,6 +356,16 @@ struct fake_virtio_dev {
 	uint64_t bad_notify;          /* a notify write with the wrong queue index */
 	char err[256];                /* the first driver error the device saw, "" */
 	uint64_t nb_err;
+
+	/* The control queue (the last queue when CTRL_VQ is offered). */
+	enum fv_ctrl_mode ctrl_mode;
+	uint32_t ctrl_bad;            /* the bad id / len / jump of the modes above */
+	struct fv_filter filter;      /* back to QEMU's defaults at reset: promiscuous */
+	uint8_t mac[6];               /* the MAC now (MAC_ADDR_SET; cfg.mac after a reset) */
+	uint64_t ctrl_cmds;           /* commands carried out (acked OK) */
+	uint64_t ctrl_refused;        /* answered VIRTIO_NET_ERR */
+	struct { uint8_t cls, cmd; } ctrl_log[64]; /* the last commands, oldest first */
+	unsigned nb_ctrl_log;
 };
 
 /**
@@ -330,6 +378,11 @@ void fake_virtio_dev_destroy(struct fake_virtio_dev *d);
 
 /** Every register to its reset value (as a write of 0 would), the config too. */
 void fake_virtio_dev_reset(struct fake_virtio_dev *d);
+
+/** Would QEMU 7.2's receive filter take this frame now (receive_filter)? */
+bool fake_virtio_filter_accepts(const struct fake_virtio_dev *d, const uint8_t *frame, size_t len);
+/** The control queue's number: 2 x max_pairs with MQ, else 2. */
+uint16_t fake_virtio_ctrl_queue(const struct fake_virtio_dev *d);
 
 /** Change the device config (status, MAC): bump config_generation, set ISR bit 1,
  * notify the config vector. */
@@ -402,7 +455,7 @@ void fake_virtio_used_idx_set(struct fake_virtio_dev *d, uint16_t q, uint16_t id
  * @p len bytes of @p data, as the device's control queue does: checks it
  * against the specification and what was negotiated, records it in d->rss
  * (the raw bytes too) and d->vq_pairs. A violation is recorded in err.
- * @return the ack, FV_CTRL_OK or FV_CTRL_ERR.
+ * @return the ack, FV_NET_OK or FV_NET_ERR.
  */
 uint8_t fake_virtio_ctrl_mq(struct fake_virtio_dev *d, uint8_t cmd, const uint8_t *data, size_t len);
 

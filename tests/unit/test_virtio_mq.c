@@ -144,6 +144,7 @@ Test(virtio_rss_layout, multi_queue_rss_and_hash_reports_are_taken_only_with_the
 	uint64_t base = VIRTIO_BIT(VIRTIO_F_VERSION_1);
 
 	cr_expect_eq(virtio_features_wanted(base | mq, true) & mq, 0);
+	cr_expect_eq(virtio_features_wanted(base | mq | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ), true) & mq, mq);
 }
 
 /* ---- a vector the device does not take ------------------------------------------- */
