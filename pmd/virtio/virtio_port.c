@@ -326,7 +326,7 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_SCATTER;
 	if (has(vp, VIRTIO_NET_F_GUEST_CSUM))
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM;
-	if (has(vp, VIRTIO_NET_F_HASH_REPORT))
+	if (has(vp, VIRTIO_NET_F_HASH_REPORT) && vp->rss_key_max > 0 && virtio_rss_capa(vp->hash_types) != 0)
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_RSS_HASH;
 	/* RSS steering (VIRTIO_NET_F_RSS); without it the device's default
 	 * steering spreads frames over the queue pairs (QEMU over a
@@ -408,6 +408,66 @@ static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q
 	return 0;
 }
 
+/*
+ * Queue pairs, RSS and hash reports, by control commands after DRIVER_OK
+ * (the device reset at start forgot the last ones: one pair, no RSS):
+ *   RSS asked (rss_hash_types) and RSS negotiated: RSS_CONFIG with the
+ *     types, the port's key (or the default one), a table spreading over
+ *     the rx queues round-robin, and max_tx_vq = the pairs in use (it sets
+ *     them, as VQ_PAIRS_SET does);
+ *   else with MQ: VQ_PAIRS_SET, and the device steers by its own rule
+ *     (QEMU over a multiqueue tap: the host's tap picks the queue);
+ *   hash reports asked (UNIC_RX_OFFLOAD_RSS_HASH) without RSS: HASH_CONFIG
+ *     with the asked types (all the device has if none).
+ * @return 0 or the command's error (logged by virtio_ctrl_cmd, naming it).
+ */
+static int mq_configure(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	const struct unic_port_conf *c = &port->conf;
+	uint16_t pairs = c->nb_rxq > c->nb_txq ? c->nb_rxq : c->nb_txq;
+	uint8_t buf[VIRTIO_NET_RSS_CONFIG_LEN(VIRTIO_NET_RSS_TABLE_MAX, VIRTIO_NET_RSS_KEY_LEN)];
+	size_t n;
+	int rc;
+
+	vp->rss_on = false;
+	vp->nb_pairs = pairs;
+	if (c->rss_hash_types != 0 && rss_usable(vp)) {
+		uint8_t klen = rss_key_len(vp);
+		const uint8_t *key = c->rss_key_len ? c->rss_key : virtio_rss_default_key;
+
+		n = virtio_rss_config_build(buf, sizeof(buf), virtio_rss_types(c->rss_hash_types), rss_table_len(vp),
+					    c->nb_rxq, pairs, key, klen);
+		rc = virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, buf, n,
+				     "RSS configuration (MQ RSS_CONFIG)");
+		if (rc < 0)
+			return rc;
+		vp->rss_on = true;
+		return 0;
+	}
+	if (has(vp, VIRTIO_NET_F_MQ)) {
+		uint8_t le[2] = { (uint8_t)pairs, (uint8_t)(pairs >> 8) };
+
+		rc = virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, le, sizeof(le),
+				     "queue pairs (MQ VQ_PAIRS_SET)");
+		if (rc < 0)
+			return rc;
+	}
+	if (has(vp, VIRTIO_NET_F_HASH_REPORT) && (c->rx_offloads & UNIC_RX_OFFLOAD_RSS_HASH)) {
+		uint32_t types = virtio_rss_types(c->rss_hash_types ? c->rss_hash_types : virtio_rss_capa(vp->hash_types));
+		const uint8_t *key = c->rss_key_len ? c->rss_key : virtio_rss_default_key;
+
+		/* struct virtio_net_hash_config: the RSS layout with a one-entry
+		 * zero table and max_tx_vq 0 in its reserved fields. */
+		n = virtio_rss_config_build(buf, sizeof(buf), types, 1, 1, 0, key, rss_key_len(vp));
+		rc = virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_HASH_CONFIG, buf, n,
+				     "hash reports (MQ HASH_CONFIG)");
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int virtio_start(struct unic_port *port)
 {
 	struct virtio_port *vp = virtio_priv(port);
@@ -469,6 +529,9 @@ static int virtio_start(struct unic_port *port)
 		rc = -EIO;
 		goto fail;
 	}
+	rc = mq_configure(port);
+	if (rc < 0)
+		goto fail;
 	vp->link_up_last = true;
 	if (has(vp, VIRTIO_NET_F_STATUS)) {
 		uint16_t st = 0;
