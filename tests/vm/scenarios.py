@@ -217,6 +217,13 @@ BOOTS = [
                  criterion('bus', 'tests/vm/guest/test_bus',
                            excluded=VIRTIO_BUS + BUS_KERNEL_DRIVER),
              )),
+             # nic3 (mq=on, 4 pairs, RSS, hash reports, 10 vectors): the
+             # host's flows on the queue the test's Toeplitz picks, with
+             # that hash; each queue wakes a sleeper on its own vector.
+             Scenario('virtio-mq', (
+                 criterion('virtio-mq', 'tests/vm/guest/test_virtio_mq', timeout=300),
+                 Check('virtio-mq-report', 'cat /tmp/virtio-mq-report.txt'),
+             )),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
          scenarios=(
