@@ -344,7 +344,7 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 		info->tx_offload_capa |= UNIC_TX_OFFLOAD_TCP_TSO;
 	info->speed_capa_mbps = 10000;
 	info->has_intr = vp->dev != NULL &&
-			 (unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_MSIX) >= 2 ||
+			 (unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_MSIX) >= 1 ||
 			  unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_INTX) >= 1);
 }
 
