@@ -271,6 +271,22 @@ Test(virtio_mq_rig, host_flows_land_on_the_queue_the_tests_toeplitz_picks_with_t
 			}
 		}
 	}
+	{
+		struct unic_port_stats st;
+		struct unic_xstat_name names[96];
+		uint64_t vals[96];
+		int nx = unic_port_xstats_names(vio, names, 96);
+
+		if (unic_port_stats_get(vio, &st) == 0)
+			report("stats: ipackets %" PRIu64 " (queues %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			       "), ierrors %" PRIu64 ", rx_nombuf %" PRIu64 "\n",
+			       st.ipackets, st.q_ipackets[0], st.q_ipackets[1], st.q_ipackets[2], st.q_ipackets[3],
+			       st.ierrors, st.rx_nombuf);
+		if (nx > 0 && nx <= 96 && unic_port_xstats_get(vio, vals, 96) == nx)
+			for (int i = 0; i < nx; i++)
+				if (vals[i] != 0)
+					report("  %s %" PRIu64 "\n", names[i].name, vals[i]);
+	}
 	report("%u of %u flows: queue 0 %u, 1 %u, 2 %u, 3 %u; %u without a hash, %u strays, %u twice\n", got, N,
 	       per_q[0], per_q[1], per_q[2], per_q[3], no_hash, strays, dups);
 	cr_expect_eq(got, N, "%u of %u flows arrived", got, N);
