@@ -500,3 +500,35 @@ Test(virtio_mq_malicious, a_device_whose_pairs_do_not_fit_its_virtqueues_is_refu
 	cr_expect_eq(fake_virtio_create(&fk, &c, true, NULL), -ENODEV);
 	cr_expect(strstr(logcap_buf, "max_virtqueue_pairs 4 and 5 virtqueues") != NULL, "log: %s", logcap_buf);
 }
+
+/* ---- the napi sources of a shared plan ------------------------------------------------ */
+
+Test(virtio_mq, with_three_vectors_for_four_rx_queues_each_source_carries_the_queues_sharing_it)
+{
+	struct unic_intr_source src[8];
+	int n;
+
+	attach_mq(FEATURES_MQ);
+	cr_assert_eq(start_mq(PAIRS, PAIRS, UNIC_RSS_IPV4, 0), 0, "start: %s", logcap_buf);
+	/* As virtio_intr_on() leaves it for a device with 3 vectors (the fake
+	 * has no PCI device, so no interrupts of its own): eventfd numbers
+	 * stand in for the vectors' eventfds. */
+	virtio_vec_plan(3, PAIRS, true, &fk.vp->plan);
+	fk.vp->intr_on = true;
+	fk.vp->nb_irq = fk.vp->plan.nb_vec;
+	for (unsigned v = 0; v < 3; v++)
+		fk.vp->irq_fds[v] = 100 + (int)v;
+	fk.port->conf.rx_mode = UNIC_RX_MODE_HYBRID;
+	n = virtio_intr_sources(fk.port, src, 8);
+	fk.port->conf.rx_mode = UNIC_RX_MODE_POLL;
+	fk.vp->intr_on = false;
+	for (unsigned v = 0; v < 3; v++)
+		fk.vp->irq_fds[v] = -1;
+	cr_assert_eq(n, 2, "%d sources; vector 0 (configuration changes) carries no rx queue", n);
+	cr_expect_eq(src[0].index, 1);
+	cr_expect_eq(src[0].fd, 101);
+	cr_expect_eq(src[0].queue_mask, 0x5, "vector 1: queues 0 and 2, mask 0x%x", src[0].queue_mask);
+	cr_expect_eq(src[1].index, 2);
+	cr_expect_eq(src[1].fd, 102);
+	cr_expect_eq(src[1].queue_mask, 0xa, "vector 2: queues 1 and 3, mask 0x%x", src[1].queue_mask);
+}
