@@ -6,7 +6,9 @@
  * shared fake device (tests/unit/fake_virtio.h): a device written from the
  * virtio specification, BAR4 and the split virtqueues in ordinary memory.
  * The input is the device: a first byte picks the MTU (1500, or 9000 with
- * scattered rx), then each step is an opcode and its operands:
+ * scattered rx; bit 0) and the header (bit 1: a device that offers
+ * HASH_REPORT, so a 20-byte header both ways, with the hash kept in the
+ * packet), then each step is an opcode and its operands:
  *
  *   0 used entry     on rx or tx: any id (posted or not, in range or not),
  *                    any length; the used index published or not
@@ -14,7 +16,8 @@
  *   2 a frame        delivered the honest way (fake_virtio_rx: posted
  *                    buffers, merged with MRG_RXBUF), 14..9100 bytes, with
  *                    a header of input bytes (num_buffers overwritten in
- *                    the first buffer afterwards, as a lying device would)
+ *                    the first buffer afterwards, as a lying device would;
+ *                    with HASH_REPORT also any hash value and report)
  *   3 tx completion  the device takes up to N chains and completes them
  *   4 tx burst       of 1..8 packets the harness makes (some chained)
  *   5 tx reclaim
@@ -23,6 +26,7 @@
  *
  * Properties, checked after every step and at the end (abort with a
  * message, so libFuzzer reports the input):
+ *   - a frame carries a hash only from a device with HASH_REPORT;
  *   - no frame longer than the queue's max frame; every segment 1..buf_len
  *     bytes, the chain's lengths adding up to pkt_len and its count to
  *     nb_segs; each frame from the queue's pool;
@@ -69,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TXQ 1
 
 static struct fake_virtio fk;
+static int hash_mode = -1;  /* the device offers HASH_REPORT (bit 1 of the first byte) */
 static uint8_t frame[9100];
 
 struct input {
@@ -136,6 +141,7 @@ static void check_frame(const struct unic_pkt *p)
 	unsigned segs = 0;
 
 	CHECK(p->pool == fk.pool, "a frame not from the queue's pool");
+	CHECK(hash_mode == 1 || !(p->ol_flags & UNIC_PKT_RX_RSS_HASH), "a hash from a device without HASH_REPORT");
 	CHECK(p->pkt_len <= r->max_frame, "a %" PRIu32 "-byte frame; the max frame is %" PRIu32, p->pkt_len,
 	      r->max_frame);
 	CHECK(p->nb_segs >= 1 && p->nb_segs <= r->vq.size, "nb_segs %u (ring of %u)", p->nb_segs, r->vq.size);
@@ -333,14 +339,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t cfg;
 	int rc;
 
-	if (fk.port == NULL) {
-		unic_log_set_sink(quiet_sink, NULL);
-		rc = fake_virtio_create(&fk, NULL, true, NULL);
-		CHECK(rc == 0, "cannot attach the driver to the fake device: %d", rc);
-		CHECK(unic_pool_debug_enabled(), "built without the pool's debug checks");
-	}
 	if (size > 4096)
 		return 0;
+	cfg = size > 0 ? data[0] : 0;
+	if (fk.port == NULL || hash_mode != ((cfg >> 1) & 1)) {
+		/* The device for this input: with or without HASH_REPORT. */
+		struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB };
+
+		if (cfg & 2)
+			c.features |= FV_BIT(FV_F_HASH_REPORT);
+		if (fk.port != NULL)
+			fake_virtio_destroy(&fk);
+		unic_log_set_sink(quiet_sink, NULL);
+		rc = fake_virtio_create(&fk, &c, true, NULL);
+		CHECK(rc == 0, "cannot attach the driver to the fake device: %d", rc);
+		CHECK(unic_pool_debug_enabled(), "built without the pool's debug checks");
+		hash_mode = (cfg >> 1) & 1;
+	}
 	if (unic_port_state(fk.port) == UNIC_PORT_STARTED)
 		unic_port_stop(fk.port);
 	CHECK(unic_pool_in_use_count(fk.pool) == 0, "%u packets in use before the input",
@@ -349,7 +364,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake_virtio_set_net_status(&fk.dev, FV_NET_S_LINK_UP);
 	cfg = u8(&in);
 	pc.mtu = (cfg & 1) ? 9000 : 1500;
-	pc.rx_offloads = (cfg & 1) ? UNIC_RX_OFFLOAD_SCATTER : 0;
+	pc.rx_offloads = ((cfg & 1) ? UNIC_RX_OFFLOAD_SCATTER : 0) | ((cfg & 2) ? UNIC_RX_OFFLOAD_RSS_HASH : 0);
 	rc = fake_virtio_start(&fk, NB_DESC, &pc);
 	CHECK(rc == 0, "start: %d; device: %s", rc, fk.dev.err);
 
@@ -378,6 +393,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint16_t head = 0;
 			bool have;
 
+			if (hash_mode == 1) {
+				fk.dev.rx_hash_value = u32(&in);
+				fk.dev.rx_hash_report = u16(&in);
+			}
 			if (tainted)
 				rx_resync();
 			tainted = false;
