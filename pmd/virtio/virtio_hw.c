@@ -205,11 +205,12 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 }
 
 /*
- * What the driver takes when the device offers it. Not taken (yet): MQ,
- * RSS, GUEST_ANNOUNCE, HASH_REPORT (a 20-byte header), RING_PACKED,
- * IN_ORDER, INDIRECT_DESC, UFO and ECN. GUEST_TSO4/6 are in the set, and
- * left out at a start whose configuration does not ask for LRO
- * (hw->features_off), as CTRL_VLAN is without the VLAN filter offload.
+ * What the driver takes when the device offers it. MQ, RSS and
+ * HASH_REPORT go through the control queue: taken only with CTRL_VQ
+ * (5.1.3.1). Not taken (yet): GUEST_ANNOUNCE, RING_PACKED, IN_ORDER,
+ * INDIRECT_DESC, UFO and ECN. GUEST_TSO4/6 are in the set, and left out at
+ * a start whose configuration does not ask for LRO (hw->features_off), as
+ * CTRL_VLAN is without the VLAN filter offload.
  */
 #define VIRTIO_FEATURES_SUPPORTED                                                   \
 	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) |     \
@@ -219,11 +220,14 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) |  \
 	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) | \
 	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6) | \
-	 VIRTIO_FEATURES_CTRL)
+	 VIRTIO_FEATURES_CTRL | VIRTIO_FEATURES_MQ)
 /* The control queue (virtio_ctrl.c). */
 #define VIRTIO_FEATURES_CTRL                                                         \
 	(VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) |         \
 	 VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_MAC_ADDR))
+/* Multi-queue, RSS and hash reports, set up by control commands. */
+#define VIRTIO_FEATURES_MQ                                                          \
+	(VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
 
 uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 {
@@ -241,6 +245,9 @@ uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 	 * the 64 KiB buffers a device without them would need (5.1.6.3.1). */
 	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM)) || !(f & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)))
 		f &= ~(VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6));
+	/* Multi-queue, RSS and hash reports are set up by control commands. */
+	if (!(f & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
+		f &= ~VIRTIO_FEATURES_MQ;
 	return f;
 }
 
@@ -417,8 +424,9 @@ int virtio_hw_queue_setup(struct virtio_hw *hw, struct virtio_vq *vq, uint16_t m
 	if (msix_vector != VIRTIO_MSI_NO_VECTOR && vec != msix_vector) {
 		/* 4.1.5.1.2: NO_VECTOR read back means the device could not
 		 * give the queue that vector. */
-		UNIC_PORT_LOG(hw->port, ERR, "virtqueue %u: the device did not take MSI-X vector %u (reads back %u)",
-			      vq->index, msix_vector, vec);
+		UNIC_PORT_LOG(hw->port, ERR, "%s queue %u (virtqueue %u) lost its interrupt: the device did not take MSI-X vector %u (reads back %u%s); give the device more vectors (QEMU: vectors=2N+2 for N pairs) or use rx mode poll",
+			      vq->index % 2 ? "tx" : "rx", vq->index / 2, vq->index, msix_vector, vec,
+			      vec == VIRTIO_MSI_NO_VECTOR ? ", NO_VECTOR" : "");
 		return -EIO;
 	}
 	noff = vio_read16(hw, VIRTIO_REGION_COMMON, VIRTIO_COMMON_Q_NOFF);

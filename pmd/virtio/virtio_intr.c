@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * virtio-net interrupts (virtio 1.1 4.1.4.5, 4.1.5.1.2): MSI-X with vector
- * 0 for configuration changes and vector 1 + q for rx queue q (tx queues
- * have none: their buffers are reclaimed by polling), or, when the device
- * has fewer than nb_rxq + 1 vectors or is bound to uio_pci_generic, INTx
- * shared by every rx queue, acknowledged by reading ISR. The per-queue
- * arm/disarm calls are on the fast path (virtio_rxtx.c).
+ * virtio-net interrupts (virtio 1.1 4.1.4.5, 4.1.5.1.2): MSI-X with the
+ * vector plan of virtio_vec_plan() (virtio_priv.h: vector 0 for
+ * configuration changes, one vector per rx queue, shared round-robin when
+ * the device has fewer; tx and control queues have none, they are
+ * polled), or, without MSI-X or under uio_pci_generic, INTx shared by
+ * every rx queue, acknowledged by reading ISR. The per-queue arm/disarm
+ * calls are on the fast path (virtio_rxtx.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -14,7 +15,35 @@
 #include "virtio_priv.h"
 
 #define VEC_CONFIG 0
-#define VEC_RX(q) (uint16_t)(1 + (q))
+
+void virtio_vec_plan(unsigned nvec, uint16_t nb_rxq, bool config, struct virtio_vec_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->config = VIRTIO_MSI_NO_VECTOR;
+	for (unsigned q = 0; q < VIRTIO_MAX_PAIRS; q++)
+		p->rx[q] = VIRTIO_MSI_NO_VECTOR;
+	if (nvec == 0 || nb_rxq == 0)
+		return;
+	if (nb_rxq > VIRTIO_MAX_PAIRS)
+		nb_rxq = VIRTIO_MAX_PAIRS;
+	if (nvec == 1) {
+		/* One vector: the rx queues have it, configuration changes
+		 * none (the event thread and the pollers would both read it). */
+		p->nb_vec = 1;
+		for (uint16_t q = 0; q < nb_rxq; q++)
+			p->rx[q] = 0;
+		p->shared = nb_rxq > 1;
+		return;
+	}
+	if (config)
+		p->config = VEC_CONFIG;
+	if (nvec > nb_rxq + 1u)
+		nvec = nb_rxq + 1u;
+	p->nb_vec = nvec;
+	for (uint16_t q = 0; q < nb_rxq; q++)
+		p->rx[q] = (uint16_t)(1 + q % (nvec - 1));
+	p->shared = nvec - 1 < nb_rxq;
+}
 
 bool virtio_intr_wanted(const struct unic_port *port)
 {
@@ -75,6 +104,7 @@ void virtio_intr_off(struct unic_port *port)
 	vp->intr_on = false;
 	vp->intx = false;
 	vp->nb_irq = 0;
+	virtio_vec_plan(0, 0, false, &vp->plan);
 }
 
 /* INTx: read ISR (which clears it and drops the level), then unmask. */
@@ -93,8 +123,7 @@ static int virtio_intx_on(struct unic_port *port)
 	int rc;
 
 	if (unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_INTX) < 1) {
-		UNIC_PORT_LOG(port, ERR, "the device offers neither %u MSI-X vectors (one per rx queue and one for configuration changes) nor INTx; use rx mode poll",
-			      port->conf.nb_rxq + 1u);
+		UNIC_PORT_LOG(port, ERR, "the device offers neither MSI-X nor INTx; use rx mode poll");
 		return -ENOTSUP;
 	}
 	if (port->conf.link_intr)
@@ -115,7 +144,8 @@ int virtio_intr_on(struct unic_port *port)
 {
 	struct virtio_port *vp = virtio_priv(port);
 	struct virtio_hw *hw = &vp->hw;
-	unsigned nvec = port->conf.nb_rxq + 1u;
+	struct virtio_vec_plan *plan = &vp->plan;
+	int nvec;
 	uint16_t got;
 	int rc;
 
@@ -123,28 +153,43 @@ int virtio_intr_on(struct unic_port *port)
 		UNIC_PORT_LOG(port, ERR, "no PCI device: no interrupts; use rx mode poll");
 		return -ENOTSUP;
 	}
-	if (unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_MSIX) < (int)nvec)
+	nvec = unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_MSIX);
+	virtio_vec_plan(nvec > 0 ? (unsigned)nvec : 0, port->conf.nb_rxq, port->conf.link_intr, plan);
+	if (plan->nb_vec == 0)
 		return virtio_intx_on(port);
-	rc = unic_pci_irq_enable(vp->dev, UNIC_PCI_IRQ_MSIX, nvec, vp->irq_fds);
+	if (plan->shared)
+		UNIC_PORT_LOG(port, INFO, "MSI-X: the device has %d vectors for %u rx queues%s: rx queue q takes vector %s (queues on one vector wake together)",
+			      nvec, port->conf.nb_rxq, plan->config != VIRTIO_MSI_NO_VECTOR ? " and configuration changes" : "",
+			      plan->nb_vec == 1 ? "0" : "1 + q mod (vectors - 1)");
+	if (port->conf.link_intr && plan->config == VIRTIO_MSI_NO_VECTOR)
+		UNIC_PORT_LOG(port, WARNING, "MSI-X: one vector, taken by the rx queues: link changes are not reported through events (read the link with unic_port_link_get)");
+	rc = unic_pci_irq_enable(vp->dev, UNIC_PCI_IRQ_MSIX, plan->nb_vec, vp->irq_fds);
 	if (rc < 0) {
-		UNIC_PORT_LOG(port, ERR, "cannot enable %u MSI-X vectors: %s", nvec, strerror(-rc));
+		UNIC_PORT_LOG(port, ERR, "cannot enable %u MSI-X vectors: %s", plan->nb_vec, strerror(-rc));
 		return rc;
 	}
 	vp->intr_on = true;
 	vp->intx = false;
-	vp->nb_irq = nvec;
+	vp->nb_irq = plan->nb_vec;
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
-		vp->rxq[q].irq_fd = vp->irq_fds[VEC_RX(q)];
-		vp->rxq[q].vector = VEC_RX(q);
+		/* A vector of its own: the arm may drop a stale count. A
+		 * shared one is left alone (the count may be another queue's
+		 * wake-up). */
+		bool alone = true;
+
+		for (uint16_t o = 0; o < port->conf.nb_rxq; o++)
+			alone &= o == q || plan->rx[o] != plan->rx[q];
+		vp->rxq[q].irq_fd = alone ? vp->irq_fds[plan->rx[q]] : -1;
+		vp->rxq[q].vector = plan->rx[q];
 	}
 	/* 4.1.5.1.2: the vector reads back NO_VECTOR when the device has no
 	 * room for it. */
-	vio_write16(hw, VIRTIO_REGION_COMMON, VIRTIO_COMMON_MSIX, port->conf.link_intr ? VEC_CONFIG : VIRTIO_MSI_NO_VECTOR);
+	vio_write16(hw, VIRTIO_REGION_COMMON, VIRTIO_COMMON_MSIX, plan->config);
 	got = vio_read16(hw, VIRTIO_REGION_COMMON, VIRTIO_COMMON_MSIX);
-	if (port->conf.link_intr) {
-		if (got != VEC_CONFIG) {
-			UNIC_PORT_LOG(port, ERR, "the device did not take MSI-X vector %u for configuration changes (reads back %u)",
-				      VEC_CONFIG, got);
+	if (plan->config != VIRTIO_MSI_NO_VECTOR) {
+		if (got != plan->config) {
+			UNIC_PORT_LOG(port, ERR, "configuration changes lost their interrupt: the device did not take MSI-X vector %u (reads back %u%s)",
+				      plan->config, got, got == VIRTIO_MSI_NO_VECTOR ? ", NO_VECTOR" : "");
 			virtio_intr_off(port);
 			return -EIO;
 		}
@@ -179,21 +224,31 @@ int virtio_intr_sources(struct unic_port *port, struct unic_intr_source *src, un
 			};
 		return 1;
 	}
-	for (uint16_t q = 0; q < port->conf.nb_rxq; q++, n++)
+	/* One source per vector the rx queues use, with every queue on it. */
+	for (unsigned v = 0; v < vp->plan.nb_vec; v++) {
+		uint32_t mask = 0;
+
+		for (uint16_t q = 0; q < port->conf.nb_rxq; q++)
+			if (vp->plan.rx[q] == v)
+				mask |= 1u << q;
+		if (mask == 0)
+			continue;
 		if (n < max)
 			src[n] = (struct unic_intr_source){
-				.fd = vp->irq_fds[VEC_RX(q)],
+				.fd = vp->irq_fds[v],
 				.kind = UNIC_INTR_EVENTFD,
-				.queue_mask = 1u << q,
-				.index = VEC_RX(q),
+				.queue_mask = mask,
+				.index = (uint16_t)v,
 			};
+		n++;
+	}
 	return (int)n;
 }
 
 int virtio_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu)
 {
 	struct virtio_port *vp = virtio_priv(port);
-	unsigned vec = vp->intx ? 0 : VEC_RX(q);
+	unsigned vec = vp->intx ? 0 : vp->plan.rx[q];
 
 	if (!vp->intr_on) {
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: interrupts are off (rx mode poll)", q);
@@ -204,5 +259,8 @@ int virtio_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu)
 	if (vp->intx && port->conf.nb_rxq > 1)
 		UNIC_PORT_LOG(port, INFO, "rx queue %u: INTx is shared by the %u rx queues: they all move to CPU %d",
 			      q, port->conf.nb_rxq, cpu);
+	else if (vp->plan.shared)
+		UNIC_PORT_LOG(port, INFO, "rx queue %u: MSI-X vector %u may be shared with other rx queues (fewer vectors than queues): they move to CPU %d too",
+			      q, vec, cpu);
 	return unic_pci_irq_affinity_set(vp->dev, vec, cpu);
 }

@@ -18,7 +18,7 @@
 #include "virtio_priv.h"
 #include "unic_pmds.h"
 
-#define HDR_LEN ((uint32_t)sizeof(struct virtio_net_hdr))
+#define HDR_MAX VIRTIO_HDR_MAX /* the header's largest size: headroom needed */
 
 /* The virtqueue numbers of queue pair q (5.1.2): receiveq, transmitq. */
 static inline uint16_t vq_rx_index(uint16_t q)
@@ -122,9 +122,9 @@ static int virtio_rx_queue_setup(struct unic_port *port, uint16_t q, const struc
 	uint16_t size;
 	int rc;
 
-	if (conf->pool->mem == NULL || conf->pool->pkt_headroom < HDR_LEN || conf->pool->pkt_dataroom < 256) {
+	if (conf->pool->mem == NULL || conf->pool->pkt_headroom < HDR_MAX || conf->pool->pkt_dataroom < 256) {
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: pool %s has no DMA memory, a headroom under %u bytes (%u) or a data room under 256 bytes (%u); use a packet pool from unic_pktpool_create()",
-			      q, conf->pool->name, HDR_LEN, conf->pool->pkt_headroom, conf->pool->pkt_dataroom);
+			      q, conf->pool->name, HDR_MAX, conf->pool->pkt_headroom, conf->pool->pkt_dataroom);
 		return -EINVAL;
 	}
 	size = ring_size(port, "rx", q, conf->nb_desc);
@@ -141,7 +141,8 @@ static int virtio_rx_queue_setup(struct unic_port *port, uint16_t q, const struc
 	rxq->vq.index = vq_rx_index(q);
 	rxq->pool = conf->pool;
 	rxq->headroom = conf->pool->pkt_headroom;
-	rxq->buf_len = conf->pool->pkt_dataroom + HDR_LEN;
+	rxq->hdr_len = vp->hdr_len;
+	rxq->buf_len = conf->pool->pkt_dataroom + rxq->hdr_len;
 	rxq->port_id = unic_port_id(port);
 	rxq->qid = q;
 	rxq->vp = vp;
@@ -172,13 +173,13 @@ static int virtio_tx_queue_setup(struct unic_port *port, uint16_t q, const struc
 	if (txq->sw_ring == NULL || txq->chain_len == NULL)
 		rc = -ENOMEM;
 	else
-		rc = vq_alloc(port, "tx", q, &txq->vq, size, (size_t)size * HDR_LEN, conf->numa_node);
+		rc = vq_alloc(port, "tx", q, &txq->vq, size, (size_t)size * HDR_MAX, conf->numa_node);
 	if (rc < 0) {
 		txq_free(port, txq);
 		return rc;
 	}
 	/* One header per descriptor id, after the rings (virtio_vq_bytes). */
-	txq->hdrs = (volatile struct virtio_net_hdr *)((uint8_t *)txq->vq.dma.va + virtio_vq_bytes(size, 0));
+	txq->hdrs = (volatile struct virtio_net_hdr_hash *)((uint8_t *)txq->vq.dma.va + virtio_vq_bytes(size, 0));
 	txq->hdrs_iova = txq->vq.dma.iova + virtio_vq_bytes(size, 0);
 	txq->vq.index = vq_tx_index(q);
 	txq->qid = q;
@@ -205,6 +206,99 @@ static uint16_t max_mtu(const struct virtio_port *vp)
 	return has(vp, VIRTIO_NET_F_MRG_RXBUF) ? VIRTIO_MAX_MTU : 1500;
 }
 
+/* ---- RSS (5.1.6.5.7) ------------------------------------------------------------ */
+
+/* The key Intel's drivers, DPDK and Linux's virtio_net start from. */
+const uint8_t virtio_rss_default_key[VIRTIO_NET_RSS_KEY_LEN] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+	0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+static const struct {
+	uint64_t unic;
+	uint32_t dev;
+} rss_type_map[] = {
+	{ UNIC_RSS_IPV4, VIRTIO_NET_RSS_HASH_TYPE_IPV4 },
+	{ UNIC_RSS_IPV4_TCP, VIRTIO_NET_RSS_HASH_TYPE_TCPV4 },
+	{ UNIC_RSS_IPV4_UDP, VIRTIO_NET_RSS_HASH_TYPE_UDPV4 },
+	{ UNIC_RSS_IPV6, VIRTIO_NET_RSS_HASH_TYPE_IPV6 },
+	{ UNIC_RSS_IPV6_TCP, VIRTIO_NET_RSS_HASH_TYPE_TCPV6 },
+	{ UNIC_RSS_IPV6_UDP, VIRTIO_NET_RSS_HASH_TYPE_UDPV6 },
+};
+
+uint32_t virtio_rss_types(uint64_t t)
+{
+	uint32_t d = 0;
+
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(rss_type_map); i++)
+		if (t & rss_type_map[i].unic)
+			d |= rss_type_map[i].dev;
+	return d;
+}
+
+uint64_t virtio_rss_capa(uint32_t dev_types)
+{
+	uint64_t t = 0;
+
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(rss_type_map); i++)
+		if (dev_types & rss_type_map[i].dev)
+			t |= rss_type_map[i].unic;
+	return t;
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+size_t virtio_rss_config_build(uint8_t *buf, size_t len, uint32_t types, uint16_t tbl_len, uint16_t nb_rxq,
+			       uint16_t max_tx_vq, const uint8_t *key, uint8_t key_len)
+{
+	size_t need = VIRTIO_NET_RSS_CONFIG_LEN(tbl_len, key_len), at = 0;
+
+	if (len < need || tbl_len == 0 || (tbl_len & (tbl_len - 1)) != 0 || nb_rxq == 0)
+		return 0;
+	buf[at++] = (uint8_t)types;
+	buf[at++] = (uint8_t)(types >> 8);
+	buf[at++] = (uint8_t)(types >> 16);
+	buf[at++] = (uint8_t)(types >> 24);
+	put_le16(buf + at, (uint16_t)(tbl_len - 1)); /* indirection_table_mask */
+	at += 2;
+	put_le16(buf + at, 0);                       /* unclassified_queue: receiveq1 */
+	at += 2;
+	for (uint16_t i = 0; i < tbl_len; i++, at += 2)
+		put_le16(buf + at, (uint16_t)(i % nb_rxq));
+	put_le16(buf + at, max_tx_vq);
+	at += 2;
+	buf[at++] = key_len;
+	memcpy(buf + at, key, key_len);
+	return at + key_len;
+}
+
+/* RSS can be used: negotiated, with a key and a table the device takes. */
+static bool rss_usable(const struct virtio_port *vp)
+{
+	return has(vp, VIRTIO_NET_F_RSS) && vp->rss_key_max > 0 && vp->rss_table_max > 0 &&
+	       virtio_rss_capa(vp->hash_types) != 0;
+}
+
+/* The indirection table: the device's longest, at most 128 entries (a
+ * power of two: the mask selects an entry). */
+static uint16_t rss_table_len(const struct virtio_port *vp)
+{
+	uint16_t n = vp->rss_table_max < VIRTIO_NET_RSS_TABLE_MAX ? vp->rss_table_max : VIRTIO_NET_RSS_TABLE_MAX;
+
+	return pow2_floor(n);
+}
+
+/* The key: the device's longest, at most 40 bytes. */
+static uint8_t rss_key_len(const struct virtio_port *vp)
+{
+	return vp->rss_key_max < VIRTIO_NET_RSS_KEY_LEN ? vp->rss_key_max : VIRTIO_NET_RSS_KEY_LEN;
+}
+
 static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 {
 	struct virtio_port *vp = virtio_priv(port);
@@ -215,8 +309,10 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 	/* What was negotiated, as far as the field holds: "virtio 1.x" and
 	 * the feature bits (docs/virtio.md; the names: xstats and the log). */
 	snprintf(info->fw_version, sizeof(info->fw_version), "virtio1 f=%" PRIx64, vp->hw.features);
-	info->max_rxq = 1;
-	info->max_txq = 1;
+	/* Queue pairs: the device's max_virtqueue_pairs (MQ), at most
+	 * VIRTIO_MAX_PAIRS; one without MQ. */
+	info->max_rxq = vp->pairs_max;
+	info->max_txq = vp->pairs_max;
 	info->rx_desc_min = info->tx_desc_min = qmax < VIRTIO_DESC_MIN ? qmax : VIRTIO_DESC_MIN;
 	/* Any count up to a virtqueue's largest is taken: the ring is the
 	 * power of two at or below it and the device's maximum (ring_size). */
@@ -238,6 +334,16 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 	if (virtio_features_wanted(vp->hw.dev_features, vp->iommu) &
 	    (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)))
 		info->rx_offload_capa |= UNIC_RX_OFFLOAD_TCP_LRO;
+	if (has(vp, VIRTIO_NET_F_HASH_REPORT) && vp->rss_key_max > 0 && virtio_rss_capa(vp->hash_types) != 0)
+		info->rx_offload_capa |= UNIC_RX_OFFLOAD_RSS_HASH;
+	/* RSS steering (VIRTIO_NET_F_RSS); without it the device's default
+	 * steering spreads frames over the queue pairs (QEMU over a
+	 * multiqueue tap: the host's tap picks the queue by flow). */
+	if (rss_usable(vp)) {
+		info->rss_hash_capa = virtio_rss_capa(vp->hash_types);
+		info->reta_size = rss_table_len(vp);
+		info->rss_key_size = rss_key_len(vp);
+	}
 	info->tx_offload_capa = UNIC_TX_OFFLOAD_VLAN_INSERT | UNIC_TX_OFFLOAD_MULTI_SEGS;
 	if (has(vp, VIRTIO_NET_F_CSUM))
 		info->tx_offload_capa |= UNIC_TX_OFFLOAD_IPV4_CKSUM | UNIC_TX_OFFLOAD_TCP_CKSUM |
@@ -246,7 +352,7 @@ static void virtio_info_get(struct unic_port *port, struct unic_port_info *info)
 		info->tx_offload_capa |= UNIC_TX_OFFLOAD_TCP_TSO;
 	info->speed_capa_mbps = 10000;
 	info->has_intr = vp->dev != NULL &&
-			 (unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_MSIX) >= 2 ||
+			 (unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_MSIX) >= 1 ||
 			  unic_pci_irq_count(vp->dev, UNIC_PCI_IRQ_INTX) >= 1);
 }
 
@@ -254,8 +360,11 @@ static int virtio_configure(struct unic_port *port, const struct unic_port_conf 
 {
 	struct virtio_port *vp = virtio_priv(port);
 
-	if (conf->rss_hash_types != 0) {
-		UNIC_PORT_LOG(port, ERR, "RSS: this driver does not drive the control queue yet, so it takes one queue pair and no RSS");
+	/* The core checked the counts against max_rxq/max_txq and the RSS
+	 * types against rss_hash_capa (0 without VIRTIO_NET_F_RSS). */
+	if (conf->nb_rxq < conf->nb_txq && conf->rss_hash_types == 0) {
+		UNIC_PORT_LOG(port, ERR, "%u rx and %u tx queues: virtio enables queues in pairs, and without RSS the device spreads frames over the rx queues of all %u pairs; ask as many rx queues as tx queues (or RSS, whose table names only the %u rx queues)",
+			      conf->nb_rxq, conf->nb_txq, conf->nb_txq, conf->nb_rxq);
 		return -EINVAL;
 	}
 	if ((conf->tx_offloads & UNIC_TX_OFFLOAD_TCP_TSO) &&
@@ -298,6 +407,9 @@ static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q
 
 	rxq->mrg = has(vp, VIRTIO_NET_F_MRG_RXBUF);
 	rxq->csum = has(vp, VIRTIO_NET_F_GUEST_CSUM);
+	rxq->hdr_len = vp->hdr_len;
+	rxq->buf_len = rxq->pool->pkt_dataroom + rxq->hdr_len;
+	rxq->hash = has(vp, VIRTIO_NET_F_HASH_REPORT) && (port->conf.rx_offloads & UNIC_RX_OFFLOAD_RSS_HASH);
 	rxq->csum_flags = (port->conf.rx_offloads & (UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM)) != 0;
 	rxq->lro = has(vp, VIRTIO_NET_F_GUEST_TSO4) || has(vp, VIRTIO_NET_F_GUEST_TSO6);
 	rxq->vlan_strip = (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_STRIP) != 0;
@@ -306,15 +418,75 @@ static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q
 	 * virtio_net_has_buffers): with LRO, a 64 KiB one must fit in what
 	 * stays posted between refills, or the queue stalls for good. */
 	if (rxq->lro && (uint64_t)(rxq->vq.size - (VIRTIO_RX_FREE_THRESH - 1)) * rxq->buf_len <
-				VIRTIO_LRO_MAX_FRAME + HDR_LEN) {
+				(uint64_t)VIRTIO_LRO_MAX_FRAME + rxq->hdr_len) {
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: LRO takes frames of up to %u bytes over mergeable buffers, and the %u buffers of %u bytes always posted hold less; use more rx descriptors or a larger data room",
 			      q, VIRTIO_LRO_MAX_FRAME, rxq->vq.size - (VIRTIO_RX_FREE_THRESH - 1), rxq->buf_len);
 		return -EINVAL;
 	}
-	if (!rxq->mrg && rxq->buf_len < max_frame + HDR_LEN) {
+	if (!rxq->mrg && rxq->buf_len < max_frame + rxq->hdr_len) {
 		UNIC_PORT_LOG(port, ERR, "rx queue %u: the device has no mergeable buffers, so one buffer must hold a whole frame: %u bytes with the header, and pool %s gives %u; use a larger data room or a smaller MTU",
-			      q, max_frame + HDR_LEN, rxq->pool->name, rxq->buf_len);
+			      q, max_frame + rxq->hdr_len, rxq->pool->name, rxq->buf_len);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Queue pairs, RSS and hash reports, by control commands after DRIVER_OK
+ * (the device reset at start forgot the last ones: one pair, no RSS):
+ *   RSS asked (rss_hash_types) and RSS negotiated: RSS_CONFIG with the
+ *     types, the port's key (or the default one), a table spreading over
+ *     the rx queues round-robin, and max_tx_vq = the pairs in use (it sets
+ *     them, as VQ_PAIRS_SET does);
+ *   else with MQ: VQ_PAIRS_SET, and the device steers by its own rule
+ *     (QEMU over a multiqueue tap: the host's tap picks the queue);
+ *   hash reports asked (UNIC_RX_OFFLOAD_RSS_HASH) without RSS: HASH_CONFIG
+ *     with the asked types (all the device has if none).
+ * @return 0 or the command's error (logged by virtio_ctrl_cmd, naming it).
+ */
+static int mq_configure(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	const struct unic_port_conf *c = &port->conf;
+	uint16_t pairs = c->nb_rxq > c->nb_txq ? c->nb_rxq : c->nb_txq;
+	uint8_t buf[VIRTIO_NET_RSS_CONFIG_LEN(VIRTIO_NET_RSS_TABLE_MAX, VIRTIO_NET_RSS_KEY_LEN)];
+	size_t n;
+	int rc;
+
+	vp->rss_on = false;
+	vp->nb_pairs = pairs;
+	if (c->rss_hash_types != 0 && rss_usable(vp)) {
+		uint8_t klen = rss_key_len(vp);
+		const uint8_t *key = c->rss_key_len ? c->rss_key : virtio_rss_default_key;
+
+		n = virtio_rss_config_build(buf, sizeof(buf), virtio_rss_types(c->rss_hash_types), rss_table_len(vp),
+					    c->nb_rxq, pairs, key, klen);
+		rc = virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, buf, n,
+				     "RSS configuration (MQ RSS_CONFIG)");
+		if (rc < 0)
+			return rc;
+		vp->rss_on = true;
+		return 0;
+	}
+	if (has(vp, VIRTIO_NET_F_MQ)) {
+		uint8_t le[2] = { (uint8_t)pairs, (uint8_t)(pairs >> 8) };
+
+		rc = virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, le, sizeof(le),
+				     "queue pairs (MQ VQ_PAIRS_SET)");
+		if (rc < 0)
+			return rc;
+	}
+	if (has(vp, VIRTIO_NET_F_HASH_REPORT) && (c->rx_offloads & UNIC_RX_OFFLOAD_RSS_HASH)) {
+		uint32_t types = virtio_rss_types(c->rss_hash_types ? c->rss_hash_types : virtio_rss_capa(vp->hash_types));
+		const uint8_t *key = c->rss_key_len ? c->rss_key : virtio_rss_default_key;
+
+		/* struct virtio_net_hash_config: the RSS layout with a one-entry
+		 * zero table and max_tx_vq 0 in its reserved fields. */
+		n = virtio_rss_config_build(buf, sizeof(buf), types, 1, 1, 0, key, rss_key_len(vp));
+		rc = virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_HASH_CONFIG, buf, n,
+				     "hash reports (MQ HASH_CONFIG)");
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -342,6 +514,8 @@ static int virtio_start(struct unic_port *port)
 	rc = virtio_hw_init(hw, vp->iommu);
 	if (rc < 0)
 		return rc;
+	vp->hdr_len = has(vp, VIRTIO_NET_F_HASH_REPORT) ? (uint16_t)sizeof(struct virtio_net_hdr_hash)
+							: (uint16_t)sizeof(struct virtio_net_hdr);
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
 		rc = rx_prepare(port, &vp->rxq[q], q);
 		if (rc < 0)
@@ -372,6 +546,7 @@ static int virtio_start(struct unic_port *port)
 		txq->tso4 = has(vp, VIRTIO_NET_F_HOST_TSO4);
 		txq->tso6 = has(vp, VIRTIO_NET_F_HOST_TSO6);
 		txq->vlan_insert = (port->conf.tx_offloads & UNIC_TX_OFFLOAD_VLAN_INSERT) != 0;
+		txq->hdr_len = vp->hdr_len;
 		rc = virtio_hw_queue_setup(hw, &txq->vq, VIRTIO_MSI_NO_VECTOR);
 		if (rc < 0)
 			goto fail;
@@ -390,6 +565,9 @@ static int virtio_start(struct unic_port *port)
 	}
 	/* The filters the reset took away, before any frame is taken. */
 	rc = virtio_ctrl_restore(port);
+	if (rc < 0)
+		goto fail;
+	rc = mq_configure(port);
 	if (rc < 0)
 		goto fail;
 	vp->link_up_last = true;
@@ -480,9 +658,9 @@ static int virtio_mtu_set(struct unic_port *port, uint16_t mtu)
 		struct virtio_rxq *rxq = &vp->rxq[q];
 		uint32_t max_frame = (uint32_t)mtu + UNIC_ETHER_VLAN_HDR_LEN;
 
-		if (rxq->pool != NULL && !has(vp, VIRTIO_NET_F_MRG_RXBUF) && rxq->buf_len < max_frame + HDR_LEN) {
+		if (rxq->pool != NULL && !has(vp, VIRTIO_NET_F_MRG_RXBUF) && rxq->buf_len < max_frame + rxq->hdr_len) {
 			UNIC_PORT_LOG(port, ERR, "MTU %u: without mergeable buffers one rx buffer holds a frame, and rx queue %u's hold %u bytes",
-				      mtu, q, rxq->buf_len - HDR_LEN);
+				      mtu, q, rxq->buf_len - rxq->hdr_len);
 			return -EINVAL;
 		}
 	}
@@ -496,7 +674,7 @@ static int virtio_mtu_set(struct unic_port *port, uint16_t mtu)
 
 static const char *const rxq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "len_errors", "oversize",
-	"csum_partial", "intr_armed", "lro", "gso_errors",
+	"csum_partial", "intr_armed", "lro", "gso_errors", "hash_bad",
 };
 static const char *const txq_xstats[] = {
 	"kicks", "kicks_suppressed", "bad_used", "used_jumps", "ring_full", "tso", "csum",
@@ -570,6 +748,7 @@ static int virtio_xstats_get(struct unic_port *port, uint64_t *values, unsigned 
 		VAL(unic_counter_read(&r->intr));
 		VAL(unic_counter_read(&r->lro_pkts));
 		VAL(unic_counter_read(&r->gso_errors));
+		VAL(unic_counter_read(&r->hash_bad));
 	}
 	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
 		const struct virtio_txq *t = &vp->txq[q];
@@ -682,6 +861,48 @@ static int read_device(struct unic_port *port, struct virtio_port *vp, const cha
 	}
 	vp->max_pairs = 1;
 	vp->dev_mtu = 0;
+	vp->hdr_len = has(vp, VIRTIO_NET_F_HASH_REPORT) ? (uint16_t)sizeof(struct virtio_net_hdr_hash)
+							: (uint16_t)sizeof(struct virtio_net_hdr);
+	if (has(vp, VIRTIO_NET_F_MQ)) {
+		uint16_t pairs;
+
+		rc = virtio_hw_cfg_read(hw, VIRTIO_NET_CFG_MAX_PAIRS, &pairs, sizeof(pairs));
+		if (rc < 0)
+			return rc;
+		/* 5.1.4: 1..0x8000 pairs, each two virtqueues, the control
+		 * queue after them (5.1.2). */
+		if (pairs < VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN || pairs > VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX ||
+		    2u * pairs + 1u > hw->num_queues) {
+			UNIC_LOG(ERR, PMD, "%s: the device offers multi-queue with max_virtqueue_pairs %u and %u virtqueues; the specification wants 1..32768 pairs and 2 x pairs + 1 virtqueues (the last one the control queue)",
+				 name, pairs, hw->num_queues);
+			return -ENODEV;
+		}
+		vp->max_pairs = pairs;
+	}
+	vp->pairs_max = vp->max_pairs < VIRTIO_MAX_PAIRS ? vp->max_pairs : VIRTIO_MAX_PAIRS;
+	vp->rss_key_max = 0;
+	vp->rss_table_max = 0;
+	vp->hash_types = 0;
+	if (has(vp, VIRTIO_NET_F_RSS) || has(vp, VIRTIO_NET_F_HASH_REPORT)) {
+		uint32_t types = 0;
+		uint16_t tbl = 0;
+		uint8_t key = 0;
+
+		if (hw->len[VIRTIO_REGION_DEVICE] < VIRTIO_NET_CFG_LEN_RSS ||
+		    virtio_hw_cfg_read(hw, VIRTIO_NET_CFG_RSS_KEY_MAX, &key, sizeof(key)) < 0 ||
+		    virtio_hw_cfg_read(hw, VIRTIO_NET_CFG_RSS_TBL_MAX, &tbl, sizeof(tbl)) < 0 ||
+		    virtio_hw_cfg_read(hw, VIRTIO_NET_CFG_HASH_TYPES, &types, sizeof(types)) < 0) {
+			UNIC_LOG(ERR, PMD, "%s: the device offers RSS or hash reports but its configuration (%u bytes) does not hold the key size, table length and hash types (%u bytes)",
+				 name, hw->len[VIRTIO_REGION_DEVICE], VIRTIO_NET_CFG_LEN_RSS);
+			return -ENODEV;
+		}
+		vp->rss_key_max = key;
+		vp->rss_table_max = has(vp, VIRTIO_NET_F_RSS) ? tbl : 0;
+		vp->hash_types = types;
+		if (has(vp, VIRTIO_NET_F_RSS) && !rss_usable(vp))
+			UNIC_LOG(WARNING, PMD, "%s: the device offers RSS with a key of up to %u bytes, a table of up to %u entries and hash types 0x%x; no RSS with that (the device's default steering applies)",
+				 name, key, tbl, types);
+	}
 	if (has(vp, VIRTIO_NET_F_MTU)) {
 		uint16_t mtu;
 

@@ -38,6 +38,7 @@
 #include "unic_port_driver.h"
 
 #define VIRTIO_MAX_PAIRS      8     /* rx/tx queue pairs driven (the device may offer more) */
+#define VIRTIO_HDR_MAX        ((uint32_t)sizeof(struct virtio_net_hdr_hash)) /* the header's largest size */
 #define VIRTIO_DESC_MIN       64
 #define VIRTIO_DESC_DEFAULT   256   /* or the device's maximum when smaller */
 #define VIRTIO_RX_FREE_THRESH 32    /* refill in batches of this many */
@@ -249,12 +250,14 @@ struct virtio_rxq {
 	uint32_t buf_len;                  /* bytes the device may write per buffer */
 	uint32_t max_frame;                /* longest frame kept: MTU + 14 + 4 (one tag) */
 	uint16_t headroom;                 /* pool headroom: data starts here, the header before */
+	uint16_t hdr_len;                  /* 12, or 20 with VIRTIO_NET_F_HASH_REPORT */
 	uint16_t port_id;
 	uint16_t qid;
 	bool mrg;                          /* VIRTIO_NET_F_MRG_RXBUF: num_buffers is read */
 	bool csum;                         /* VIRTIO_NET_F_GUEST_CSUM: the header's flags are read */
 	bool csum_flags;                   /* rx checksum offload asked: flags, no software completion */
 	bool lro;                          /* GUEST_TSO4/6 negotiated (LRO asked): GSO frames taken */
+	bool hash;                         /* HASH_REPORT and UNIC_RX_OFFLOAD_RSS_HASH: the hash is kept */
 	bool vlan_strip;                   /* software strip */
 	/* a frame spread over several buffers (mergeable) */
 	struct unic_pkt *chain_head;
@@ -269,10 +272,12 @@ struct virtio_rxq {
 	struct unic_counter lro_pkts;      /* GSO frames delivered as LRO packets */
 	struct unic_counter gso_errors;    /* GSO frames dropped: not negotiated, bad type or size */
 	struct unic_counter intr;          /* interrupts armed (rx_intr_enable) */
+	struct unic_counter hash_bad;      /* hash_report values the specification does not have */
 	/* interrupts */
 	struct virtio_port *vp;
 	bool intr_on;                      /* the port's interrupts are on (start) */
-	int irq_fd;                        /* its MSI-X eventfd, -1 if none (INTx: nothing to drop) */
+	int irq_fd;                        /* its MSI-X eventfd when the vector is its own, else -1
+					    * (INTx, or a shared vector: nothing is dropped at the arm) */
 	uint16_t vector;                   /* MSI-X vector, VIRTIO_MSI_NO_VECTOR if none */
 	bool intr_armed;
 } UNIC_CACHE_ALIGNED;
@@ -281,8 +286,9 @@ struct virtio_txq {
 	struct virtio_vq vq;
 	struct unic_pkt **sw_ring;         /* the packet, at its head descriptor */
 	uint16_t *chain_len;               /* descriptors in the chain at each head */
-	volatile struct virtio_net_hdr *hdrs; /* one header per descriptor id (in vq.dma) */
+	volatile struct virtio_net_hdr_hash *hdrs; /* one header slot per descriptor id (in vq.dma) */
 	uint64_t hdrs_iova;
+	uint16_t hdr_len;                  /* bytes of the header sent: 12, or 20 with HASH_REPORT */
 	uint16_t qid;
 	bool csum;                         /* VIRTIO_NET_F_CSUM negotiated */
 	bool tso4, tso6;                   /* VIRTIO_NET_F_HOST_TSO4/6 negotiated */
@@ -293,13 +299,41 @@ struct virtio_txq {
 	struct unic_counter csum_req;      /* checksum requests handed to the device */
 } UNIC_CACHE_ALIGNED;
 
+/*
+ * Which MSI-X vector each interrupt takes (virtio_vec_plan()), from the
+ * vectors the device has (@p nvec) and the rx queues in use:
+ *   nvec >= nb_rxq + 1: vector 0 for configuration changes, 1 + q for rx
+ *                       queue q, each its own;
+ *   2 <= nvec <= nb_rxq: vector 0 for configuration changes, the rx queues
+ *                       round-robin over the rest: queue q on 1 + q % (nvec - 1);
+ *   nvec == 1:          every rx queue on vector 0, no vector for
+ *                       configuration changes (no link events);
+ *   nvec == 0:          no MSI-X (INTx).
+ * Transmit and control queues never take one: the driver reclaims tx
+ * descriptors and waits for control answers by polling.
+ */
+struct virtio_vec_plan {
+	unsigned nb_vec;                   /* vectors to enable (0: INTx) */
+	uint16_t config;                   /* VIRTIO_MSI_NO_VECTOR: none */
+	uint16_t rx[VIRTIO_MAX_PAIRS];     /* rx queue q's vector */
+	bool shared;                       /* some vector carries more than one rx queue */
+};
 struct virtio_port {
 	struct virtio_hw hw;
 	struct unic_pci_device *dev;
 	char bus_addr[32];
 	struct unic_mem *dma_mem;
 	bool iommu;
-	uint16_t max_pairs;                /* queue pairs the device offers (1 without MQ) */
+	uint16_t max_pairs;                /* queue pairs the device offers (1 without MQ); the
+					    * control queue is virtqueue 2 * max_pairs */
+	uint16_t pairs_max;                /* queue pairs the driver takes: max_pairs, at most
+					    * VIRTIO_MAX_PAIRS */
+	uint16_t nb_pairs;                 /* queue pairs in use (set at start) */
+	uint16_t hdr_len;                  /* the network header: 12, or 20 (HASH_REPORT) */
+	uint8_t rss_key_max;               /* RSS/HASH_REPORT: the device's longest key */
+	uint16_t rss_table_max;            /* RSS: the device's longest indirection table */
+	uint32_t hash_types;               /* RSS/HASH_REPORT: VIRTIO_NET_RSS_HASH_TYPE_* it hashes */
+	bool rss_on;                       /* the last start configured RSS */
 	uint16_t max_queue_size;           /* of virtqueue 0 (the rx queue's maximum) */
 	uint16_t dev_mtu;                  /* VIRTIO_NET_F_MTU, else 0 */
 	struct virtio_rxq rxq[VIRTIO_MAX_PAIRS];
@@ -310,6 +344,7 @@ struct virtio_port {
 	bool config_watched;
 	int irq_fds[2 * VIRTIO_MAX_PAIRS + 2];
 	unsigned nb_irq;
+	struct virtio_vec_plan plan;       /* the MSI-X vectors of the last start */
 	uint16_t config_vector;
 	uint64_t link_events;              /* config-change interrupts with a status change */
 	uint64_t config_changes;           /* config-change interrupts */
@@ -380,6 +415,25 @@ int virtio_features_names(uint64_t f, char *buf, size_t len);
 int virtio_hw_queue_setup(struct virtio_hw *hw, struct virtio_vq *vq, uint16_t msix_vector);
 /** The maximum size the device gives virtqueue @p index (0: no such queue). */
 uint16_t virtio_hw_queue_max(struct virtio_hw *hw, uint16_t index);
+
+/* ---- RSS (virtio_port.c) ------------------------------------------------------ */
+
+/** The device's hash types (VIRTIO_NET_RSS_HASH_TYPE_*) for UNIC_RSS_* @p t. */
+uint32_t virtio_rss_types(uint64_t t);
+/** The UNIC_RSS_* types a device that hashes @p dev_types can give. */
+uint64_t virtio_rss_capa(uint32_t dev_types);
+/**
+ * Lay out a struct virtio_net_rss_config (5.1.6.5.7.1) in @p buf: hash
+ * types @p types, an indirection table of @p tbl_len entries (a power of
+ * two) spreading over @p nb_rxq receive queues round-robin (entry i is
+ * queue i % nb_rxq), unclassified frames to queue 0, max_tx_vq
+ * @p max_tx_vq, then the key. Pure (unit-tested).
+ * @return the bytes written, or 0 if @p len is too short.
+ */
+size_t virtio_rss_config_build(uint8_t *buf, size_t len, uint32_t types, uint16_t tbl_len, uint16_t nb_rxq,
+			       uint16_t max_tx_vq, const uint8_t *key, uint8_t key_len);
+/** The key used when the configuration gives none (40 bytes). */
+extern const uint8_t virtio_rss_default_key[VIRTIO_NET_RSS_KEY_LEN];
 
 /* ---- virtio_rxtx.c ----------------------------------------------------------- */
 
@@ -480,6 +534,10 @@ int virtio_ctrl_restore(struct unic_port *port);
 void virtio_vq_publish(struct virtio_vq *vq);
 
 /* ---- virtio_intr.c ----------------------------------------------------------- */
+
+/** Fill @p p for @p nvec device vectors, @p nb_rxq rx queues and, if @p config,
+ * a vector for configuration changes. Pure (unit-tested). */
+void virtio_vec_plan(unsigned nvec, uint16_t nb_rxq, bool config, struct virtio_vec_plan *p);
 
 bool virtio_intr_wanted(const struct unic_port *port);
 int virtio_intr_on(struct unic_port *port);

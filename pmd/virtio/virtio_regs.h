@@ -126,6 +126,10 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 #define VIRTIO_NET_CFG_MTU          10 /* le16, with VIRTIO_NET_F_MTU */
 #define VIRTIO_NET_CFG_SPEED        12 /* le32, with VIRTIO_NET_F_SPEED_DUPLEX */
 #define VIRTIO_NET_CFG_DUPLEX       16 /* u8 */
+#define VIRTIO_NET_CFG_RSS_KEY_MAX  17 /* u8, with VIRTIO_NET_F_RSS or HASH_REPORT */
+#define VIRTIO_NET_CFG_RSS_TBL_MAX  18 /* le16 rss_max_indirection_table_length (RSS) */
+#define VIRTIO_NET_CFG_HASH_TYPES   20 /* le32 supported_hash_types (RSS or HASH_REPORT) */
+#define VIRTIO_NET_CFG_LEN_RSS      24 /* the structure up to supported_hash_types */
 #define VIRTIO_NET_CFG_LEN_MIN      12 /* MAC, status, pairs, MTU */
 
 #define VIRTIO_NET_S_LINK_UP        1
@@ -170,6 +174,63 @@ static_assert(sizeof(struct virtio_net_hdr) == 12, "virtio_net_hdr (mrg_rxbuf) i
 #define VIRTIO_NET_CTRL_VLAN_DEL    1
 #define VIRTIO_NET_CTRL_ANNOUNCE    3
 #define VIRTIO_NET_CTRL_MQ          4
+
+/*
+ * With VIRTIO_NET_F_HASH_REPORT the header grows to 20 bytes, both ways
+ * (5.1.6): the device reports the packet's hash and its type on receive;
+ * on transmit the two fields are zero.
+ */
+struct virtio_net_hdr_hash {
+	struct virtio_net_hdr hdr;
+	uint32_t hash_value;
+	uint16_t hash_report;  /* VIRTIO_NET_HASH_REPORT_* */
+	uint16_t padding;
+};
+static_assert(sizeof(struct virtio_net_hdr_hash) == 20, "virtio_net_hdr_v1_hash is 20 bytes");
+
+/* hash_report values (5.1.6.4.3.1): what the hash was computed over. */
+#define VIRTIO_NET_HASH_REPORT_NONE     0
+#define VIRTIO_NET_HASH_REPORT_IPV4     1
+#define VIRTIO_NET_HASH_REPORT_TCPV4    2
+#define VIRTIO_NET_HASH_REPORT_UDPV4    3
+#define VIRTIO_NET_HASH_REPORT_IPV6     4
+#define VIRTIO_NET_HASH_REPORT_TCPV6    5
+#define VIRTIO_NET_HASH_REPORT_UDPV6    6
+#define VIRTIO_NET_HASH_REPORT_IPV6_EX  7
+#define VIRTIO_NET_HASH_REPORT_TCPV6_EX 8
+#define VIRTIO_NET_HASH_REPORT_UDPV6_EX 9
+#define VIRTIO_NET_HASH_REPORT_MAX      9
+
+/* Hash types (5.1.6.4.3.1: supported_hash_types, hash_types). */
+#define VIRTIO_NET_RSS_HASH_TYPE_IPV4   (1u << 0)
+#define VIRTIO_NET_RSS_HASH_TYPE_TCPV4  (1u << 1)
+#define VIRTIO_NET_RSS_HASH_TYPE_UDPV4  (1u << 2)
+#define VIRTIO_NET_RSS_HASH_TYPE_IPV6   (1u << 3)
+#define VIRTIO_NET_RSS_HASH_TYPE_TCPV6  (1u << 4)
+#define VIRTIO_NET_RSS_HASH_TYPE_UDPV6  (1u << 5)
+#define VIRTIO_NET_RSS_HASH_TYPE_IP_EX  (1u << 6)
+#define VIRTIO_NET_RSS_HASH_TYPE_TCP_EX (1u << 7)
+#define VIRTIO_NET_RSS_HASH_TYPE_UDP_EX (1u << 8)
+
+/* ---- control queue: multi-queue class (5.1.6.5.5, 5.1.6.5.7) ------------- */
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET    0 /* le16 virtqueue_pairs */
+#define VIRTIO_NET_CTRL_MQ_RSS_CONFIG      1 /* struct virtio_net_rss_config */
+#define VIRTIO_NET_CTRL_MQ_HASH_CONFIG     2 /* hash report without steering */
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN    1
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX    0x8000
+
+/*
+ * struct virtio_net_rss_config (5.1.6.5.7.1), variable-length:
+ *   le32 hash_types; le16 indirection_table_mask; le16 unclassified_queue;
+ *   le16 indirection_table[mask + 1]; le16 max_tx_vq; u8 hash_key_length;
+ *   u8 hash_key_data[hash_key_length].
+ * Queue numbers in it count receive queues (0 is receiveq1), not virtqueues.
+ * The hash config (HASH_CONFIG, 5.1.6.5.6.4) is the same with a table of
+ * one zero entry and max_tx_vq zero.
+ */
+#define VIRTIO_NET_RSS_TABLE_MAX  128 /* entries this driver writes at most */
+#define VIRTIO_NET_RSS_KEY_LEN    40  /* the key length this driver uses */
+#define VIRTIO_NET_RSS_CONFIG_LEN(tbl, key) (8u + 2u * (tbl) + 3u + (key))
 
 /* ---- split virtqueues (2.6) ---------------------------------------------- */
 #define VRING_DESC_F_NEXT           1 /* the chain goes on in next */

@@ -19,7 +19,7 @@
 
 #include "virtio_priv.h"
 
-#define HDR_LEN ((uint16_t)sizeof(struct virtio_net_hdr))
+#define HDR_SLOT ((uint16_t)sizeof(struct virtio_net_hdr_hash)) /* a tx header slot */
 
 /* ---- virtqueue layout and helpers ------------------------------------------ */
 
@@ -139,7 +139,7 @@ void virtio_vq_publish(struct virtio_vq *vq)
 
 /*
  * Post buffers at free descriptors, in batches, then publish. One
- * descriptor a buffer: the 12-byte header lands in the headroom just before
+ * descriptor a buffer: the header (12 or 20 bytes) lands in the headroom just before
  * the packet data (so the first buffer's frame starts at the headroom).
  * Posts when @p thresh buffers are missing, or whenever none is posted (a
  * queue with no buffer never receives again: QEMU waits for a kick).
@@ -175,7 +175,7 @@ static void rx_refill(struct virtio_rxq *rxq, uint16_t thresh)
 
 			vq->free_head = vq->next[id];
 			rxq->sw_ring[id] = bufs[i];
-			d->addr = bufs[i]->buf_iova + rxq->headroom - HDR_LEN;
+			d->addr = bufs[i]->buf_iova + rxq->headroom - rxq->hdr_len;
 			d->len = rxq->buf_len;
 			d->flags = VRING_DESC_F_WRITE;
 			d->next = 0;
@@ -324,13 +324,32 @@ static inline bool rx_csum(struct virtio_rxq *rxq, struct unic_pkt *head, const 
 }
 
 /*
+ * The hash the device reported (HASH_REPORT, 5.1.6.4.3): kept with
+ * UNIC_PKT_RX_RSS_HASH when it says what it hashed; NONE is no hash, and a
+ * report the specification does not have is counted and ignored.
+ */
+static inline void rx_hash(struct virtio_rxq *rxq, struct unic_pkt *head, const struct virtio_net_hdr_hash *hh)
+{
+	uint16_t report = hh->hash_report;
+
+	if (report == VIRTIO_NET_HASH_REPORT_NONE)
+		return;
+	if (UNIC_UNLIKELY(report > VIRTIO_NET_HASH_REPORT_MAX)) {
+		unic_counter_add(&rxq->hash_bad, 1);
+		return;
+	}
+	head->rss_hash = hh->hash_value;
+	head->ol_flags |= UNIC_PKT_RX_RSS_HASH;
+}
+
+/*
  * Finish a frame whose buffers are all in: the header (in the headroom of
  * the first buffer) to flags and the segment size, the VLAN strip.
  * @return false: dropped.
  */
 static inline bool rx_frame_done(struct virtio_rxq *rxq, struct unic_pkt *head)
 {
-	const struct virtio_net_hdr *h = (const void *)((uint8_t *)unic_pkt_data(head) - HDR_LEN);
+	const struct virtio_net_hdr *h = (const void *)((uint8_t *)unic_pkt_data(head) - rxq->hdr_len);
 	bool gso = h->gso_type != VIRTIO_NET_HDR_GSO_NONE;
 	uint32_t max = gso ? rx_chain_max(rxq) : rxq->max_frame;
 
@@ -347,6 +366,8 @@ static inline bool rx_frame_done(struct virtio_rxq *rxq, struct unic_pkt *head)
 	} else if (rxq->csum && !rx_csum(rxq, head, h)) {
 		return false;
 	}
+	if (rxq->hash)
+		rx_hash(rxq, head, (const struct virtio_net_hdr_hash *)h);
 	if (rxq->vlan_strip)
 		rx_vlan_strip(head);
 	head->port = rxq->port_id;
@@ -395,7 +416,7 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			/* The first buffer of a frame: the header, then data. */
 			uint16_t nbuf = 1;
 
-			if (UNIC_UNLIKELY(len < HDR_LEN || len > rxq->buf_len)) {
+			if (UNIC_UNLIKELY(len < rxq->hdr_len || len > rxq->buf_len)) {
 				unic_counter_add(&rxq->len_errors, 1);
 				unic_pkt_free(seg);
 				rx_frame_drop(rxq, &head, &tail);
@@ -403,7 +424,7 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			}
 			if (rxq->mrg) {
 				const struct virtio_net_hdr *h =
-					(const void *)((uint8_t *)unic_pkt_buf(seg) + rxq->headroom - HDR_LEN);
+					(const void *)((uint8_t *)unic_pkt_buf(seg) + rxq->headroom - rxq->hdr_len);
 
 				nbuf = h->num_buffers;
 				if (UNIC_UNLIKELY(nbuf == 0 || nbuf > vq->size)) {
@@ -414,7 +435,7 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 				}
 			}
 			seg->data_off = rxq->headroom;
-			seg->data_len = (uint16_t)(len - HDR_LEN);
+			seg->data_len = (uint16_t)(len - rxq->hdr_len);
 			seg->next = NULL;
 			seg->nb_segs = 1;
 			seg->pkt_len = seg->data_len;
@@ -433,7 +454,7 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			if (len == 0) {
 				unic_pkt_free(seg);
 			} else {
-				seg->data_off = (uint16_t)(rxq->headroom - HDR_LEN);
+				seg->data_off = (uint16_t)(rxq->headroom - rxq->hdr_len);
 				seg->data_len = (uint16_t)len;
 				seg->next = NULL;
 				tail->next = seg;
@@ -665,12 +686,21 @@ uint16_t virtio_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err
 
 /* The header for the packet's offload requests (5.1.6.2). @p shift: bytes
  * inserted before the IP header (a software VLAN tag). */
-static inline void tx_hdr_fill(struct virtio_txq *txq, volatile struct virtio_net_hdr *h,
+static inline void tx_hdr_fill(struct virtio_txq *txq, volatile struct virtio_net_hdr_hash *hh,
 			       struct unic_pkt *p, uint16_t shift)
 {
+	volatile struct virtio_net_hdr *h = &hh->hdr;
 	uint64_t f = p->ol_flags;
 	uint16_t l3 = (uint16_t)(p->l2_len + shift);
 
+	if (txq->hdr_len > sizeof(*h)) {
+		/* The hash fields are the device's to fill (rx); with a 12-byte
+		 * header they are not there (the header may sit in a packet's
+		 * headroom, right before the frame). */
+		hh->hash_value = 0;
+		hh->hash_report = 0;
+		hh->padding = 0;
+	}
 	h->flags = 0;
 	h->gso_type = VIRTIO_NET_HDR_GSO_NONE;
 	h->hdr_len = 0;
@@ -758,7 +788,7 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		 * there: one descriptor instead of two (VERSION_1 lifts the
 		 * layout rule, 5.1.6.2). Packets are never shared: the
 		 * headroom is ours while the device holds it. */
-		bool push = need == 2 && p->data_off >= HDR_LEN + (vlan ? 4 : 0) && !(p->data_off & 1);
+		bool push = need == 2 && p->data_off >= txq->hdr_len + (vlan ? 4 : 0) && !(p->data_off & 1);
 
 		if (UNIC_UNLIKELY(need == 0)) {
 			/* Refused and counted, never sent corrupt; the packet is
@@ -781,16 +811,16 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		}
 		head = id = vq->free_head;
 		if (push) {
-			tx_hdr_fill(txq, (volatile struct virtio_net_hdr *)((uint8_t *)unic_pkt_data(p) - HDR_LEN), p,
-				    shift);
-			vq->desc[id].addr = unic_pkt_data_iova(p) - HDR_LEN;
-			vq->desc[id].len = (uint32_t)p->data_len + HDR_LEN;
+			tx_hdr_fill(txq, (volatile struct virtio_net_hdr_hash *)((uint8_t *)unic_pkt_data(p) - txq->hdr_len),
+				    p, shift);
+			vq->desc[id].addr = unic_pkt_data_iova(p) - txq->hdr_len;
+			vq->desc[id].len = (uint32_t)p->data_len + txq->hdr_len;
 			vq->desc[id].flags = 0;
 			vq->desc[id].next = 0;
 		} else {
 			tx_hdr_fill(txq, &txq->hdrs[head], p, shift);
-			vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_LEN;
-			vq->desc[id].len = HDR_LEN;
+			vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_SLOT;
+			vq->desc[id].len = txq->hdr_len;
 			vq->desc[id].flags = VRING_DESC_F_NEXT;
 			vq->desc[id].next = vq->next[id];
 			for (struct unic_pkt *s = p; s != NULL; s = s->next) {

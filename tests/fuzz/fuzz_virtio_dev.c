@@ -7,9 +7,10 @@
  * virtio specification, BAR4 and the split virtqueues in ordinary memory.
  * The input is the device (a tap's: checksum and GSO offered both ways): a
  * first byte picks the MTU (bit 0: 1500, or 9000 with scattered rx), LRO
- * (bit 1: GUEST_TSO negotiated, GSO frames taken) and the rx checksum
- * offload (bit 2: flags, no software completion), then each step is an
- * opcode and its operands:
+ * (bit 1: GUEST_TSO negotiated, GSO frames taken), the rx checksum
+ * offload (bit 2: flags, no software completion) and the header (bit 3: a
+ * device that offers HASH_REPORT, so a 20-byte header both ways, with the
+ * hash kept in the packet), then each step is an opcode and its operands:
  *
  *   0 used entry     on rx or tx: any id (posted or not, in range or not),
  *                    any length; the used index published or not
@@ -17,7 +18,8 @@
  *   2 a frame        delivered the honest way (fake_virtio_rx: posted
  *                    buffers, merged with MRG_RXBUF), 14..9100 bytes, with
  *                    a header of input bytes (num_buffers overwritten in
- *                    the first buffer afterwards, as a lying device would)
+ *                    the first buffer afterwards, as a lying device would;
+ *                    with HASH_REPORT also any hash value and report)
  *   3 tx completion  the device takes up to N chains and completes them
  *   4 tx burst       of 1..8 packets the harness makes (some chained)
  *   5 tx reclaim
@@ -26,6 +28,7 @@
  *
  * Properties, checked after every step and at the end (abort with a
  * message, so libFuzzer reports the input):
+ *   - a frame carries a hash only from a device with HASH_REPORT;
  *   - no frame longer than the queue's max frame (an LRO packet: 64 KiB and
  *     its segment size set, only with LRO; checksum flags only when asked);
  *     every segment 1..buf_len
@@ -74,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TXQ 1
 
 static struct fake_virtio fk;
+static int hash_mode = -1;  /* the device offers HASH_REPORT (bit 3 of the first byte) */
 static uint8_t frame[9100];
 
 struct input {
@@ -141,6 +145,7 @@ static void check_frame(const struct unic_pkt *p)
 	unsigned segs = 0;
 
 	CHECK(p->pool == fk.pool, "a frame not from the queue's pool");
+	CHECK(hash_mode == 1 || !(p->ol_flags & UNIC_PKT_RX_RSS_HASH), "a hash from a device without HASH_REPORT");
 	if (p->ol_flags & UNIC_PKT_RX_LRO) {
 		CHECK(r->lro, "an LRO packet on a queue without LRO");
 		CHECK(p->pkt_len <= VIRTIO_LRO_MAX_FRAME && p->tso_segsz != 0,
@@ -351,19 +356,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t cfg;
 	int rc;
 
-	if (fk.port == NULL) {
-		unic_log_set_sink(quiet_sink, NULL);
-		struct fake_virtio_config fc = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) |
-							     FV_BIT(FV_F_GUEST_CSUM) | FV_BIT(FV_F_HOST_TSO4) |
-							     FV_BIT(FV_F_HOST_TSO6) | FV_BIT(FV_F_GUEST_TSO4) |
-							     FV_BIT(FV_F_GUEST_TSO6) };
-
-		rc = fake_virtio_create(&fk, &fc, true, NULL);
-		CHECK(rc == 0, "cannot attach the driver to the fake device: %d", rc);
-		CHECK(unic_pool_debug_enabled(), "built without the pool's debug checks");
-	}
 	if (size > 4096)
 		return 0;
+	cfg = size > 0 ? data[0] : 0;
+	if (fk.port == NULL || hash_mode != ((cfg >> 3) & 1)) {
+		/* The device for this input: a tap's offloads, with or without
+		 * HASH_REPORT. */
+		struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) |
+							    FV_BIT(FV_F_GUEST_CSUM) | FV_BIT(FV_F_HOST_TSO4) |
+							    FV_BIT(FV_F_HOST_TSO6) | FV_BIT(FV_F_GUEST_TSO4) |
+							    FV_BIT(FV_F_GUEST_TSO6) };
+
+		if (cfg & 8)
+			c.features |= FV_BIT(FV_F_HASH_REPORT);
+		if (fk.port != NULL)
+			fake_virtio_destroy(&fk);
+		unic_log_set_sink(quiet_sink, NULL);
+		rc = fake_virtio_create(&fk, &c, true, NULL);
+		CHECK(rc == 0, "cannot attach the driver to the fake device: %d", rc);
+		CHECK(unic_pool_debug_enabled(), "built without the pool's debug checks");
+		hash_mode = (cfg >> 3) & 1;
+	}
 	if (unic_port_state(fk.port) == UNIC_PORT_STARTED)
 		unic_port_stop(fk.port);
 	CHECK(unic_pool_in_use_count(fk.pool) == 0, "%u packets in use before the input",
@@ -377,6 +390,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pc.rx_offloads |= UNIC_RX_OFFLOAD_TCP_LRO | UNIC_RX_OFFLOAD_SCATTER;
 	if (cfg & 4)
 		pc.rx_offloads |= UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM;
+	if (cfg & 8)
+		pc.rx_offloads |= UNIC_RX_OFFLOAD_RSS_HASH;
 	rc = fake_virtio_start(&fk, NB_DESC, &pc);
 	CHECK(rc == 0, "start: %d; device: %s", rc, fk.dev.err);
 
@@ -405,6 +420,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint16_t head = 0;
 			bool have;
 
+			if (hash_mode == 1) {
+				fk.dev.rx_hash_value = u32(&in);
+				fk.dev.rx_hash_report = u16(&in);
+			}
 			if (tainted)
 				rx_resync();
 			tainted = false;

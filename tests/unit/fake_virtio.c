@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fake_virtio.h"
+#include "../common/toeplitz.h" /* by path: the fuzz build has no tests/common in its include path */
 
 #define FV_MAX_CHAIN 1024
 
@@ -128,6 +129,9 @@ static void write_config(struct fake_virtio_dev *d)
 	put16(d, FV_OFF_DEVICE + FV_NC_STATUS, d->cfg.net_status);
 	put16(d, FV_OFF_DEVICE + FV_NC_MAX_PAIRS, d->cfg.max_pairs);
 	put16(d, FV_OFF_DEVICE + FV_NC_MTU, d->cfg.mtu);
+	put8(d, FV_OFF_DEVICE + FV_NC_RSS_MAX_KEY, d->cfg.rss_max_key);
+	put16(d, FV_OFF_DEVICE + FV_NC_RSS_MAX_TABLE, d->cfg.rss_max_table);
+	put32(d, FV_OFF_DEVICE + FV_NC_HASH_TYPES, d->cfg.hash_types);
 }
 
 void fake_virtio_dev_reset(struct fake_virtio_dev *d)
@@ -141,6 +145,14 @@ void fake_virtio_dev_reset(struct fake_virtio_dev *d)
 	d->features_ok = d->driver_ok = d->failed = false;
 	d->q_select = 0;
 	d->msix_config = FV_NO_VECTOR;
+	/* 5.1.6.5.5: after a reset one pair, no RSS (the counts are kept). */
+	d->vq_pairs = 1;
+	{
+		unsigned a = d->rss.nb_rss_config, b = d->rss.nb_hash_config, c = d->rss.nb_pairs_set;
+
+		memset(&d->rss, 0, sizeof(d->rss));
+		d->rss.nb_rss_config = a, d->rss.nb_hash_config = b, d->rss.nb_pairs_set = c;
+	}
 	/* QEMU 7.2 virtio_net_reset: promiscuous, no tables, the MAC from
 	 * its configuration; every VLAN filtered until set_features. */
 	memset(&d->filter, 0, sizeof(d->filter));
@@ -202,6 +214,13 @@ int fake_virtio_dev_create(struct fake_virtio_dev *d, const struct fake_virtio_c
 		d->cfg.mtu = 1500;
 	if (d->cfg.max_pairs == 0)
 		d->cfg.max_pairs = 1;
+	if (d->cfg.rss_max_key == 0)
+		d->cfg.rss_max_key = FV_RSS_KEY_MAX;
+	if (d->cfg.rss_max_table == 0)
+		d->cfg.rss_max_table = FV_RSS_TABLE_MAX;
+	if (d->cfg.hash_types == 0)
+		d->cfg.hash_types = FV_HASH_IPV4 | FV_HASH_TCPV4 | FV_HASH_UDPV4 | FV_HASH_IPV6 | FV_HASH_TCPV6 |
+				    FV_HASH_UDPV6;
 	d->offered = d->cfg.features;
 	d->mem = mem;
 	d->config_irq_fd = -1;
@@ -763,7 +782,8 @@ int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_h
 	struct fv_queue *q = &d->q[qn];
 	struct fv_net_hdr h = { 0 };
 	bool mrg = has(d, FV_F_MRG_RXBUF), ind;
-	size_t total = FV_NET_HDR_LEN + len, cap = 0;
+	size_t hlen = fake_virtio_hdr_len(d), total = hlen + len, cap = 0;
+	uint8_t hbytes[FV_NET_HDR_HASH_LEN] = { 0 };
 	uint16_t old, heads = 0;
 	struct fv_ring r;
 	int rc, navail;
@@ -771,6 +791,8 @@ int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_h
 	rc = live_ring(d, qn, &r);
 	if (rc != 0)
 		return rc;
+	if (has(d, FV_F_MQ) && qn / 2u >= d->vq_pairs)
+		return -EIO; /* a pair the driver did not enable (5.1.6.5.5) */
 	if (q->waiting)
 		return -EAGAIN;
 	navail = check_avail(d, qn, &r);
@@ -806,11 +828,16 @@ int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_h
 	if (hdr != NULL)
 		h = *hdr;
 	h.num_buffers = mrg ? heads : 1;
+	memcpy(hbytes, &h, FV_NET_HDR_LEN);
+	if (hlen == FV_NET_HDR_HASH_LEN) {
+		memcpy(hbytes + 12, &d->rx_hash_value, 4);
+		memcpy(hbytes + 16, &d->rx_hash_report, 2);
+	}
 	/* Write: the header then the frame, buffer after buffer. */
 	old = q->used_idx;
 	{
-		const uint8_t *src[2] = { (const uint8_t *)&h, frame };
-		size_t left[2] = { FV_NET_HDR_LEN, len }, part = 0;
+		const uint8_t *src[2] = { hbytes, frame };
+		size_t left[2] = { hlen, len }, part = 0;
 
 		for (uint16_t k = 0; k < heads; k++) {
 			uint16_t head = r.avail->ring[q->last_avail % r.size];
@@ -885,9 +912,9 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t qn, struct fv_frame *out,
 		}
 		if (rc != 0)
 			break;
-		if (total < FV_NET_HDR_LEN) {
-			fv_error(d, "tx queue %u: chain %u holds %zu bytes, less than the 12-byte header", qn, head,
-				 total);
+		if (total < fake_virtio_hdr_len(d)) {
+			fv_error(d, "tx queue %u: chain %u holds %zu bytes, less than the %zu-byte header", qn, head,
+				 total, fake_virtio_hdr_len(d));
 			rc = -EPROTO;
 			break;
 		}
@@ -904,14 +931,14 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t qn, struct fv_frame *out,
 				at += segs[s].len;
 			}
 			memcpy(&f->hdr, all, FV_NET_HDR_LEN);
-			f->len = total - FV_NET_HDR_LEN;
+			f->len = total - fake_virtio_hdr_len(d);
 			f->data = malloc(f->len ? f->len : 1);
 			if (f->data == NULL) {
 				free(all);
 				rc = -ENOMEM;
 				break;
 			}
-			memcpy(f->data, all + FV_NET_HDR_LEN, f->len);
+			memcpy(f->data, all + fake_virtio_hdr_len(d), f->len);
 			free(all);
 			f->nb_desc = (unsigned)nb;
 			f->indirect = ind;
@@ -926,6 +953,236 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t qn, struct fv_frame *out,
 		publish(d, qn, &r, old);
 	apply_policy(d, qn, &r);
 	return rc != 0 ? rc : (int)done;
+}
+
+size_t fake_virtio_hdr_len(const struct fake_virtio_dev *d)
+{
+	return has(d, FV_F_HASH_REPORT) ? FV_NET_HDR_HASH_LEN : FV_NET_HDR_LEN;
+}
+
+/* ---- multi-queue: the MQ class of control commands ------------------------ */
+
+static uint16_t le16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/*
+ * struct virtio_net_rss_config (5.1.6.5.7.1) or, for HASH_CONFIG
+ * (5.1.6.5.6.4), struct virtio_net_hash_config, which lays out the same
+ * bytes with reserved fields where the table and max_tx_vq are.
+ */
+static uint8_t ctrl_rss(struct fake_virtio_dev *d, bool rss, const uint8_t *b, size_t len)
+{
+	struct fv_rss *r = &d->rss;
+	const char *what = rss ? "RSS_CONFIG" : "HASH_CONFIG";
+	uint32_t types;
+	uint16_t mask, tbl, uncl, max_tx;
+	size_t at;
+	uint8_t klen;
+
+	if (len < 8 + 2 + 3) {
+		fv_error(d, "MQ %s: %zu bytes, shorter than the smallest configuration", what, len);
+		return FV_NET_ERR;
+	}
+	types = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	mask = le16_at(b + 4);
+	uncl = le16_at(b + 6);
+	tbl = rss ? (uint16_t)(mask + 1) : 1;
+	at = 8 + 2u * tbl;
+	if (rss && (tbl > d->cfg.rss_max_table || (tbl & mask) != 0)) {
+		fv_error(d, "MQ RSS_CONFIG: indirection_table_mask 0x%x: the table must be a power of two up to %u entries (5.1.6.5.7.1)",
+			 mask, d->cfg.rss_max_table);
+		return FV_NET_ERR;
+	}
+	if (!rss && (mask || uncl || le16_at(b + 8) || le16_at(b + 10))) {
+		fv_error(d, "MQ HASH_CONFIG: reserved fields not zero");
+		return FV_NET_ERR;
+	}
+	if (len < at + 3) {
+		fv_error(d, "MQ %s: %zu bytes, shorter than its %u-entry table", what, len, tbl);
+		return FV_NET_ERR;
+	}
+	max_tx = le16_at(b + at);
+	klen = b[at + 2];
+	if (len != at + 3 + klen) {
+		fv_error(d, "MQ %s: %zu bytes, not the %zu its table and %u-byte key make", what, len,
+			 at + 3 + (size_t)klen, klen);
+		return FV_NET_ERR;
+	}
+	if (types & ~d->cfg.hash_types) {
+		fv_error(d, "MQ %s: hash types 0x%x, the device supports 0x%x", what, types, d->cfg.hash_types);
+		return FV_NET_ERR;
+	}
+	if (klen > d->cfg.rss_max_key || (types && klen == 0)) {
+		fv_error(d, "MQ %s: a %u-byte key (the device takes up to %u; hash types need one)", what, klen,
+			 d->cfg.rss_max_key);
+		return FV_NET_ERR;
+	}
+	if (rss) {
+		if (max_tx == 0 || max_tx > d->cfg.max_pairs || uncl >= d->cfg.max_pairs) {
+			fv_error(d, "MQ RSS_CONFIG: max_tx_vq %u, unclassified_queue %u; the device has %u pairs",
+				 max_tx, uncl, d->cfg.max_pairs);
+			return FV_NET_ERR;
+		}
+		for (uint16_t i = 0; i < tbl; i++)
+			if (le16_at(b + 8 + 2u * i) >= max_tx) {
+				fv_error(d, "MQ RSS_CONFIG: indirection_table[%u] = %u, not an enabled queue (max_tx_vq %u)",
+					 i, le16_at(b + 8 + 2u * i), max_tx);
+				return FV_NET_ERR;
+			}
+	} else if (max_tx != 0) {
+		fv_error(d, "MQ HASH_CONFIG: reserved fields not zero");
+		return FV_NET_ERR;
+	}
+	r->hash_types = types;
+	r->hash = types != 0;
+	r->rss = rss && types != 0;
+	r->table_len = tbl;
+	for (uint16_t i = 0; i < tbl; i++)
+		r->table[i] = rss ? le16_at(b + 8 + 2u * i) : 0;
+	r->unclassified = uncl;
+	r->max_tx_vq = max_tx;
+	r->key_len = klen;
+	memcpy(r->key, b + at + 3, klen);
+	if (rss)
+		d->vq_pairs = max_tx; /* RSS_CONFIG sets the pairs in use as VQ_PAIRS_SET does */
+	return FV_NET_OK;
+}
+
+uint8_t fake_virtio_ctrl_mq(struct fake_virtio_dev *d, uint8_t cmd, const uint8_t *data, size_t len)
+{
+	struct fv_rss *r = &d->rss;
+
+	if (len <= sizeof(r->raw)) {
+		memcpy(r->raw, data, len);
+		r->raw_len = len;
+	}
+	switch (cmd) {
+	case FV_CTRL_MQ_VQ_PAIRS_SET: {
+		uint16_t n;
+
+		r->nb_pairs_set++;
+		if (d->mq_answer_err)
+			return FV_NET_ERR;
+		if (!has(d, FV_F_MQ)) {
+			fv_error(d, "MQ VQ_PAIRS_SET without VIRTIO_NET_F_MQ negotiated");
+			return FV_NET_ERR;
+		}
+		if (len != 2) {
+			fv_error(d, "MQ VQ_PAIRS_SET: %zu bytes, not 2", len);
+			return FV_NET_ERR;
+		}
+		n = le16_at(data);
+		if (n < 1 || n > d->cfg.max_pairs) {
+			fv_error(d, "MQ VQ_PAIRS_SET: %u pairs; the device has 1..%u", n, d->cfg.max_pairs);
+			return FV_NET_ERR;
+		}
+		d->vq_pairs = n;
+		return FV_NET_OK;
+	}
+	case FV_CTRL_MQ_RSS_CONFIG:
+		r->nb_rss_config++;
+		if (d->mq_answer_err)
+			return FV_NET_ERR;
+		if (!has(d, FV_F_RSS)) {
+			fv_error(d, "MQ RSS_CONFIG without VIRTIO_NET_F_RSS negotiated");
+			return FV_NET_ERR;
+		}
+		return ctrl_rss(d, true, data, len);
+	case FV_CTRL_MQ_HASH_CONFIG:
+		r->nb_hash_config++;
+		if (d->mq_answer_err)
+			return FV_NET_ERR;
+		if (!has(d, FV_F_HASH_REPORT)) {
+			fv_error(d, "MQ HASH_CONFIG without VIRTIO_NET_F_HASH_REPORT negotiated");
+			return FV_NET_ERR;
+		}
+		return ctrl_rss(d, false, data, len);
+	default:
+		fv_error(d, "MQ command %u: not in the specification", cmd);
+		return FV_NET_ERR;
+	}
+}
+
+/* The hash input of a frame (5.1.6.4.3.1) and its report; 0 bytes: none. */
+static unsigned hash_input(const struct fv_rss *r, const uint8_t *f, size_t len, uint8_t *in, uint16_t *report)
+{
+	uint16_t et;
+
+	*report = FV_REPORT_NONE;
+	if (len < 14)
+		return 0;
+	et = (uint16_t)(f[12] << 8 | f[13]);
+	if (et == 0x0800 && len >= 14 + 20 && (f[14] >> 4) == 4) {
+		const uint8_t *ip = f + 14;
+		unsigned ihl = (ip[0] & 15u) * 4u;
+		bool frag = ((ip[6] & 0x3f) | ip[7]) != 0;
+		bool l4 = !frag && len >= 14 + ihl + 4;
+
+		memcpy(in, ip + 12, 8);
+		if (l4 && ip[9] == 6 && (r->hash_types & FV_HASH_TCPV4)) {
+			memcpy(in + 8, ip + ihl, 4);
+			*report = FV_REPORT_TCPV4;
+			return 12;
+		}
+		if (l4 && ip[9] == 17 && (r->hash_types & FV_HASH_UDPV4)) {
+			memcpy(in + 8, ip + ihl, 4);
+			*report = FV_REPORT_UDPV4;
+			return 12;
+		}
+		if (r->hash_types & FV_HASH_IPV4) {
+			*report = FV_REPORT_IPV4;
+			return 8;
+		}
+		return 0;
+	}
+	if (et == 0x86dd && len >= 14 + 40 && (f[14] >> 4) == 6) {
+		const uint8_t *ip = f + 14;
+		bool l4 = len >= 14 + 40 + 4;
+
+		memcpy(in, ip + 8, 32);
+		if (l4 && ip[6] == 6 && (r->hash_types & FV_HASH_TCPV6)) {
+			memcpy(in + 32, ip + 40, 4);
+			*report = FV_REPORT_TCPV6;
+			return 36;
+		}
+		if (l4 && ip[6] == 17 && (r->hash_types & FV_HASH_UDPV6)) {
+			memcpy(in + 32, ip + 40, 4);
+			*report = FV_REPORT_UDPV6;
+			return 36;
+		}
+		if (r->hash_types & FV_HASH_IPV6) {
+			*report = FV_REPORT_IPV6;
+			return 32;
+		}
+	}
+	return 0;
+}
+
+int fake_virtio_rx_steer(struct fake_virtio_dev *d, const void *frame, size_t len)
+{
+	const struct fv_rss *r = &d->rss;
+	uint8_t in[36], key[FV_RSS_KEY_MAX + 4] = { 0 };
+	uint16_t report = FV_REPORT_NONE, q = 0;
+	uint32_t hash = 0;
+	unsigned n = 0;
+	int rc;
+
+	if (r->hash) {
+		n = hash_input(r, frame, len, in, &report);
+		memcpy(key, r->key, r->key_len);
+		if (n > 0)
+			hash = toeplitz(key, in, n);
+	}
+	if (r->rss)
+		q = n > 0 ? r->table[hash & (uint32_t)(r->table_len - 1)] : r->unclassified;
+	d->rx_hash_value = n > 0 ? hash : 0;
+	d->rx_hash_report = report;
+	rc = fake_virtio_rx(d, (uint16_t)(2 * q), NULL, frame, len);
+	d->rx_hash_value = 0;
+	d->rx_hash_report = 0;
+	return rc < 0 ? rc : q;
 }
 
 void fake_virtio_used_put(struct fake_virtio_dev *d, uint16_t qn, uint32_t id, uint32_t len, bool publish_idx)
@@ -1064,6 +1321,8 @@ static uint8_t ctrl_exec(struct fake_virtio_dev *d, uint8_t cls, uint8_t cmd, co
 			return FV_NET_ERR;
 		return FV_NET_OK;
 	}
+	case FV_CTRL_MQ:
+		return fake_virtio_ctrl_mq(d, cmd, p, len);
 	default:
 		return FV_NET_ERR;
 	}

@@ -93,6 +93,8 @@
 #define FV_F_RING_PACKED 34
 #define FV_F_IN_ORDER 35
 #define FV_F_RING_RESET 40
+#define FV_F_HASH_REPORT 57
+#define FV_F_RSS 60
 #define FV_BIT(f) (1ull << (f))
 
 /* What QEMU 7.2's virtio-net-pci offers behind a hub (no vnet header peer),
@@ -127,6 +129,9 @@
 #define FV_NC_STATUS 6
 #define FV_NC_MAX_PAIRS 8
 #define FV_NC_MTU 10
+#define FV_NC_RSS_MAX_KEY 17     /* u8 rss_max_key_size */
+#define FV_NC_RSS_MAX_TABLE 18   /* le16 rss_max_indirection_table_length */
+#define FV_NC_HASH_TYPES 20      /* le32 supported_hash_types */
 #define FV_NET_S_LINK_UP 1u
 #define FV_NET_S_ANNOUNCE 2u
 
@@ -187,6 +192,32 @@ struct fv_net_hdr {
 	uint16_t num_buffers;
 };
 #define FV_NET_HDR_LEN 12u
+/* With VIRTIO_NET_F_HASH_REPORT the header is 20 bytes both ways:
+ * le32 hash_value, le16 hash_report, le16 padding after the 12. */
+#define FV_NET_HDR_HASH_LEN 20u
+
+/* 5.1.6.4.3.1: hash types (supported_hash_types, hash_types) and reports. */
+#define FV_HASH_IPV4 (1u << 0)
+#define FV_HASH_TCPV4 (1u << 1)
+#define FV_HASH_UDPV4 (1u << 2)
+#define FV_HASH_IPV6 (1u << 3)
+#define FV_HASH_TCPV6 (1u << 4)
+#define FV_HASH_UDPV6 (1u << 5)
+#define FV_REPORT_NONE 0u
+#define FV_REPORT_IPV4 1u
+#define FV_REPORT_TCPV4 2u
+#define FV_REPORT_UDPV4 3u
+#define FV_REPORT_IPV6 4u
+#define FV_REPORT_TCPV6 5u
+#define FV_REPORT_UDPV6 6u
+
+/* 5.1.6.5: control commands of class MQ (the acks: FV_NET_OK, FV_NET_ERR). */
+#define FV_CTRL_MQ 4u
+#define FV_CTRL_MQ_VQ_PAIRS_SET 0u
+#define FV_CTRL_MQ_RSS_CONFIG 1u
+#define FV_CTRL_MQ_HASH_CONFIG 2u
+#define FV_RSS_TABLE_MAX 128u
+#define FV_RSS_KEY_MAX 40u
 
 /* 5.1.6.5 the control virtqueue: acks, classes, commands. */
 #define FV_NET_OK 0u
@@ -215,7 +246,8 @@ static inline bool fv_need_event(uint16_t event, uint16_t new_idx, uint16_t old)
 
 /* ---- the device ---------------------------------------------------------- */
 
-#define FV_MAX_QUEUES 8
+#define FV_MAX_PAIRS 8
+#define FV_MAX_QUEUES (2 * FV_MAX_PAIRS + 1) /* the pairs and the control queue */
 
 /* How the device asks for kicks on a queue (what it writes in
  * used->flags, or avail_event with EVENT_IDX). */
@@ -237,6 +269,25 @@ struct fake_virtio_config {
 	uint16_t net_status;      /* 0: LINK_UP */
 	uint16_t mtu;             /* 0: 1500 */
 	uint16_t max_pairs;       /* 0: 1 */
+	uint8_t rss_max_key;      /* 0: 40 (with RSS or HASH_REPORT offered) */
+	uint16_t rss_max_table;   /* 0: 128 */
+	uint32_t hash_types;      /* 0: IPv4, TCPv4, UDPv4, IPv6, TCPv6, UDPv6 */
+};
+
+/* What the MQ class of control commands set (5.1.6.5.5 to 5.1.6.5.7). */
+struct fv_rss {
+	bool rss;                 /* an RSS_CONFIG with hash types is in force */
+	bool hash;                /* hashes are computed (RSS or HASH_CONFIG with types) */
+	uint32_t hash_types;
+	uint16_t table_len;       /* mask + 1 */
+	uint16_t table[FV_RSS_TABLE_MAX];
+	uint16_t unclassified;
+	uint16_t max_tx_vq;
+	uint8_t key_len;
+	uint8_t key[FV_RSS_KEY_MAX];
+	uint8_t raw[8 + 2 * FV_RSS_TABLE_MAX + 3 + FV_RSS_KEY_MAX]; /* the last command's bytes */
+	size_t raw_len;
+	unsigned nb_rss_config, nb_hash_config, nb_pairs_set;
 };
 
 struct fv_queue {
@@ -299,6 +350,13 @@ struct fake_virtio_dev {
 	uint16_t msix_config;
 	struct fv_queue q[FV_MAX_QUEUES];
 	int config_irq_fd;            /* written on a config change if >= 0 */
+
+	/* Multi-queue (MQ, RSS, HASH_REPORT). */
+	uint16_t vq_pairs;            /* queue pairs in use: 1 after a reset (5.1.6.5.5) */
+	struct fv_rss rss;
+	bool mq_answer_err;           /* malicious: answer every MQ command with ERR */
+	uint32_t rx_hash_value;       /* the next fake_virtio_rx's hash fields (HASH_REPORT) */
+	uint16_t rx_hash_report;
 
 	/* What the device saw. */
 	uint64_t resets;              /* completed (status 0 written) */
@@ -401,6 +459,28 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t q, struct fv_frame *out, 
 void fake_virtio_used_put(struct fake_virtio_dev *d, uint16_t q, uint32_t id, uint32_t len, bool publish);
 /** Store used->idx as given (any jump). */
 void fake_virtio_used_idx_set(struct fake_virtio_dev *d, uint16_t q, uint16_t idx);
+
+/**
+ * Handle a control command of class MQ (5.1.6.5.5 to 5.1.6.5.7) with its
+ * @p len bytes of @p data, as the device's control queue does: checks it
+ * against the specification and what was negotiated, records it in d->rss
+ * (the raw bytes too) and d->vq_pairs. A violation is recorded in err.
+ * @return the ack, FV_NET_OK or FV_NET_ERR.
+ */
+uint8_t fake_virtio_ctrl_mq(struct fake_virtio_dev *d, uint8_t cmd, const uint8_t *data, size_t len);
+
+/** The header length the device uses now: 12, or 20 with HASH_REPORT. */
+size_t fake_virtio_hdr_len(const struct fake_virtio_dev *d);
+
+/**
+ * Steer a frame as the device does: with RSS in force, the Toeplitz hash
+ * of its IPv4/IPv6 addresses (and TCP/UDP ports when those types are on)
+ * over the key, the queue from the indirection table (unclassified frames
+ * to the unclassified queue); the hash in the header with HASH_REPORT.
+ * Without RSS, queue 0. Then fake_virtio_rx on that queue's rx virtqueue.
+ * @return the rx queue (pair) it went to, or fake_virtio_rx's error.
+ */
+int fake_virtio_rx_steer(struct fake_virtio_dev *d, const void *frame, size_t len);
 
 /** Send a used-buffer notification for @p q whether or not the driver wants one. */
 void fake_virtio_interrupt(struct fake_virtio_dev *d, uint16_t q);

@@ -225,12 +225,11 @@ Test(virtio_features, guest_tso_is_taken_only_with_guest_csum_and_mergeable_buff
 	cr_expect_eq(virtio_features_wanted(~0ull, false) & VIRTIO_BIT(VIRTIO_NET_F_GUEST_ECN), 0);
 }
 
-Test(virtio_features, packed_rings_and_multi_queue_are_not_taken_yet)
+Test(virtio_features, packed_rings_are_not_taken_yet)
 {
 	uint64_t f = virtio_features_wanted(~0ull, true);
 
 	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_RING_PACKED), 0);
-	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_NET_F_MQ), 0);
 	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA), 0, "notify data changes the kick's format");
 }
 
@@ -333,6 +332,7 @@ static void rx_rig_init(struct rx_rig *r, uint16_t size)
 	r->rxq.sw_ring = calloc(size, sizeof(*r->rxq.sw_ring));
 	r->rxq.pool = r->pool;
 	r->rxq.headroom = r->pool->pkt_headroom;
+	r->rxq.hdr_len = sizeof(struct virtio_net_hdr);
 	r->rxq.buf_len = r->pool->pkt_dataroom + (uint32_t)sizeof(struct virtio_net_hdr);
 	r->rxq.max_frame = 9018;
 	r->rxq.mrg = true;
@@ -441,7 +441,7 @@ Test(virtio_tx, a_tso_packet_gets_its_gso_header_a_whole_ip_header_and_the_seed_
 	struct virtio_hw hw = { 0 };
 	uint16_t notify = 0, size = 16;
 	struct virtio_txq txq = { 0 };
-	size_t len = virtio_vq_bytes(size, (size_t)size * sizeof(struct virtio_net_hdr));
+	size_t len = virtio_vq_bytes(size, (size_t)size * sizeof(struct virtio_net_hdr_hash));
 	struct unic_pool *pool;
 	struct unic_pkt *p;
 	uint8_t *d, *iph;
@@ -461,7 +461,8 @@ Test(virtio_tx, a_tso_packet_gets_its_gso_header_a_whole_ip_header_and_the_seed_
 	txq.vq.hw = &hw;
 	txq.sw_ring = calloc(size, sizeof(*txq.sw_ring));
 	txq.chain_len = calloc(size, sizeof(*txq.chain_len));
-	txq.hdrs = (volatile struct virtio_net_hdr *)((uint8_t *)txq.vq.dma.va + virtio_vq_bytes(size, 0));
+	txq.hdrs = (volatile struct virtio_net_hdr_hash *)((uint8_t *)txq.vq.dma.va + virtio_vq_bytes(size, 0));
+	txq.hdr_len = sizeof(struct virtio_net_hdr);
 	txq.csum = txq.tso4 = txq.tso6 = true;
 
 	/* Ethernet, IPv4 (20), TCP (20), 1500 bytes of payload: cut at 500. */

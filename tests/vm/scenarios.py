@@ -248,6 +248,13 @@ BOOTS = [
              Scenario('demo', (
                  apps_check('virtio', 'demo -r 500pps -1 nic1 nic2', timeout=120, show=True),
              )),
+             # nic3 (mq=on, 4 pairs, RSS, hash reports, 10 vectors): the
+             # host's flows on the queue the test's Toeplitz picks, with
+             # that hash; each queue wakes a sleeper on its own vector.
+             Scenario('virtio-mq', (
+                 criterion('virtio-mq', 'tests/vm/guest/test_virtio_mq', timeout=300),
+                 Check('virtio-mq-report', 'cat /tmp/virtio-mq-report.txt'),
+             )),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
          scenarios=(

@@ -7,7 +7,11 @@ Runs inside QEMU's network namespace (the runner starts it with nsenter):
 waits for QEMU to create the tap, sets it up, prints "ready" and writes
 every frame the tap receives to PCAP until SIGTERM.  A line "send RUN CHECK
 COUNT" on stdin makes it send COUNT broadcast frames tagged like the guest's
-(EtherType 0x88b5, payload "unic-vm RUN CHECK SEQ", see rig/frames.py).
+(EtherType 0x88b5, payload "unic-vm RUN CHECK SEQ", see rig/frames.py);
+"flows RUN CHECK COUNT" sends COUNT broadcast IPv4/UDP frames, each a flow
+of its own (source address and both ports vary with SEQ), with the same
+payload, for a guest that checks RSS steering (flow_frame).
+
 A line "gso RUN CHECK CASE IDX" makes it send one TCP frame into the tap
 through a packet socket with PACKET_VNET_HDR, behind the virtio-net header
 the case asks for (rx_frame below): the kernel hands a GSO frame to the tap
@@ -187,6 +191,33 @@ def send(sock, run_id, check, count):
         sock.send(frame.ljust(128, b'\0'))
 
 
+def ipv4_cksum(header):
+    s = sum(struct.unpack('!10H', header))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def flow_frame(run_id, check, seq):
+    """Broadcast IPv4/UDP from 10.77.(seq/256).(seq%256) port 1024+seq to
+    10.77.255.1 port 4000 + (seq * 7) % 997: a flow per seq."""
+    payload = ('unic-vm %s %s %d' % (run_id, check, seq)).encode().ljust(32, b'\0')
+    udp = struct.pack('!HHHH', 1024 + seq, 4000 + (seq * 7) % 997, 8 + len(payload), 0) + payload
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), seq & 0xffff, 0, 64, 17, 0,
+                     bytes((10, 77, (seq >> 8) & 0xff, seq & 0xff)), bytes((10, 77, 255, 1)))
+    ip = ip[:10] + struct.pack('!H', ipv4_cksum(ip)) + ip[12:]
+    return b'\xff' * 6 + HOST_MAC + b'\x08\x00' + ip + udp
+
+
+def send_flows(sock, run_id, check, count):
+    # Paced: the tap drops what its queues (500 frames each) cannot hold
+    # while QEMU (TCG, a loaded host) is slow to read them.
+    for seq in range(count):
+        sock.send(flow_frame(run_id, check, seq))
+        if seq % 8 == 7:
+            time.sleep(0.002)
+
+
 def main():
     ifname, pcap = sys.argv[1], sys.argv[2]
     base = pcap[:-len('.pcap')] if pcap.endswith('.pcap') else pcap
@@ -220,6 +251,8 @@ def main():
                     except (ValueError, OSError) as e:
                         # The guest waits for it and fails, saying so.
                         print('peer %s: %s: %s' % (ifname, line.decode(), e), file=sys.stderr, flush=True)
+                elif len(words) == 4 and words[0] == 'flows':
+                    send_flows(sock, words[1], words[2], int(words[3]))
         for s in (sock, vnet, segs):
             while s in ready:       # everything it holds
                 try:

@@ -185,11 +185,15 @@ class Peers:
         return None
 
     def send(self, tap, run_id, check, count):
-        """Has the peer of tap send count frames tagged for run and check."""
+        """Has the peer of tap send count frames tagged for run and check;
+        TAP/flows: IPv4/UDP frames, a flow each (peer.py flow_frame)."""
+        tap, _, kind = tap.partition('/')
         p = self.procs.get(tap)
         if p is None:
             return 'check %s asked for frames on %s, which is no tap of this boot' % (check, tap)
-        p.stdin.write('send %s %s %d\n' % (run_id, check, count))
+        if kind not in ('', 'flows'):
+            return 'check %s asked for frames of kind %s; the peer sends plain or flows' % (check, kind)
+        p.stdin.write('%s %s %s %d\n' % (kind or 'send', run_id, check, count))
         p.stdin.flush()
         return None
 

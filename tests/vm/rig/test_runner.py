@@ -146,5 +146,58 @@ class Watch(unittest.TestCase):
         self.assertEqual(result(out, 'fake: s/c: rig::a').diag[0], 'expected fail, seen pass')
 
 
+class _Stdin:
+    def __init__(self):
+        self.lines = []
+
+    def write(self, text):
+        self.lines.append(text)
+
+    def flush(self):
+        pass
+
+
+class _Proc:
+    def __init__(self):
+        self.stdin = _Stdin()
+
+
+class PeerRequestTest(unittest.TestCase):
+    """What a guest's host-send asks of a tap's peer (no peer process)."""
+
+    def peers(self):
+        boot = Boot('fake', Topology(access='vfio', nics=(Nic('virtio-net', 'tap:unic2', 'root-port'),)),
+                    scenarios=(Scenario('s', (Check('c', 'true'),)),))
+        p = runner.Peers(boot, '/nonexistent/base')
+        p.procs['unic2'] = _Proc()
+        return p
+
+    def test_tap_slash_flows_asks_the_peer_for_flows_and_a_bare_tap_for_tagged_frames(self):
+        p = self.peers()
+        self.assertIsNone(p.send('unic2/flows', RUN, 's/c', 40))
+        self.assertIsNone(p.send('unic2', RUN, 's/c', 5))
+        self.assertEqual(p.procs['unic2'].stdin.lines,
+                         ['flows %s s/c 40\n' % RUN, 'send %s s/c 5\n' % RUN])
+
+    def test_an_unknown_kind_or_tap_is_refused_with_a_reason(self):
+        p = self.peers()
+        self.assertIn('kind bogus', p.send('unic2/bogus', RUN, 's/c', 1))
+        self.assertIn('no tap', p.send('unic9/flows', RUN, 's/c', 1))
+        self.assertEqual(p.procs['unic2'].stdin.lines, [])
+
+    def test_each_flow_frame_is_ipv4_udp_with_a_valid_header_checksum_and_its_own_ports(self):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import peer
+        seen = set()
+        for seq in range(300):
+            f = peer.flow_frame(RUN, 's/c', seq)
+            self.assertEqual(f[12:14], b'\x08\x00')
+            self.assertEqual(peer.ipv4_cksum(f[14:34]), 0, 'seq %d: IPv4 header checksum' % seq)
+            self.assertEqual(f[23], 17)
+            self.assertTrue(f[42:].startswith(('unic-vm %s s/c %d' % (RUN, seq)).encode()))
+            seen.add(f[26:38])
+        self.assertEqual(len(seen), 300, 'every frame a flow of its own')
+
+
 if __name__ == '__main__':
     unittest.main()
