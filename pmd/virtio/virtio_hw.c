@@ -207,8 +207,7 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 /*
  * What the driver takes when the device offers it. Not taken (yet): the
  * control queue and what needs it (CTRL_*, MQ, RSS, GUEST_ANNOUNCE),
- * HASH_REPORT (a 20-byte header), RING_PACKED, IN_ORDER, INDIRECT_DESC,
- * the guest TSO features (they need 64 KiB receive chains), UFO and ECN.
+ * HASH_REPORT (a 20-byte header), IN_ORDER, the guest TSO features (they need 64 KiB receive chains), UFO and ECN.
  */
 #define VIRTIO_FEATURES_SUPPORTED                                                   \
 	(VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) |     \
@@ -216,7 +215,8 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 	 VIRTIO_BIT(VIRTIO_NET_F_MTU) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) |         \
 	 VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_CSUM) |            \
 	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4) |  \
-	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX))
+	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) | \
+	 VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
 
 uint64_t virtio_features_wanted(uint64_t offered, bool iommu)
 {

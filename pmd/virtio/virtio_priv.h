@@ -43,6 +43,7 @@
 #define VIRTIO_MAX_MTU        9000  /* without VIRTIO_NET_F_MTU: what the driver chains */
 #define VIRTIO_RESET_TIMEOUT_US 1000000 /* device_status reads 0 after a reset */
 #define VIRTIO_TX_MAX_SEGS    64    /* segments of one packet (a descriptor each) */
+#define VIRTIO_TX_INDIR_LEN   ((VIRTIO_TX_MAX_SEGS + 1) * 16u) /* an indirect table: header and segments */
 
 /* ---- register access ------------------------------------------------------ */
 
@@ -224,6 +225,16 @@ struct virtio_vq {
 	bool event_idx;                    /* VIRTIO_F_EVENT_IDX negotiated */
 	uint32_t notify_off;               /* queue_notify_off x multiplier, read at setup */
 	struct unic_dma dma;               /* desc, avail, used (and tx headers) */
+	/* A packed virtqueue (2.7, virtio_packed.c) keeps avail_idx and
+	 * used_idx as free-running ring positions: slot idx & mask, wrap
+	 * counter (idx & size) == 0. avail and used then point at the driver
+	 * and device event suppression structures (queue_driver/device). */
+	bool packed;                       /* VIRTIO_F_RING_PACKED negotiated */
+	uint16_t nb_free_ids;              /* buffer ids free (packed: a chain takes one id) */
+	uint16_t bad_flags_at;             /* 1 + the position whose garbage flags were counted */
+	volatile struct vring_packed_desc *pdesc;
+	volatile struct vring_packed_event *drv_event; /* driver area: notifications we want */
+	volatile struct vring_packed_event *dev_event; /* device area: kicks the device wants */
 	/* counters (one writer: the queue's thread) */
 	struct unic_counter kicks;         /* notifications sent */
 	struct unic_counter kicks_suppressed; /* the device did not want one */
@@ -270,6 +281,9 @@ struct virtio_txq {
 	uint16_t *chain_len;               /* descriptors in the chain at each head */
 	volatile struct virtio_net_hdr *hdrs; /* one header per descriptor id (in vq.dma) */
 	uint64_t hdrs_iova;
+	uint8_t *indir;                    /* indirect tables, VIRTIO_TX_INDIR_LEN a descriptor id (NULL: none) */
+	uint64_t indir_iova;
+	bool indirect;                     /* VIRTIO_F_INDIRECT_DESC negotiated and tables allocated */
 	uint16_t qid;
 	bool csum;                         /* VIRTIO_NET_F_CSUM negotiated */
 	bool tso4, tso6;                   /* VIRTIO_NET_F_HOST_TSO4/6 negotiated */
@@ -383,6 +397,27 @@ int virtio_rxq_fill(struct virtio_rxq *rxq);
 /* Free every buffer the queues hold (stop). */
 void virtio_rxq_drain(struct virtio_rxq *rxq);
 void virtio_txq_drain(struct virtio_txq *txq);
+
+/* The common steps the packed ring shares with the split one (virtio_rxtx.c). */
+/* Take one used rx buffer @p seg of @p len bytes into the frame being
+ * assembled; @return true and *out when a frame is complete. */
+bool virtio_rx_seg(struct virtio_rxq *rxq, struct unic_pkt *seg, uint32_t len, struct unic_pkt **out);
+/* tx_prepare's checks: the descriptors the packet needs (header + segments), or 0 and *err. */
+uint16_t virtio_tx_check(const struct virtio_txq *txq, const struct unic_pkt *p, bool hdrs, int *err);
+/* Software VLAN insert if asked, then the header at descriptor id @p id. */
+void virtio_tx_hdr(struct virtio_txq *txq, struct unic_pkt *p, uint16_t id);
+/* Tell the device through the notification area (counted). */
+void virtio_vq_kick(struct virtio_vq *vq, bool kick);
+
+/* ---- virtio_packed.c: packed virtqueues (2.7) ------------------------------------ */
+
+void virtio_packed_vq_init(struct virtio_vq *vq);
+uint16_t virtio_packed_rx_burst(struct virtio_rxq *rxq, struct unic_pkt **pkts, uint16_t n);
+uint16_t virtio_packed_tx_burst(struct virtio_txq *txq, struct unic_pkt **pkts, uint16_t n);
+void virtio_packed_rx_refill(struct virtio_rxq *rxq, uint16_t thresh);
+bool virtio_packed_rx_pending(struct virtio_rxq *rxq);
+void virtio_packed_intr_arm(struct virtio_vq *vq, bool on);
+int virtio_packed_tx_reclaim(struct virtio_txq *txq);
 
 /* ---- virtio_intr.c ----------------------------------------------------------- */
 
