@@ -719,6 +719,52 @@ static inline void tx_vlan_insert(struct unic_pkt *p)
 	unic_net_put16(d + UNIC_ETHER_HDR_LEN, p->vlan_tci);
 }
 
+/* A header descriptor at @p head and one per segment, from the free list;
+ * *last: the chain's last descriptor. */
+static inline void tx_chain(struct virtio_txq *txq, const struct unic_pkt *p, uint16_t head, uint16_t *last)
+{
+	struct virtio_vq *vq = &txq->vq;
+	uint16_t id = head;
+
+	vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_LEN;
+	vq->desc[id].len = HDR_LEN;
+	vq->desc[id].flags = VRING_DESC_F_NEXT;
+	vq->desc[id].next = vq->next[id];
+	for (const struct unic_pkt *s = p; s != NULL; s = s->next) {
+		id = vq->next[id];
+		vq->desc[id].addr = unic_pkt_data_iova(s);
+		vq->desc[id].len = s->data_len;
+		vq->desc[id].flags = s->next ? VRING_DESC_F_NEXT : 0;
+		vq->desc[id].next = s->next ? vq->next[id] : 0;
+	}
+	*last = id;
+}
+
+/* One descriptor at @p head pointing at its indirect table (2.6.5.3):
+ * the header and the segments, chained inside the table. */
+static inline void tx_indirect(struct virtio_txq *txq, const struct unic_pkt *p, uint16_t head)
+{
+	volatile struct virtq_desc *t = (volatile struct virtq_desc *)(txq->indir + (size_t)head * VIRTIO_TX_INDIR_LEN);
+	volatile struct virtq_desc *d = &txq->vq.desc[head];
+	uint16_t k = 0;
+
+	t[0].addr = txq->hdrs_iova + (uint64_t)head * HDR_LEN;
+	t[0].len = HDR_LEN;
+	t[0].flags = VRING_DESC_F_NEXT;
+	t[0].next = 1;
+	for (const struct unic_pkt *s = p; s != NULL; s = s->next) {
+		k++;
+		t[k].addr = unic_pkt_data_iova(s);
+		t[k].len = s->data_len;
+		t[k].flags = s->next ? VRING_DESC_F_NEXT : 0;
+		t[k].next = s->next ? (uint16_t)(k + 1) : 0;
+	}
+	d->addr = txq->indir_iova + (uint64_t)head * VIRTIO_TX_INDIR_LEN;
+	d->len = (uint32_t)(k + 1) * 16u;
+	d->flags = VRING_DESC_F_INDIRECT;
+	d->next = 0;
+}
+
 void virtio_tx_hdr(struct virtio_txq *txq, struct unic_pkt *p, uint16_t id)
 {
 	uint16_t shift = 0;
@@ -745,6 +791,7 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		uint16_t shift = 0, head, id;
 		int err;
 		uint16_t need = tx_check(txq, p, true, &err);
+		bool ind;
 
 		if (UNIC_UNLIKELY(need == 0)) {
 			/* Refused and counted, never sent corrupt; the packet is
@@ -753,6 +800,10 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			unic_pkt_free(p);
 			continue;
 		}
+		/* Several segments go through an indirect table: one descriptor. */
+		ind = txq->indirect && need > 2;
+		if (ind)
+			need = 1;
 		if (UNIC_UNLIKELY(need > vq->nb_free)) {
 			tx_reclaim(txq);
 			if (need > vq->nb_free) {
@@ -766,17 +817,10 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		}
 		head = id = vq->free_head;
 		tx_hdr_fill(txq, &txq->hdrs[head], p, shift);
-		vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_LEN;
-		vq->desc[id].len = HDR_LEN;
-		vq->desc[id].flags = VRING_DESC_F_NEXT;
-		vq->desc[id].next = vq->next[id];
-		for (struct unic_pkt *s = p; s != NULL; s = s->next) {
-			id = vq->next[id];
-			vq->desc[id].addr = unic_pkt_data_iova(s);
-			vq->desc[id].len = s->data_len;
-			vq->desc[id].flags = s->next ? VRING_DESC_F_NEXT : 0;
-			vq->desc[id].next = s->next ? vq->next[id] : 0;
-		}
+		if (ind)
+			tx_indirect(txq, p, head);
+		else
+			tx_chain(txq, p, head, &id);
 		vq->free_head = vq->next[id];
 		vq->nb_free = (uint16_t)(vq->nb_free - need);
 		txq->sw_ring[head] = p;
