@@ -8,6 +8,8 @@
  *                  virtio_port_attach()
  *   virtio_rxtx.c  the fast path: split virtqueues, rx/tx burst, refill,
  *                  reclaim, rx interrupt arm/disarm
+ *   virtio_packed.c the fast path over packed virtqueues (RING_PACKED),
+ *                  reached from virtio_rxtx.c by one branch a call
  *   virtio_intr.c  interrupts: MSI-X vectors or INTx, config changes
  *
  * Ownership: the port owns the PCI device from probe on (closed in the close

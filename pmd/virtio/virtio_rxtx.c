@@ -3,8 +3,10 @@
  * virtio-net fast path over split virtqueues (virtio 1.1 section 2.6):
  * rx burst (mergeable buffers chained into one packet, the header's
  * checksum state), batch refill with a notification only when the device
- * asked for one, tx burst (a header descriptor and one per segment,
- * checksum and TSO through the header), reclaim, rx interrupt arm/disarm.
+ * asked for one, tx burst (a header descriptor and one per segment, or
+ * one descriptor and an indirect table; checksum and TSO through the
+ * header), reclaim, rx interrupt arm/disarm. A packed virtqueue branches
+ * to virtio_packed.c at the top of each call.
  *
  * Nothing here logs, allocates from the heap or takes a lock; a failure is
  * a counter. Every value the device wrote (used index, id, length, the
