@@ -416,3 +416,53 @@ uint16_t virtio_packed_tx_burst(struct virtio_txq *txq, struct unic_pkt **pkts, 
 		pk_publish(vq);
 	return i;
 }
+
+/* ---- one request at a time (a control queue) ------------------------------- */
+
+int virtio_packed_request(struct virtio_vq *vq, const struct virtio_req_seg *segs, unsigned n)
+{
+	uint16_t pos = vq->avail_idx, head_flags = 0;
+
+	if (n == 0 || n > vq->size)
+		return -EINVAL;
+	if (pk_outstanding(vq) != 0)
+		return -EBUSY;
+	for (unsigned k = 0; k < n; k++) {
+		uint16_t at = (uint16_t)(pos + k);
+		volatile struct vring_packed_desc *d = &vq->pdesc[at & vq->mask];
+		uint16_t flags = (uint16_t)((k + 1 < n ? VRING_DESC_F_NEXT : 0) |
+					    (segs[k].write ? VRING_DESC_F_WRITE : 0) | pk_avail_flags(vq, at));
+
+		d->addr = segs[k].iova;
+		d->len = segs[k].len;
+		d->id = 0;
+		if (k == 0)
+			head_flags = flags;
+		else
+			d->flags = flags;
+	}
+	unic_io_wmb();
+	__atomic_store_n(&vq->pdesc[pos & vq->mask].flags, head_flags, __ATOMIC_RELEASE);
+	vq->avail_idx = (uint16_t)(pos + n);
+	pk_publish(vq);
+	return 0;
+}
+
+int virtio_packed_request_done(struct virtio_vq *vq, uint32_t *len)
+{
+	volatile struct vring_packed_desc *d;
+	uint16_t id;
+
+	if (!pk_used(vq))
+		return 0;
+	d = &vq->pdesc[vq->used_idx & vq->mask];
+	id = d->id;
+	*len = d->len;
+	/* The one request is over, whatever the device says of it. */
+	vq->used_idx = vq->avail_idx;
+	if (UNIC_UNLIKELY(id != 0)) {
+		unic_counter_add(&vq->bad_used, 1);
+		return -EPROTO;
+	}
+	return 1;
+}

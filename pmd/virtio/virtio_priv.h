@@ -421,6 +421,22 @@ bool virtio_packed_rx_pending(struct virtio_rxq *rxq);
 void virtio_packed_intr_arm(struct virtio_vq *vq, bool on);
 int virtio_packed_tx_reclaim(struct virtio_txq *txq);
 
+/* One request at a time on a packed virtqueue (a control queue: its
+ * command, data and ack buffers), buffer id 0. */
+struct virtio_req_seg {
+	uint64_t iova;
+	uint32_t len;
+	bool write;                        /* device-writable (the ack) */
+};
+/* Make the chain of @p n buffers available and notify the device if it
+ * asks. @return 0, -EINVAL (n is 0 or over the ring), -EBUSY (one is
+ * still outstanding). */
+int virtio_packed_request(struct virtio_vq *vq, const struct virtio_req_seg *segs, unsigned n);
+/* Its used descriptor: @return 1 and *len (bytes the device wrote) once
+ * used, 0 not yet, -EPROTO when the device named another id (counted in
+ * bad_used; the request is over either way). */
+int virtio_packed_request_done(struct virtio_vq *vq, uint32_t *len);
+
 /* ---- virtio_intr.c ----------------------------------------------------------- */
 
 bool virtio_intr_wanted(const struct unic_port *port);

@@ -717,3 +717,44 @@ Test(virtio_packed_malicious, a_tx_completion_given_twice_or_for_an_id_never_sen
 	cr_assert_eq(unic_pool_in_use_count(fk.pool), in_use + 1, "packets in use went from %u to %u", in_use + 1,
 		     unic_pool_in_use_count(fk.pool));
 }
+
+/* ---- one request at a time (what a control queue needs) ----------------------------- */
+
+/* The packed tx queue, idle, carries requests the device takes as frames. */
+Test(virtio_packed, a_request_chain_is_used_once_and_another_can_follow_lap_after_lap)
+{
+	struct virtio_vq *vq = &fk.vp->txq[0].vq;
+	struct unic_pkt *b = unic_pkt_alloc(fk.pool);
+	struct fv_frame out[1];
+	struct virtio_req_seg segs[3];
+	uint8_t *d;
+	uint32_t len = 99;
+
+	cr_assert_not_null(b);
+	d = unic_pkt_append(b, 64);
+	memset(d, 0, 12);
+	memset(d + 12, 0x3c, 52);
+	segs[0] = (struct virtio_req_seg){ .iova = unic_pkt_data_iova(b), .len = 12 };
+	segs[1] = (struct virtio_req_seg){ .iova = unic_pkt_data_iova(b) + 12, .len = 40 };
+	segs[2] = (struct virtio_req_seg){ .iova = unic_pkt_data_iova(b) + 52, .len = 12 };
+	/* 200 requests of three positions: over two laps of 256. */
+	for (unsigned i = 0; i < 200; i++) {
+		cr_assert_eq(virtio_packed_request(vq, segs, 3), 0, "request %u", i);
+		cr_assert_eq(virtio_packed_request(vq, segs, 3), -EBUSY, "two requests at once");
+		cr_assert_eq(virtio_packed_request_done(vq, &len), 0, "request %u used before the device took it", i);
+		cr_assert_eq(fake_virtio_tx(dev, TXQ, out, 1), 1, "request %u: error: %s", i, dev->err);
+		cr_assert_eq(out[0].len, 52);
+		cr_assert_eq(out[0].data[0], 0x3c);
+		fv_frame_free(&out[0]);
+		cr_assert_eq(virtio_packed_request_done(vq, &len), 1, "request %u not seen used", i);
+		cr_assert_eq(len, 0);
+	}
+	/* A device that answers with another id: refused, counted, and over. */
+	cr_assert_eq(virtio_packed_request(vq, segs, 1), 0);
+	fake_virtio_used_put(dev, TXQ, 7, 1, true);
+	cr_assert_eq(virtio_packed_request_done(vq, &len), -EPROTO);
+	cr_assert_eq(xstat("tx_q0_bad_used"), 1);
+	cr_assert_eq(virtio_packed_request(vq, segs, 1), 0, "the queue is stuck after a bad answer");
+	unic_pkt_free(b);
+	assert_device_happy();
+}
