@@ -116,7 +116,9 @@ int virtio_ctrl_setup(struct virtio_hw *hw)
 		}
 		cq->vq.size = size;
 	}
-	virtio_vq_init(&cq->vq); /* polled: NO_INTERRUPT stays set */
+	/* Every virtqueue of the device has the negotiated format. */
+	cq->vq.packed = has(hw, VIRTIO_F_RING_PACKED);
+	virtio_vq_init(&cq->vq); /* polled: no used-buffer notification asked */
 	cq->vq.index = index;
 	cq->vq.event_idx = has(hw, VIRTIO_F_EVENT_IDX);
 	cq->buf = (volatile uint8_t *)cq->vq.dma.va + virtio_vq_bytes(size, 0);
@@ -165,14 +167,23 @@ static int ctrl_wait(struct virtio_hw *hw, struct virtio_ctrlq *cq, const char *
 {
 	struct virtio_vq *vq = &cq->vq;
 	uint64_t start = now_us(), checked = start;
-	uint16_t n;
+	uint16_t n = 0;
+
+	uint32_t plen = 0;
+	int prc = 0;
 
 	for (unsigned spins = 0;; spins++) {
 		uint64_t t;
 
-		n = (uint16_t)(__atomic_load_n(&vq->used[1], __ATOMIC_ACQUIRE) - vq->used_idx);
-		if (n != 0)
-			break;
+		if (vq->packed) {
+			prc = virtio_packed_request_done(vq, &plen);
+			if (prc != 0)
+				break;
+		} else {
+			n = (uint16_t)(__atomic_load_n(&vq->used[1], __ATOMIC_ACQUIRE) - vq->used_idx);
+			if (n != 0)
+				break;
+		}
 		if (spins < 64)
 			continue; /* QEMU answers during the kick itself */
 		t = now_us();
@@ -201,6 +212,19 @@ static int ctrl_wait(struct virtio_hw *hw, struct virtio_ctrlq *cq, const char *
 			return -ETIMEDOUT;
 		}
 		usleep(20);
+	}
+	if (vq->packed) {
+		/* The used descriptor: id 0 (a bad one was counted in bad_used),
+		 * at most the one ack byte written. */
+		if (prc < 0 || plen > 1) {
+			if (prc > 0)
+				unic_counter_add(&vq->bad_used, 1);
+			ctrl_break(cq, what);
+			UNIC_PORT_LOG(hw->port, ERR, "control command \"%s\": the device's used descriptor has %s (expected id 0, length at most 1); not trusted, the control queue is out of service until the port is stopped and started",
+				      what, prc < 0 ? "another buffer id" : "a length over the ack byte");
+			return -EIO;
+		}
+		return 0;
 	}
 	unic_io_rmb(); /* the entry after the index that covers it */
 	if (n != 1) {
@@ -273,6 +297,25 @@ int virtio_ctrl_cmdv(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const struc
 		memcpy((uint8_t *)cq->buf + CTRL_DATA_OFF + at, segs[i].data, segs[i].len);
 		at += (unsigned)segs[i].len;
 	}
+	if (vq->packed) {
+		struct virtio_req_seg rs[3];
+		unsigned k = 0;
+
+		rs[k++] = (struct virtio_req_seg){ .iova = cq->buf_iova + CTRL_HDR_OFF, .len = 2 };
+		if (total > 0)
+			rs[k++] = (struct virtio_req_seg){ .iova = cq->buf_iova + CTRL_DATA_OFF, .len = (uint32_t)total };
+		rs[k++] = (struct virtio_req_seg){ .iova = cq->buf_iova + CTRL_ACK_OFF, .len = 1, .write = true };
+		rc = virtio_packed_request(vq, rs, k);
+		if (rc < 0) {
+			ctrl_break(cq, what);
+			UNIC_PORT_LOG(hw->port, ERR, "control command \"%s\": the packed control queue cannot take it (%s); stop and start the port",
+				      what, strerror(-rc));
+			rc = -EIO;
+			goto out;
+		}
+		rc = ctrl_wait(hw, cq, what);
+		goto answered;
+	}
 	/* The chain: header, data, ack (2.6.4.2: readable before writable). */
 	vq->desc[d] = (struct virtq_desc){ .addr = cq->buf_iova + CTRL_HDR_OFF, .len = 2,
 					   .flags = VRING_DESC_F_NEXT, .next = (uint16_t)(d + 1) };
@@ -290,6 +333,7 @@ int virtio_ctrl_cmdv(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const struc
 	virtio_vq_publish(vq);
 	rc = ctrl_wait(hw, cq, what);
 	vq->nb_free = vq->size;
+answered:
 	if (rc < 0)
 		goto out;
 	ack = cq->buf[CTRL_ACK_OFF];

@@ -64,6 +64,7 @@ static void txq_free(struct unic_port *port, struct virtio_txq *txq)
 	txq->sw_ring = NULL;
 	txq->chain_len = NULL;
 	txq->hdrs = NULL;
+	txq->indir = NULL;
 	vq_free(port, &txq->vq);
 }
 
@@ -163,17 +164,24 @@ static int virtio_tx_queue_setup(struct unic_port *port, uint16_t q, const struc
 {
 	struct virtio_port *vp = virtio_priv(port);
 	struct virtio_txq *txq = &vp->txq[q];
+	size_t indir_off;
 	uint16_t size;
 	int rc;
 
 	size = ring_size(port, "tx", q, conf->nb_desc);
+	/* With INDIRECT_DESC an indirect table a descriptor id, after the headers. */
+	indir_off = UNIC_ALIGN_CEIL(virtio_vq_bytes(size, (size_t)size * HDR_MAX), (size_t)UNIC_CACHE_LINE_SIZE);
 	txq_free(port, txq);
 	txq->sw_ring = calloc(size, sizeof(*txq->sw_ring));
 	txq->chain_len = calloc(size, sizeof(*txq->chain_len));
 	if (txq->sw_ring == NULL || txq->chain_len == NULL)
 		rc = -ENOMEM;
 	else
-		rc = vq_alloc(port, "tx", q, &txq->vq, size, (size_t)size * HDR_MAX, conf->numa_node);
+		rc = vq_alloc(port, "tx", q, &txq->vq, size,
+			      has(vp, VIRTIO_F_INDIRECT_DESC) ?
+				      indir_off - virtio_vq_bytes(size, 0) + (size_t)size * VIRTIO_TX_INDIR_LEN :
+				      (size_t)size * HDR_MAX,
+			      conf->numa_node);
 	if (rc < 0) {
 		txq_free(port, txq);
 		return rc;
@@ -181,6 +189,10 @@ static int virtio_tx_queue_setup(struct unic_port *port, uint16_t q, const struc
 	/* One header per descriptor id, after the rings (virtio_vq_bytes). */
 	txq->hdrs = (volatile struct virtio_net_hdr_hash *)((uint8_t *)txq->vq.dma.va + virtio_vq_bytes(size, 0));
 	txq->hdrs_iova = txq->vq.dma.iova + virtio_vq_bytes(size, 0);
+	if (has(vp, VIRTIO_F_INDIRECT_DESC)) {
+		txq->indir = (uint8_t *)txq->vq.dma.va + indir_off;
+		txq->indir_iova = txq->vq.dma.iova + indir_off;
+	}
 	txq->vq.index = vq_tx_index(q);
 	txq->qid = q;
 	unic_port_txq_counters(port, q, &txq->cnt);
@@ -530,6 +542,7 @@ static int virtio_start(struct unic_port *port)
 	for (uint16_t q = 0; q < port->conf.nb_rxq; q++) {
 		struct virtio_rxq *rxq = &vp->rxq[q];
 
+		rxq->vq.packed = has(vp, VIRTIO_F_RING_PACKED);
 		virtio_rxq_drain(rxq);
 		rxq->vq.event_idx = has(vp, VIRTIO_F_EVENT_IDX);
 		rxq->intr_on = vp->intr_on;
@@ -540,8 +553,10 @@ static int virtio_start(struct unic_port *port)
 	for (uint16_t q = 0; q < port->conf.nb_txq; q++) {
 		struct virtio_txq *txq = &vp->txq[q];
 
+		txq->vq.packed = has(vp, VIRTIO_F_RING_PACKED);
 		virtio_txq_drain(txq);
 		txq->vq.event_idx = has(vp, VIRTIO_F_EVENT_IDX);
+		txq->indirect = has(vp, VIRTIO_F_INDIRECT_DESC) && txq->indir != NULL;
 		txq->csum = has(vp, VIRTIO_NET_F_CSUM);
 		txq->tso4 = has(vp, VIRTIO_NET_F_HOST_TSO4);
 		txq->tso6 = has(vp, VIRTIO_NET_F_HOST_TSO6);

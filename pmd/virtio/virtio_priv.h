@@ -8,6 +8,8 @@
  *                  virtio_port_attach()
  *   virtio_rxtx.c  the fast path: split virtqueues, rx/tx burst, refill,
  *                  reclaim, rx interrupt arm/disarm
+ *   virtio_packed.c the fast path over packed virtqueues (RING_PACKED),
+ *                  reached from virtio_rxtx.c by one branch a call
  *   virtio_intr.c  interrupts: MSI-X vectors or INTx, config changes
  *   virtio_ctrl.c  the control virtqueue: one synchronous command at a time
  *
@@ -50,6 +52,7 @@
 #define VIRTIO_CTRL_DATA_MAX  2048  /* bytes of one command's data */
 #define VIRTIO_UC_MAX         32    /* unicast addresses added besides the port's own */
 #define VIRTIO_LRO_MAX_FRAME  (65535 + 18) /* a GSO frame: IP's 64 KiB, Ethernet header and a tag */
+#define VIRTIO_TX_INDIR_LEN   ((VIRTIO_TX_MAX_SEGS + 1) * 16u) /* an indirect table: header and segments */
 
 /* ---- register access ------------------------------------------------------ */
 
@@ -234,6 +237,16 @@ struct virtio_vq {
 	bool event_idx;                    /* VIRTIO_F_EVENT_IDX negotiated */
 	uint32_t notify_off;               /* queue_notify_off x multiplier, read at setup */
 	struct unic_dma dma;               /* desc, avail, used (and tx headers) */
+	/* A packed virtqueue (2.7, virtio_packed.c) keeps avail_idx and
+	 * used_idx as free-running ring positions: slot idx & mask, wrap
+	 * counter (idx & size) == 0. avail and used then point at the driver
+	 * and device event suppression structures (queue_driver/device). */
+	bool packed;                       /* VIRTIO_F_RING_PACKED negotiated */
+	uint16_t nb_free_ids;              /* buffer ids free (packed: a chain takes one id) */
+	uint16_t bad_flags_at;             /* 1 + the position whose garbage flags were counted */
+	volatile struct vring_packed_desc *pdesc;
+	volatile struct vring_packed_event *drv_event; /* driver area: notifications we want */
+	volatile struct vring_packed_event *dev_event; /* device area: kicks the device wants */
 	/* counters (one writer: the queue's thread) */
 	struct unic_counter kicks;         /* notifications sent */
 	struct unic_counter kicks_suppressed; /* the device did not want one */
@@ -289,6 +302,9 @@ struct virtio_txq {
 	volatile struct virtio_net_hdr_hash *hdrs; /* one header slot per descriptor id (in vq.dma) */
 	uint64_t hdrs_iova;
 	uint16_t hdr_len;                  /* bytes of the header sent: 12, or 20 with HASH_REPORT */
+	uint8_t *indir;                    /* indirect tables, VIRTIO_TX_INDIR_LEN a descriptor id (NULL: none) */
+	uint64_t indir_iova;
+	bool indirect;                     /* VIRTIO_F_INDIRECT_DESC negotiated and tables allocated */
 	uint16_t qid;
 	bool csum;                         /* VIRTIO_NET_F_CSUM negotiated */
 	bool tso4, tso6;                   /* VIRTIO_NET_F_HOST_TSO4/6 negotiated */
@@ -532,6 +548,42 @@ int virtio_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on);
 int virtio_ctrl_restore(struct unic_port *port);
 /** Publish the avail index and notify the device if it asked (virtio_rxtx.c). */
 void virtio_vq_publish(struct virtio_vq *vq);
+/* The common steps the packed ring shares with the split one (virtio_rxtx.c). */
+/* Take one used rx buffer @p seg of @p len bytes into the frame being
+ * assembled; @return true and *out when a frame is complete. */
+bool virtio_rx_seg(struct virtio_rxq *rxq, struct unic_pkt *seg, uint32_t len, struct unic_pkt **out);
+/* tx_prepare's checks: the descriptors the packet needs (header + segments), or 0 and *err. */
+uint16_t virtio_tx_check(const struct virtio_txq *txq, const struct unic_pkt *p, bool hdrs, int *err);
+/* Software VLAN insert if asked, then the header at descriptor id @p id. */
+void virtio_tx_hdr(struct virtio_txq *txq, struct unic_pkt *p, uint16_t id);
+/* Tell the device through the notification area (counted). */
+void virtio_vq_kick(struct virtio_vq *vq, bool kick);
+
+/* ---- virtio_packed.c: packed virtqueues (2.7) ------------------------------------ */
+
+void virtio_packed_vq_init(struct virtio_vq *vq);
+uint16_t virtio_packed_rx_burst(struct virtio_rxq *rxq, struct unic_pkt **pkts, uint16_t n);
+uint16_t virtio_packed_tx_burst(struct virtio_txq *txq, struct unic_pkt **pkts, uint16_t n);
+void virtio_packed_rx_refill(struct virtio_rxq *rxq, uint16_t thresh);
+bool virtio_packed_rx_pending(struct virtio_rxq *rxq);
+void virtio_packed_intr_arm(struct virtio_vq *vq, bool on);
+int virtio_packed_tx_reclaim(struct virtio_txq *txq);
+
+/* One request at a time on a packed virtqueue (a control queue: its
+ * command, data and ack buffers), buffer id 0. */
+struct virtio_req_seg {
+	uint64_t iova;
+	uint32_t len;
+	bool write;                        /* device-writable (the ack) */
+};
+/* Make the chain of @p n buffers available and notify the device if it
+ * asks. @return 0, -EINVAL (n is 0 or over the ring), -EBUSY (one is
+ * still outstanding). */
+int virtio_packed_request(struct virtio_vq *vq, const struct virtio_req_seg *segs, unsigned n);
+/* Its used descriptor: @return 1 and *len (bytes the device wrote) once
+ * used, 0 not yet, -EPROTO when the device named another id (counted in
+ * bad_used; the request is over either way). */
+int virtio_packed_request_done(struct virtio_vq *vq, uint32_t *len);
 
 /* ---- virtio_intr.c ----------------------------------------------------------- */
 

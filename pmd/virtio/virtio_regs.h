@@ -285,4 +285,32 @@ static inline int vring_need_event(uint16_t event, uint16_t new_idx, uint16_t ol
 	return (uint16_t)(new_idx - event - 1) < (uint16_t)(new_idx - old);
 }
 
+/* ---- packed virtqueues (2.7) --------------------------------------------- */
+/* Descriptor flags besides NEXT, WRITE and INDIRECT (2.7.1): the driver
+ * makes a descriptor available with AVAIL = its wrap counter and USED = the
+ * inverse; the device marks it used with both = its wrap counter. */
+#define VRING_PACKED_DESC_F_AVAIL   (1u << 7)
+#define VRING_PACKED_DESC_F_USED    (1u << 15)
+/* Event suppression flags (2.7.10): in the driver area (used-buffer
+ * notifications the driver wants) and the device area (available-buffer
+ * notifications the device wants). DESC needs VIRTIO_F_EVENT_IDX. */
+#define VRING_PACKED_EVENT_FLAG_ENABLE  0
+#define VRING_PACKED_EVENT_FLAG_DISABLE 1
+#define VRING_PACKED_EVENT_FLAG_DESC    2
+#define VRING_PACKED_EVENT_WRAP_SHIFT   15 /* off_wrap: offset in bits 0..14, wrap counter bit 15 */
+
+struct vring_packed_desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t id;     /* buffer id (the driver's choice; in the last descriptor of a chain) */
+	uint16_t flags;
+};
+static_assert(sizeof(struct vring_packed_desc) == 16, "vring_packed_desc is 16 bytes");
+
+struct vring_packed_event {
+	uint16_t off_wrap; /* a ring position and its wrap counter (EVENT_IDX) */
+	uint16_t flags;    /* ENABLE, DISABLE or DESC */
+};
+static_assert(sizeof(struct vring_packed_event) == 4, "vring_packed_desc_event is 4 bytes");
+
 #endif /* VIRTIO_REGS_H */

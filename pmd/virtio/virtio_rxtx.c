@@ -4,8 +4,10 @@
  * rx burst (mergeable buffers chained into one packet, the header's
  * checksum state), batch refill with a notification only when the device
  * asked for one, tx burst (the header in front of a one-segment frame,
- * else a header descriptor and one per segment; checksum and TSO through
- * the header), reclaim, rx interrupt arm/disarm.
+ * else a header descriptor and one per segment, or one descriptor and an
+ * indirect table; checksum and TSO through the header), reclaim, rx
+ * interrupt arm/disarm. A packed virtqueue branches to virtio_packed.c at
+ * the top of each call.
  *
  * Nothing here logs, allocates from the heap or takes a lock; a failure is
  * a counter. Every value the device wrote (used index, id, length, the
@@ -50,6 +52,10 @@ void virtio_vq_init(struct virtio_vq *vq)
 {
 	uint8_t *base = vq->dma.va;
 
+	if (vq->packed) {
+		virtio_packed_vq_init(vq);
+		return;
+	}
 	memset(base, 0, vq->dma.len);
 	vq->mask = (uint16_t)(vq->size - 1);
 	vq->desc = (volatile struct virtq_desc *)base;
@@ -120,6 +126,11 @@ static inline void vq_publish(struct virtio_vq *vq)
 	else
 		kick = !(*vq->used & VRING_USED_F_NO_NOTIFY);
 	vq->kicked_idx = now;
+	virtio_vq_kick(vq, kick);
+}
+
+void virtio_vq_kick(struct virtio_vq *vq, bool kick)
+{
 	if (kick) {
 		*vq->notify = vq->index;
 		if (UNIC_UNLIKELY(vq->hw->hooks != NULL))
@@ -192,7 +203,10 @@ static void rx_refill(struct virtio_rxq *rxq, uint16_t thresh)
 
 int virtio_rxq_fill(struct virtio_rxq *rxq)
 {
-	rx_refill(rxq, 1);
+	if (rxq->vq.packed)
+		virtio_packed_rx_refill(rxq, 1);
+	else
+		rx_refill(rxq, 1);
 	return rxq->vq.nb_free == rxq->vq.size ? -ENOBUFS : 0;
 }
 
@@ -376,19 +390,112 @@ static inline bool rx_frame_done(struct virtio_rxq *rxq, struct unic_pkt *head)
 }
 
 /*
- * Receive. A frame is one buffer, or with mergeable buffers the number its
- * header's num_buffers says, in used order. Every used entry is checked: an
- * id that is not a posted descriptor is skipped (bad_used); a length under
- * the header or over the buffer drops the frame (len_errors); num_buffers
- * 0 or over what the ring can hold drops it (oversize).
+ * One used buffer into the frame being assembled (rxq->chain_head/tail).
+ * A frame is one buffer, or with mergeable buffers the number its header's
+ * num_buffers says, in used order. A length under the header or over the
+ * buffer drops the frame (len_errors); num_buffers 0 or over what the ring
+ * can hold drops it (oversize). @return true and *out: a frame is complete.
+ */
+static inline bool rx_seg(struct virtio_rxq *rxq, struct unic_pkt *seg, uint32_t len, struct unic_pkt **out)
+{
+	struct unic_pkt *head = rxq->chain_head;
+
+	if (UNIC_UNLIKELY(rxq->chain_skip > 0)) {
+		/* The rest of a frame already dropped and counted. */
+		rxq->chain_skip--;
+		unic_pkt_free(seg);
+		return false;
+	}
+	if (head == NULL) {
+		/* The first buffer of a frame: the header, then data. */
+		uint16_t nbuf = 1;
+
+		if (UNIC_UNLIKELY(len < rxq->hdr_len || len > rxq->buf_len)) {
+			unic_counter_add(&rxq->len_errors, 1);
+			unic_pkt_free(seg);
+			rx_frame_drop(rxq, &rxq->chain_head, &rxq->chain_tail);
+			return false;
+		}
+		if (rxq->mrg) {
+			const struct virtio_net_hdr *h =
+				(const void *)((uint8_t *)unic_pkt_buf(seg) + rxq->headroom - rxq->hdr_len);
+
+			nbuf = h->num_buffers;
+			if (UNIC_UNLIKELY(nbuf == 0 || nbuf > rxq->vq.size)) {
+				unic_counter_add(&rxq->oversize, 1);
+				unic_pkt_free(seg);
+				rx_frame_drop(rxq, &rxq->chain_head, &rxq->chain_tail);
+				return false;
+			}
+		}
+		seg->data_off = rxq->headroom;
+		seg->data_len = (uint16_t)(len - rxq->hdr_len);
+		seg->next = NULL;
+		seg->nb_segs = 1;
+		seg->pkt_len = seg->data_len;
+		head = rxq->chain_head = rxq->chain_tail = seg;
+		rxq->chain_left = (uint16_t)(nbuf - 1);
+	} else {
+		/* A following buffer: data from its start (no header). */
+		rxq->chain_left--;
+		if (UNIC_UNLIKELY(len > rxq->buf_len)) {
+			unic_counter_add(&rxq->len_errors, 1);
+			unic_pkt_free(seg);
+			/* The frame's other buffers are skipped as they come. */
+			rx_frame_drop(rxq, &rxq->chain_head, &rxq->chain_tail);
+			return false;
+		}
+		if (len == 0) {
+			unic_pkt_free(seg);
+		} else {
+			seg->data_off = (uint16_t)(rxq->headroom - rxq->hdr_len);
+			seg->data_len = (uint16_t)len;
+			seg->next = NULL;
+			rxq->chain_tail->next = seg;
+			rxq->chain_tail = seg;
+			head->pkt_len += len;
+			head->nb_segs++;
+		}
+		if (UNIC_UNLIKELY(head->pkt_len > rx_chain_max(rxq))) {
+			/* Too long already: drop it now, so it never holds
+			 * the ring; its remaining buffers are skipped. */
+			unic_counter_add(&rxq->oversize, 1);
+			rx_frame_drop(rxq, &rxq->chain_head, &rxq->chain_tail);
+			return false;
+		}
+	}
+	if (rxq->chain_left > 0)
+		return false;
+	if (UNIC_UNLIKELY(!rx_frame_done(rxq, head))) {
+		rx_frame_drop(rxq, &rxq->chain_head, &rxq->chain_tail);
+		return false;
+	}
+	rxq->chain_head = rxq->chain_tail = NULL;
+	unic_counter_add(&rxq->cnt.packets, 1);
+	unic_counter_add(&rxq->cnt.bytes, head->pkt_len);
+	*out = head;
+	return true;
+}
+
+bool virtio_rx_seg(struct virtio_rxq *rxq, struct unic_pkt *seg, uint32_t len, struct unic_pkt **out)
+{
+	return rx_seg(rxq, seg, len, out);
+}
+
+/*
+ * Receive: the used entries in order, each checked: an id that is not a
+ * posted descriptor is skipped (bad_used); the buffer goes to rx_seg.
+ * A packed virtqueue goes to virtio_packed.c (one branch a burst).
  */
 uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 {
 	struct virtio_rxq *rxq = q;
 	struct virtio_vq *vq = &rxq->vq;
-	struct unic_pkt *head = rxq->chain_head, *tail = rxq->chain_tail;
-	uint16_t nb_rx = 0, avail = vq_used_count(vq);
+	uint16_t nb_rx = 0, avail;
 
+	if (vq->packed)
+		return virtio_packed_rx_burst(rxq, pkts, n);
+	avail = vq_used_count(vq);
 	while (nb_rx < n && avail > 0) {
 		volatile struct virtq_used_elem *e = &vq->used_ring[vq->used_idx & vq->mask];
 		uint32_t id = e->id, len = e->len;
@@ -405,84 +512,9 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		vq->next[id] = vq->free_head;
 		vq->free_head = (uint16_t)id;
 		vq->nb_free++;
-
-		if (UNIC_UNLIKELY(rxq->chain_skip > 0)) {
-			/* The rest of a frame already dropped and counted. */
-			rxq->chain_skip--;
-			unic_pkt_free(seg);
-			continue;
-		}
-		if (head == NULL) {
-			/* The first buffer of a frame: the header, then data. */
-			uint16_t nbuf = 1;
-
-			if (UNIC_UNLIKELY(len < rxq->hdr_len || len > rxq->buf_len)) {
-				unic_counter_add(&rxq->len_errors, 1);
-				unic_pkt_free(seg);
-				rx_frame_drop(rxq, &head, &tail);
-				continue;
-			}
-			if (rxq->mrg) {
-				const struct virtio_net_hdr *h =
-					(const void *)((uint8_t *)unic_pkt_buf(seg) + rxq->headroom - rxq->hdr_len);
-
-				nbuf = h->num_buffers;
-				if (UNIC_UNLIKELY(nbuf == 0 || nbuf > vq->size)) {
-					unic_counter_add(&rxq->oversize, 1);
-					unic_pkt_free(seg);
-					rx_frame_drop(rxq, &head, &tail);
-					continue;
-				}
-			}
-			seg->data_off = rxq->headroom;
-			seg->data_len = (uint16_t)(len - rxq->hdr_len);
-			seg->next = NULL;
-			seg->nb_segs = 1;
-			seg->pkt_len = seg->data_len;
-			head = tail = seg;
-			rxq->chain_left = (uint16_t)(nbuf - 1);
-		} else {
-			/* A following buffer: data from its start (no header). */
-			rxq->chain_left--;
-			if (UNIC_UNLIKELY(len > rxq->buf_len)) {
-				unic_counter_add(&rxq->len_errors, 1);
-				unic_pkt_free(seg);
-				/* The frame's other buffers are skipped as they come. */
-				rx_frame_drop(rxq, &head, &tail);
-				continue;
-			}
-			if (len == 0) {
-				unic_pkt_free(seg);
-			} else {
-				seg->data_off = (uint16_t)(rxq->headroom - rxq->hdr_len);
-				seg->data_len = (uint16_t)len;
-				seg->next = NULL;
-				tail->next = seg;
-				tail = seg;
-				head->pkt_len += len;
-				head->nb_segs++;
-			}
-			if (UNIC_UNLIKELY(head->pkt_len > rx_chain_max(rxq))) {
-				/* Too long already: drop it now, so it never holds
-				 * the ring; its remaining buffers are skipped. */
-				unic_counter_add(&rxq->oversize, 1);
-				rx_frame_drop(rxq, &head, &tail);
-				continue;
-			}
-		}
-		if (rxq->chain_left > 0)
-			continue;
-		if (UNIC_UNLIKELY(!rx_frame_done(rxq, head))) {
-			rx_frame_drop(rxq, &head, &tail);
-			continue;
-		}
-		unic_counter_add(&rxq->cnt.packets, 1);
-		unic_counter_add(&rxq->cnt.bytes, head->pkt_len);
-		pkts[nb_rx++] = head;
-		head = tail = NULL;
+		if (rx_seg(rxq, seg, len, &pkts[nb_rx]))
+			nb_rx++;
 	}
-	rxq->chain_head = head;
-	rxq->chain_tail = tail;
 	rx_refill(rxq, VIRTIO_RX_FREE_THRESH);
 	return nb_rx;
 }
@@ -491,6 +523,8 @@ bool virtio_rx_pending(void *q)
 {
 	struct virtio_rxq *rxq = q;
 
+	if (rxq->vq.packed)
+		return virtio_packed_rx_pending(rxq);
 	return __atomic_load_n(&rxq->vq.used[1], __ATOMIC_ACQUIRE) != rxq->vq.used_idx;
 }
 
@@ -514,7 +548,9 @@ int virtio_rx_intr_enable(void *q)
 	if (rxq->irq_fd >= 0 && read(rxq->irq_fd, &stale, sizeof(stale)) < 0) {
 		/* EAGAIN: nothing stale. */
 	}
-	if (vq->event_idx)
+	if (vq->packed)
+		virtio_packed_intr_arm(vq, true);
+	else if (vq->event_idx)
 		*vq->used_event = vq->used_idx;
 	else
 		vq->avail[0] = 0;
@@ -536,7 +572,9 @@ int virtio_rx_intr_disable(void *q)
 	/* With event idx the device honours used_event only: leave it where
 	 * it is and it fires at most once more (the arm's), then not until we
 	 * arm again, since used_event stays behind the index. */
-	if (!vq->event_idx)
+	if (vq->packed)
+		virtio_packed_intr_arm(vq, false);
+	else if (!vq->event_idx)
 		vq->avail[0] = VRING_AVAIL_F_NO_INTERRUPT;
 	else
 		*vq->used_event = (uint16_t)(vq->used_idx - 1 - vq->size);
@@ -588,7 +626,11 @@ static int tx_reclaim(struct virtio_txq *txq)
 
 int virtio_tx_reclaim(void *q)
 {
-	return tx_reclaim(q);
+	struct virtio_txq *txq = q;
+
+	if (txq->vq.packed)
+		return virtio_packed_tx_reclaim(txq);
+	return tx_reclaim(txq);
 }
 
 void virtio_txq_drain(struct virtio_txq *txq)
@@ -671,6 +713,11 @@ static inline uint16_t tx_check(const struct virtio_txq *txq, const struct unic_
 		return 0;
 	}
 	return (uint16_t)(segs + 1);
+}
+
+uint16_t virtio_tx_check(const struct virtio_txq *txq, const struct unic_pkt *p, bool hdrs, int *err)
+{
+	return tx_check(txq, p, hdrs, err);
 }
 
 uint16_t virtio_tx_prepare(void *q, struct unic_pkt **pkts, uint16_t n, int *err)
@@ -769,12 +816,71 @@ static inline void tx_vlan_insert(struct unic_pkt *p)
 	unic_net_put16(d + UNIC_ETHER_HDR_LEN, p->vlan_tci);
 }
 
+/* A header descriptor at @p head and one per segment, from the free list;
+ * *last: the chain's last descriptor. */
+static inline void tx_chain(struct virtio_txq *txq, const struct unic_pkt *p, uint16_t head, uint16_t *last)
+{
+	struct virtio_vq *vq = &txq->vq;
+	uint16_t id = head;
+
+	vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_SLOT;
+	vq->desc[id].len = txq->hdr_len;
+	vq->desc[id].flags = VRING_DESC_F_NEXT;
+	vq->desc[id].next = vq->next[id];
+	for (const struct unic_pkt *s = p; s != NULL; s = s->next) {
+		id = vq->next[id];
+		vq->desc[id].addr = unic_pkt_data_iova(s);
+		vq->desc[id].len = s->data_len;
+		vq->desc[id].flags = s->next ? VRING_DESC_F_NEXT : 0;
+		vq->desc[id].next = s->next ? vq->next[id] : 0;
+	}
+	*last = id;
+}
+
+/* One descriptor at @p head pointing at its indirect table (2.6.5.3):
+ * the header and the segments, chained inside the table. */
+static inline void tx_indirect(struct virtio_txq *txq, const struct unic_pkt *p, uint16_t head)
+{
+	volatile struct virtq_desc *t = (volatile struct virtq_desc *)(txq->indir + (size_t)head * VIRTIO_TX_INDIR_LEN);
+	volatile struct virtq_desc *d = &txq->vq.desc[head];
+	uint16_t k = 0;
+
+	t[0].addr = txq->hdrs_iova + (uint64_t)head * HDR_SLOT;
+	t[0].len = txq->hdr_len;
+	t[0].flags = VRING_DESC_F_NEXT;
+	t[0].next = 1;
+	for (const struct unic_pkt *s = p; s != NULL; s = s->next) {
+		k++;
+		t[k].addr = unic_pkt_data_iova(s);
+		t[k].len = s->data_len;
+		t[k].flags = s->next ? VRING_DESC_F_NEXT : 0;
+		t[k].next = s->next ? (uint16_t)(k + 1) : 0;
+	}
+	d->addr = txq->indir_iova + (uint64_t)head * VIRTIO_TX_INDIR_LEN;
+	d->len = (uint32_t)(k + 1) * 16u;
+	d->flags = VRING_DESC_F_INDIRECT;
+	d->next = 0;
+}
+
+void virtio_tx_hdr(struct virtio_txq *txq, struct unic_pkt *p, uint16_t id)
+{
+	uint16_t shift = 0;
+
+	if (txq->vlan_insert && (p->ol_flags & UNIC_PKT_TX_VLAN)) {
+		tx_vlan_insert(p);
+		shift = 4;
+	}
+	tx_hdr_fill(txq, &txq->hdrs[id], p, shift);
+}
+
 uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 {
 	struct virtio_txq *txq = q;
 	struct virtio_vq *vq = &txq->vq;
 	uint16_t i, start = vq->avail_idx;
 
+	if (vq->packed)
+		return virtio_packed_tx_burst(txq, pkts, n);
 	if (vq->nb_free < vq->size / 4)
 		tx_reclaim(txq);
 	for (i = 0; i < n; i++) {
@@ -789,6 +895,7 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 		 * layout rule, 5.1.6.2). Packets are never shared: the
 		 * headroom is ours while the device holds it. */
 		bool push = need == 2 && p->data_off >= txq->hdr_len + (vlan ? 4 : 0) && !(p->data_off & 1);
+		bool ind;
 
 		if (UNIC_UNLIKELY(need == 0)) {
 			/* Refused and counted, never sent corrupt; the packet is
@@ -797,7 +904,12 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			unic_pkt_free(p);
 			continue;
 		}
-		need = (uint16_t)(need - push);
+		/* Several segments go through an indirect table: one descriptor. */
+		ind = txq->indirect && need > 2;
+		if (ind)
+			need = 1;
+		else
+			need = (uint16_t)(need - push);
 		if (UNIC_UNLIKELY(need > vq->nb_free)) {
 			tx_reclaim(txq);
 			if (need > vq->nb_free) {
@@ -819,17 +931,10 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 			vq->desc[id].next = 0;
 		} else {
 			tx_hdr_fill(txq, &txq->hdrs[head], p, shift);
-			vq->desc[id].addr = txq->hdrs_iova + (uint64_t)head * HDR_SLOT;
-			vq->desc[id].len = txq->hdr_len;
-			vq->desc[id].flags = VRING_DESC_F_NEXT;
-			vq->desc[id].next = vq->next[id];
-			for (struct unic_pkt *s = p; s != NULL; s = s->next) {
-				id = vq->next[id];
-				vq->desc[id].addr = unic_pkt_data_iova(s);
-				vq->desc[id].len = s->data_len;
-				vq->desc[id].flags = s->next ? VRING_DESC_F_NEXT : 0;
-				vq->desc[id].next = s->next ? vq->next[id] : 0;
-			}
+			if (ind)
+				tx_indirect(txq, p, head);
+			else
+				tx_chain(txq, p, head, &id);
 		}
 		vq->free_head = vq->next[id];
 		vq->nb_free = (uint16_t)(vq->nb_free - need);

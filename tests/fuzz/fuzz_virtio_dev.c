@@ -4,13 +4,14 @@
  * and refill, tx burst and reclaim (pmd/virtio/virtio_rxtx.c) and its
  * stats, xstats and link reads (through the port layer) run against the
  * shared fake device (tests/unit/fake_virtio.h): a device written from the
- * virtio specification, BAR4 and the split virtqueues in ordinary memory.
+ * virtio specification, BAR4 and the virtqueues in ordinary memory.
  * The input is the device (a tap's: checksum and GSO offered both ways): a
  * first byte picks the MTU (bit 0: 1500, or 9000 with scattered rx), LRO
  * (bit 1: GUEST_TSO negotiated, GSO frames taken), the rx checksum
  * offload (bit 2: flags, no software completion) and the header (bit 3: a
  * device that offers HASH_REPORT, so a 20-byte header both ways, with the
- * hash kept in the packet), then each step is an opcode and its operands:
+ * hash kept in the packet) and the ring format (bit 4: a device that
+ * offers RING_PACKED, as QEMU's packed=on), then each step is an opcode and its operands:
  *
  *   0 used entry     on rx or tx: any id (posted or not, in range or not),
  *                    any length; the used index published or not
@@ -23,7 +24,10 @@
  *   3 tx completion  the device takes up to N chains and completes them
  *   4 tx burst       of 1..8 packets the harness makes (some chained)
  *   5 tx reclaim
- *   6 used index     set to any value on rx or tx (a jump)
+ *   6 used index     set to any value on rx or tx (a jump); on a packed
+ *                    ring, any descriptor written at any slot (id, len,
+ *                    flags with any wrap bits), the device's used
+ *                    position moved past it or not
  *   7 control        stats, xstats, link; or a config status change
  *
  * Properties, checked after every step and at the end (abort with a
@@ -43,7 +47,10 @@
  *   - progress: after the input the device behaves (finishes the frame in
  *     progress, resynchronises with the driver's indexes, delivers three
  *     good frames and completes every chain): the three frames arrive
- *     intact and tx takes three packets;
+ *     intact and tx takes three packets; on a packed ring the port is
+ *     stopped and started instead of the resynchronisation (and before an
+ *     honest frame after a malicious rx descriptor: the device's view of
+ *     which buffers it holds cannot be rebuilt from the driver's);
  *   - after stop every packet is back in the pool, the pool's debug checks
  *     (this harness builds the library with them) saw no double free and
  *     no damaged object.
@@ -77,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TXQ 1
 
 static struct fake_virtio fk;
-static int hash_mode = -1;  /* the device offers HASH_REPORT (bit 3 of the first byte) */
+static int dev_mode = -1;  /* the device: bit 0 HASH_REPORT, bit 1 RING_PACKED (bits 3, 4 of the first byte) */
+static bool packed;
 static uint8_t frame[9100];
 
 struct input {
@@ -125,6 +133,33 @@ static void check_books(void)
 
 	CHECK(r->vq.nb_free <= r->vq.size, "rx nb_free %u of %u", r->vq.nb_free, r->vq.size);
 	CHECK(t->vq.nb_free <= t->vq.size, "tx nb_free %u of %u", t->vq.nb_free, t->vq.size);
+	if (packed) {
+		/* Buffer ids: each posted one holds a buffer or a packet;
+		 * positions: a rx buffer is one, tx positions a skipped bad id
+		 * took stay counted until every packet is back. */
+		uint16_t out_rx = (uint16_t)(r->vq.avail_idx - r->vq.used_idx);
+		uint16_t out_tx = (uint16_t)(t->vq.avail_idx - t->vq.used_idx);
+
+		CHECK(r->vq.nb_free_ids <= r->vq.size && t->vq.nb_free_ids <= t->vq.size, "free ids %u, %u",
+		      r->vq.nb_free_ids, t->vq.nb_free_ids);
+		for (unsigned i = 0; i < r->vq.size; i++)
+			held += r->sw_ring[i] != NULL;
+		CHECK(held == (unsigned)(r->vq.size - r->vq.nb_free_ids), "%u rx buffers held, %u ids not free", held,
+		      r->vq.size - r->vq.nb_free_ids);
+		CHECK(out_rx == r->vq.size - r->vq.nb_free, "%u rx positions outstanding, %u not free", out_rx,
+		      r->vq.size - r->vq.nb_free);
+		for (unsigned i = 0; i < t->vq.size; i++)
+			if (t->sw_ring[i] != NULL) {
+				flying++;
+				descs += t->chain_len[i];
+			}
+		CHECK(flying == (unsigned)(t->vq.size - t->vq.nb_free_ids), "%u tx packets, %u ids not free", flying,
+		      t->vq.size - t->vq.nb_free_ids);
+		CHECK(out_tx <= t->vq.size - t->vq.nb_free && descs <= (unsigned)(t->vq.size - t->vq.nb_free),
+		      "tx: %u positions outstanding, %u held by packets, %u not free", out_tx, descs,
+		      t->vq.size - t->vq.nb_free);
+		return;
+	}
 	for (unsigned i = 0; i < r->vq.size; i++)
 		held += r->sw_ring[i] != NULL;
 	CHECK(held == (unsigned)(r->vq.size - r->vq.nb_free), "%u rx buffers held, %u descriptors not free",
@@ -145,7 +180,7 @@ static void check_frame(const struct unic_pkt *p)
 	unsigned segs = 0;
 
 	CHECK(p->pool == fk.pool, "a frame not from the queue's pool");
-	CHECK(hash_mode == 1 || !(p->ol_flags & UNIC_PKT_RX_RSS_HASH), "a hash from a device without HASH_REPORT");
+	CHECK((dev_mode & 1) || !(p->ol_flags & UNIC_PKT_RX_RSS_HASH), "a hash from a device without HASH_REPORT");
 	if (p->ol_flags & UNIC_PKT_RX_LRO) {
 		CHECK(r->lro, "an LRO packet on a queue without LRO");
 		CHECK(p->pkt_len <= VIRTIO_LRO_MAX_FRAME && p->tso_segsz != 0,
@@ -284,6 +319,16 @@ static void rx_resync(void)
 			ring.avail->ring[at++ % ring.size] = id;
 }
 
+/* Stop and start the port: fresh rings on both sides. */
+static void restart(void)
+{
+	int rc;
+
+	unic_port_stop(fk.port);
+	rc = unic_port_start(fk.port);
+	CHECK(rc == 0, "restart: %d; device: %s", rc, fk.dev.err);
+}
+
 /* The device behaves from now on: the queues must carry frames again. */
 static void behave(void)
 {
@@ -295,6 +340,10 @@ static void behave(void)
 	uint16_t nb;
 
 	fake_virtio_set_net_status(d, FV_NET_S_LINK_UP);
+	if (packed) {
+		restart();
+		goto good;
+	}
 	rx_resync();
 	/* The frame in progress, if any, ends with one-buffer frames (each
 	 * taken as its continuation), and so does the rest of one being
@@ -309,6 +358,7 @@ static void behave(void)
 	}
 	while ((nb = unic_rx_burst(fk.port, 0, got, 64)) > 0)
 		unic_pkt_free_bulk(got, nb);
+good:
 	for (unsigned j = 0; j < NB_GOOD; j++) {
 		memset(frame, (int)j + 1, 100 + j);
 		CHECK(fake_virtio_rx(d, RXQ, NULL, frame, 100 + j) == 1, "the device finds no buffer for good frame %u: %s",
@@ -327,6 +377,8 @@ static void behave(void)
 	unic_pkt_free_bulk(got, nb);
 	/* Tx: every chain the driver has in flight completed, in order. */
 	CHECK(fake_virtio_ring(d, TXQ, &ring) == 0, "tx ring gone");
+	if (packed)
+		goto tx;
 	d->q[TXQ].used_idx = t->vq.used_idx;
 	for (uint16_t id = 0; id < t->vq.size; id++)
 		if (t->sw_ring[id] != NULL)
@@ -336,6 +388,7 @@ static void behave(void)
 	unic_tx_reclaim(fk.port, 0);
 	CHECK(t->vq.nb_free == t->vq.size, "%u of %u tx descriptors free after every chain completed",
 	      t->vq.nb_free, t->vq.size);
+tx:
 	for (unsigned j = 0; j < NB_GOOD; j++) {
 		p[j] = unic_pkt_alloc(fk.pool);
 		CHECK(p[j] != NULL, "the pool is empty (%u in use)", unic_pool_in_use_count(fk.pool));
@@ -359,9 +412,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 4096)
 		return 0;
 	cfg = size > 0 ? data[0] : 0;
-	if (fk.port == NULL || hash_mode != ((cfg >> 3) & 1)) {
+	if (fk.port == NULL || dev_mode != ((cfg >> 3) & 3)) {
 		/* The device for this input: a tap's offloads, with or without
-		 * HASH_REPORT. */
+		 * HASH_REPORT, split or packed rings. */
 		struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) |
 							    FV_BIT(FV_F_GUEST_CSUM) | FV_BIT(FV_F_HOST_TSO4) |
 							    FV_BIT(FV_F_HOST_TSO6) | FV_BIT(FV_F_GUEST_TSO4) |
@@ -369,14 +422,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (cfg & 8)
 			c.features |= FV_BIT(FV_F_HASH_REPORT);
+		if (cfg & 16)
+			c.features |= FV_BIT(FV_F_RING_PACKED);
 		if (fk.port != NULL)
 			fake_virtio_destroy(&fk);
 		unic_log_set_sink(quiet_sink, NULL);
 		rc = fake_virtio_create(&fk, &c, true, NULL);
 		CHECK(rc == 0, "cannot attach the driver to the fake device: %d", rc);
 		CHECK(unic_pool_debug_enabled(), "built without the pool's debug checks");
-		hash_mode = (cfg >> 3) & 1;
+		dev_mode = (cfg >> 3) & 3;
 	}
+	packed = (cfg & 16) != 0;
 	if (unic_port_state(fk.port) == UNIC_PORT_STARTED)
 		unic_port_stop(fk.port);
 	CHECK(unic_pool_in_use_count(fk.pool) == 0, "%u packets in use before the input",
@@ -420,19 +476,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint16_t head = 0;
 			bool have;
 
-			if (hash_mode == 1) {
+			if (dev_mode & 1) {
 				fk.dev.rx_hash_value = u32(&in);
 				fk.dev.rx_hash_report = u16(&in);
 			}
-			if (tainted)
+			if (tainted && packed)
+				restart();
+			else if (tainted)
 				rx_resync();
 			tainted = false;
 			have = fake_virtio_ring(&fk.dev, RXQ, &r) == 0;
 			if (have)
-				head = r.avail->ring[fk.dev.q[RXQ].last_avail % r.size];
+				head = packed ? fk.dev.q[RXQ].pk_avail : r.avail->ring[fk.dev.q[RXQ].last_avail % r.size];
 			memset(frame, op, len);
 			if (fake_virtio_rx(&fk.dev, RXQ, &h, frame, len) >= 1 && (op & 8) && have && head < r.size) {
-				uint8_t *b = fake_virtio_iova(&fk.dev, r.desc[head].addr, FV_NET_HDR_LEN);
+				uint8_t *b = fake_virtio_iova(&fk.dev, packed ? r.pdesc[head].addr : r.desc[head].addr,
+							      FV_NET_HDR_LEN);
 
 				if (b != NULL)
 					memcpy(b + 10, &lie, 2);
@@ -449,7 +508,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			unic_tx_reclaim(fk.port, 0);
 			break;
 		case 6:
-			fake_virtio_used_idx_set(&fk.dev, (op & 8) ? TXQ : RXQ, u16(&in));
+			if (packed) {
+				uint16_t slot = u16(&in), id = u16(&in), flags = u16(&in);
+				uint32_t len = (op & 32) ? u32(&in) : u16(&in);
+
+				fake_virtio_packed_put(&fk.dev, (op & 8) ? TXQ : RXQ, slot, id, len, flags, (op & 16) != 0);
+			} else {
+				fake_virtio_used_idx_set(&fk.dev, (op & 8) ? TXQ : RXQ, u16(&in));
+			}
 			tainted |= (op & 8) == 0;
 			break;
 		default:

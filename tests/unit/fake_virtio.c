@@ -168,6 +168,7 @@ void fake_virtio_dev_reset(struct fake_virtio_dev *d)
 		q->irq_fd = fd;
 		q->kick_policy = kp;
 		q->kicks = k, q->kicks_unasked = ku, q->interrupts = in, q->suppressed = sup;
+		q->pk_avail_wrap = q->pk_used_wrap = true;
 		if (i >= nb_queues(d))
 			continue;
 		q->size_max = (d->cfg.features & FV_BIT(FV_F_CTRL_VQ)) && i == nb_queues(d) - 1u ?
@@ -354,7 +355,8 @@ static void queue_written(struct fake_virtio_dev *d, uint32_t off)
 	case FV_CC_Q_SIZE: {
 		uint16_t s = fv_bar16(d, FV_CC_Q_SIZE);
 
-		if (s == 0 || s > q->size_max || (s & (s - 1)) != 0)
+		/* A packed ring may have any size (2.7.10.1); a split one a power of two. */
+		if (s == 0 || s > q->size_max || (!has(d, FV_F_RING_PACKED) && (s & (s - 1)) != 0))
 			fv_error(d, "queue %u: size %u written; a power of two up to %u (2.6)", d->q_select, s,
 				 q->size_max);
 		q->size = s;
@@ -377,6 +379,18 @@ static void queue_written(struct fake_virtio_dev *d, uint32_t off)
 		}
 		if (!d->features_ok)
 			fv_error(d, "queue %u enabled before FEATURES_OK (3.1.1)", d->q_select);
+		if (has(d, FV_F_RING_PACKED)) {
+			/* 2.7.10.2: 16-byte ring, 4-byte event structures. */
+			if (q->desc % 16 || q->driver % 4 || q->device % 4)
+				fv_error(d, "queue %u: packed rings misaligned: desc 0x%llx, driver 0x%llx, device 0x%llx (2.7)",
+					 d->q_select, (unsigned long long)q->desc, (unsigned long long)q->driver,
+					 (unsigned long long)q->device);
+			if (!fake_virtio_iova(d, q->desc, 16u * q->size) || !fake_virtio_iova(d, q->driver, 4) ||
+			    !fake_virtio_iova(d, q->device, 4))
+				fv_error(d, "queue %u: a ring outside the DMA memory", d->q_select);
+			q->enable = 1;
+			break;
+		}
 		if (q->desc % 16 || q->driver % 2 || q->device % 4)
 			fv_error(d, "queue %u: rings misaligned: desc 0x%llx, driver 0x%llx, device 0x%llx (2.6)",
 				 d->q_select, (unsigned long long)q->desc, (unsigned long long)q->driver,
@@ -435,6 +449,8 @@ static void common_written(struct fake_virtio_dev *d, uint32_t off, unsigned wid
 
 static uint16_t avail_idx(struct fake_virtio_dev *d, uint16_t qn);
 static void ctrl_process(struct fake_virtio_dev *d, uint16_t qn);
+static bool pk_kick_asked(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r);
+static int pk_avail_count(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r);
 
 static void kicked(struct fake_virtio_dev *d, uint32_t off)
 {
@@ -459,6 +475,8 @@ static void kicked(struct fake_virtio_dev *d, uint32_t off)
 	idx = avail_idx(d, (uint16_t)qn);
 	if (q->waiting)
 		asked = true;
+	else if (r.packed)
+		asked = pk_kick_asked(d, (uint16_t)qn, &r);
 	else if (has(d, FV_F_EVENT_IDX))
 		asked = fv_need_event(*(volatile uint16_t *)r.avail_event, idx, q->kicked_at);
 	else
@@ -558,6 +576,13 @@ int fake_virtio_ring(struct fake_virtio_dev *d, uint16_t qn, struct fv_ring *r)
 		return -EIO;
 	q = &d->q[qn];
 	r->size = q->size;
+	if (has(d, FV_F_RING_PACKED)) {
+		r->packed = true;
+		r->pdesc = fake_virtio_iova(d, q->desc, 16u * q->size);
+		r->drv_event = fake_virtio_iova(d, q->driver, 4);
+		r->dev_event = fake_virtio_iova(d, q->device, 4);
+		return r->pdesc && r->drv_event && r->dev_event ? 0 : -EPROTO;
+	}
 	r->desc = fake_virtio_iova(d, q->desc, 16u * q->size);
 	r->avail = fake_virtio_iova(d, q->driver, 6u + 2u * q->size);
 	r->used = fake_virtio_iova(d, q->device, 6u + 8u * q->size);
@@ -572,7 +597,7 @@ static uint16_t avail_idx(struct fake_virtio_dev *d, uint16_t qn)
 {
 	struct fv_ring r;
 
-	if (fake_virtio_ring(d, qn, &r) != 0)
+	if (fake_virtio_ring(d, qn, &r) != 0 || r.packed)
 		return 0;
 	return __atomic_load_n(&r.avail->idx, __ATOMIC_ACQUIRE);
 }
@@ -584,14 +609,32 @@ int fake_virtio_avail_count(struct fake_virtio_dev *d, uint16_t qn)
 
 	if (rc != 0)
 		return rc;
+	if (r.packed)
+		return pk_avail_count(d, qn, &r);
 	return (uint16_t)(__atomic_load_n(&r.avail->idx, __ATOMIC_ACQUIRE) - d->q[qn].last_avail);
 }
 
 /* What the device asks of the driver's kicks, in the ring. */
 static void ask_kicks(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, bool want)
 {
-	uint16_t idx = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
+	uint16_t idx;
 
+	if (r->packed) {
+		/* 2.7.10: DESC names the next descriptor the device reads. */
+		const struct fv_queue *q = &d->q[qn];
+
+		if (want && has(d, FV_F_EVENT_IDX)) {
+			__atomic_store_n(&r->dev_event->off_wrap, (uint16_t)(q->pk_avail | (q->pk_avail_wrap ? 0x8000u : 0)),
+					 __ATOMIC_RELEASE);
+			__atomic_store_n(&r->dev_event->flags, FV_PEVENT_DESC, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&r->dev_event->flags, want ? FV_PEVENT_ENABLE : FV_PEVENT_DISABLE,
+					 __ATOMIC_RELEASE);
+		}
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return;
+	}
+	idx = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
 	if (has(d, FV_F_EVENT_IDX))
 		/* Kick when the avail index passes idx (the next buffer), or
 		 * half the index space away: never, in practice. */
@@ -639,6 +682,17 @@ bool fake_virtio_intr_suppressed(struct fake_virtio_dev *d, uint16_t qn)
 	if (fake_virtio_ring(d, qn, &r) != 0)
 		return true;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (r.packed) {
+		uint16_t fl = *(volatile uint16_t *)&r.drv_event->flags;
+		uint16_t ow = *(volatile uint16_t *)&r.drv_event->off_wrap;
+
+		if (fl == FV_PEVENT_ENABLE)
+			return false;
+		if (fl != FV_PEVENT_DESC)
+			return true;
+		/* The next used descriptor is written at pk_used. */
+		return ow != (uint16_t)(d->q[qn].pk_used | (d->q[qn].pk_used_wrap ? 0x8000u : 0));
+	}
 	if (has(d, FV_F_EVENT_IDX))
 		return !fv_need_event(*(volatile uint16_t *)r.used_event, (uint16_t)(u + 1), u);
 	return (*(volatile uint16_t *)&r.avail->flags & FV_AVAIL_F_NO_INTERRUPT) != 0;
@@ -775,6 +829,361 @@ static int check_avail(struct fake_virtio_dev *d, uint16_t qn, const struct fv_r
 	return n;
 }
 
+/* ---- packed virtqueues (2.7) ---------------------------------------------- */
+
+/* A position and its wrap counter as one number in [0, 2 * size): laps
+ * with wrap counter 1 first. */
+static uint32_t pk_lin(uint16_t size, uint16_t pos, bool wrap)
+{
+	return pos + (wrap ? 0u : size);
+}
+
+static void pk_advance(uint16_t size, uint16_t *pos, bool *wrap, uint16_t n)
+{
+	uint32_t p = (uint32_t)*pos + n;
+
+	while (p >= size) {
+		p -= size;
+		*wrap = !*wrap;
+	}
+	*pos = (uint16_t)p;
+}
+
+/* Is the descriptor at @p pos available in the lap of wrap counter @p wrap (2.7.1)? */
+static bool pk_is_avail(const struct fv_ring *r, uint16_t pos, bool wrap)
+{
+	uint16_t fl = __atomic_load_n(&r->pdesc[pos].flags, __ATOMIC_ACQUIRE);
+
+	return !!(fl & FV_PDESC_F_AVAIL) == wrap && !!(fl & FV_PDESC_F_USED) != wrap;
+}
+
+/*
+ * The buffer at @p pos (2.7.6 chains through NEXT over the following
+ * positions, 2.7.7 one indirect descriptor): its segments, the positions
+ * it takes (*ndesc) and its buffer id (the last descriptor's).
+ * @return segments, 0 if the descriptor at @p pos is not available, or -EPROTO.
+ */
+static int pk_walk(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint16_t pos, bool wrap,
+		   struct fv_seg *segs, uint16_t *ndesc, uint16_t *id, bool *indirect)
+{
+	int nb = 0;
+	uint16_t steps = 0;
+	bool seen_write = false;
+
+	*indirect = false;
+	for (;;) {
+		struct fv_pdesc desc;
+
+		if (!pk_is_avail(r, pos, wrap)) {
+			if (steps == 0)
+				return 0;
+			fv_error(d, "queue %u: a chain goes on (NEXT) into position %u, which is not available", qn, pos);
+			return -EPROTO;
+		}
+		desc = *(volatile struct fv_pdesc *)&r->pdesc[pos];
+		if (++steps > r->size || nb >= FV_MAX_CHAIN) {
+			fv_error(d, "queue %u: a chain longer than the ring", qn);
+			return -EPROTO;
+		}
+		if (desc.flags & FV_DESC_F_INDIRECT) {
+			const struct fv_pdesc *t;
+
+			if (!has(d, FV_F_INDIRECT_DESC) || (desc.flags & FV_DESC_F_NEXT) || desc.len % 16 ||
+			    desc.len == 0 || steps != 1) {
+				fv_error(d, "queue %u: indirect descriptor at %u (flags 0x%x, len %u) not allowed (2.7.7)",
+					 qn, pos, desc.flags, desc.len);
+				return -EPROTO;
+			}
+			t = fake_virtio_iova(d, desc.addr, desc.len);
+			if (t == NULL) {
+				fv_error(d, "queue %u: indirect table at 0x%llx outside the DMA memory", qn,
+					 (unsigned long long)desc.addr);
+				return -EPROTO;
+			}
+			for (uint32_t k = 0; k < desc.len / 16 && nb < FV_MAX_CHAIN; k++) {
+				struct fv_pdesc e = t[k];
+
+				if (e.flags & ~FV_DESC_F_WRITE) {
+					fv_error(d, "queue %u: indirect entry %u has flags 0x%x; only WRITE is valid (2.7.7)",
+						 qn, k, e.flags);
+					return -EPROTO;
+				}
+				segs[nb].p = e.len ? fake_virtio_iova(d, e.addr, e.len) : NULL;
+				segs[nb].len = e.len;
+				segs[nb].write = (e.flags & FV_DESC_F_WRITE) != 0;
+				if (e.len && segs[nb].p == NULL) {
+					fv_error(d, "queue %u: indirect entry %u outside the DMA memory", qn, k);
+					return -EPROTO;
+				}
+				nb++;
+			}
+			*indirect = true;
+			*ndesc = 1;
+			*id = desc.id;
+			return nb;
+		}
+		segs[nb].p = desc.len ? fake_virtio_iova(d, desc.addr, desc.len) : NULL;
+		segs[nb].len = desc.len;
+		segs[nb].write = (desc.flags & FV_DESC_F_WRITE) != 0;
+		if (desc.len && segs[nb].p == NULL) {
+			fv_error(d, "queue %u: descriptor at %u: %u bytes at 0x%llx outside the DMA memory", qn, pos,
+				 desc.len, (unsigned long long)desc.addr);
+			return -EPROTO;
+		}
+		if (seen_write && !segs[nb].write) {
+			fv_error(d, "queue %u: a device-readable descriptor after a writable one (2.7.4)", qn);
+			return -EPROTO;
+		}
+		seen_write |= segs[nb].write;
+		nb++;
+		if (!(desc.flags & FV_DESC_F_NEXT)) {
+			*ndesc = steps;
+			*id = desc.id;
+			return nb;
+		}
+		pk_advance(r->size, &pos, &wrap, 1);
+	}
+}
+
+static int pk_avail_count(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r)
+{
+	static struct fv_seg segs[FV_MAX_CHAIN];
+	uint16_t pos = d->q[qn].pk_avail, nd, id;
+	bool wrap = d->q[qn].pk_avail_wrap, ind;
+	int n = 0, rc;
+
+	for (uint32_t taken = 0; taken < r->size; taken += nd, n++) {
+		rc = pk_walk(d, qn, r, pos, wrap, segs, &nd, &id, &ind);
+		if (rc <= 0)
+			break;
+		pk_advance(r->size, &pos, &wrap, nd);
+	}
+	return n;
+}
+
+static bool pk_kick_asked(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r)
+{
+	uint16_t fl = *(volatile uint16_t *)&r->dev_event->flags;
+	uint16_t ow = *(volatile uint16_t *)&r->dev_event->off_wrap;
+
+	(void)d;
+	(void)qn;
+	if (fl == FV_PEVENT_ENABLE)
+		return true;
+	if (fl != FV_PEVENT_DESC)
+		return false;
+	/* Asked once the descriptor it names is available. */
+	return pk_is_avail(r, (uint16_t)(ow & 0x7fffu) % r->size, (ow & 0x8000u) != 0);
+}
+
+/* Write a used descriptor (2.7.8): id and len, then the flags. */
+static void pk_used_write(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint16_t id,
+			  uint32_t len, uint16_t ndesc)
+{
+	struct fv_queue *q = &d->q[qn];
+	struct fv_pdesc *u = &r->pdesc[q->pk_used];
+
+	u->id = id;
+	u->len = len;
+	__atomic_store_n(&u->flags, (uint16_t)(q->pk_used_wrap ? FV_PDESC_F_AVAIL | FV_PDESC_F_USED : 0),
+			 __ATOMIC_RELEASE);
+	pk_advance(r->size, &q->pk_used, &q->pk_used_wrap, ndesc);
+}
+
+/* Used descriptors written from (old, old_wrap) to the device's used
+ * position: a notification if the driver's structure allows (2.7.10). */
+static void pk_publish(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint16_t old, bool old_wrap)
+{
+	struct fv_queue *q = &d->q[qn];
+	uint16_t fl, ow;
+	bool send;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	fl = *(volatile uint16_t *)&r->drv_event->flags;
+	ow = *(volatile uint16_t *)&r->drv_event->off_wrap;
+	if (fl == FV_PEVENT_DESC) {
+		uint32_t two = 2u * r->size;
+		uint32_t n = pk_lin(r->size, q->pk_used, q->pk_used_wrap), o = pk_lin(r->size, old, old_wrap);
+		uint32_t e = pk_lin(r->size, (uint16_t)((ow & 0x7fffu) % r->size), (ow & 0x8000u) != 0);
+
+		if (!has(d, FV_F_EVENT_IDX))
+			fv_error(d, "queue %u: driver event flags DESC without EVENT_IDX (2.7.10)", qn);
+		send = (n + two - 1 - e) % two < (n + two - o) % two;
+	} else if (fl == FV_PEVENT_ENABLE) {
+		send = true;
+	} else {
+		if (fl != FV_PEVENT_DISABLE)
+			fv_error(d, "queue %u: driver event flags %u (reserved)", qn, fl);
+		send = false;
+	}
+	if (send)
+		raise_irq(d, qn);
+	else
+		q->suppressed++;
+}
+
+static int pk_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, const struct fv_net_hdr *hdr,
+		 const void *frame, size_t len)
+{
+	static struct fv_seg segs[FV_MAX_CHAIN];
+	struct fv_queue *q = &d->q[qn];
+	struct fv_net_hdr h = { 0 };
+	bool mrg = has(d, FV_F_MRG_RXBUF), ind, wrap = q->pk_avail_wrap, old_wrap = q->pk_used_wrap;
+	size_t total = FV_NET_HDR_LEN + len, cap = 0;
+	uint16_t pos = q->pk_avail, heads = 0, nd, id, old = q->pk_used;
+	int rc;
+
+	if (q->waiting)
+		return -EAGAIN;
+	while (cap < total) {
+		if (!mrg && heads >= 1)
+			return -EMSGSIZE;
+		rc = pk_walk(d, qn, r, pos, wrap, segs, &nd, &id, &ind);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 || heads >= r->size) {
+			if (q->kick_policy != FV_KICK_NEVER)
+				q->waiting = true;
+			ask_kicks(d, qn, r, q->kick_policy != FV_KICK_NEVER);
+			return -EAGAIN;
+		}
+		for (int s = 0; s < rc; s++) {
+			if (!segs[s].write) {
+				fv_error(d, "rx queue %u: a device-readable descriptor in buffer %u", qn, id);
+				return -EPROTO;
+			}
+			cap += segs[s].len;
+		}
+		pk_advance(r->size, &pos, &wrap, nd);
+		heads++;
+	}
+	if (hdr != NULL)
+		h = *hdr;
+	h.num_buffers = mrg ? heads : 1;
+	{
+		const uint8_t *src[2] = { (const uint8_t *)&h, frame };
+		size_t left[2] = { FV_NET_HDR_LEN, len }, part = 0;
+
+		for (uint16_t k = 0; k < heads; k++) {
+			uint32_t written = 0;
+			int nb = pk_walk(d, qn, r, q->pk_avail, q->pk_avail_wrap, segs, &nd, &id, &ind);
+
+			for (int s = 0; s < nb && part < 2; s++) {
+				uint32_t at = 0;
+
+				while (at < segs[s].len && part < 2) {
+					size_t c = segs[s].len - at < left[part] ? segs[s].len - at : left[part];
+
+					memcpy(segs[s].p + at, src[part], c);
+					src[part] += c;
+					left[part] -= c;
+					at += (uint32_t)c;
+					written += (uint32_t)c;
+					if (left[part] == 0)
+						part++;
+				}
+			}
+			pk_advance(r->size, &q->pk_avail, &q->pk_avail_wrap, nd);
+			pk_used_write(d, qn, r, id, written, nd);
+		}
+	}
+	pk_publish(d, qn, r, old, old_wrap);
+	apply_policy(d, qn, r);
+	return heads;
+}
+
+static int pk_tx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, struct fv_frame *out, unsigned max)
+{
+	static struct fv_seg segs[FV_MAX_CHAIN];
+	struct fv_queue *q = &d->q[qn];
+	uint16_t old = q->pk_used, nd, id;
+	bool old_wrap = q->pk_used_wrap, ind;
+	unsigned done = 0;
+	int rc = 0;
+
+	while (done < max) {
+		size_t total = 0, at = 0;
+		int nb = pk_walk(d, qn, r, q->pk_avail, q->pk_avail_wrap, segs, &nd, &id, &ind);
+
+		if (nb <= 0) {
+			rc = nb;
+			break;
+		}
+		for (int s = 0; s < nb; s++) {
+			if (segs[s].write) {
+				fv_error(d, "tx queue %u: a device-writable descriptor in buffer %u", qn, id);
+				rc = -EPROTO;
+				break;
+			}
+			total += segs[s].len;
+		}
+		if (rc != 0)
+			break;
+		if (total < FV_NET_HDR_LEN) {
+			fv_error(d, "tx queue %u: buffer %u holds %zu bytes, less than the 12-byte header", qn, id, total);
+			rc = -EPROTO;
+			break;
+		}
+		if (out != NULL) {
+			struct fv_frame *f = &out[done];
+			uint8_t *all = malloc(total);
+
+			if (all == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (int s = 0; s < nb; s++) {
+				memcpy(all + at, segs[s].p, segs[s].len);
+				at += segs[s].len;
+			}
+			memcpy(&f->hdr, all, FV_NET_HDR_LEN);
+			f->len = total - FV_NET_HDR_LEN;
+			f->data = malloc(f->len ? f->len : 1);
+			if (f->data == NULL) {
+				free(all);
+				rc = -ENOMEM;
+				break;
+			}
+			memcpy(f->data, all + FV_NET_HDR_LEN, f->len);
+			free(all);
+			f->nb_desc = (unsigned)nb;
+			f->indirect = ind;
+		}
+		pk_advance(r->size, &q->pk_avail, &q->pk_avail_wrap, nd);
+		pk_used_write(d, qn, r, id, 0, nd);
+		done++;
+	}
+	if (q->pk_used != old || q->pk_used_wrap != old_wrap)
+		pk_publish(d, qn, r, old, old_wrap);
+	apply_policy(d, qn, r);
+	return rc != 0 ? rc : (int)done;
+}
+
+void fake_virtio_packed_put(struct fake_virtio_dev *d, uint16_t qn, uint16_t slot, uint16_t id, uint32_t len,
+			    uint16_t flags, bool advance)
+{
+	struct fv_ring r;
+
+	if (fake_virtio_ring(d, qn, &r) != 0 || !r.packed)
+		return;
+	slot %= r.size;
+	r.pdesc[slot].id = id;
+	r.pdesc[slot].len = len;
+	__atomic_store_n(&r.pdesc[slot].flags, flags, __ATOMIC_RELEASE);
+	if (advance)
+		pk_advance(r.size, &d->q[qn].pk_used, &d->q[qn].pk_used_wrap, 1);
+}
+
+uint16_t fake_virtio_packed_used_slot(struct fake_virtio_dev *d, uint16_t qn, uint16_t *used_flags)
+{
+	const struct fv_queue *q = &d->q[qn];
+
+	if (used_flags != NULL)
+		*used_flags = q->pk_used_wrap ? FV_PDESC_F_AVAIL | FV_PDESC_F_USED : 0;
+	return q->pk_used;
+}
+
+
 int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_hdr *hdr, const void *frame,
 		   size_t len)
 {
@@ -793,6 +1202,8 @@ int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_h
 		return rc;
 	if (has(d, FV_F_MQ) && qn / 2u >= d->vq_pairs)
 		return -EIO; /* a pair the driver did not enable (5.1.6.5.5) */
+	if (r.packed)
+		return pk_rx(d, qn, &r, hdr, frame, len);
 	if (q->waiting)
 		return -EAGAIN;
 	navail = check_avail(d, qn, &r);
@@ -888,6 +1299,8 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t qn, struct fv_frame *out,
 	rc = live_ring(d, qn, &r);
 	if (rc != 0)
 		return rc;
+	if (r.packed)
+		return pk_tx(d, qn, &r, out, max);
 	navail = check_avail(d, qn, &r);
 	if (navail < 0)
 		return navail;
@@ -1191,6 +1604,16 @@ void fake_virtio_used_put(struct fake_virtio_dev *d, uint16_t qn, uint32_t id, u
 
 	if (fake_virtio_ring(d, qn, &r) != 0)
 		return;
+	if (r.packed) {
+		struct fv_queue *q = &d->q[qn];
+
+		/* Without publish: id and len only, the flags left as they are. */
+		fake_virtio_packed_put(d, qn, q->pk_used, (uint16_t)id, len,
+				       publish_idx ? (q->pk_used_wrap ? FV_PDESC_F_AVAIL | FV_PDESC_F_USED : 0) :
+						     r.pdesc[q->pk_used].flags,
+				       true);
+		return;
+	}
 	r.used->ring[d->q[qn].used_idx % r.size].id = id;
 	r.used->ring[d->q[qn].used_idx % r.size].len = len;
 	d->q[qn].used_idx++;
@@ -1202,7 +1625,7 @@ void fake_virtio_used_idx_set(struct fake_virtio_dev *d, uint16_t qn, uint16_t i
 {
 	struct fv_ring r;
 
-	if (fake_virtio_ring(d, qn, &r) != 0)
+	if (fake_virtio_ring(d, qn, &r) != 0 || r.packed)
 		return;
 	d->q[qn].used_idx = idx;
 	__atomic_store_n(&r.used->idx, idx, __ATOMIC_RELEASE);
@@ -1328,6 +1751,69 @@ static uint8_t ctrl_exec(struct fake_virtio_dev *d, uint8_t cls, uint8_t cmd, co
 	}
 }
 
+/* A control command's chain: the readable bytes into @p data (at most
+ * @p cap), the first writable byte's address into *ackp. @return the
+ * readable bytes, or -1 when the chain is not a command (logged). */
+static long ctrl_gather(struct fake_virtio_dev *d, const struct fv_seg *segs, int nb, uint16_t head, uint8_t *data,
+			size_t cap, uint8_t **ackp)
+{
+	size_t in = 0, out = 0;
+
+	*ackp = NULL;
+	for (int s = 0; s < nb; s++) {
+		if (segs[s].write) {
+			if (*ackp == NULL && segs[s].len)
+				*ackp = segs[s].p;
+			in += segs[s].len;
+		} else if (out + segs[s].len <= cap) {
+			memcpy(data + out, segs[s].p, segs[s].len);
+			out += segs[s].len;
+		} else {
+			out = cap + 1;
+		}
+	}
+	if (out < 2 || out > cap || in < 1 || *ackp == NULL) {
+		fv_error(d, "control queue: chain %u has %zu readable bytes and %zu writable; a command needs a 2-byte header and a 1-byte ack (5.1.6.5)",
+			 head, out, in);
+		return -1;
+	}
+	return (long)out;
+}
+
+/* The control queue on a packed ring: each available chain executed, its
+ * used descriptor written (the same malicious modes as the split ring's:
+ * a bad id, a bad length; a jump has no meaning here and is a bad id). */
+static void pk_ctrl_process(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r)
+{
+	static struct fv_seg segs[FV_MAX_CHAIN];
+	struct fv_queue *q = &d->q[qn];
+	uint16_t old = q->pk_used, nd, id;
+	bool old_wrap = q->pk_used_wrap, ind;
+
+	for (;;) {
+		uint8_t data[4096], *ackp, ack;
+		int nb = pk_walk(d, qn, r, q->pk_avail, q->pk_avail_wrap, segs, &nd, &id, &ind);
+		long out;
+
+		if (nb <= 0)
+			break;
+		out = ctrl_gather(d, segs, nb, id, data, sizeof(data), &ackp);
+		if (out < 0)
+			return;
+		ack = ctrl_exec(d, data[0], data[1], data + 2, (size_t)out - 2);
+		*ackp = ack;
+		if (ack == FV_NET_OK)
+			d->ctrl_cmds++;
+		else
+			d->ctrl_refused++;
+		pk_advance(r->size, &q->pk_avail, &q->pk_avail_wrap, nd);
+		pk_used_write(d, qn, r, (d->ctrl_mode == FV_CTRL_BAD_ID || d->ctrl_mode == FV_CTRL_JUMP) ? d->ctrl_bad : id,
+			      d->ctrl_mode == FV_CTRL_BAD_LEN ? d->ctrl_bad : 1, nd);
+	}
+	if (q->pk_used != old || q->pk_used_wrap != old_wrap)
+		pk_publish(d, qn, r, old, old_wrap);
+}
+
 static void ctrl_process(struct fake_virtio_dev *d, uint16_t qn)
 {
 	static struct fv_seg segs[FV_MAX_CHAIN];
@@ -1338,6 +1824,10 @@ static void ctrl_process(struct fake_virtio_dev *d, uint16_t qn)
 
 	if (d->ctrl_mode == FV_CTRL_SILENT || live_ring(d, qn, &r) != 0)
 		return;
+	if (r.packed) {
+		pk_ctrl_process(d, qn, &r);
+		return;
+	}
 	navail = check_avail(d, qn, &r);
 	old = q->used_idx;
 	while (navail-- > 0) {

@@ -174,6 +174,23 @@ struct fv_used {
 	struct fv_used_elem ring[];
 };
 
+/* 2.7.13 packed virtqueue descriptor; 2.7.1 flags; 2.7.14 event suppression. */
+#define FV_PDESC_F_AVAIL (1u << 7)
+#define FV_PDESC_F_USED (1u << 15)
+struct fv_pdesc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t id;
+	uint16_t flags;
+};
+#define FV_PEVENT_ENABLE 0u
+#define FV_PEVENT_DISABLE 1u
+#define FV_PEVENT_DESC 2u
+struct fv_pevent {
+	uint16_t off_wrap;    /* offset bits 0..14, wrap counter bit 15 */
+	uint16_t flags;
+};
+
 /* 5.1.6 struct virtio_net_hdr (12 bytes with VERSION_1). */
 #define FV_HDR_F_NEEDS_CSUM 1u
 #define FV_HDR_F_DATA_VALID 2u
@@ -299,6 +316,10 @@ struct fv_queue {
 	uint16_t used_idx;        /* next used entry it writes */
 	uint16_t kicked_at;       /* avail idx at the last kick */
 	bool waiting;             /* ran out of buffers: looks again only after a kick */
+	/* Packed rings (2.7.1): the next descriptor the device reads and the
+	 * next it writes used, each with its wrap counter (1 at reset). */
+	uint16_t pk_avail, pk_used;
+	bool pk_avail_wrap, pk_used_wrap;
 	enum fv_kick_policy kick_policy;
 	uint64_t kicks;
 	uint64_t kicks_unasked;   /* a kick the device had not asked for (a SHOULD NOT) */
@@ -406,9 +427,14 @@ void fake_virtio_vanish(struct fake_virtio_dev *d);
 void fake_virtio_needs_reset(struct fake_virtio_dev *d);
 
 /* The rings of queue @p q as the device reaches them (NULL: not set up or
- * outside DMA memory). */
+ * outside DMA memory). A packed ring (RING_PACKED accepted) has pdesc and
+ * the two event suppression structures instead of desc/avail/used. */
 struct fv_ring {
 	uint16_t size;
+	bool packed;
+	struct fv_pdesc *pdesc;
+	struct fv_pevent *drv_event;  /* driver area: the driver's notification wishes */
+	struct fv_pevent *dev_event;  /* device area: the device's kick wishes */
 	struct fv_desc *desc;
 	struct fv_avail *avail;
 	struct fv_used *used;
@@ -457,6 +483,18 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t q, struct fv_frame *out, 
 /** A used entry as a malicious device writes it: at the device's used_idx,
  * which then advances; @p publish also stores used->idx. No check at all. */
 void fake_virtio_used_put(struct fake_virtio_dev *d, uint16_t q, uint32_t id, uint32_t len, bool publish);
+/**
+ * Packed ring, malicious: write the descriptor at ring slot @p slot of
+ * queue @p q as given (id, len, flags: any AVAIL/USED combination), no
+ * check, and move nothing. With @p advance, the device's used position
+ * (and its wrap counter) moves past one descriptor afterwards, as after a
+ * used descriptor it wrote there.
+ */
+void fake_virtio_packed_put(struct fake_virtio_dev *d, uint16_t q, uint16_t slot, uint16_t id, uint32_t len,
+			    uint16_t flags, bool advance);
+/** Packed ring: the device's next used slot and the USED|AVAIL flags it writes there. */
+uint16_t fake_virtio_packed_used_slot(struct fake_virtio_dev *d, uint16_t q, uint16_t *used_flags);
+
 /** Store used->idx as given (any jump). */
 void fake_virtio_used_idx_set(struct fake_virtio_dev *d, uint16_t q, uint16_t idx);
 

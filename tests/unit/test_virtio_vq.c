@@ -188,7 +188,8 @@ Test(virtio_features, of_qemus_default_offer_the_driver_takes_what_it_drives)
 			VIRTIO_BIT(VIRTIO_NET_F_MAC) | VIRTIO_BIT(VIRTIO_NET_F_STATUS) |
 			VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) |
 			VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) |
-			VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_MAC_ADDR),
+			VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_MAC_ADDR) |
+			VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC),
 		     "took 0x%llx", (unsigned long long)f);
 	cr_expect_eq(f & ~QEMU_72_FEATURES, 0, "never a feature the device does not offer");
 }
@@ -225,11 +226,20 @@ Test(virtio_features, guest_tso_is_taken_only_with_guest_csum_and_mergeable_buff
 	cr_expect_eq(virtio_features_wanted(~0ull, false) & VIRTIO_BIT(VIRTIO_NET_F_GUEST_ECN), 0);
 }
 
-Test(virtio_features, packed_rings_are_not_taken_yet)
+Test(virtio_features, packed_rings_and_indirect_descriptors_are_taken_when_offered)
+{
+	uint64_t packed = VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
+
+	cr_expect_eq(virtio_features_wanted(QEMU_72_FEATURES | VIRTIO_BIT(VIRTIO_F_RING_PACKED), true) & packed,
+		     packed, "QEMU's packed=on");
+	cr_expect_eq(virtio_features_wanted(VIRTIO_BIT(VIRTIO_F_VERSION_1), false) & packed, 0);
+}
+
+Test(virtio_features, in_order_is_not_taken_yet)
 {
 	uint64_t f = virtio_features_wanted(~0ull, true);
 
-	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_RING_PACKED), 0);
+	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_IN_ORDER), 0);
 	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA), 0, "notify data changes the kick's format");
 }
 

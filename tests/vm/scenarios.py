@@ -255,6 +255,13 @@ BOOTS = [
                  criterion('virtio-mq', 'tests/vm/guest/test_virtio_mq', timeout=300),
                  Check('virtio-mq-report', 'cat /tmp/virtio-mq-report.txt'),
              )),
+             # pmd/virtio over a packed ring (nic1) against a split one
+             # (nic2) across hub 1: sizes, jumbo, 100 000 frames, interrupts,
+             # stop/start; the negotiated features checked first.
+             Scenario('virtio-packed', (
+                 criterion('virtio_packed', 'tests/vm/guest/test_virtio_packed', timeout=900),
+                 Check('packed-report', 'cat /tmp/virtio-packed-report.txt'),
+             )),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
          scenarios=(
