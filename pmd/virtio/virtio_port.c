@@ -600,6 +600,15 @@ static int virtio_start(struct unic_port *port)
 			goto fail;
 		}
 	}
+	/*
+	 * A frame steered to a queue that had no buffers yet is held by the
+	 * device for the queue it came in on (QEMU 7.2's software RSS holds
+	 * that whole tap queue) until that queue is kicked: with several
+	 * pairs, every rx queue is kicked once all have their buffers.
+	 */
+	if (vp->nb_pairs > 1)
+		for (uint16_t q = 0; q < port->conf.nb_rxq; q++)
+			virtio_vq_kick(&vp->rxq[q].vq, true);
 	return 0;
 fail:
 	if (!hw->gone)
