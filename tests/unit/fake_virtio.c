@@ -1772,6 +1772,7 @@ static long ctrl_gather(struct fake_virtio_dev *d, const struct fv_seg *segs, in
 			out = cap + 1;
 		}
 	}
+	/* QEMU: "virtio-net ctrl missing headers" is a device error. */
 	if (out < 2 || out > cap || in < 1 || *ackp == NULL) {
 		fv_error(d, "control queue: chain %u has %zu readable bytes and %zu writable; a command needs a 2-byte header and a 1-byte ack (5.1.6.5)",
 			 head, out, in);
@@ -1832,33 +1833,17 @@ static void ctrl_process(struct fake_virtio_dev *d, uint16_t qn)
 	old = q->used_idx;
 	while (navail-- > 0) {
 		uint16_t head = r.avail->ring[q->last_avail % r.size];
-		uint8_t data[4096], ack;
-		size_t in = 0, out = 0;
-		uint8_t *ackp = NULL;
+		uint8_t data[4096], *ackp, ack;
 		bool ind;
 		int nb = walk_chain(d, qn, &r, head, segs, &ind);
+		long out;
 
 		if (nb < 0)
 			return;
-		for (int s = 0; s < nb; s++) {
-			if (segs[s].write) {
-				if (ackp == NULL && segs[s].len)
-					ackp = segs[s].p;
-				in += segs[s].len;
-			} else if (out + segs[s].len <= sizeof(data)) {
-				memcpy(data + out, segs[s].p, segs[s].len);
-				out += segs[s].len;
-			} else {
-				out = sizeof(data) + 1;
-			}
-		}
-		/* QEMU: "virtio-net ctrl missing headers" is a device error. */
-		if (out < 2 || out > sizeof(data) || in < 1 || ackp == NULL) {
-			fv_error(d, "control queue: chain %u has %zu readable bytes and %zu writable; a command needs a 2-byte header and a 1-byte ack (5.1.6.5)",
-				 head, out, in);
+		out = ctrl_gather(d, segs, nb, head, data, sizeof(data), &ackp);
+		if (out < 0)
 			return;
-		}
-		ack = ctrl_exec(d, data[0], data[1], data + 2, out - 2);
+		ack = ctrl_exec(d, data[0], data[1], data + 2, (size_t)out - 2);
 		*ackp = ack;
 		if (ack == FV_NET_OK)
 			d->ctrl_cmds++;
