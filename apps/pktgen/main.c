@@ -12,9 +12,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <unic/cycles.h>
@@ -570,7 +570,8 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, struct unic_pkt *
 			warming = false;
 		}
 		if (a->t_tx_end_ns == 0) {
-			if (!warming && tx_done(a, now_ns) && *npend == 0) {
+			/* A signal ends a warm-up too (tx_done is then true). */
+			if ((!warming || g_stop) && tx_done(a, now_ns) && *npend == 0) {
 				a->t_tx_end_ns = now_ns;
 				drain_until = now_ns + (uint64_t)(a->o.drain * 1e9);
 			} else if (!g_stop || *npend) {
