@@ -772,6 +772,7 @@ static int run_sweep(struct pg_app *a, struct trial_ctx *tc)
 	if (a->o.nb_sizes == 0) {  /* --size-range: its ends */
 		in.sizes = range;
 		in.nb_sizes = 2;
+		in.size_range = true;
 	}
 	if (a->o.json)
 		pg_sweep_json(stdout, &in, rows, n);

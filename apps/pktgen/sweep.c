@@ -125,7 +125,7 @@ void pg_sweep_text(FILE *f, const struct pg_sweep_info *in, const struct pg_tria
 	fprintf(f, "sweep%s%s: tx port %d -> rx port %d, %u step(s) of %.3g s after a %.3g s warm-up, frame size",
 		in->label[0] ? " " : "", in->label, in->tx_port, in->rx_port, n, in->step_s, in->warmup_s);
 	for (unsigned i = 0; i < in->nb_sizes; i++)
-		fprintf(f, "%s%u", i ? "," : " ", in->sizes[i]);
+		fprintf(f, "%s%u", i == 0 ? " " : in->size_range ? "-" : ",", in->sizes[i]);
 	fprintf(f, " (no FCS)\n%s\n", PG_TIMESTAMP_NOTE);
 	fprintf(f, "%4s %13s %13s %10s %10s %9s %9s %9s %9s %9s %9s %9s\n", "step", "offered_pps",
 		"achieved_pps", "sent", "received", "loss%", "p50_us", "p90_us", "p99_us", "p99.9_us",

@@ -29,6 +29,7 @@ struct pg_sweep_info {
 	const char *label;
 	const unsigned *sizes;      /* frame sizes sent, no FCS */
 	unsigned nb_sizes;
+	bool size_range;            /* sizes[0]..sizes[1], every size between (--size-range) */
 	int tx_port, rx_port;
 	double step_s, warmup_s;
 	uint32_t link_mbps;         /* 0: unknown */
