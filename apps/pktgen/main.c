@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <unic/cycles.h>
@@ -28,7 +29,10 @@
 #include "pkt_parse.h"
 #include "pktgen_opts.h"
 #include "rate.h"
+#include "rfc2544.h"
 #include "rxstats.h"
+#include "sweep.h"
+#include "trial.h"
 
 #define BURST 32
 #define TX_STALL_NS 2000000000ull /* the tx port taking nothing this long stops the run */
@@ -113,6 +117,12 @@ struct pg_app {
 	struct pg_csv_sample csv_prev;
 	struct pg_hist lat_sec;    /* latency of this second's frames */
 	FILE *out;                 /* the text report: stdout, or stderr with --csv - */
+	/* A trial (trial.h): its measured part starts at sequence number
+	 * seq_base; frames numbered below are not counted (stale). */
+	bool epoch;
+	uint32_t seq_base;
+	uint64_t sent_mark, bytes_mark, stale;
+	double start_real;         /* unix time of the measured part's start */
 	/* The ports' own counters at the end of the run, to set beside ours. */
 	struct port_counts {
 		bool ok, hw_ok;            /* stats_get / the hardware counter answered */
@@ -168,8 +178,14 @@ static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 		a->rs.bytes += p->pkt_len;
 		return;
 	}
-	st = pg_rxstats_frame(&a->rs, p->pkt_len, pg_pkt_parse(p, a->scratch, PG_PCAP_SNAPLEN, &pp),
-			      &pp.stamp);
+	enum pg_parse_result r = pg_pkt_parse(p, a->scratch, PG_PCAP_SNAPLEN, &pp);
+
+	/* A trial's warm-up, or a late frame of an earlier trial: not counted. */
+	if (pg_trial_frame_stale(a->epoch, a->seq_base, a->rs.stream_id, r, &pp.stamp)) {
+		a->stale++;
+		return;
+	}
+	st = pg_rxstats_frame(&a->rs, p->pkt_len, r, &pp.stamp);
 	if (st == NULL)
 		return;
 	pg_seq_add(&st->seq, pp.stamp.seq);
@@ -494,6 +510,151 @@ static void report(struct pg_app *a)
 			   pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
 }
 
+static double real_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A trial's measured part starts: the next frame built gets the base
+ * sequence number; what was built before (the warm-up, including frames
+ * still pending for the port) is not counted on either side.
+ */
+static void trial_mark(struct pg_app *a, const unsigned *pend_size, unsigned npend, uint64_t now_ns)
+{
+	a->sent_mark = a->sent + npend;
+	a->bytes_mark = a->sent_bytes;
+	for (unsigned i = 0; i < npend; i++)
+		a->bytes_mark += pg_link_bytes(pend_size[i]);
+	a->seq_base = a->seq;
+	a->epoch = true;
+	a->stale = 0;
+	pg_rxstats_init(&a->rs, a->rs.stream_id);
+	a->t_start_ns = now_ns;
+	a->start_real = real_now();
+}
+
+/* Every frame of the measured part is back (or, for a run, every frame). */
+static bool all_back(const struct pg_app *a)
+{
+	if (a->epoch)
+		return a->sent > a->sent_mark && a->rs.stream.seq.unique >= a->sent - a->sent_mark;
+	return a->rs.frames >= a->sent && a->sent > 0;
+}
+
+/*
+ * The run's loop: send at a->rate until tx_done (--count, --duration, a
+ * signal), then wait for the frames in flight, up to --drain. A trial
+ * (@p trial) first sends for @p warmup_ns without counting, then marks the
+ * start of its measured part (trial_mark) and counts from there.
+ */
+static void run_loop(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pend, unsigned *npend,
+		     unsigned *pend_size, bool live, bool trial, uint64_t warmup_ns)
+{
+	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0, warm_end = 0;
+	bool warming = trial;
+
+	a->t_tx_end_ns = 0;
+	a->t_start_ns = last_ns = a->last_take_ns = unic_time_ns();
+	warm_end = a->t_start_ns + warmup_ns;
+	next_status = a->t_start_ns + 1000000000ull;
+	pg_rate_start(&a->rate, unic_rdtsc());
+	for (;;) {
+		uint64_t now_ns = unic_time_ns();
+
+		if (warming && now_ns >= warm_end) {
+			trial_mark(a, pend_size, *npend, now_ns);
+			warming = false;
+		}
+		if (a->t_tx_end_ns == 0) {
+			/* A signal ends a warm-up too (tx_done is then true). */
+			if ((!warming || g_stop) && tx_done(a, now_ns) && *npend == 0) {
+				a->t_tx_end_ns = now_ns;
+				drain_until = now_ns + (uint64_t)(a->o.drain * 1e9);
+			} else if (!g_stop || *npend) {
+				do_tx(a, pool, pend, npend, pend_size);
+				if (*npend && now_ns - a->last_take_ns > TX_STALL_NS && !a->stalled) {
+					fprintf(stderr, "\nunic-pktgen: tx port %d (%s) took no frame for %.0f s (link down, or no peer?); stopping\n",
+						a->o.tx_port, unic_port_name(a->tx), TX_STALL_NS / 1e9);
+					a->stalled = true;
+					g_stop = 1;
+				}
+				if (g_stop && *npend)  /* interrupted: drop what the port did not take */
+					drop_pending(a, pend, npend);
+			}
+		}
+		poll_rx(a);
+		if (a->t_tx_end_ns) {
+			if (all_back(a))
+				break;
+			if (now_ns >= drain_until || g_signals > 1)
+				break;
+		}
+		if (now_ns >= next_status) {
+			if (live)
+				status_line(a, now_ns, &last_sent, &last_rx, &last_ns);
+			if (a->csv && !trial)
+				csv_tick(a, now_ns);
+			next_status += 1000000000ull;
+		}
+	}
+	if (warming)  /* stopped during the warm-up: an empty measured part */
+		trial_mark(a, pend_size, *npend, unic_time_ns());
+}
+
+/* What a trial callback (trial.h) needs of the run. */
+struct trial_ctx {
+	struct pg_app *a;
+	struct unic_pool *pool;
+	struct unic_pkt **pend;
+	unsigned *npend, *pend_size;
+	double measure_s, warmup_s;
+};
+
+static int trial_cb(void *ctx, double pps, struct pg_trial_result *r)
+{
+	struct trial_ctx *c = ctx;
+	struct pg_app *a = c->a;
+	struct pg_rate_spec spec = { .unit = PG_RATE_PPS, .value = pps };
+	struct pg_stream_stats *st = &a->rs.stream;
+	char err[256];
+	double end_real;
+
+	memset(r, 0, sizeof(*r));
+	r->offered_pps = pps;
+	if (g_stop)
+		return a->stalled ? -EIO : -EINTR;
+	if (spec.value < PG_RATE_PPS_MIN)
+		spec.value = PG_RATE_PPS_MIN;
+	if (pg_rate_init(&a->rate, &spec, a->hz, a->link_mbps, err, sizeof(err))) {
+		fprintf(stderr, "unic-pktgen: error: a trial at %.3f pps: %s\n", pps, err);
+		return -EINVAL;
+	}
+	a->o.count = 0;
+	a->o.duration = c->measure_s;
+	run_loop(a, c->pool, c->pend, c->npend, c->pend_size, false, true,
+		 (uint64_t)(c->warmup_s * 1e9));
+	end_real = a->start_real + (double)(a->t_tx_end_ns > a->t_start_ns ? a->t_tx_end_ns - a->t_start_ns : 0) / 1e9;
+	r->sent = a->sent - a->sent_mark;
+	r->received = st->seq.received;
+	r->lost = pg_seq_lost(&st->seq, r->sent);
+	r->reordered = st->seq.reordered;
+	r->duplicated = st->seq.duplicated;
+	r->stale = a->stale;
+	r->measured_s = end_real - a->start_real;
+	r->tx_pps = r->measured_s > 0 ? (double)r->sent / r->measured_s : 0;
+	r->achieved_pps = r->measured_s > 0 ? (double)r->received / r->measured_s : 0;
+	r->start_time = a->start_real;
+	r->end_time = end_real;
+	pg_lat_summarize(&st->lat_ns, &r->lat);
+	if (g_stop)
+		return a->stalled ? -EIO : -EINTR;
+	return 0;
+}
+
 static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned mtu,
 		      uint16_t rxd)
 {
@@ -512,6 +673,209 @@ static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, u
 		return r;
 	}
 	return 0;
+}
+
+/* The mean frame size (no FCS) of the sizes sent in turn. */
+static double mean_size(const struct pg_opts *o)
+{
+	double sum = 0;
+
+	if (o->nb_sizes == 0)
+		return (o->size_lo + o->size_hi) / 2.0;
+	for (unsigned i = 0; i < o->nb_sizes; i++)
+		sum += o->sizes[i];
+	return sum / o->nb_sizes;
+}
+
+/* --json-out FILE, opened before any traffic. */
+static int json_out_open(const struct pg_app *a, FILE **f)
+{
+	*f = NULL;
+	if (a->o.bench.json_out == NULL)
+		return 0;
+	*f = fopen(a->o.bench.json_out, "w");
+	if (*f == NULL) {
+		fprintf(stderr, "unic-pktgen: error: option --json-out: cannot create '%s': %s\n",
+			a->o.bench.json_out, strerror(errno));
+		return PG_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int json_out_close(const struct pg_app *a, FILE *f)
+{
+	if (f && fclose(f) != 0) {
+		fprintf(stderr, "unic-pktgen: error: option --json-out: writing '%s' failed: %s\n",
+			a->o.bench.json_out, strerror(errno));
+		return PG_EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Nothing came back at all: far more often a wrong port or a missing -P. */
+static void nothing_back_hint(const struct pg_app *a, uint64_t sent)
+{
+	fprintf(stderr, "unic-pktgen: none of the %" PRIu64 " frames sent in the measured parts came back on rx port %d (%s). "
+		"Check that the rx port is where the tx port's frames arrive (the cabling or the ring's peer=; "
+		"behind unic-l2fwd, which rewrites the destination address, give -P) and that its link is up\n",
+		sent, a->o.rx_port, unic_port_name(a->rx));
+}
+
+static int run_sweep(struct pg_app *a, struct trial_ctx *tc)
+{
+	const struct pg_bench_opts *b = &a->o.bench;
+	double pps[PG_SWEEP_MAX], size = mean_size(&a->o);
+	double line = pg_line_pps(size, a->link_mbps);
+	struct pg_trial_result *rows;
+	uint64_t sent = 0, received = 0;
+	FILE *jf;
+	int err, ret;
+	unsigned n;
+
+	/* Every step checked before the first frame is sent. */
+	for (unsigned i = 0; i < b->nb_sweep; i++) {
+		pps[i] = pg_rate_spec_pps(&b->sweep[i], size, a->link_mbps);
+		if (b->sweep[i].unit == PG_RATE_PCT && a->link_mbps == 0) {
+			fprintf(stderr, "unic-pktgen: error: option --sweep: step %u is %.6g%% of the line rate, but tx port %d (%s) does not know its link speed; give rates in pps or bps\n",
+				i, b->sweep[i].value, a->o.tx_port, unic_port_name(a->tx));
+			return PG_EXIT_USAGE;
+		}
+		if (line > 0 && pps[i] > line * (1 + 1e-9)) {
+			fprintf(stderr, "unic-pktgen: error: option --sweep: step %u (%.1f pps of %.0f-byte frames) is beyond tx port %d's link: %u Mbps carries at most %.1f pps of them\n",
+				i, pps[i], size, a->o.tx_port, a->link_mbps, line);
+			return PG_EXIT_USAGE;
+		}
+		if (!(pps[i] >= PG_RATE_PPS_MIN) || pps[i] > PG_RATE_PPS_MAX) {
+			fprintf(stderr, "unic-pktgen: error: option --sweep: step %u comes to %.6g pps; rates go from %g to %g pps\n",
+				i, pps[i], PG_RATE_PPS_MIN, PG_RATE_PPS_MAX);
+			return PG_EXIT_USAGE;
+		}
+	}
+	if ((ret = json_out_open(a, &jf)))
+		return ret;
+	rows = calloc(b->nb_sweep, sizeof(*rows));
+	if (rows == NULL) {
+		fprintf(stderr, "unic-pktgen: error: out of memory for %u sweep rows\n", b->nb_sweep);
+		json_out_close(a, jf);
+		return PG_EXIT_FAIL;
+	}
+	tc->measure_s = b->step_s;
+	n = pg_sweep_run(pps, b->nb_sweep, trial_cb, tc, rows, &err);
+
+	struct pg_sweep_info in = {
+		.label = b->label, .sizes = a->o.nb_sizes ? a->o.sizes : NULL, .nb_sizes = a->o.nb_sizes,
+		.tx_port = a->o.tx_port, .rx_port = a->o.rx_port, .step_s = b->step_s,
+		.warmup_s = b->warmup_s, .link_mbps = a->link_mbps, .interrupted = n < b->nb_sweep,
+	};
+	unsigned range[2] = { a->o.size_lo, a->o.size_hi };
+
+	if (a->o.nb_sizes == 0) {  /* --size-range: its ends */
+		in.sizes = range;
+		in.nb_sizes = 2;
+		in.size_range = true;
+	}
+	if (a->o.json)
+		pg_sweep_json(stdout, &in, rows, n);
+	else
+		pg_sweep_text(a->out, &in, rows, n);
+	if (jf)
+		pg_sweep_json(jf, &in, rows, n);
+	if (a->csv)
+		pg_sweep_csv(a->csv, rows, n);
+	for (unsigned i = 0; i < n; i++) {
+		sent += rows[i].sent;
+		received += rows[i].received;
+	}
+	free(rows);
+	ret = json_out_close(a, jf);
+	if (sent > 0 && received == 0) {
+		nothing_back_hint(a, sent);
+		ret = PG_EXIT_FAIL;
+	}
+	return a->stalled ? PG_EXIT_FAIL : ret;
+}
+
+static int run_rfc2544(struct pg_app *a, struct trial_ctx *tc)
+{
+	const struct pg_bench_opts *b = &a->o.bench;
+	struct pg_search_result *res;
+	struct pg_search s = { .loss_tol = b->loss_tol, .resolution_pct = b->resolution_pct };
+	double ub[PG_RFC2544_MAX_SIZES];
+	uint64_t sent = 0, received = 0;
+	unsigned n = 0;
+	int ret = 0, rc = 0;
+	FILE *jf;
+
+	/* The upper bound of every size, checked before the first frame. */
+	for (unsigned i = 0; i < b->nb_frame_sizes; i++) {
+		double size = b->frame_sizes[i] - PG_FCS_LEN;
+		double line = pg_line_pps(size, a->link_mbps);
+
+		if (a->o.rate.unit == PG_RATE_NONE) {
+			if (line <= 0) {
+				fprintf(stderr, "unic-pktgen: error: option --rfc2544: tx port %d (%s) does not know its link speed, so there is no line rate to search down from; give the upper bound with --rate (e.g. --rate 1Mpps)\n",
+					a->o.tx_port, unic_port_name(a->tx));
+				return PG_EXIT_USAGE;
+			}
+			ub[i] = line;
+			continue;
+		}
+		ub[i] = pg_rate_spec_pps(&a->o.rate, size, a->link_mbps);
+		if (line > 0 && ub[i] > line * (1 + 1e-9)) {
+			fprintf(stderr, "unic-pktgen: error: option --rate: %.1f pps of %u-byte frames is beyond tx port %d's link: %u Mbps carries at most %.1f pps of them\n",
+				ub[i], b->frame_sizes[i], a->o.tx_port, a->link_mbps, line);
+			return PG_EXIT_USAGE;
+		}
+		if (!(ub[i] >= PG_RATE_PPS_MIN)) {
+			fprintf(stderr, "unic-pktgen: error: option --rate: the upper bound comes to %.6g pps of %u-byte frames; at least %g\n",
+				ub[i], b->frame_sizes[i], PG_RATE_PPS_MIN);
+			return PG_EXIT_USAGE;
+		}
+	}
+	if ((ret = json_out_open(a, &jf)))
+		return ret;
+	res = calloc(b->nb_frame_sizes, sizeof(*res));
+	if (res == NULL) {
+		fprintf(stderr, "unic-pktgen: error: out of memory for %u search results\n", b->nb_frame_sizes);
+		json_out_close(a, jf);
+		return PG_EXIT_FAIL;
+	}
+	tc->measure_s = b->trial_s;
+	for (; n < b->nb_frame_sizes && rc == 0; n++) {
+		a->o.sizes[0] = b->frame_sizes[n] - PG_FCS_LEN;  /* built without the FCS */
+		a->o.nb_sizes = 1;
+		a->size_idx = 0;
+		s.max_pps = ub[n];
+		rc = pg_rfc2544_search(&s, trial_cb, tc, &res[n]);
+		if (!a->o.json)
+			fprintf(stderr, "unic-pktgen: frame size %u: %u trial(s), %s %.1f pps\n", b->frame_sizes[n],
+				res[n].nb_trials, res[n].best >= 0 ? "found" : "nothing passed, rate", res[n].rate_pps);
+	}
+
+	struct pg_rfc2544_info in = {
+		.label = b->label, .mode = b->mode, .loss_tol = b->loss_tol, .trial_s = b->trial_s,
+		.warmup_s = b->warmup_s, .resolution_pct = b->resolution_pct, .tx_port = a->o.tx_port,
+		.rx_port = a->o.rx_port, .link_mbps = a->link_mbps, .interrupted = rc != 0,
+	};
+
+	if (a->o.json)
+		pg_rfc2544_json(stdout, &in, b->frame_sizes, res, n);
+	else
+		pg_rfc2544_text(a->out, &in, b->frame_sizes, res, n);
+	if (jf)
+		pg_rfc2544_json(jf, &in, b->frame_sizes, res, n);
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < res[i].nb_trials; k++) {
+			sent += res[i].trials[k].sent;
+			received += res[i].trials[k].received;
+		}
+	free(res);
+	ret = json_out_close(a, jf);
+	if (sent > 0 && received == 0) {
+		nothing_back_hint(a, sent);
+		ret = PG_EXIT_FAIL;
+	}
+	return a->stalled ? PG_EXIT_FAIL : ret;
 }
 
 int main(int argc, char **argv)
@@ -692,7 +1056,8 @@ int main(int argc, char **argv)
 			ret = PG_EXIT_USAGE;
 			goto out;
 		}
-		pg_csv_header(a.csv);
+		if (!a.o.bench.sweep_arg)  /* a sweep writes its rows instead */
+			pg_csv_header(a.csv);
 	}
 	if (setup_interrupted("before the run"))
 		goto out;
@@ -707,45 +1072,15 @@ int main(int argc, char **argv)
 	fflush(a.out);  /* the run starts now: a reader of a pipe sees it */
 
 	bool live = !a.o.json && isatty(STDERR_FILENO);
-	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0;
 
-	a.t_start_ns = last_ns = a.last_take_ns = unic_time_ns();
-	next_status = a.t_start_ns + 1000000000ull;
-	pg_rate_start(&a.rate, unic_rdtsc());
-	for (;;) {
-		uint64_t now_ns = unic_time_ns();
+	if (a.o.bench.sweep_arg || a.o.bench.mode != PG_RFC2544_NONE) {
+		struct trial_ctx tc = { .a = &a, .pool = pool, .pend = pend, .npend = &npend,
+					.pend_size = pend_size, .warmup_s = a.o.bench.warmup_s };
 
-		if (a.t_tx_end_ns == 0) {
-			if (tx_done(&a, now_ns) && npend == 0) {
-				a.t_tx_end_ns = now_ns;
-				drain_until = now_ns + (uint64_t)(a.o.drain * 1e9);
-			} else if (!g_stop || npend) {
-				do_tx(&a, pool, pend, &npend, pend_size);
-				if (npend && now_ns - a.last_take_ns > TX_STALL_NS && !a.stalled) {
-					fprintf(stderr, "\nunic-pktgen: tx port %d (%s) took no frame for %.0f s (link down, or no peer?); stopping\n",
-						a.o.tx_port, unic_port_name(a.tx), TX_STALL_NS / 1e9);
-					a.stalled = true;
-					g_stop = 1;
-				}
-				if (g_stop && npend)  /* interrupted: drop what the port did not take */
-					drop_pending(&a, pend, &npend);
-			}
-		}
-		poll_rx(&a);
-		if (a.t_tx_end_ns) {
-			if (a.rs.frames >= a.sent && a.sent > 0)
-				break;
-			if (now_ns >= drain_until || g_signals > 1)
-				break;
-		}
-		if (now_ns >= next_status) {
-			if (live)
-				status_line(&a, now_ns, &last_sent, &last_rx, &last_ns);
-			if (a.csv)
-				csv_tick(&a, now_ns);
-			next_status += 1000000000ull;
-		}
+		ret = a.o.bench.sweep_arg ? run_sweep(&a, &tc) : run_rfc2544(&a, &tc);
+		goto out;
 	}
+	run_loop(&a, pool, pend, &npend, pend_size, live, false, 0);
 	a.t_end_ns = unic_time_ns();
 	port_counts_get(a.tx, "hw_tx_good_packets", &a.txc);
 	port_counts_get(a.rx, "hw_rx_good_packets", &a.rxc);

@@ -18,6 +18,7 @@
 #include <unic/port.h>
 
 #include "pktgen_opts.h"
+#include "rfc2544.h"
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 
@@ -31,6 +32,7 @@ void pg_opts_init(struct pg_opts *o)
 	o->src_port = (struct pg_port_range){ 1024, 1 };
 	o->dst_port = (struct pg_port_range){ 1024, 1 };
 	o->drain = 0.5;
+	pg_bench_opts_init(&o->bench);
 }
 
 /* "a-b" or "a" into lo/hi, each in [min, max]. */
@@ -240,6 +242,17 @@ static int check_sizes(struct pg_opts *o, char *err, size_t errlen)
 	for (unsigned i = 1; i < o->nb_sizes; i++)
 		if (o->sizes[i] < min)
 			min = o->sizes[i];
+	if (o->bench.mode != PG_RFC2544_NONE) {  /* RFC sizes count the FCS */
+		const struct pg_bench_opts *b = &o->bench;
+
+		min = b->frame_sizes[0];
+		for (unsigned i = 1; i < b->nb_frame_sizes; i++)
+			min = b->frame_sizes[i] < min ? b->frame_sizes[i] : min;
+		if (pg_frame_size_check(&t, min - 4, why, sizeof(why)))
+			return ERR("option --frame-sizes: RFC 2544 frame size %u (%u bytes built, the NIC adds the 4-byte FCS): %s",
+				   min, min - 4, why);
+		return 0;
+	}
 	if (pg_frame_size_check(&t, min, why, sizeof(why)))
 		return ERR("option %s: %s", o->nb_sizes ? "--size/--sizes" : "--size-range", why);
 	return 0;
@@ -248,6 +261,7 @@ static int check_sizes(struct pg_opts *o, char *err, size_t errlen)
 int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	int fam_src = 0, fam_dst = 0;
+	bool sizes_given = false;
 
 	for (int i = 1; i < argc; i++) {
 		char name[32];
@@ -267,6 +281,9 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 
 		for (unsigned k = 0; with_value[k]; k++)
 			takes |= strcmp(name, with_value[k]) == 0;
+		takes |= pg_bench_opt_takes_value(name);
+		sizes_given |= strcmp(name, "--size") == 0 || strcmp(name, "--sizes") == 0 ||
+			       strcmp(name, "--size-range") == 0;
 		for (unsigned k = 0; frame_opts[k] && o->gen_opt == NULL; k++)
 			if (strcmp(name, frame_opts[k]) == 0)
 				o->gen_opt = frame_opts[k];
@@ -367,6 +384,8 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			o->promisc = true;
 		} else if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
 			o->help = true;
+		} else if ((rc = pg_bench_opt(&o->bench, name, v, err, errlen)) != 0) {
+			rc = rc > 0 ? 0 : rc;  /* --sweep, --rfc2544 and theirs: trial.c */
 		} else {
 			return ERR("unknown option '%s' (see --help)", a);
 		}
@@ -380,6 +399,17 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 	if (o->replay && o->gen_opt)
 		return ERR("option %s: has no effect with --replay (the capture's frames are sent as they are)",
 			   o->gen_opt);
+	if (pg_bench_opts_check(&o->bench, o->rate.unit != PG_RATE_NONE, o->count || o->duration > 0,
+				sizes_given, o->replay != NULL, err, errlen))
+		return -EINVAL;
+	if (o->bench.mode != PG_RFC2544_NONE && o->csv)
+		return ERR("options --csv and --rfc2544: the search reports as a table or JSON (--json, --json-out FILE); --csv is for the per-second series or a --sweep's rows");
+	if (o->bench.mode != PG_RFC2544_NONE && !o->bench.frame_sizes_given) {
+		static const unsigned rfc[] = PG_RFC2544_SIZES;
+
+		memcpy(o->bench.frame_sizes, rfc, sizeof(rfc));
+		o->bench.nb_frame_sizes = PG_RFC2544_NB_SIZES;
+	}
 	if (o->csv && strcmp(o->csv, "-") == 0 && o->json)
 		return ERR("options --csv - and --json: both want stdout; give --csv a file name");
 	{
@@ -437,6 +467,23 @@ void pg_usage(FILE *f, const char *prog)
 		"  --replay FILE              send a capture's Ethernet frames as they are, paced\n"
 		"                             by --rate per frame size; once, or --count frames\n"
 		"                             (looping over the capture)\n"
+		"  --sweep RATES              a trial a rate: a list (10kpps,50kpps,1%%) or\n"
+		"                             START:STOP:STEPS[:lin|log] (1kpps:1Mpps:7:log); one row\n"
+		"                             a step (text, --csv FILE for the rows, --json)\n"
+		"  --step-duration S          measured seconds a step (default %.3g)\n"
+		"  --warmup S                 seconds sent before each step or trial, not counted\n"
+		"                             (default %.3g; 0: none)\n"
+		"  --rfc2544 ndr|pdr[:LOSS]   RFC 2544 throughput search: no loss, or loss ratio\n"
+		"                             at most LOSS (default 0.001 = 0.1%%); from the line rate\n"
+		"                             (or --rate when the link speed is unknown) down\n"
+		"  --frame-sizes a,b,...      RFC sizes, FCS included (default 64,128,256,512,1024,\n"
+		"                             1280,1518)\n"
+		"  --trial-duration S         seconds a trial (default %.3g; RFC 2544 says 60)\n"
+		"  --resolution PCT           stop when the interval is below PCT%% of the upper\n"
+		"                             bound (default %.3g)\n"
+		"  --label TEXT               a name for the run in the sweep's or search's report\n"
+		"  --json-out FILE            also write the sweep's or search's JSON to FILE\n"
 		"\nenv options:\n%s",
-		prog, PG_SIZE_MIN, PG_SIZE_MAX, unic_env_usage());
+		prog, PG_SIZE_MIN, PG_SIZE_MAX, PG_STEP_S_DEFAULT, PG_WARMUP_S_DEFAULT, PG_TRIAL_S_DEFAULT,
+		PG_RESOLUTION_PCT_DEFAULT, unic_env_usage());
 }

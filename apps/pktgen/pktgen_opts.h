@@ -13,6 +13,7 @@
 
 #include "pkt_build.h"
 #include "rate.h"
+#include "trial.h"
 
 #define PG_EXIT_OK 0
 #define PG_EXIT_FAIL 1
@@ -56,6 +57,7 @@ struct pg_opts {
 	const char *replay;         /* --replay FILE: send this capture's frames */
 	const char *csv;            /* --csv FILE, "-" for stdout */
 	const char *gen_opt;        /* the first frame-building option given (none with --replay) */
+	struct pg_bench_opts bench; /* --sweep, --rfc2544 and their options (trial.h) */
 };
 
 void pg_opts_init(struct pg_opts *o);

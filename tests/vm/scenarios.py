@@ -335,6 +335,12 @@ BOOTS = [
                  # Two queues a port, RSS: rx queue N -> tx queue N.
                  apps_check('two-queues', 'mq'),
              )),
+             # unic-pktgen's sweep (3 steps) and NDR search (2 sizes) through
+             # l2fwd: rows in order, every frame back, a rate found > 0 whose
+             # latency trial lost nothing.
+             Scenario('bench', (
+                 apps_check('sweep-ndr', 'bench', timeout=300, show=True),
+             )),
              # README command 1 (tools/demo): both apps' reports on the host.
              Scenario('demo', (
                  apps_check('demo', 'demo', timeout=120, show=True),
