@@ -681,3 +681,28 @@ Test(pktgen_streams_bin, bad_stream_sets_are_refused_before_any_traffic)
 	cr_assert_eq(run(RINGS "--stream tx=0,rx=1,proto=tcp,size=64 --count 10"), 2, "%s", out);
 	HAS(out, "option --stream: key size: frame size 64 is too small for IPv4/TCP");
 }
+
+Test(pktgen_streams_bin, a_stream_file_runs_and_a_bad_line_is_refused_with_its_number)
+{
+	char path[64], args[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/unic-pgstreams-%d.txt", (int)getpid());
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("# bulk and pings\ntx=0,rx=1,size=imix,share=80\n\ntx=2,rx=3,proto=icmp,share=20  # pings\n", f);
+	fclose(f);
+	snprintf(args, sizeof(args), RINGS "--stream-file %s --rate 10Mbps --count 400 --json", path);
+	cr_assert_eq(run(args), 0, "%s", out);
+	HAS(out, "\"streams\":[{\"id\":0,\"tx_port\":0,\"rx_port\":1,\"proto\":\"udp\",\"l3\":\"ipv4\",\"share\":80.000");
+	HAS(out, "{\"id\":1,\"tx_port\":2,\"rx_port\":3,\"proto\":\"icmp\",\"l3\":\"ipv4\",\"share\":20.000");
+	cr_assert_eq(ju64(out, "received"), 400, "%s", out);
+	f = fopen(path, "w");
+	fputs("tx=0,rx=1\n# fine so far\ntx=0,rx=1,size=imix,vlan=4096\n", f);
+	fclose(f);
+	snprintf(args, sizeof(args), RINGS "--stream-file %s --count 10", path);
+	cr_assert_eq(run(args), 2, "%s", out);
+	HAS(out, "unic-pktgen: error: stream file '");
+	HAS(out, "' line 3: key vlan: bad value '4096'; expected a whole number from 0 to 4095");
+	unlink(path);
+}
