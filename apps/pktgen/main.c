@@ -23,6 +23,7 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 
+#include "arp.h"
 #include "csv.h"
 #include "pcap_io.h"
 #include "pkt_build.h"
@@ -123,6 +124,10 @@ struct pg_app {
 	unsigned nb_rxp;
 	struct pg_hist *lat_sec_s; /* --csv with several streams: this second's latency, per stream */
 	struct pg_csv_sample *csv_prev_s;
+	struct pg_arp arp;          /* --arp-reply */
+	uint64_t arp_frames;        /* ARP and neighbour discovery frames taken off the stream counts */
+	uint64_t other_port_frames; /* --arp-reply: frames on a tx-only port that were no request */
+	struct unic_pool *pool;
 	struct unic_port *ports[PG_MAX_PORTS];  /* every port a stream uses, once */
 	int port_idx[PG_MAX_PORTS];
 	unsigned nb_ports;
@@ -207,6 +212,16 @@ static void write_rx(struct pg_app *a, const struct unic_pkt *p, uint64_t now_ts
 	pg_pcap_write(a->wrx, a->scratch, n, now_tsc);
 }
 
+/* --arp-reply: an ARP or neighbour discovery frame (answered if ours) is
+ * not stream traffic. */
+static bool arp_frame(struct pg_app *a, struct unic_port *port, int idx, const struct unic_pkt *p)
+{
+	if (!a->o.arp_reply || !pg_arp_handle(&a->arp, port, idx, p, a->pool))
+		return false;
+	a->arp_frames++;
+	return true;
+}
+
 static void poll_rx(struct pg_app *a)
 {
 	for (unsigned r = 0; r < a->nb_rxp; r++) {
@@ -214,12 +229,31 @@ static void poll_rx(struct pg_app *a)
 		uint16_t n = unic_rx_burst(a->rxp[r].port, 0, pk, BURST);
 		uint64_t now = unic_rdtsc();
 
-		a->rxp[r].frames += n;
 		for (uint16_t i = 0; i < n; i++) {
 			if (a->wrx)
 				write_rx(a, pk[i], now);
+			if (arp_frame(a, a->rxp[r].port, a->rxp[r].idx, pk[i]))
+				continue;
+			a->rxp[r].frames++;
 			rx_frame(a, pk[i], now);
 		}
+		if (n)
+			unic_pkt_free_bulk(pk, n);
+	}
+	/* --arp-reply: the ports that only send hear requests too. */
+	for (unsigned k = 0; a->o.arp_reply && k < a->nb_ports; k++) {
+		struct unic_pkt *pk[BURST];
+		bool rx = false;
+		uint16_t n;
+
+		for (unsigned r = 0; r < a->nb_rxp; r++)
+			rx |= a->rxp[r].port == a->ports[k];
+		if (rx)
+			continue;
+		n = unic_rx_burst(a->ports[k], 0, pk, BURST);
+		for (uint16_t i = 0; i < n; i++)
+			if (!arp_frame(a, a->ports[k], a->port_idx[k], pk[i]))
+				a->other_port_frames++;
 		if (n)
 			unic_pkt_free_bulk(pk, n);
 	}
@@ -589,6 +623,11 @@ static void report(struct pg_app *a)
 		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}",
 		       h->count, h->count ? h->min : 0, avg, pg_hist_percentile(h, 50),
 		       pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
+		if (a->o.arp_reply)
+			printf(",\"arp\":{\"frames\":%" PRIu64 ",\"arp_replies\":%" PRIu64 ",\"na_replies\":%" PRIu64
+			       ",\"tx_fail\":%" PRIu64 ",\"other_port_frames\":%" PRIu64 "}",
+			       a->arp_frames, a->arp.arp_replies, a->arp.na_replies, a->arp.tx_fail,
+			       a->other_port_frames);
 		if (!a->cap.nb)
 			report_streams_json(a);
 		printf("}\n");
@@ -682,6 +721,11 @@ static void report(struct pg_app *a)
 			", duplicated %" PRIu64 " (sent %" PRIu64 ", %u streams)\n", received, lost, reordered,
 			duplicated, a->sent, a->nb_sr);
 	}
+	if (a->o.arp_reply)
+		fprintf(o, "arp/ndp (--arp-reply): %" PRIu64 " ARP or neighbour discovery frames received (not counted above), answered %" PRIu64
+			" ARP requests and %" PRIu64 " neighbour solicitations; replies the port did not take: %" PRIu64
+			"; other frames on tx-only ports: %" PRIu64 "\n", a->arp_frames, a->arp.arp_replies,
+			a->arp.na_replies, a->arp.tx_fail, a->other_port_frames);
 	if (a->wtx)
 		fprintf(o, "pcap: %" PRIu64 " frames sent written to %s\n", pg_pcap_writer_frames(a->wtx),
 			a->o.write_tx);
@@ -760,6 +804,19 @@ static int setup_streams(struct pg_app *a, struct unic_port **ports)
 			memcpy(sr->tmpl.dst_mac, a->o.dst_mac[sp->tx_port], 6);
 		else
 			unic_port_mac_get(ports[sp->rx_port], sr->tmpl.dst_mac);
+	}
+	pg_arp_init(&a->arp);
+	for (unsigned i = 0; a->o.arp_reply && i < a->nb_sr; i++) {
+		const struct pg_stream_spec *sp = a->sr[i].spec;
+		uint8_t rx_mac[6];
+
+		unic_port_mac_get(ports[sp->rx_port], rx_mac);
+		if (pg_arp_add(&a->arp, sp->tx_port, sp->ipv6, &sp->src_ip, a->sr[i].tmpl.src_mac) ||
+		    pg_arp_add(&a->arp, sp->rx_port, sp->ipv6, &sp->dst_ip, rx_mac)) {
+			fprintf(stderr, "unic-pktgen: error: option --arp-reply: more than %d address ranges to answer for\n",
+				PG_ARP_MAX);
+			return -ENOSPC;
+		}
 	}
 	if (a->nb_txp > 1 && a->o.write_tx) {
 		fprintf(stderr, "unic-pktgen: error: option --write-tx: the streams send on %u tx ports; --write-tx records one (give streams on one tx port, or --write-rx)\n",
@@ -1004,7 +1061,7 @@ int main(int argc, char **argv)
 			pc.count = 4096;
 		/* Room for the MTU's frame as the port counts it (tag, FCS). */
 		pc.dataroom = (uint16_t)(max_size + 64 > UNIC_PKT_DATAROOM_DEFAULT ? max_size + 64 : 0);
-		pool = unic_pktpool_create(&pc);
+		pool = a.pool = unic_pktpool_create(&pc);
 		if (pool == NULL) {
 			fprintf(stderr, "unic-pktgen: cannot create a pool of %u buffers: %s\n", pc.count,
 				strerror(errno));

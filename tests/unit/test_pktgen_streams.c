@@ -15,12 +15,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <unic/mem.h>
+#include <unic/pool.h>
+#include <unic/port.h>
+
+#include "arp.h"
 #include "pkt_build.h"
 #include "pkt_parse.h"
 #include "pktgen_opts.h"
 #include "pktgen_test_opts.h"
 #include "rxstats.h"
 #include "stream.h"
+#include "port_fixture.h"
 #include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
@@ -705,4 +711,236 @@ Test(pktgen_streams_bin, a_stream_file_runs_and_a_bad_line_is_refused_with_its_n
 	HAS(out, "unic-pktgen: error: stream file '");
 	HAS(out, "' line 3: key vlan: bad value '4096'; expected a whole number from 0 to 4095");
 	unlink(path);
+}
+
+/* ---- ARP and NDP (--arp-reply) ---- */
+
+static const uint8_t our_mac[6] = { 0x02, 0, 0, 0, 0, 0x10 };
+static const uint8_t asker_mac[6] = { 0x52, 0x54, 0, 0x12, 0x34, 0x56 };
+
+/* An ARP request from 10.0.0.254 for @p target, tagged with VID 5 if @p vlan. */
+static size_t arp_request(uint8_t *f, const uint8_t target[4], bool vlan)
+{
+	size_t o = 12;
+
+	memset(f, 0xff, 6);
+	memcpy(f + 6, asker_mac, 6);
+	if (vlan) {
+		f[12] = 0x81; f[13] = 0; f[14] = 0; f[15] = 5;
+		o = 16;
+	}
+	f[o] = 0x08; f[o + 1] = 0x06;
+	o += 2;
+	memcpy(f + o, (uint8_t[]){ 0, 1, 8, 0, 6, 4, 0, 1 }, 8);
+	memcpy(f + o + 8, asker_mac, 6);
+	memcpy(f + o + 14, (uint8_t[]){ 10, 0, 0, 254 }, 4);
+	memset(f + o + 18, 0, 6);
+	memcpy(f + o + 24, target, 4);
+	memset(f + o + 28, 0, 18);   /* padding to 60 (64 with the tag) */
+	return o + 28 + 18;
+}
+
+static void arp_table(struct pg_arp *a)
+{
+	struct pg_ip_range r4, r6;
+
+	cr_assert_geq(pg_parse_ip_range("t", "10.0.0.1-10.0.0.200", &r4, err, sizeof(err)), 0);
+	cr_assert_geq(pg_parse_ip_range("t", "fd00::1-fd00::10", &r6, err, sizeof(err)), 0);
+	pg_arp_init(a);
+	cr_assert_eq(pg_arp_add(a, 1, false, &r4, our_mac), 0);
+	cr_assert_eq(pg_arp_add(a, 1, true, &r6, our_mac), 0);
+	cr_assert_eq(pg_arp_add(a, 1, false, &r4, our_mac), 0, "the same range twice: one entry");
+	cr_assert_eq(a->nb, 2);
+}
+
+Test(arp, an_arp_request_for_one_of_ours_gets_the_reply_bytes_a_router_expects)
+{
+	static struct pg_arp a;
+	uint8_t req[80], rep[PG_ARP_REPLY_MAX];
+	const uint8_t want[42] = {
+		0x52, 0x54, 0, 0x12, 0x34, 0x56, 0x02, 0, 0, 0, 0, 0x10, 0x08, 0x06,  /* to the asker, from us */
+		0, 1, 8, 0, 6, 4, 0, 2,                                               /* Ethernet/IPv4, reply */
+		0x02, 0, 0, 0, 0, 0x10, 10, 0, 0, 200,                                /* sender: us, 10.0.0.200 */
+		0x52, 0x54, 0, 0x12, 0x34, 0x56, 10, 0, 0, 254,                       /* target: the asker */
+	};
+	size_t n;
+
+	arp_table(&a);
+	n = arp_request(req, (uint8_t[]){ 10, 0, 0, 200 }, false);
+	cr_assert_eq(pg_arp_answer(&a, 1, req, n, rep), 60, "a minimum frame");
+	cr_assert_eq(memcmp(rep, want, sizeof(want)), 0);
+	for (unsigned i = 42; i < 60; i++)
+		cr_assert_eq(rep[i], 0);
+	cr_assert_eq(a.arp_replies, 1);
+	/* Tagged: answered with the tag. */
+	n = arp_request(req, (uint8_t[]){ 10, 0, 0, 1 }, true);
+	cr_assert_eq(pg_arp_answer(&a, 1, req, n, rep), 60);
+	cr_assert_eq(memcmp(rep + 12, (uint8_t[]){ 0x81, 0, 0, 5, 0x08, 0x06 }, 6), 0);
+	cr_assert_eq(memcmp(rep + 18 + 14, (uint8_t[]){ 10, 0, 0, 1 }, 4), 0, "the address asked for");
+	/* Not ours: another address, another port, a reply, a cut frame. */
+	n = arp_request(req, (uint8_t[]){ 10, 0, 0, 201 }, false);
+	cr_assert_eq(pg_arp_answer(&a, 1, req, n, rep), 0);
+	n = arp_request(req, (uint8_t[]){ 10, 0, 0, 7 }, false);
+	cr_assert_eq(pg_arp_answer(&a, 0, req, n, rep), 0, "port 0 answers for nothing");
+	req[21] = 2;
+	cr_assert_eq(pg_arp_answer(&a, 1, req, n, rep), 0, "an ARP reply is not answered");
+	req[21] = 1;
+	for (size_t k = 0; k < 42; k++)
+		cr_assert_eq(pg_arp_answer(&a, 1, req, k, rep), 0, "cut at %zu", k);
+	cr_assert(pg_arp_is_nd(req, n));
+	cr_assert_eq(a.arp_replies, 2);
+}
+
+Test(arp, a_neighbour_solicitation_for_one_of_ours_gets_an_advertisement)
+{
+	static struct pg_arp a;
+	uint8_t f[128], rep[PG_ARP_REPLY_MAX], ph[40], na[32];
+	uint8_t *ip = f + 14, *ns = f + 54;
+	const uint8_t asker_ip[16] = { 0xfd, 0, [15] = 0x99 };
+	const uint8_t target[16] = { 0xfd, 0, [15] = 0x10 };
+	size_t n = 14 + 40 + 32;
+	unsigned len;
+
+	arp_table(&a);
+	/* NS to the solicited-node address, from fd00::99, for fd00::10, with a
+	 * source link-layer address option (RFC 4861 4.3). */
+	memcpy(f, (uint8_t[]){ 0x33, 0x33, 0xff, 0, 0, 0x10 }, 6);
+	memcpy(f + 6, asker_mac, 6);
+	f[12] = 0x86; f[13] = 0xdd;
+	memset(ip, 0, 40);
+	ip[0] = 0x60;
+	ip[5] = 32;
+	ip[6] = 58;
+	ip[7] = 255;
+	memcpy(ip + 8, asker_ip, 16);
+	memcpy(ip + 24, (uint8_t[]){ 0xff, 2, [11] = 1, [12] = 0xff, [15] = 0x10 }, 16);
+	memset(ns, 0, 32);
+	ns[0] = 135;
+	memcpy(ns + 8, target, 16);
+	ns[24] = 1;
+	ns[25] = 1;
+	memcpy(ns + 26, asker_mac, 6);
+	{
+		size_t pl = pseudo(ph, ip, true, 58, 32);
+		const uint8_t *parts[] = { ph, ns };
+		size_t lens[] = { pl, 32 };
+		uint16_t c = ref_cksum(parts, lens, 2);
+
+		ns[2] = (uint8_t)(c >> 8);
+		ns[3] = (uint8_t)c;
+	}
+	len = pg_arp_answer(&a, 1, f, n, rep);
+	cr_assert_eq(len, 14 + 40 + 32);
+	cr_assert_eq(memcmp(rep, asker_mac, 6), 0);
+	cr_assert_eq(memcmp(rep + 6, our_mac, 6), 0);
+	cr_assert_eq(rep[14 + 6], 58);
+	cr_assert_eq(rep[14 + 7], 255, "hop limit 255 (RFC 4861 7.1.2)");
+	cr_assert_eq(memcmp(rep + 14 + 8, target, 16), 0, "from the target");
+	cr_assert_eq(memcmp(rep + 14 + 24, asker_ip, 16), 0, "to the solicitor");
+	cr_assert_eq(rep[54], 136);
+	cr_assert_eq(rep[58], 0x60, "solicited, override");
+	cr_assert_eq(memcmp(rep + 62, target, 16), 0);
+	cr_assert_eq(memcmp(rep + 78, (uint8_t[]){ 2, 1, 0x02, 0, 0, 0, 0, 0x10 }, 8), 0, "target link-layer address");
+	memcpy(na, rep + 54, 32);
+	na[2] = na[3] = 0;
+	{
+		size_t pl = pseudo(ph, rep + 14, true, 58, 32);
+		const uint8_t *parts[] = { ph, na };
+		size_t lens[] = { pl, 32 };
+
+		cr_assert_eq(be16(rep + 56), ref_cksum(parts, lens, 2), "ICMPv6 checksum");
+	}
+	cr_assert_eq(a.na_replies, 1);
+	/* Refused: a bad checksum, a hop limit under 255, DAD from ::, not ours. */
+	ns[3] ^= 1;
+	cr_assert_eq(pg_arp_answer(&a, 1, f, n, rep), 0);
+	ns[3] ^= 1;
+	ip[7] = 64;
+	cr_assert_eq(pg_arp_answer(&a, 1, f, n, rep), 0);
+	ip[7] = 255;
+	ns[8 + 15] = 0x11;
+	cr_assert_eq(pg_arp_answer(&a, 1, f, n, rep), 0, "fd00::11 is past the range (checksum aside)");
+	for (size_t k = 0; k < n; k++)
+		cr_assert_eq(pg_arp_answer(&a, 1, f, k, rep), 0, "cut at %zu", k);
+}
+
+Test(arp, over_a_ring_pair_a_request_sent_in_comes_back_answered)
+{
+	struct unic_mem *mem;
+	struct unic_pool *pool;
+	struct unic_port *p0, *p1;
+	struct unic_pkt *pk, *got[4];
+	static struct pg_arp a;
+	uint8_t req[80], want[PG_ARP_REPLY_MAX];
+	size_t n;
+	unsigned wn;
+	uint16_t k;
+
+	fixture_mem_pool(&mem, &pool, "pgarp", 4096, 0);
+	p0 = fixture_port_create("ring0");
+	p1 = fixture_port_create("ring1,peer=ring0");
+	fixture_port_up(p0, pool, 1, 256, UNIC_RX_MODE_POLL);
+	fixture_port_up(p1, pool, 1, 256, UNIC_RX_MODE_POLL);
+	arp_table(&a);
+	n = arp_request(req, (uint8_t[]){ 10, 0, 0, 42 }, false);
+	wn = pg_arp_answer(&a, 1, req, n, want);  /* the bytes to expect */
+	cr_assert_eq(wn, 60);
+	/* The router asks on ring0; pktgen's port 1 (ring1) hears and answers. */
+	pk = unic_pkt_alloc(pool);
+	cr_assert_not_null(pk);
+	memcpy(unic_pkt_append(pk, (uint16_t)n), req, n);
+	cr_assert_eq(unic_tx_burst(p0, 0, &pk, 1), 1);
+	k = unic_rx_burst(p1, 0, got, 4);
+	cr_assert_eq(k, 1);
+	cr_assert(pg_arp_handle(&a, p1, 1, got[0], pool));
+	unic_pkt_free(got[0]);
+	k = unic_rx_burst(p0, 0, got, 4);
+	cr_assert_eq(k, 1, "the reply came back to the asker");
+	cr_assert_eq(got[0]->data_len, 60);
+	cr_assert_eq(memcmp(unic_pkt_data(got[0]), want, 60), 0);
+	cr_assert_eq(memcmp((uint8_t *)unic_pkt_data(got[0]) + 28, (uint8_t[]){ 10, 0, 0, 42 }, 4), 0);
+	unic_pkt_free(got[0]);
+	cr_assert_eq(a.arp_replies, 2);
+	cr_assert_eq(a.tx_fail, 0);
+	/* Stream traffic is left to the caller. */
+	{
+		struct pg_frame_tmpl t = tmpl(false, false, PG_PROTO_UDP);
+		struct pg_flow f = flow(false);
+		struct pg_stamp s = { PG_STAMP_MAGIC, 0, 0, 0 };
+
+		pk = unic_pkt_alloc(pool);
+		pg_frame_build(unic_pkt_append(pk, 60), 60, &t, &f, &s);
+		cr_assert(!pg_arp_handle(&a, p1, 1, pk, pool));
+		unic_pkt_free(pk);
+	}
+	fixture_port_down(p0);
+	fixture_port_down(p1);
+	fixture_mem_pool_free(mem, pool);
+}
+
+Test(pktgen_streams_bin, arp_reply_answers_and_keeps_requests_out_of_the_stream_counts)
+{
+	/* A capture of one ARP request for 10.0.0.2 (the stream's destination,
+	 * answered on the rx port) replayed from port 0: port 1 answers, the
+	 * reply goes back to port 0 (a tx-only port, listened to). */
+	char path[64], args[256];
+	uint8_t req[80];
+	FILE *f;
+	size_t n = arp_request(req, (uint8_t[]){ 10, 0, 0, 2 }, false);
+	uint32_t hdr[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+	uint32_t rec[4] = { 0, 0, (uint32_t)n, (uint32_t)n };
+
+	snprintf(path, sizeof(path), "/tmp/unic-pgarp-%d.pcap", (int)getpid());
+	f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	fwrite(hdr, 4, 6, f);
+	fwrite(rec, 4, 4, f);
+	fwrite(req, 1, n, f);
+	fclose(f);
+	snprintf(args, sizeof(args), "--no-pci --no-huge --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
+		 "--replay %s --count 3 --arp-reply --drain 0.2 --json", path);
+	run(args);
+	unlink(path);
+	HAS(out, "\"arp\":{\"frames\":6,\"arp_replies\":3,\"na_replies\":0,\"tx_fail\":0,\"other_port_frames\":0}");
+	cr_assert_eq(ju64(out, "rx_frames"), 0, "requests are not stream traffic: %s", out);
 }
