@@ -32,6 +32,7 @@
 #include "rate.h"
 #include "rxstats.h"
 #include "stream.h"
+#include "stream_report.h"
 
 #define BURST 32
 #define TX_STALL_NS 2000000000ull /* the tx port taking nothing this long stops the run */
@@ -488,68 +489,6 @@ static void csv_tick(struct pg_app *a, uint64_t now_ns)
 	pg_hist_init(&a->lat_sec);
 }
 
-static void stream_label(const struct pg_stream_run *sr, char *buf, size_t len)
-{
-	const struct pg_stream_spec *s = sr->spec;
-	char sizes[64];
-
-	if (s->imix)
-		snprintf(sizes, sizeof(sizes), "imix");
-	else if (s->nb_sizes == 1)
-		snprintf(sizes, sizeof(sizes), "%u B", s->sizes[0]);
-	else
-		snprintf(sizes, sizeof(sizes), "%u..%u B", pg_stream_min_size(s), pg_stream_max_size(s));
-	snprintf(buf, len, "tx %d -> rx %d, %s/%s%s, %s", s->tx_port, s->rx_port,
-		 s->ipv6 ? "ipv6" : "ipv4", pg_proto_name(s->proto), s->vlan ? "/vlan" : "", sizes);
-}
-
-static void report_streams_text(const struct pg_app *a, FILE *o)
-{
-	for (unsigned i = 0; i < a->nb_sr; i++) {
-		const struct pg_stream_run *sr = &a->sr[i];
-		const struct pg_stream_stats *st = a->rs.streams[i];
-		const struct pg_hist *h = &st->lat_ns;
-		char label[128];
-
-		stream_label(sr, label, sizeof(label));
-		fprintf(o, "stream %u: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
-			", duplicated %" PRIu64 " (sent %" PRIu64 ", %s", sr->id, st->seq.received,
-			pg_seq_lost(&st->seq, sr->sent), st->seq.reordered, st->seq.duplicated, sr->sent, label);
-		if (sr->refused)
-			fprintf(o, ", refused by the port %" PRIu64, sr->refused);
-		fprintf(o, "); latency ns p50 %" PRIu64 " p99 %" PRIu64 " max %" PRIu64 "\n",
-			pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), h->max);
-	}
-}
-
-static void report_streams_json(const struct pg_app *a)
-{
-	printf(",\"streams\":[");
-	for (unsigned i = 0; i < a->nb_sr; i++) {
-		const struct pg_stream_run *sr = &a->sr[i];
-		const struct pg_stream_spec *s = sr->spec;
-		const struct pg_stream_stats *st = a->rs.streams[i];
-		const struct pg_hist *h = &st->lat_ns;
-
-		printf("%s{\"id\":%u,\"tx_port\":%d,\"rx_port\":%d,\"proto\":\"%s\",\"l3\":\"%s\","
-		       "\"share\":%.3f,\"sent\":%" PRIu64 ",\"sent_bytes\":%" PRIu64 ",\"tx_refused\":%" PRIu64
-		       ",\"received\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"reordered\":%" PRIu64
-		       ",\"duplicated\":%" PRIu64,
-		       i ? "," : "", sr->id, s->tx_port, s->rx_port, pg_proto_name(s->proto),
-		       s->ipv6 ? "ipv6" : "ipv4", s->share, sr->sent, sr->sent_bytes, sr->refused,
-		       st->seq.received, pg_seq_lost(&st->seq, sr->sent), st->seq.reordered,
-		       st->seq.duplicated);
-		if (sr->rate.spec.unit != PG_RATE_NONE)
-			printf(",\"rate_requested\":%.1f", pg_rate_requested(&sr->rate));
-		printf(",\"latency_ns\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64 ",\"avg\":%.0f,\"p50\":%" PRIu64
-		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}}",
-		       h->count, h->count ? h->min : 0, h->count ? (double)h->sum / (double)h->count : 0,
-		       pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9),
-		       h->max);
-	}
-	printf("]");
-}
-
 static void report(struct pg_app *a)
 {
 	double tx_s = (double)(a->t_tx_end_ns - a->t_start_ns) / 1e9;
@@ -629,7 +568,7 @@ static void report(struct pg_app *a)
 			       a->arp_frames, a->arp.arp_replies, a->arp.na_replies, a->arp.tx_fail,
 			       a->other_port_frames);
 		if (!a->cap.nb)
-			report_streams_json(a);
+			pg_streams_report_json(stdout, a->sr, a->nb_sr, &a->rs);
 		printf("}\n");
 		return;
 	}
@@ -716,7 +655,7 @@ static void report(struct pg_app *a)
 		fprintf(o, "stream %d: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
 			", duplicated %" PRIu64 "\n", a->sr[0].id, received, lost, reordered, duplicated);
 	} else {
-		report_streams_text(a, o);
+		pg_streams_report_text(o, a->sr, a->nb_sr, &a->rs);
 		fprintf(o, "total: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
 			", duplicated %" PRIu64 " (sent %" PRIu64 ", %u streams)\n", received, lost, reordered,
 			duplicated, a->sent, a->nb_sr);
@@ -846,38 +785,10 @@ static int streams_rates_init(struct pg_app *a, char *err, size_t errlen)
 		return 0;
 	for (unsigned k = 0; k < a->nb_txp; k++) {
 		const struct pg_txp *t = &a->txp[k];
-		double wire = 0, link = (double)t->link_mbps * 1e6;
-		char parts[512];
-		int n = 0;
 
-		if (t->link_mbps == 0)
-			continue;
-		parts[0] = '\0';
-		for (unsigned j = 0; j < t->nb_streams; j++) {
-			const struct pg_stream_run *sr = &a->sr[t->streams[j]];
-			double mean = pg_stream_mean_size(sr->spec), w = 0;
-
-			switch (sr->rate.spec.unit) {
-			case PG_RATE_PPS:
-				w = sr->rate.spec.value * (mean + PG_FCS_LEN + PG_WIRE_EXTRA) * 8;
-				break;
-			case PG_RATE_BPS_L2:
-				w = sr->rate.bps * (mean + PG_FCS_LEN + PG_WIRE_EXTRA) / (mean + PG_FCS_LEN);
-				break;
-			default:
-				w = sr->rate.bps;
-				break;
-			}
-			wire += w;
-			if (n < (int)sizeof(parts) - 1)
-				n += snprintf(parts + n, sizeof(parts) - (size_t)n, "%sstream %u %.1f", j ? ", " : "",
-					      sr->id, w / 1e6);
-		}
-		if (wire > link * (1 + 1e-9)) {
-			snprintf(err, errlen, "option --rate: the streams on tx port %d (%s) come to %.1f Mbit/s on the wire (%s; sizes' mean for a frame rate), above its link's %u Mbit/s; lower --rate or move streams to another port",
-				 t->idx, unic_port_name(t->port), wire / 1e6, parts, t->link_mbps);
+		if (pg_streams_link_check(a->sr, t->streams, t->nb_streams, t->idx, unic_port_name(t->port),
+					  t->link_mbps, err, errlen))
 			return -EINVAL;
-		}
 	}
 	return 0;
 }
@@ -919,7 +830,7 @@ static void streams_header(const struct pg_app *a)
 		for (unsigned k = 0; k < a->nb_txp; k++)
 			if (a->txp[k].idx == sr->spec->tx_port)
 				link = a->txp[k].link_mbps;
-		stream_label(sr, label, sizeof(label));
+		pg_stream_label(sr, label, sizeof(label));
 		fprintf(a->out, "unic-pktgen: stream %u: %s, share %.3g%%, link %u Mbps\n", sr->id, label,
 			sr->spec->share, link);
 	}

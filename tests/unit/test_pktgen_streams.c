@@ -26,6 +26,7 @@
 #include "pktgen_test_opts.h"
 #include "rxstats.h"
 #include "stream.h"
+#include "stream_report.h"
 #include "port_fixture.h"
 #include "run_binary.h"
 
@@ -482,6 +483,42 @@ Test(stream_opts, conflicts_are_refused_naming_the_options)
 		cr_assert_eq(pg_opts_parse(&o, argc, argv, err, sizeof(err)), -EINVAL, "65 streams accepted");
 	}
 	HAS(err, "65 streams; at most 64");
+}
+
+/* ---- the link check ---- */
+
+Test(stream_link, streams_of_one_port_are_summed_on_the_wire_against_its_link)
+{
+	static struct pg_stream_spec sp[3];
+	static struct pg_stream_run sr[3];
+	const unsigned idx[3] = { 0, 1, 2 };
+	struct pg_rate_spec pps = { PG_RATE_PPS, 0 }, l2 = { PG_RATE_BPS_L2, 0 };
+
+	cr_assert_eq(pg_stream_parse("tx=0,rx=1,size=60", &sp[0], "x", err, sizeof(err)), 0);
+	cr_assert_eq(pg_stream_parse("tx=0,rx=1,size=imix", &sp[1], "x", err, sizeof(err)), 0);
+	cr_assert_eq(pg_stream_parse("tx=0,rx=1,size=1500", &sp[2], "x", err, sizeof(err)), 0);
+	for (unsigned i = 0; i < 3; i++)
+		pg_stream_run_init(&sr[i], &sp[i], (uint16_t)i);
+	/* 1 Mpps of 60-byte frames: 84 bytes a frame on the wire, 672 Mbit/s. */
+	pps.value = 1e6;
+	cr_assert_eq(pg_rate_init(&sr[0].rate, &pps, 1000000000ull, 1000, err, sizeof(err)), 0);
+	/* 300 Mbit/s at L2 of 1500-byte frames: 300 * 1524 / 1504 on the wire. */
+	l2.value = 300e6;
+	cr_assert_eq(pg_rate_init(&sr[2].rate, &l2, 1000000000ull, 1000, err, sizeof(err)), 0);
+	cr_assert_eq(pg_streams_link_check(sr, (unsigned[]){ 0, 2 }, 2, 0, "p0", 1000, err, sizeof(err)), 0,
+		     "672 + 304.0 Mbit/s fit 1000: %s", err);
+	l2.value = 330e6;
+	pg_rate_init(&sr[2].rate, &l2, 1000000000ull, 1000, err, sizeof(err));
+	cr_assert_eq(pg_streams_link_check(sr, (unsigned[]){ 0, 2 }, 2, 0, "p0", 1000, err, sizeof(err)), -EINVAL);
+	HAS(err, "tx port 0 (p0) come to 1006.4 Mbit/s on the wire (stream 0 672.0, stream 2 334.4;");
+	HAS(err, "above its link's 1000 Mbit/s");
+	cr_assert_eq(pg_streams_link_check(sr, (unsigned[]){ 0, 2 }, 2, 0, "p0", 0, err, sizeof(err)), 0,
+		     "an unknown link speed is not checked");
+	/* A frame rate of IMIX counts its mean size, 353.8 bytes. */
+	pps.value = 400000;
+	pg_rate_init(&sr[1].rate, &pps, 1000000000ull, 1000, err, sizeof(err));
+	cr_assert_eq(pg_streams_link_check(sr, idx + 1, 1, 0, "p0", 1000, err, sizeof(err)), -EINVAL);
+	HAS(err, "come to 1209.1 Mbit/s");
 }
 
 /* ---- receive accounting ---- */
