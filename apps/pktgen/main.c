@@ -489,6 +489,28 @@ static void csv_tick(struct pg_app *a, uint64_t now_ns)
 	pg_hist_init(&a->lat_sec);
 }
 
+/* Every tx and rx port: ours and the port's own counts. */
+static void report_ports_json(const struct pg_app *a)
+{
+	printf(",\"tx_ports\":[");
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		const struct pg_txp *t = &a->txp[k];
+
+		printf("%s{\"port\":%d,\"link_mbps\":%u,\"sent\":%" PRIu64 ",\"sent_bytes\":%" PRIu64
+		       ",\"opackets\":%" PRIu64 ",\"oerrors\":%" PRIu64 "}", k ? "," : "", t->idx, t->link_mbps,
+		       t->sent, t->sent_bytes, t->c.st.opackets, t->c.st.oerrors);
+	}
+	printf("],\"rx_ports\":[");
+	for (unsigned k = 0; k < a->nb_rxp; k++) {
+		const struct pg_rxp *r = &a->rxp[k];
+
+		printf("%s{\"port\":%d,\"frames\":%" PRIu64 ",\"ipackets\":%" PRIu64 ",\"imissed\":%" PRIu64
+		       ",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}", k ? "," : "", r->idx, r->frames,
+		       r->c.st.ipackets, r->c.st.imissed, r->c.st.ierrors, r->c.st.rx_nombuf);
+	}
+	printf("]");
+}
+
 static void report(struct pg_app *a)
 {
 	double tx_s = (double)(a->t_tx_end_ns - a->t_start_ns) / 1e9;
@@ -567,6 +589,7 @@ static void report(struct pg_app *a)
 			       ",\"tx_fail\":%" PRIu64 ",\"other_port_frames\":%" PRIu64 "}",
 			       a->arp_frames, a->arp.arp_replies, a->arp.na_replies, a->arp.tx_fail,
 			       a->other_port_frames);
+		report_ports_json(a);
 		if (!a->cap.nb)
 			pg_streams_report_json(stdout, a->sr, a->nb_sr, &a->rs);
 		printf("}\n");

@@ -644,6 +644,27 @@ Test(pktgen_streams_bin, several_streams_over_two_ring_pairs_are_each_accounted_
 	cr_assert_eq(ju64(j, "no_stamp"), 0, "%s", j);
 	cr_assert_eq(ju64(j, "other_stream"), 0, "%s", j);
 	cr_assert_eq(ju64(strstr(j, "\"latency_ns\""), "samples"), samples, "%s", j);
+	/* Each port's own counters: what pktgen counted on it. */
+	{
+		const char *tp = strstr(j, "\"tx_ports\":[{\"port\":0,");
+		const char *tp2 = strstr(j, "{\"port\":2,");
+		const char *rp = strstr(j, "\"rx_ports\":[{\"port\":1,");
+
+		cr_assert(tp && tp2 && rp, "%s", j);
+		cr_assert_eq(ju64(tp, "sent") + ju64(tp2, "sent"), 6000, "%s", j);
+		cr_assert_eq(ju64(tp, "opackets"), ju64(tp, "sent"), "%s", j);
+		cr_assert_eq(ju64(tp2, "opackets"), ju64(tp2, "sent"), "%s", j);
+		cr_assert_eq(ju64(rp, "frames"), ju64(rp, "ipackets"), "%s", j);
+		cr_assert_eq(ju64(rp, "frames"), ju64(tp, "sent"), "ring1 gets what ring0 sent: %s", j);
+	}
+}
+
+Test(pktgen_streams_bin, a_stream_port_that_takes_nothing_stops_the_run_naming_it)
+{
+	/* ring4 has no peer: its tx ring fills and stays full. */
+	cr_assert_eq(run(RINGS "--vdev ring4 --stream tx=0,rx=1 --stream tx=4,rx=1 --count 100000"), 1, "%s", out);
+	HAS(out, "tx port 4 (ring4) took no frame for 2 s");
+	HAS(out, "never taken by the port (dropped when the run stopped, not sent)");
 }
 
 Test(pktgen_streams_bin, the_text_report_has_a_row_per_stream_and_a_total)
