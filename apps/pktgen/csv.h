@@ -8,6 +8,7 @@
 #ifndef PG_CSV_H
 #define PG_CSV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,6 +24,8 @@ struct pg_csv_sample {
 };
 
 void pg_csv_header(FILE *f);
+/* With @p streams, one more column, "stream": "total", or a stream's id. */
+void pg_csv_header_streams(FILE *f, bool streams);
 
 /*
  * One row for the interval from @p prev to @p cur; @p lat holds the latency
@@ -31,5 +34,9 @@ void pg_csv_header(FILE *f);
  */
 void pg_csv_row(FILE *f, const struct pg_csv_sample *prev, const struct pg_csv_sample *cur,
 		const struct pg_hist *lat);
+
+/* The same, with the "stream" column's value @p stream (NULL: no column). */
+void pg_csv_row_stream(FILE *f, const struct pg_csv_sample *prev, const struct pg_csv_sample *cur,
+		       const struct pg_hist *lat, const char *stream);
 
 #endif /* PG_CSV_H */

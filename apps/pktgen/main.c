@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * unic-pktgen: send stamped UDP frames on one port at a paced rate, receive
- * on another (or the same), and report what came back of the stream sent:
- * received, lost, reordered, duplicated, latency percentiles. docs/pktgen.md.
+ * unic-pktgen: send streams of stamped UDP, TCP or ICMP echo frames, each on
+ * its tx port at its share of a paced rate, receive on their rx ports, and
+ * report what came back of each stream: received, lost, reordered,
+ * duplicated, latency percentiles. docs/pktgen.md.
  *
  * One thread does both, so the transmit and receive timestamps come from the
  * same core's TSC (timestamps taken on different cores are not comparable).
@@ -23,6 +24,7 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 
+#include "arp.h"
 #include "csv.h"
 #include "pcap_io.h"
 #include "pkt_build.h"
@@ -31,6 +33,8 @@
 #include "rate.h"
 #include "rfc2544.h"
 #include "rxstats.h"
+#include "stream.h"
+#include "stream_report.h"
 #include "sweep.h"
 #include "trial.h"
 
@@ -83,26 +87,67 @@ static bool setup_interrupted(const char *step)
 	return true;
 }
 
+/* The ports' own counters at the end of the run, to set beside ours. */
+struct port_counts {
+	bool ok, hw_ok;            /* stats_get / the hardware counter answered */
+	struct unic_port_stats st;
+	uint64_t hw;               /* hw_tx_good_packets (tx port), hw_rx_good_packets (rx port) */
+};
+
+/* A port the streams send on: its frames waiting for the port, and counts. */
+struct pg_txp {
+	int idx;
+	struct unic_port *port;
+	uint32_t link_mbps;
+	struct unic_pkt *pend[BURST];
+	unsigned pend_size[BURST];
+	uint16_t pend_stream[BURST];
+	unsigned npend;
+	uint64_t last_take_ns;     /* the port last took a frame */
+	unsigned streams[PG_MAX_STREAMS], nb_streams, rr;  /* its streams; the next to try */
+	uint64_t sent, sent_bytes;
+	struct port_counts c;
+};
+
+/* A port the streams receive on. */
+struct pg_rxp {
+	int idx;
+	struct unic_port *port;
+	uint64_t frames;
+	struct port_counts c;
+};
+
 struct pg_app {
 	struct pg_opts o;
-	struct unic_port *tx, *rx;
-	struct pg_frame_tmpl tmpl;
-	struct pg_rate rate;
+	struct unic_port *tx, *rx;  /* stream 0's */
+	struct pg_rate rate;        /* the whole --rate (stream 0's link for a percentage) */
+	struct pg_stream_run sr[PG_MAX_STREAMS];
+	unsigned nb_sr;
+	struct pg_txp txp[PG_MAX_STREAMS];
+	unsigned nb_txp;
+	struct pg_rxp rxp[PG_MAX_STREAMS];
+	unsigned nb_rxp;
+	struct pg_hist *lat_sec_s; /* --csv with several streams: this second's latency, per stream */
+	struct pg_csv_sample *csv_prev_s;
+	struct pg_arp arp;          /* --arp-reply */
+	uint64_t arp_frames;        /* ARP and neighbour discovery frames taken off the stream counts */
+	uint64_t other_port_frames; /* --arp-reply: frames on a tx-only port that were no request */
+	struct unic_pool *pool;
+	struct unic_port *ports[PG_MAX_PORTS];  /* every port a stream uses, once */
+	int port_idx[PG_MAX_PORTS];
+	unsigned nb_ports;
 	uint64_t hz;
 	double ns_per_cycle;
 	/* transmit */
 	uint64_t sent, sent_bytes, tx_full, alloc_fail;
 	uint64_t tx_dropped;       /* built, never taken by the port, freed at stop */
+	unsigned npend_all;        /* frames waiting for their ports, all tx ports */
 	uint64_t tx_refused;       /* built, refused by the port (unic_tx_prepare), freed */
 	int tx_refused_err;        /* the reason of the last one (-errno) */
-	uint32_t seq;
-	unsigned size_idx;
-	uint32_t flow_k[4];       /* odometer over src ip, dst ip, src port, dst port */
 	uint64_t t_start_ns, t_tx_end_ns, t_end_ns;
 	/* receive */
 	struct pg_rxstats rs;
 	uint32_t link_mbps;
-	uint64_t last_take_ns;     /* the port last took a frame */
 	bool stalled;
 	/* --replay */
 	struct pg_capture cap;
@@ -117,18 +162,13 @@ struct pg_app {
 	struct pg_csv_sample csv_prev;
 	struct pg_hist lat_sec;    /* latency of this second's frames */
 	FILE *out;                 /* the text report: stdout, or stderr with --csv - */
-	/* A trial (trial.h): its measured part starts at sequence number
-	 * seq_base; frames numbered below are not counted (stale). */
+	/* A trial (trial.h; one stream): its measured part starts at sequence
+	 * number seq_base; frames numbered below are not counted (stale). */
 	bool epoch;
 	uint32_t seq_base;
 	uint64_t sent_mark, bytes_mark, stale;
 	double start_real;         /* unix time of the measured part's start */
-	/* The ports' own counters at the end of the run, to set beside ours. */
-	struct port_counts {
-		bool ok, hw_ok;            /* stats_get / the hardware counter answered */
-		struct unic_port_stats st;
-		uint64_t hw;               /* hw_tx_good_packets (tx port), hw_rx_good_packets (rx port) */
-	} txc, rxc;
+	struct port_counts txc, rxc;  /* stream 0's ports */
 };
 
 static void port_counts_get(struct unic_port *port, const char *hw_name, struct port_counts *c)
@@ -136,36 +176,6 @@ static void port_counts_get(struct unic_port *port, const char *hw_name, struct 
 	memset(c, 0, sizeof(*c));
 	c->ok = unic_port_stats_get(port, &c->st) == 0;
 	c->hw_ok = unic_port_xstat_by_name(port, hw_name, &c->hw) == 0;
-}
-
-static unsigned next_size(struct pg_app *a)
-{
-	unsigned s;
-
-	if (a->o.nb_sizes) {
-		s = a->o.sizes[a->size_idx];
-		a->size_idx = (a->size_idx + 1) % a->o.nb_sizes;
-	} else {
-		s = a->o.size_lo + a->size_idx;
-		a->size_idx = (a->size_idx + 1) % (a->o.size_hi - a->o.size_lo + 1);
-	}
-	return s;
-}
-
-static void next_flow(struct pg_app *a, struct pg_flow *f)
-{
-	const uint32_t n[4] = { a->o.src_ip.count, a->o.dst_ip.count, a->o.src_port.count,
-				a->o.dst_port.count };
-
-	pg_ip_at(&a->o.src_ip, a->o.ipv6, a->flow_k[0], f->src_ip);
-	pg_ip_at(&a->o.dst_ip, a->o.ipv6, a->flow_k[1], f->dst_ip);
-	f->src_port = (uint16_t)(a->o.src_port.lo + a->flow_k[2]);
-	f->dst_port = (uint16_t)(a->o.dst_port.lo + a->flow_k[3]);
-	for (unsigned i = 0; i < 4; i++) {
-		if (++a->flow_k[i] < n[i])
-			break;
-		a->flow_k[i] = 0;
-	}
 }
 
 static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
@@ -189,12 +199,15 @@ static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 	if (st == NULL)
 		return;
 	pg_seq_add(&st->seq, pp.stamp.seq);
+	st->bytes += p->pkt_len;
 	if (now_tsc >= pp.stamp.tsc) {
 		uint64_t ns = (uint64_t)((double)(now_tsc - pp.stamp.tsc) * a->ns_per_cycle);
 
 		pg_hist_add(&st->lat_ns, ns);
 		if (a->csv)
 			pg_hist_add(&a->lat_sec, ns);
+		if (a->lat_sec_s)
+			pg_hist_add(&a->lat_sec_s[a->rs.last], ns);
 	}
 }
 
@@ -216,19 +229,51 @@ static void write_rx(struct pg_app *a, const struct unic_pkt *p, uint64_t now_ts
 	pg_pcap_write(a->wrx, a->scratch, n, now_tsc);
 }
 
+/* --arp-reply: an ARP or neighbour discovery frame (answered if ours) is
+ * not stream traffic. */
+static bool arp_frame(struct pg_app *a, struct unic_port *port, int idx, const struct unic_pkt *p)
+{
+	if (!a->o.arp_reply || !pg_arp_handle(&a->arp, port, idx, p, a->pool))
+		return false;
+	a->arp_frames++;
+	return true;
+}
+
 static void poll_rx(struct pg_app *a)
 {
-	struct unic_pkt *pk[BURST];
-	uint16_t n = unic_rx_burst(a->rx, 0, pk, BURST);
-	uint64_t now = unic_rdtsc();
+	for (unsigned r = 0; r < a->nb_rxp; r++) {
+		struct unic_pkt *pk[BURST];
+		uint16_t n = unic_rx_burst(a->rxp[r].port, 0, pk, BURST);
+		uint64_t now = unic_rdtsc();
 
-	for (uint16_t i = 0; i < n; i++) {
-		if (a->wrx)
-			write_rx(a, pk[i], now);
-		rx_frame(a, pk[i], now);
+		for (uint16_t i = 0; i < n; i++) {
+			if (a->wrx)
+				write_rx(a, pk[i], now);
+			if (arp_frame(a, a->rxp[r].port, a->rxp[r].idx, pk[i]))
+				continue;
+			a->rxp[r].frames++;
+			rx_frame(a, pk[i], now);
+		}
+		if (n)
+			unic_pkt_free_bulk(pk, n);
 	}
-	if (n)
-		unic_pkt_free_bulk(pk, n);
+	/* --arp-reply: the ports that only send hear requests too. */
+	for (unsigned k = 0; a->o.arp_reply && k < a->nb_ports; k++) {
+		struct unic_pkt *pk[BURST];
+		bool rx = false;
+		uint16_t n;
+
+		for (unsigned r = 0; r < a->nb_rxp; r++)
+			rx |= a->rxp[r].port == a->ports[k];
+		if (rx)
+			continue;
+		n = unic_rx_burst(a->ports[k], 0, pk, BURST);
+		for (uint16_t i = 0; i < n; i++)
+			if (!arp_frame(a, a->ports[k], a->port_idx[k], pk[i]))
+				a->other_port_frames++;
+		if (n)
+			unic_pkt_free_bulk(pk, n);
+	}
 }
 
 static bool tx_done(const struct pg_app *a, uint64_t now_ns)
@@ -241,24 +286,44 @@ static bool tx_done(const struct pg_app *a, uint64_t now_ns)
 	return a->o.duration > 0 && (double)(now_ns - a->t_start_ns) >= a->o.duration * 1e9;
 }
 
-/* Build and send the frames due now. */
-static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pend, unsigned *npend,
-		  unsigned *pend_size)
+/* The stream of tx port @p t due next (its streams in turn), or NULL. */
+static struct pg_stream_run *next_due(struct pg_app *a, struct pg_txp *t, uint64_t now)
 {
+	for (unsigned k = 0; k < t->nb_streams; k++) {
+		unsigned pos = (t->rr + k) % t->nb_streams;
+		struct pg_stream_run *sr = &a->sr[t->streams[pos]];
+
+		if (pg_rate_due(&sr->rate, now)) {
+			t->rr = (pos + 1) % t->nb_streams;
+			return sr;
+		}
+	}
+	return NULL;
+}
+
+/* Build and send the frames due now on tx port @p t. */
+static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
+{
+	struct unic_pkt **pend = t->pend;
+	unsigned *pend_size = t->pend_size, *npend = &t->npend;
 	uint64_t now = unic_rdtsc();
 	unsigned n = *npend;
 	uint16_t took;
 
-	while (n < BURST && pg_rate_due(&a->rate, now) &&
-	       !(a->o.count && a->sent + a->tx_refused + n >= a->o.count)) {
-		struct unic_pkt *p = unic_pkt_alloc(pool);
-		unsigned size = a->cap.nb ? a->cap.len[a->cap_idx] : next_size(a);
+	while (n < BURST && !(a->o.count && a->sent + a->tx_refused + a->npend_all + n - *npend >= a->o.count)) {
+		struct pg_stream_run *sr = a->cap.nb ? &a->sr[0] : next_due(a, t, now);
+		struct unic_pkt *p;
+		unsigned size;
 		uint8_t *d;
 
+		if (sr == NULL || (a->cap.nb && !pg_rate_due(&a->rate, now)))
+			break;
+		p = unic_pkt_alloc(pool);
 		if (p == NULL) {
 			a->alloc_fail++;
 			break;
 		}
+		size = a->cap.nb ? a->cap.len[a->cap_idx] : pg_stream_next_size(sr);
 		d = unic_pkt_append(p, (uint16_t)size);
 		if (d == NULL) {  /* cannot happen: the pool's data room fits the largest */
 			unic_pkt_free(p);
@@ -270,53 +335,67 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 			a->cap_idx = a->cap_idx + 1 == a->cap.nb ? 0 : a->cap_idx + 1;
 		} else {
 			struct pg_flow f;
-			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = a->rs.stream_id };
+			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = sr->id };
 
-			next_flow(a, &f);
-			s.seq = a->seq++;
+			pg_stream_next_flow(sr, &f);
+			s.seq = sr->seq++;
 			s.tsc = unic_rdtsc();
-			pg_frame_build(d, size, &a->tmpl, &f, &s);
+			pg_frame_build(d, size, &sr->tmpl, &f, &s);
 		}
 		pend[n] = p;
 		pend_size[n] = size;
+		t->pend_stream[n] = (uint16_t)(sr - a->sr);
 		n++;
-		pg_rate_sent(&a->rate, size, now);
+		pg_rate_sent(a->cap.nb ? &a->rate : &sr->rate, size, now);
 	}
 	/* The new frames (the pending ones passed already) go through the
 	 * port's checks once: a refused frame is freed and counted, never
 	 * sent, recorded or retried; the frames after it go on. */
 	for (unsigned i = *npend; i < n;) {
 		int err;
-		uint16_t ok = unic_tx_prepare(a->tx, 0, pend + i, (uint16_t)(n - i), &err);
+		uint16_t ok = unic_tx_prepare(t->port, 0, pend + i, (uint16_t)(n - i), &err);
 
 		i += ok;
 		if (UNIC_LIKELY(i == n))
 			break;
 		unic_pkt_free(pend[i]);
 		a->tx_refused++;
+		a->sr[t->pend_stream[i]].refused++;
 		a->tx_refused_err = err;
 		memmove(pend + i, pend + i + 1, (n - i - 1) * sizeof(*pend));
 		memmove(pend_size + i, pend_size + i + 1, (n - i - 1) * sizeof(*pend_size));
+		memmove(t->pend_stream + i, t->pend_stream + i + 1, (n - i - 1) * sizeof(*t->pend_stream));
 		n--;
 	}
-	if (n == 0)
+	a->npend_all += n - *npend;
+	if (n == 0) {
+		*npend = 0;
 		return;
+	}
 	/* Recorded before the port owns them (a port may free a frame at once);
 	 * records of frames never taken are cut off at the end (pend_pos). */
 	if (a->wtx && a->npend_written < n) {
-		uint64_t t = unic_rdtsc();
+		uint64_t tsc = unic_rdtsc();
 
 		if (a->npend_written == 0)
 			a->pend_pos = pg_pcap_writer_tell(a->wtx);
 		for (unsigned i = a->npend_written; i < n; i++)
-			pg_pcap_write(a->wtx, unic_pkt_data(pend[i]), pend[i]->data_len, t);
+			pg_pcap_write(a->wtx, unic_pkt_data(pend[i]), pend[i]->data_len, tsc);
 		a->npend_written = n;
 	}
-	took = unic_tx_burst(a->tx, 0, pend, (uint16_t)n);
+	took = unic_tx_burst(t->port, 0, pend, (uint16_t)n);
 	for (unsigned i = 0; i < took; i++) {
+		struct pg_stream_run *sr = &a->sr[t->pend_stream[i]];
+		uint64_t b = pg_link_bytes(pend_size[i]);
+
 		a->sent++;
-		a->sent_bytes += pg_link_bytes(pend_size[i]);
+		a->sent_bytes += b;
+		t->sent++;
+		t->sent_bytes += b;
+		sr->sent++;
+		sr->sent_bytes += b;
 	}
+	a->npend_all -= took;
 	if (a->wtx) {  /* pend_pos moves past the records of the frames taken */
 		for (unsigned i = 0; i < took; i++)
 			a->pend_pos += 16 + (pend_size[i] < PG_PCAP_SNAPLEN ? pend_size[i] : PG_PCAP_SNAPLEN);
@@ -326,10 +405,11 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pe
 		a->tx_full += n - took;
 		memmove(pend, pend + took, (n - took) * sizeof(*pend));
 		memmove(pend_size, pend_size + took, (n - took) * sizeof(*pend_size));
+		memmove(t->pend_stream, t->pend_stream + took, (n - took) * sizeof(*t->pend_stream));
 	}
 	*npend = n - took;
 	if (took)
-		a->last_take_ns = unic_time_ns();
+		t->last_take_ns = unic_time_ns();
 }
 
 static void status_line(struct pg_app *a, uint64_t now_ns, uint64_t *last_sent, uint64_t *last_rx,
@@ -350,8 +430,11 @@ static void status_line(struct pg_app *a, uint64_t now_ns, uint64_t *last_sent, 
 }
 
 /* Drop the frames the port never took; their records leave the tx capture. */
-static void drop_pending(struct pg_app *a, struct unic_pkt **pend, unsigned *npend)
+static void drop_pending(struct pg_app *a, struct pg_txp *t)
 {
+	struct unic_pkt **pend = t->pend;
+	unsigned *npend = &t->npend;
+
 	if (*npend == 0)
 		return;
 	if (a->wtx && a->npend_written) {
@@ -364,12 +447,28 @@ static void drop_pending(struct pg_app *a, struct unic_pkt **pend, unsigned *npe
 	}
 	unic_pkt_free_bulk(pend, *npend);
 	a->tx_dropped += *npend;
+	a->npend_all -= *npend;
 	*npend = 0;
+}
+
+static void drop_all_pending(struct pg_app *a)
+{
+	for (unsigned k = 0; k < a->nb_txp; k++)
+		drop_pending(a, &a->txp[k]);
+}
+
+/* Lost so far over every stream: gaps below each one's highest number. */
+static uint64_t lost_so_far(const struct pg_app *a)
+{
+	uint64_t lost = 0;
+
+	for (unsigned i = 0; i < a->rs.nb_streams; i++)
+		lost += pg_seq_lost(&a->rs.streams[i]->seq, 0);
+	return lost;
 }
 
 static void csv_tick(struct pg_app *a, uint64_t now_ns)
 {
-	const struct pg_stream_stats *st = &a->rs.stream;
 	struct pg_csv_sample s = {
 		.t_ns = now_ns - a->t_start_ns,
 		.tx_frames = a->sent, .tx_bytes = a->sent_bytes,
@@ -382,10 +481,50 @@ static void csv_tick(struct pg_app *a, uint64_t now_ns)
 	if (a->cap.nb)
 		s.lost = a->sent > a->rs.frames ? a->sent - a->rs.frames : 0;
 	else
-		s.lost = pg_seq_lost(&st->seq, 0);
-	pg_csv_row(a->csv, &a->csv_prev, &s, &a->lat_sec);
+		s.lost = lost_so_far(a);
+	if (a->nb_sr < 2) {
+		pg_csv_row(a->csv, &a->csv_prev, &s, &a->lat_sec);
+	} else {
+		pg_csv_row_stream(a->csv, &a->csv_prev, &s, &a->lat_sec, "total");
+		for (unsigned i = 0; i < a->nb_sr; i++) {
+			const struct pg_stream_stats *st = a->rs.streams[i];
+			struct pg_csv_sample ss = {
+				.t_ns = s.t_ns, .tx_frames = a->sr[i].sent, .tx_bytes = a->sr[i].sent_bytes,
+				.rx_frames = st->seq.received, .rx_bytes = st->bytes,
+				.lost = pg_seq_lost(&st->seq, 0),
+			};
+			char id[8];
+
+			snprintf(id, sizeof(id), "%u", a->sr[i].id);
+			pg_csv_row_stream(a->csv, &a->csv_prev_s[i], &ss, &a->lat_sec_s[i], id);
+			a->csv_prev_s[i] = ss;
+			pg_hist_init(&a->lat_sec_s[i]);
+		}
+	}
 	a->csv_prev = s;
 	pg_hist_init(&a->lat_sec);
+}
+
+/* Every tx and rx port: ours and the port's own counts. */
+static void report_ports_json(const struct pg_app *a)
+{
+	printf(",\"tx_ports\":[");
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		const struct pg_txp *t = &a->txp[k];
+
+		printf("%s{\"port\":%d,\"link_mbps\":%u,\"sent\":%" PRIu64 ",\"sent_bytes\":%" PRIu64
+		       ",\"opackets\":%" PRIu64 ",\"oerrors\":%" PRIu64 "}", k ? "," : "", t->idx, t->link_mbps,
+		       t->sent, t->sent_bytes, t->c.st.opackets, t->c.st.oerrors);
+	}
+	printf("],\"rx_ports\":[");
+	for (unsigned k = 0; k < a->nb_rxp; k++) {
+		const struct pg_rxp *r = &a->rxp[k];
+
+		printf("%s{\"port\":%d,\"frames\":%" PRIu64 ",\"ipackets\":%" PRIu64 ",\"imissed\":%" PRIu64
+		       ",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}", k ? "," : "", r->idx, r->frames,
+		       r->c.st.ipackets, r->c.st.imissed, r->c.st.ierrors, r->c.st.rx_nombuf);
+	}
+	printf("]");
 }
 
 static void report(struct pg_app *a)
@@ -393,12 +532,28 @@ static void report(struct pg_app *a)
 	double tx_s = (double)(a->t_tx_end_ns - a->t_start_ns) / 1e9;
 	double req = pg_rate_requested(&a->rate);
 	double ach = pg_rate_achieved(&a->rate, a->sent, a->sent_bytes, tx_s);
-	bool miss = pg_rate_missed(req, ach);
-	struct pg_stream_stats *st = &a->rs.stream;
-	const struct pg_hist *h = &st->lat_ns;
-	uint64_t lost = pg_seq_lost(&st->seq, a->sent);
-	uint64_t received = st->seq.received;
+	bool miss;
+	static struct pg_hist total;  /* every stream's latency */
+	const struct pg_hist *h = &total;
+	uint64_t lost = 0, received = 0, reordered = 0, duplicated = 0;
 	FILE *o = a->out;
+
+	pg_hist_init(&total);
+	for (unsigned i = 0; i < a->rs.nb_streams; i++) {
+		const struct pg_stream_stats *st = a->rs.streams[i];
+
+		lost += pg_seq_lost(&st->seq, i < a->nb_sr ? a->sr[i].sent : 0);
+		received += st->seq.received;
+		reordered += st->seq.reordered;
+		duplicated += st->seq.duplicated;
+		pg_hist_merge(&total, &st->lat_ns);
+	}
+	if (a->nb_sr > 1 && req > 0) {  /* the sum of the streams' requests */
+		req = 0;
+		for (unsigned i = 0; i < a->nb_sr; i++)
+			req += pg_rate_requested(&a->sr[i].rate);
+	}
+	miss = pg_rate_missed(req, ach);
 
 	if (a->cap.nb) {  /* replayed: counted by frames, not stamps */
 		received = a->rs.frames;
@@ -418,8 +573,8 @@ static void report(struct pg_app *a)
 		       ",\"tx_refused\":%" PRIu64
 		       ",\"signals\":%d"
 		       ",\"tx_seconds\":%.6f,\"tx_pps\":%.1f,\"tx_l2_bps\":%.1f,\"tx_wire_bps\":%.1f",
-		       a->hz, a->o.tx_port, a->o.rx_port, a->sent, received, lost,
-		       st->seq.reordered, st->seq.duplicated, a->rs.no_stamp, a->rs.other_stream,
+		       a->hz, a->sr[0].spec->tx_port, a->sr[0].spec->rx_port, a->sent, received, lost,
+		       reordered, duplicated, a->rs.no_stamp, a->rs.other_stream,
 		       a->rs.frames, a->tx_full,
 		       a->alloc_fail, a->tx_dropped, a->tx_refused, (int)g_signals, tx_s, pps, l2, wire);
 		if (a->cap.nb)
@@ -442,15 +597,41 @@ static void report(struct pg_app *a)
 		       a->rxc.st.imissed, a->rxc.st.ierrors, a->rxc.st.rx_nombuf,
 		       a->rxc.hw_ok ? (int64_t)a->rxc.hw : -1);
 		printf(",\"latency_ns\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64 ",\"avg\":%.0f,\"p50\":%" PRIu64
-		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}}\n",
+		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}",
 		       h->count, h->count ? h->min : 0, avg, pg_hist_percentile(h, 50),
 		       pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
+		if (a->o.arp_reply)
+			printf(",\"arp\":{\"frames\":%" PRIu64 ",\"arp_replies\":%" PRIu64 ",\"na_replies\":%" PRIu64
+			       ",\"tx_fail\":%" PRIu64 ",\"other_port_frames\":%" PRIu64 "}",
+			       a->arp_frames, a->arp.arp_replies, a->arp.na_replies, a->arp.tx_fail,
+			       a->other_port_frames);
+		report_ports_json(a);
+		if (!a->cap.nb)
+			pg_streams_report_json(stdout, a->sr, a->nb_sr, &a->rs);
+		printf("}\n");
 		return;
 	}
 	fprintf(o, "unic-pktgen: TSC %.6f GHz (calibrated against CLOCK_MONOTONIC)\n", (double)a->hz / 1e9);
-	fprintf(o, "tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
-	       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
-	       a->o.tx_port, a->sent, a->sent_bytes, tx_s, pps / 1e6, l2 / 1e6, wire / 1e6);
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		const struct pg_txp *t = &a->txp[k];
+		double tp = tx_s > 0 ? (double)t->sent / tx_s : 0;
+
+		fprintf(o, "tx port %d: sent %" PRIu64 " frames, %" PRIu64 " bytes (no FCS) in %.3f s: %.3f Mpps, "
+		       "%.3f Mbit/s L2 (+4 B FCS a frame), %.3f Mbit/s on the wire (+24 B)\n",
+		       t->idx, t->sent, t->sent_bytes, tx_s, tp / 1e6,
+		       tx_s > 0 ? (double)(t->sent_bytes + 4 * t->sent) * 8 / tx_s / 1e6 : 0,
+		       tx_s > 0 ? (double)(t->sent_bytes + 24 * t->sent) * 8 / tx_s / 1e6 : 0);
+		if (a->nb_txp > 1 && t->c.ok) {
+			fprintf(o, "          port counters: opackets %" PRIu64 " oerrors %" PRIu64, t->c.st.opackets,
+				t->c.st.oerrors);
+			if (t->c.hw_ok)
+				fprintf(o, ", hardware tx_good_packets %" PRIu64, t->c.hw);
+			fprintf(o, "\n");
+		}
+	}
+	if (a->nb_txp > 1)
+		fprintf(o, "tx total: sent %" PRIu64 " frames, %" PRIu64 " bytes: %.3f Mpps, %.3f Mbit/s L2, %.3f Mbit/s on the wire\n",
+			a->sent, a->sent_bytes, pps / 1e6, l2 / 1e6, wire / 1e6);
 	fprintf(o, "          tx ring full (retried): %" PRIu64 ", no buffer: %" PRIu64, a->tx_full, a->alloc_fail);
 	if (a->tx_dropped)
 		fprintf(o, ", never taken by the port (dropped when the run stopped, not sent): %" PRIu64,
@@ -459,7 +640,7 @@ static void report(struct pg_app *a)
 		fprintf(o, ", refused by the port (freed, not sent): %" PRIu64 " (the last: %s)",
 			a->tx_refused, strerror(-a->tx_refused_err));
 	fprintf(o, "\n");
-	if (a->txc.ok) {
+	if (a->nb_txp == 1 && a->txc.ok) {
 		fprintf(o, "          port counters: opackets %" PRIu64 " oerrors %" PRIu64, a->txc.st.opackets,
 		       a->txc.st.oerrors);
 		if (a->txc.hw_ok)
@@ -473,9 +654,22 @@ static void report(struct pg_app *a)
 		fprintf(o, "rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
 		       pg_rate_unit_name(a->rate.spec.unit),
 		       miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
-	fprintf(o, "rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->o.rx_port,
-	       a->rs.frames, a->rs.no_stamp);
-	if (a->rxc.ok) {
+	for (unsigned k = 0; a->nb_rxp > 1 && k < a->nb_rxp; k++) {
+		const struct pg_rxp *r = &a->rxp[k];
+
+		fprintf(o, "rx port %d: frames %" PRIu64 "\n", r->idx, r->frames);
+		if (r->c.ok)
+			fprintf(o, "          port counters: ipackets %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64
+				" rx_nombuf %" PRIu64 "\n", r->c.st.ipackets, r->c.st.imissed, r->c.st.ierrors,
+				r->c.st.rx_nombuf);
+	}
+	if (a->nb_rxp > 1)
+		fprintf(o, "rx total: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n", a->rs.frames,
+			a->rs.no_stamp);
+	else
+		fprintf(o, "rx port %d: frames %" PRIu64 ", without a valid stamp %" PRIu64 "\n",
+			a->sr[0].spec->rx_port, a->rs.frames, a->rs.no_stamp);
+	if (a->nb_rxp == 1 && a->rxc.ok) {
 		fprintf(o, "          port counters: ipackets %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64
 		       " rx_nombuf %" PRIu64, a->rxc.st.ipackets, a->rxc.st.imissed, a->rxc.st.ierrors,
 		       a->rxc.st.rx_nombuf);
@@ -486,18 +680,30 @@ static void report(struct pg_app *a)
 	for (unsigned r = 1; r < PG_PARSE_NB; r++)
 		if (a->rs.by_result[r])
 			fprintf(o, "          %s: %" PRIu64 "\n", pg_parse_result_name(r), a->rs.by_result[r]);
-	if (a->rs.other_stream)
+	if (a->rs.other_stream && a->nb_sr == 1)
 		fprintf(o, "          stamped by another sender (stream id not %u): %" PRIu64 "\n",
 			a->rs.stream_id, a->rs.other_stream);
+	else if (a->rs.other_stream)
+		fprintf(o, "          stamped by another sender (a stream id not of this run): %" PRIu64 "\n",
+			a->rs.other_stream);
 	if (a->cap.nb) {
 		fprintf(o, "replay %s: %u frames, %" PRIu64 " bytes in the capture; received %" PRIu64
 			", not received %" PRIu64 " (frames are counted, stamps not read)\n", a->o.replay,
 			a->cap.nb, a->cap.bytes, received, lost);
-	} else {
+	} else if (a->nb_sr == 1) {
 		fprintf(o, "stream %d: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
-			", duplicated %" PRIu64 "\n", a->o.tx_port, st->seq.received, lost,
-			st->seq.reordered, st->seq.duplicated);
+			", duplicated %" PRIu64 "\n", a->sr[0].id, received, lost, reordered, duplicated);
+	} else {
+		pg_streams_report_text(o, a->sr, a->nb_sr, &a->rs);
+		fprintf(o, "total: received %" PRIu64 ", lost %" PRIu64 ", reordered %" PRIu64
+			", duplicated %" PRIu64 " (sent %" PRIu64 ", %u streams)\n", received, lost, reordered,
+			duplicated, a->sent, a->nb_sr);
 	}
+	if (a->o.arp_reply)
+		fprintf(o, "arp/ndp (--arp-reply): %" PRIu64 " ARP or neighbour discovery frames received (not counted above), answered %" PRIu64
+			" ARP requests and %" PRIu64 " neighbour solicitations; replies the port did not take: %" PRIu64
+			"; other frames on tx-only ports: %" PRIu64 "\n", a->arp_frames, a->arp.arp_replies,
+			a->arp.na_replies, a->arp.tx_fail, a->other_port_frames);
 	if (a->wtx)
 		fprintf(o, "pcap: %" PRIu64 " frames sent written to %s\n", pg_pcap_writer_frames(a->wtx),
 			a->o.write_tx);
@@ -508,6 +714,165 @@ static void report(struct pg_app *a)
 		fprintf(o, "latency (ns, %" PRIu64 " samples): min %" PRIu64 " avg %.0f p50 %" PRIu64 " p99 %" PRIu64
 			   " p99.9 %" PRIu64 " max %" PRIu64 "\n", h->count, h->count ? h->min : 0, avg,
 			   pg_hist_percentile(h, 50), pg_hist_percentile(h, 99), pg_hist_percentile(h, 99.9), h->max);
+}
+
+/* Frames of the streams received back. */
+static uint64_t stream_frames_back(const struct pg_app *a)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < a->rs.nb_streams; i++)
+		n += a->rs.streams[i]->seq.received;
+	return n;
+}
+
+static void add_port(struct pg_app *a, struct unic_port *p, int idx)
+{
+	for (unsigned k = 0; k < a->nb_ports; k++)
+		if (a->ports[k] == p)
+			return;
+	a->ports[a->nb_ports] = p;
+	a->port_idx[a->nb_ports++] = idx;
+}
+
+/* The streams' generators, their tx and rx ports (each once), their MACs. */
+static int setup_streams(struct pg_app *a, struct unic_port **ports)
+{
+	a->nb_sr = a->o.nb_streams;
+	for (unsigned i = 0; i < a->nb_sr; i++) {
+		const struct pg_stream_spec *sp = &a->o.streams[i];
+		struct pg_stream_run *sr = &a->sr[i];
+		struct pg_txp *t = NULL;
+		unsigned k;
+
+		/* The single-stream run's id is its tx port (as before streams);
+		 * with --stream, the stream's index. */
+		pg_stream_run_init(sr, sp, a->nb_sr == 1 && a->o.legacy_stream ? (uint16_t)sp->tx_port
+									     : (uint16_t)i);
+		for (k = 0; k < a->nb_txp && a->txp[k].idx != sp->tx_port; k++)
+			;
+		t = &a->txp[k];
+		if (k == a->nb_txp) {
+			a->nb_txp++;
+			t->idx = sp->tx_port;
+			t->port = ports[sp->tx_port];
+		}
+		t->streams[t->nb_streams++] = i;
+		for (k = 0; k < a->nb_rxp && a->rxp[k].idx != sp->rx_port; k++)
+			;
+		if (k == a->nb_rxp) {
+			a->rxp[k].idx = sp->rx_port;
+			a->rxp[k].port = ports[sp->rx_port];
+			a->nb_rxp++;
+		}
+		add_port(a, ports[sp->tx_port], sp->tx_port);
+		add_port(a, ports[sp->rx_port], sp->rx_port);
+		/* MACs: the stream's own, else --src-mac/--dst-mac of its tx port,
+		 * else the tx port's address and the rx port's. */
+		memset(sr->tmpl.dst_mac, 0xff, 6);
+		if (sp->src_mac_given)
+			memcpy(sr->tmpl.src_mac, sp->src_mac, 6);
+		else if (a->o.src_mac_set & (1ull << sp->tx_port))
+			memcpy(sr->tmpl.src_mac, a->o.src_mac[sp->tx_port], 6);
+		else
+			unic_port_mac_get(ports[sp->tx_port], sr->tmpl.src_mac);
+		if (sp->dst_mac_given)
+			memcpy(sr->tmpl.dst_mac, sp->dst_mac, 6);
+		else if (a->o.dst_mac_set & (1ull << sp->tx_port))
+			memcpy(sr->tmpl.dst_mac, a->o.dst_mac[sp->tx_port], 6);
+		else
+			unic_port_mac_get(ports[sp->rx_port], sr->tmpl.dst_mac);
+	}
+	pg_arp_init(&a->arp);
+	for (unsigned i = 0; a->o.arp_reply && i < a->nb_sr; i++) {
+		const struct pg_stream_spec *sp = a->sr[i].spec;
+		uint8_t rx_mac[6];
+
+		unic_port_mac_get(ports[sp->rx_port], rx_mac);
+		if (pg_arp_add(&a->arp, sp->tx_port, sp->ipv6, &sp->src_ip, a->sr[i].tmpl.src_mac) ||
+		    pg_arp_add(&a->arp, sp->rx_port, sp->ipv6, &sp->dst_ip, rx_mac)) {
+			fprintf(stderr, "unic-pktgen: error: option --arp-reply: more than %d address ranges to answer for\n",
+				PG_ARP_MAX);
+			return -ENOSPC;
+		}
+	}
+	if (a->nb_txp > 1 && a->o.write_tx) {
+		fprintf(stderr, "unic-pktgen: error: option --write-tx: the streams send on %u tx ports; --write-tx records one (give streams on one tx port, or --write-rx)\n",
+			a->nb_txp);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Each stream's pacing: its share of --rate; and no tx port's streams past
+ * its link (when the link speed is known). */
+static int streams_rates_init(struct pg_app *a, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < a->nb_sr; i++) {
+		struct pg_stream_run *sr = &a->sr[i];
+		struct pg_rate_spec rs = a->o.rate;
+		uint32_t link = 0;
+
+		for (unsigned k = 0; k < a->nb_txp; k++)
+			if (a->txp[k].idx == sr->spec->tx_port)
+				link = a->txp[k].link_mbps;
+		rs.value = rs.value * sr->spec->share / 100;
+		if (pg_rate_init(&sr->rate, &rs, a->hz, link, err, errlen))
+			return -EINVAL;
+	}
+	if (a->o.rate.unit == PG_RATE_NONE || a->cap.nb)
+		return 0;
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		const struct pg_txp *t = &a->txp[k];
+
+		if (pg_streams_link_check(a->sr, t->streams, t->nb_streams, t->idx, unic_port_name(t->port),
+					  t->link_mbps, err, errlen))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The receive side: a stream table entry per stream (the first is built
+ * in), and the per-stream CSV state. */
+static int streams_rx_init(struct pg_app *a, char *err, size_t errlen)
+{
+	pg_rxstats_init(&a->rs, a->sr[0].id);
+	for (unsigned i = 1; i < a->nb_sr; i++) {
+		int r = pg_rxstats_add_stream(&a->rs, a->sr[i].id);
+
+		if (r < 0) {
+			snprintf(err, errlen, "stream %u: cannot add its receive statistics: %s", i, strerror(-r));
+			return r;
+		}
+	}
+	if (a->o.csv && a->nb_sr > 1) {
+		a->lat_sec_s = malloc(a->nb_sr * sizeof(*a->lat_sec_s));
+		a->csv_prev_s = calloc(a->nb_sr, sizeof(*a->csv_prev_s));
+		if (a->lat_sec_s == NULL || a->csv_prev_s == NULL) {
+			snprintf(err, errlen, "out of memory for the per-stream --csv rows");
+			return -ENOMEM;
+		}
+		for (unsigned i = 0; i < a->nb_sr; i++)
+			pg_hist_init(&a->lat_sec_s[i]);
+	}
+	return 0;
+}
+
+static void streams_header(const struct pg_app *a)
+{
+	fprintf(a->out, "unic-pktgen: %u streams, TSC %.6f GHz\n", a->nb_sr, (double)a->hz / 1e9);
+	for (unsigned i = 0; i < a->nb_sr; i++) {
+		const struct pg_stream_run *sr = &a->sr[i];
+		char label[128];
+		uint32_t link = 0;
+
+		for (unsigned k = 0; k < a->nb_txp; k++)
+			if (a->txp[k].idx == sr->spec->tx_port)
+				link = a->txp[k].link_mbps;
+		pg_stream_label(sr, label, sizeof(label));
+		fprintf(a->out, "unic-pktgen: stream %u: %s, share %.3g%%, link %u Mbps\n", sr->id, label,
+			sr->spec->share, link);
+	}
 }
 
 static double real_now(void)
@@ -521,15 +886,17 @@ static double real_now(void)
 /*
  * A trial's measured part starts: the next frame built gets the base
  * sequence number; what was built before (the warm-up, including frames
- * still pending for the port) is not counted on either side.
+ * still pending for the port) is not counted on either side. A trial runs
+ * one stream (the options refuse --stream with --sweep or --rfc2544).
  */
-static void trial_mark(struct pg_app *a, const unsigned *pend_size, unsigned npend, uint64_t now_ns)
+static void trial_mark(struct pg_app *a, uint64_t now_ns)
 {
-	a->sent_mark = a->sent + npend;
+	a->sent_mark = a->sent + a->npend_all;
 	a->bytes_mark = a->sent_bytes;
-	for (unsigned i = 0; i < npend; i++)
-		a->bytes_mark += pg_link_bytes(pend_size[i]);
-	a->seq_base = a->seq;
+	for (unsigned k = 0; k < a->nb_txp; k++)
+		for (unsigned i = 0; i < a->txp[k].npend; i++)
+			a->bytes_mark += pg_link_bytes(a->txp[k].pend_size[i]);
+	a->seq_base = a->sr[0].seq;
 	a->epoch = true;
 	a->stale = 0;
 	pg_rxstats_init(&a->rs, a->rs.stream_id);
@@ -546,44 +913,51 @@ static bool all_back(const struct pg_app *a)
 }
 
 /*
- * The run's loop: send at a->rate until tx_done (--count, --duration, a
- * signal), then wait for the frames in flight, up to --drain. A trial
- * (@p trial) first sends for @p warmup_ns without counting, then marks the
- * start of its measured part (trial_mark) and counts from there.
+ * The run's loop: send at the streams' rates until tx_done (--count,
+ * --duration, a signal), then wait for the frames in flight, up to --drain.
+ * A trial (@p trial) first sends for @p warmup_ns without counting, then
+ * marks the start of its measured part (trial_mark) and counts from there.
  */
-static void run_loop(struct pg_app *a, struct unic_pool *pool, struct unic_pkt **pend, unsigned *npend,
-		     unsigned *pend_size, bool live, bool trial, uint64_t warmup_ns)
+static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool trial, uint64_t warmup_ns)
 {
-	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0, warm_end = 0;
+	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0, warm_end;
 	bool warming = trial;
 
 	a->t_tx_end_ns = 0;
-	a->t_start_ns = last_ns = a->last_take_ns = unic_time_ns();
+	a->t_start_ns = last_ns = unic_time_ns();
 	warm_end = a->t_start_ns + warmup_ns;
+	for (unsigned k = 0; k < a->nb_txp; k++)
+		a->txp[k].last_take_ns = a->t_start_ns;
+	for (unsigned i = 0; i < a->nb_sr; i++)
+		pg_rate_start(&a->sr[i].rate, unic_rdtsc());
 	next_status = a->t_start_ns + 1000000000ull;
 	pg_rate_start(&a->rate, unic_rdtsc());
 	for (;;) {
 		uint64_t now_ns = unic_time_ns();
 
 		if (warming && now_ns >= warm_end) {
-			trial_mark(a, pend_size, *npend, now_ns);
+			trial_mark(a, now_ns);
 			warming = false;
 		}
 		if (a->t_tx_end_ns == 0) {
 			/* A signal ends a warm-up too (tx_done is then true). */
-			if ((!warming || g_stop) && tx_done(a, now_ns) && *npend == 0) {
+			if ((!warming || g_stop) && tx_done(a, now_ns) && a->npend_all == 0) {
 				a->t_tx_end_ns = now_ns;
 				drain_until = now_ns + (uint64_t)(a->o.drain * 1e9);
-			} else if (!g_stop || *npend) {
-				do_tx(a, pool, pend, npend, pend_size);
-				if (*npend && now_ns - a->last_take_ns > TX_STALL_NS && !a->stalled) {
-					fprintf(stderr, "\nunic-pktgen: tx port %d (%s) took no frame for %.0f s (link down, or no peer?); stopping\n",
-						a->o.tx_port, unic_port_name(a->tx), TX_STALL_NS / 1e9);
-					a->stalled = true;
-					g_stop = 1;
+			} else if (!g_stop || a->npend_all) {
+				for (unsigned k = 0; k < a->nb_txp; k++) {
+					struct pg_txp *t = &a->txp[k];
+
+					do_tx(a, pool, t);
+					if (t->npend && now_ns - t->last_take_ns > TX_STALL_NS && !a->stalled) {
+						fprintf(stderr, "\nunic-pktgen: tx port %d (%s) took no frame for %.0f s (link down, or no peer?); stopping\n",
+							t->idx, unic_port_name(t->port), TX_STALL_NS / 1e9);
+						a->stalled = true;
+						g_stop = 1;
+					}
 				}
-				if (g_stop && *npend)  /* interrupted: drop what the port did not take */
-					drop_pending(a, pend, npend);
+				if (g_stop && a->npend_all)  /* interrupted: drop what the ports did not take */
+					drop_all_pending(a);
 			}
 		}
 		poll_rx(a);
@@ -602,15 +976,13 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, struct unic_pkt *
 		}
 	}
 	if (warming)  /* stopped during the warm-up: an empty measured part */
-		trial_mark(a, pend_size, *npend, unic_time_ns());
+		trial_mark(a, unic_time_ns());
 }
 
 /* What a trial callback (trial.h) needs of the run. */
 struct trial_ctx {
 	struct pg_app *a;
 	struct unic_pool *pool;
-	struct unic_pkt **pend;
-	unsigned *npend, *pend_size;
 	double measure_s, warmup_s;
 };
 
@@ -629,14 +1001,15 @@ static int trial_cb(void *ctx, double pps, struct pg_trial_result *r)
 		return a->stalled ? -EIO : -EINTR;
 	if (spec.value < PG_RATE_PPS_MIN)
 		spec.value = PG_RATE_PPS_MIN;
-	if (pg_rate_init(&a->rate, &spec, a->hz, a->link_mbps, err, sizeof(err))) {
+	/* The one stream is paced by its own rate (do_tx), --rate's by a->rate. */
+	if (pg_rate_init(&a->rate, &spec, a->hz, a->link_mbps, err, sizeof(err)) ||
+	    pg_rate_init(&a->sr[0].rate, &spec, a->hz, a->link_mbps, err, sizeof(err))) {
 		fprintf(stderr, "unic-pktgen: error: a trial at %.3f pps: %s\n", pps, err);
 		return -EINVAL;
 	}
 	a->o.count = 0;
 	a->o.duration = c->measure_s;
-	run_loop(a, c->pool, c->pend, c->npend, c->pend_size, false, true,
-		 (uint64_t)(c->warmup_s * 1e9));
+	run_loop(a, c->pool, false, true, (uint64_t)(c->warmup_s * 1e9));
 	end_real = a->start_real + (double)(a->t_tx_end_ns > a->t_start_ns ? a->t_tx_end_ns - a->t_start_ns : 0) / 1e9;
 	r->sent = a->sent - a->sent_mark;
 	r->received = st->seq.received;
@@ -842,9 +1215,9 @@ static int run_rfc2544(struct pg_app *a, struct trial_ctx *tc)
 	}
 	tc->measure_s = b->trial_s;
 	for (; n < b->nb_frame_sizes && rc == 0; n++) {
-		a->o.sizes[0] = b->frame_sizes[n] - PG_FCS_LEN;  /* built without the FCS */
-		a->o.nb_sizes = 1;
-		a->size_idx = 0;
+		a->o.streams[0].sizes[0] = b->frame_sizes[n] - PG_FCS_LEN;  /* built without the FCS */
+		a->o.streams[0].nb_sizes = 1;
+		a->sr[0].size_idx = 0;
 		s.max_pps = ub[n];
 		rc = pg_rfc2544_search(&s, trial_cb, tc, &res[n]);
 		if (!a->o.json)
@@ -885,8 +1258,7 @@ int main(int argc, char **argv)
 	struct unic_env *env = NULL;
 	struct unic_pool *pool = NULL;
 	struct unic_port *ports[UNIC_PORT_MAX];
-	struct unic_pkt *pend[BURST];
-	unsigned pend_size[BURST], npend = 0, nports, max_size = 0, mtu;
+	unsigned nports, max_size = 0, mtu;
 	char err[512];
 	int n, ret = PG_EXIT_FAIL;
 
@@ -916,12 +1288,14 @@ int main(int argc, char **argv)
 		if (setup_interrupted("after loading the capture"))
 			goto out;
 	} else {
-		if (a.o.nb_sizes)
-			for (unsigned i = 0; i < a.o.nb_sizes; i++)
-				max_size = a.o.sizes[i] > max_size ? a.o.sizes[i] : max_size;
-		else
-			max_size = a.o.size_hi;
-		mtu = max_size - PG_ETH_LEN - (a.o.vlan ? PG_VLAN_LEN : 0);
+		mtu = 0;
+		for (unsigned i = 0; i < a.o.nb_streams; i++) {
+			unsigned m = pg_stream_max_size(&a.o.streams[i]);
+			unsigned l3 = m - PG_ETH_LEN - (a.o.streams[i].vlan ? PG_VLAN_LEN : 0);
+
+			max_size = m > max_size ? m : max_size;
+			mtu = l3 > mtu ? l3 : mtu;
+		}
 	}
 
 	env = unic_env_create(&eo);
@@ -933,15 +1307,28 @@ int main(int argc, char **argv)
 	if (setup_interrupted("after creating the ports"))
 		goto out;
 	nports = unic_env_ports(env, ports, UNIC_PORT_MAX);
-	if ((unsigned)a.o.tx_port >= nports || (unsigned)a.o.rx_port >= nports) {
-		fprintf(stderr, "unic-pktgen: error: option %s: port %d does not exist; %u port(s) were created (0..%d: PCI devices, then --vdev in order)\n",
-			(unsigned)a.o.tx_port >= nports ? "--tx-port" : "--rx-port",
-			(unsigned)a.o.tx_port >= nports ? a.o.tx_port : a.o.rx_port, nports, (int)nports - 1);
+	for (unsigned i = 0; i < a.o.nb_streams; i++) {
+		const struct pg_stream_spec *sp = &a.o.streams[i];
+		bool tx_bad = (unsigned)sp->tx_port >= nports;
+
+		if (!tx_bad && (unsigned)sp->rx_port < nports)
+			continue;
+		if (a.o.legacy_stream && i == 0)
+			fprintf(stderr, "unic-pktgen: error: option %s: port %d does not exist; %u port(s) were created (0..%d: PCI devices, then --vdev in order)\n",
+				tx_bad ? "--tx-port" : "--rx-port", tx_bad ? sp->tx_port : sp->rx_port, nports,
+				(int)nports - 1);
+		else
+			fprintf(stderr, "unic-pktgen: error: stream %u: key %s: port %d does not exist; %u port(s) were created (0..%d: PCI devices, then --vdev in order)\n",
+				i, tx_bad ? "tx" : "rx", tx_bad ? sp->tx_port : sp->rx_port, nports, (int)nports - 1);
 		ret = PG_EXIT_USAGE;
 		goto out;
 	}
-	a.tx = ports[a.o.tx_port];
-	a.rx = ports[a.o.rx_port];
+	if (setup_streams(&a, ports) != 0) {
+		ret = PG_EXIT_USAGE;
+		goto out;
+	}
+	a.tx = a.txp[0].port;
+	a.rx = a.rxp[0].port;
 
 	{
 		struct unic_port_info ti = { 0 }, ri = { 0 };
@@ -950,9 +1337,15 @@ int main(int argc, char **argv)
 
 		unic_port_info_get(a.tx, &ti);
 		unic_port_info_get(a.rx, &ri);
-		if (ri.rx_synthetic) {
-			fprintf(stderr, "unic-pktgen: error: option --rx-port: port %d (%s) cannot receive what was sent: its driver (%s) makes received packets up (old buffers, which may still hold this run's stamps), so received, lost and latency would be nonsense; receive on a port the frames reach, e.g. a ring pair (--vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1) or a NIC\n",
-				a.o.rx_port, unic_port_name(a.rx), ri.driver);
+		for (unsigned k = 0; k < a.nb_rxp; k++) {
+			struct unic_port_info xi = { 0 };
+
+			unic_port_info_get(a.rxp[k].port, &xi);
+			if (!xi.rx_synthetic)
+				continue;
+			fprintf(stderr, "unic-pktgen: error: option %s: port %d (%s) cannot receive what was sent: its driver (%s) makes received packets up (old buffers, which may still hold this run's stamps), so received, lost and latency would be nonsense; receive on a port the frames reach, e.g. a ring pair (--vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1) or a NIC\n",
+				a.o.legacy_stream && a.rxp[k].idx == a.o.rx_port ? "--rx-port" : "--stream (key rx)",
+				a.rxp[k].idx, unic_port_name(a.rxp[k].port), xi.driver);
 			ret = PG_EXIT_USAGE;
 			goto out;
 		}
@@ -966,64 +1359,57 @@ int main(int argc, char **argv)
 			ret = PG_EXIT_USAGE;
 			goto out;
 		}
-		/* Both ports' rx rings (the tx port's is set up too), the tx ring. */
-		pc.count = (uint32_t)ti.tx_desc_default + 2u * (a.o.rxd ? a.o.rxd : ri.rx_desc_default) +
+		/* Every port's rx ring (a tx port's is set up too) and tx ring. */
+		pc.count = (uint32_t)(a.nb_txp + a.nb_rxp) *
+				   ((uint32_t)ti.tx_desc_default + (a.o.rxd ? a.o.rxd : ri.rx_desc_default) + BURST) +
 			   4 * BURST + 2 * POOL_CACHE * 2;
 		if (pc.count < 4096)
 			pc.count = 4096;
 		/* Room for the MTU's frame as the port counts it (tag, FCS). */
 		pc.dataroom = (uint16_t)(max_size + 64 > UNIC_PKT_DATAROOM_DEFAULT ? max_size + 64 : 0);
-		pool = unic_pktpool_create(&pc);
+		pool = a.pool = unic_pktpool_create(&pc);
 		if (pool == NULL) {
 			fprintf(stderr, "unic-pktgen: cannot create a pool of %u buffers: %s\n", pc.count,
 				strerror(errno));
 			goto out;
 		}
 	}
-	if (setup_port(a.tx, a.o.tx_port, pool, mtu, a.o.rxd))
-		goto out;
-	if (a.rx != a.tx && setup_port(a.rx, a.o.rx_port, pool, mtu, a.o.rxd))
-		goto out;
-	if (a.o.promisc) {
-		n = unic_port_promisc_set(a.rx, true);
+	for (unsigned k = 0; k < a.nb_ports; k++)
+		if (setup_port(a.ports[k], a.port_idx[k], pool, mtu, a.o.rxd))
+			goto out;
+	for (unsigned k = 0; a.o.promisc && k < a.nb_rxp; k++) {
+		n = unic_port_promisc_set(a.rxp[k].port, true);
 		if (n) {
 			fprintf(stderr, "unic-pktgen: cannot make rx port %d (%s) promiscuous (-P): %s\n",
-				a.o.rx_port, unic_port_name(a.rx), strerror(-n));
+				a.rxp[k].idx, unic_port_name(a.rxp[k].port), strerror(-n));
 			goto out;
 		}
 	}
-	{
+	/* Every port's link, up to 3 s each, in slices a signal can end (a
+	 * memif client still connecting: frames sent before it is up come
+	 * back to no one). */
+	for (unsigned k = 0; k < a.nb_ports; k++) {
 		struct unic_link l = { 0 };
 
-		/* Up to 3 s, in slices a signal can end. */
-		for (int i = 0; i < 30 && !g_signals && unic_port_link_get(a.tx, &l) == 0 && !l.up; i++)
-			unic_port_link_wait(a.tx, 100, &l);
-		a.link_mbps = l.up ? l.speed_mbps : 0;
-		/* And the rx port, when it is another (a memif client still
-		 * connecting): frames sent before it is up come back to no one. */
-		if (a.rx != a.tx) {
-			struct unic_link rl = { 0 };
-
-			for (int i = 0; i < 30 && !g_signals && unic_port_link_get(a.rx, &rl) == 0 && !rl.up; i++)
-				unic_port_link_wait(a.rx, 100, &rl);
-		}
+		for (int i = 0; i < 30 && !g_signals && unic_port_link_get(a.ports[k], &l) == 0 && !l.up; i++)
+			unic_port_link_wait(a.ports[k], 100, &l);
+		for (unsigned t = 0; t < a.nb_txp; t++)
+			if (a.txp[t].port == a.ports[k])
+				a.txp[t].link_mbps = l.up ? l.speed_mbps : 0;
 	}
-
-	memset(a.tmpl.dst_mac, 0xff, 6);
-	unic_port_mac_get(a.rx, a.tmpl.dst_mac);
-	unic_port_mac_get(a.tx, a.tmpl.src_mac);
-	a.tmpl.ipv6 = a.o.ipv6;
-	a.tmpl.vlan = a.o.vlan;
-	a.tmpl.vlan_tci = a.o.vid;
-	a.tmpl.ttl = 64;
+	a.link_mbps = a.txp[0].link_mbps;
 	a.hz = unic_tsc_hz();
 	a.ns_per_cycle = 1e9 / (double)a.hz;
-	if (pg_rate_init(&a.rate, &a.o.rate, a.hz, a.link_mbps, err, sizeof(err))) {
+	if (pg_rate_init(&a.rate, &a.o.rate, a.hz, a.link_mbps, err, sizeof(err)) ||
+	    streams_rates_init(&a, err, sizeof(err))) {
 		fprintf(stderr, "unic-pktgen: error: %s\n", err);
 		ret = PG_EXIT_USAGE;
 		goto out;
 	}
-	pg_rxstats_init(&a.rs, (uint16_t)a.o.tx_port);
+	if (streams_rx_init(&a, err, sizeof(err))) {
+		fprintf(stderr, "unic-pktgen: error: %s\n", err);
+		goto out;
+	}
 	pg_hist_init(&a.lat_sec);
 	/* A chained received frame is made contiguous here to be parsed (and written). */
 	a.scratch = malloc(PG_PCAP_SNAPLEN);
@@ -1057,14 +1443,16 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (!a.o.bench.sweep_arg)  /* a sweep writes its rows instead */
-			pg_csv_header(a.csv);
+			pg_csv_header_streams(a.csv, a.nb_sr > 1);
 	}
 	if (setup_interrupted("before the run"))
 		goto out;
-	if (!a.o.json)
+	if (!a.o.json && a.nb_sr == 1)
 		fprintf(a.out, "unic-pktgen: tx port %d (%s) -> rx port %d (%s), TSC %.6f GHz, link %u Mbps\n",
-			a.o.tx_port, unic_port_name(a.tx), a.o.rx_port, unic_port_name(a.rx),
+			a.txp[0].idx, unic_port_name(a.tx), a.rxp[0].idx, unic_port_name(a.rx),
 			(double)a.hz / 1e9, a.link_mbps);
+	else if (!a.o.json)
+		streams_header(&a);
 	if (!a.o.json && a.cap.nb)
 		fprintf(a.out, "unic-pktgen: replay %s: %u frames, %" PRIu64 " bytes, largest %u; sending %" PRIu64 " frames%s\n",
 			a.o.replay, a.cap.nb, a.cap.bytes, a.cap.max_len, a.o.count,
@@ -1074,27 +1462,34 @@ int main(int argc, char **argv)
 	bool live = !a.o.json && isatty(STDERR_FILENO);
 
 	if (a.o.bench.sweep_arg || a.o.bench.mode != PG_RFC2544_NONE) {
-		struct trial_ctx tc = { .a = &a, .pool = pool, .pend = pend, .npend = &npend,
-					.pend_size = pend_size, .warmup_s = a.o.bench.warmup_s };
+		struct trial_ctx tc = { .a = &a, .pool = pool, .warmup_s = a.o.bench.warmup_s };
 
 		ret = a.o.bench.sweep_arg ? run_sweep(&a, &tc) : run_rfc2544(&a, &tc);
 		goto out;
 	}
-	run_loop(&a, pool, pend, &npend, pend_size, live, false, 0);
+	run_loop(&a, pool, live, false, 0);
 	a.t_end_ns = unic_time_ns();
-	port_counts_get(a.tx, "hw_tx_good_packets", &a.txc);
-	port_counts_get(a.rx, "hw_rx_good_packets", &a.rxc);
+	for (unsigned k = 0; k < a.nb_txp; k++)
+		port_counts_get(a.txp[k].port, "hw_tx_good_packets", &a.txp[k].c);
+	for (unsigned k = 0; k < a.nb_rxp; k++)
+		port_counts_get(a.rxp[k].port, "hw_rx_good_packets", &a.rxp[k].c);
+	a.txc = a.txp[0].c;
+	a.rxc = a.rxp[0].c;
 	if (live)
 		fprintf(stderr, "\n");
 	if (a.csv)
 		csv_tick(&a, a.t_end_ns);  /* the part-second at the end */
 	report(&a);
 	ret = a.stalled ? PG_EXIT_FAIL : PG_EXIT_OK;
-	if (a.sent > 0 && (a.cap.nb ? a.rs.frames : a.rs.stream.seq.received) == 0) {
+	if (a.sent > 0 && (a.cap.nb ? a.rs.frames : stream_frames_back(&a)) == 0) {
 		/* Nothing measured: a wrong port or a missing -P, far more often
 		 * than a path that really lost everything. */
-		fprintf(stderr, "unic-pktgen: none of the %" PRIu64 " frames sent came back on rx port %d (%s)",
-			a.sent, a.o.rx_port, unic_port_name(a.rx));
+		if (a.nb_rxp == 1)
+			fprintf(stderr, "unic-pktgen: none of the %" PRIu64 " frames sent came back on rx port %d (%s)",
+				a.sent, a.rxp[0].idx, unic_port_name(a.rx));
+		else
+			fprintf(stderr, "unic-pktgen: none of the %" PRIu64 " frames sent came back on the %u rx ports",
+				a.sent, a.nb_rxp);
 		if (a.rs.frames)
 			fprintf(stderr, "; it received %" PRIu64 " other frames (%" PRIu64 " without a valid stamp, %" PRIu64
 				" stamped by another sender)", a.rs.frames, a.rs.no_stamp, a.rs.other_stream);
@@ -1103,7 +1498,7 @@ int main(int argc, char **argv)
 		ret = PG_EXIT_FAIL;
 	}
 out:
-	drop_pending(&a, pend, &npend);
+	drop_all_pending(&a);
 	{
 		struct pg_pcap_writer *w[2] = { a.wtx, a.wrx };
 
@@ -1120,15 +1515,15 @@ out:
 		ret = PG_EXIT_FAIL;
 	}
 	free(a.scratch);
+	free(a.lat_sec_s);
+	free(a.csv_prev_s);
+	pg_rxstats_fini(&a.rs);
 	pg_capture_free(&a.cap);
-	if (a.tx && unic_port_state(a.tx) == UNIC_PORT_STARTED)
-		unic_port_stop(a.tx);
-	if (a.rx && a.rx != a.tx && unic_port_state(a.rx) == UNIC_PORT_STARTED)
-		unic_port_stop(a.rx);
-	if (a.tx)
-		unic_port_close(a.tx);
-	if (a.rx && a.rx != a.tx)
-		unic_port_close(a.rx);
+	for (unsigned k = 0; k < a.nb_ports; k++)
+		if (unic_port_state(a.ports[k]) == UNIC_PORT_STARTED)
+			unic_port_stop(a.ports[k]);
+	for (unsigned k = 0; k < a.nb_ports; k++)
+		unic_port_close(a.ports[k]);
 	unic_pool_destroy(pool);
 	unic_env_destroy(env);
 	return ret;

@@ -23,11 +23,25 @@ const char *pg_parse_result_name(enum pg_parse_result r)
 	return (unsigned)r < PG_PARSE_NB ? names[r] : "?";
 }
 
+/* An IP protocol number we send: PG_PROTO_*, or -1. */
+static int proto_of(uint8_t ipp, bool ipv6)
+{
+	if (ipp == PG_IPPROTO_UDP)
+		return PG_PROTO_UDP;
+	if (ipp == PG_IPPROTO_TCP)
+		return PG_PROTO_TCP;
+	if (ipp == (ipv6 ? PG_IPPROTO_ICMPV6 : PG_IPPROTO_ICMP))
+		return PG_PROTO_ICMP;
+	return -1;
+}
+
 enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_parsed *out)
 {
-	const uint8_t *ip, *udp;
-	size_t off = 12, ip_total, udp_len;
-	uint16_t type, c;
+	const uint8_t *ip, *l4, *st;
+	size_t off = 12, ip_total, l4_len, hl;
+	uint16_t type;
+	uint32_t sum;
+	int proto;
 
 	memset(out, 0, sizeof(*out));
 	if (len < PG_ETH_LEN)
@@ -59,49 +73,78 @@ enum pg_parse_result pg_frame_parse(const uint8_t *buf, size_t len, struct pg_pa
 		ip_total = pg_get16(ip + 2);
 		if (ip_total < ihl || ip_total > len - off)
 			return PG_PARSE_BAD_LEN;
-		if (ip[9] != 17 || (pg_get16(ip + 6) & 0x3fff) != 0)  /* UDP, not a fragment */
+		proto = proto_of(ip[9], false);
+		if (proto < 0 || (pg_get16(ip + 6) & 0x3fff) != 0)  /* ours, not a fragment */
 			return PG_PARSE_NOT_UDP;
 		if (unic_cksum_finish(unic_cksum_add(0, ip, ihl)) != 0)  /* sums to all ones */
 			return PG_PARSE_BAD_CSUM;
 		off += ihl;
-		udp_len = ip_total - ihl;
+		l4_len = ip_total - ihl;
 	} else if (type == PG_ETHERTYPE_IPV6) {
 		if (len - off < PG_IPV6_LEN)
 			return PG_PARSE_SHORT;
 		if (ip[0] >> 4 != 6)
 			return PG_PARSE_NOT_IP;
 		out->ipv6 = true;
-		if (ip[6] != 17)  /* no extension headers: we send none */
+		proto = proto_of(ip[6], true);  /* no extension headers: we send none */
+		if (proto < 0)
 			return PG_PARSE_NOT_UDP;
-		udp_len = pg_get16(ip + 4);
-		if (udp_len > len - off - PG_IPV6_LEN)
+		l4_len = pg_get16(ip + 4);
+		if (l4_len > len - off - PG_IPV6_LEN)
 			return PG_PARSE_BAD_LEN;
 		off += PG_IPV6_LEN;
 	} else {
 		return PG_PARSE_NOT_IP;
 	}
+	out->proto = (uint8_t)proto;
 	out->l4_off = (unsigned)off;
-	udp = buf + off;
-	/* udp_len bytes from off are inside the frame (checked above). */
-	if (udp_len < PG_UDP_LEN)
-		return PG_PARSE_SHORT;
-	if (pg_get16(udp + 4) != udp_len)
-		return PG_PARSE_BAD_LEN;
-	out->udp_len = (uint16_t)udp_len;
-	c = pg_get16(udp + 6);
-	if (c != 0 || out->ipv6) {  /* IPv4 may omit it; IPv6 must not */
-		uint32_t sum = out->ipv6 ? unic_ipv6_phdr_sum(ip, 17, (uint32_t)udp_len)
-					 : unic_ipv4_phdr_sum(ip, 17, (uint32_t)udp_len);
-
-		if (unic_cksum_finish(unic_cksum_add(sum, udp, udp_len)) != 0)
+	l4 = buf + off;
+	/* l4_len bytes from off are inside the frame (checked above). */
+	switch (proto) {
+	case PG_PROTO_UDP:
+		if (l4_len < PG_UDP_LEN)
+			return PG_PARSE_SHORT;
+		if (pg_get16(l4 + 4) != l4_len)
+			return PG_PARSE_BAD_LEN;
+		hl = PG_UDP_LEN;
+		if (pg_get16(l4 + 6) == 0 && !out->ipv6)  /* IPv4 may omit it; IPv6 must not */
+			break;
+		sum = out->ipv6 ? unic_ipv6_phdr_sum(ip, PG_IPPROTO_UDP, (uint32_t)l4_len)
+				: unic_ipv4_phdr_sum(ip, PG_IPPROTO_UDP, (uint32_t)l4_len);
+		if (unic_cksum_finish(unic_cksum_add(sum, l4, l4_len)) != 0)
 			return PG_PARSE_BAD_CSUM;
+		break;
+	case PG_PROTO_TCP:
+		if (l4_len < PG_TCP_LEN)
+			return PG_PARSE_SHORT;
+		hl = (size_t)(l4[12] >> 4) * 4;  /* data offset: options allowed */
+		if (hl < PG_TCP_LEN || hl > l4_len)
+			return PG_PARSE_BAD_LEN;
+		sum = out->ipv6 ? unic_ipv6_phdr_sum(ip, PG_IPPROTO_TCP, (uint32_t)l4_len)
+				: unic_ipv4_phdr_sum(ip, PG_IPPROTO_TCP, (uint32_t)l4_len);
+		if (unic_cksum_finish(unic_cksum_add(sum, l4, l4_len)) != 0)
+			return PG_PARSE_BAD_CSUM;
+		break;
+	default:  /* ICMP: only an echo request carries a stamp */
+		if (l4_len < PG_ICMP_LEN)
+			return PG_PARSE_SHORT;
+		if (l4[0] != (out->ipv6 ? 128 : 8) || l4[1] != 0)
+			return PG_PARSE_NOT_UDP;
+		hl = PG_ICMP_LEN;
+		sum = out->ipv6 ? unic_ipv6_phdr_sum(ip, PG_IPPROTO_ICMPV6, (uint32_t)l4_len) : 0;
+		if (unic_cksum_finish(unic_cksum_add(sum, l4, l4_len)) != 0)
+			return PG_PARSE_BAD_CSUM;
+		break;
 	}
-	if (udp_len < PG_UDP_LEN + PG_STAMP_LEN || pg_get32(udp + 8) != PG_STAMP_MAGIC)
+	out->udp_len = (uint16_t)l4_len;
+	if (l4_len < hl + PG_STAMP_LEN || pg_get32(l4 + hl) != PG_STAMP_MAGIC)
 		return PG_PARSE_NO_STAMP;
+	st = l4 + hl;
+	out->stamp_off = (unsigned)(off + hl);
 	out->stamp.magic = PG_STAMP_MAGIC;
-	out->stamp.stream = pg_get16(udp + 12);
-	out->stamp.seq = pg_get32(udp + 14);
-	out->stamp.tsc = pg_get64(udp + 18);
+	out->stamp.stream = pg_get16(st + 4);
+	out->stamp.seq = pg_get32(st + 6);
+	out->stamp.tsc = pg_get64(st + 10);
 	return PG_PARSE_OK;
 }
 

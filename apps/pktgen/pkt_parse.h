@@ -13,21 +13,24 @@
 #include "pkt_build.h"
 
 enum pg_parse_result {
-	PG_PARSE_OK = 0,     /* UDP with a valid stamp */
+	PG_PARSE_OK = 0,     /* UDP, TCP or ICMP echo with a valid stamp */
 	PG_PARSE_SHORT,      /* frame ends inside a header */
 	PG_PARSE_NOT_IP,     /* neither IPv4 nor IPv6 (after an optional tag) */
-	PG_PARSE_NOT_UDP,    /* IP, but not UDP, or an IPv4 fragment / options we do not send */
-	PG_PARSE_BAD_LEN,    /* IP or UDP length disagrees with the frame */
-	PG_PARSE_BAD_CSUM,   /* IPv4 header or UDP checksum wrong */
-	PG_PARSE_NO_STAMP,   /* UDP payload too short, or magic wrong */
+	PG_PARSE_NOT_UDP,    /* IP, but not UDP, TCP or ICMP echo request, or an IPv4
+			      * fragment (the name stays "not_udp") */
+	PG_PARSE_BAD_LEN,    /* IP, UDP or TCP length disagrees with the frame */
+	PG_PARSE_BAD_CSUM,   /* IPv4 header, UDP, TCP or ICMP checksum wrong */
+	PG_PARSE_NO_STAMP,   /* L4 payload too short, or magic wrong */
 	PG_PARSE_NB
 };
 
 struct pg_parsed {
 	bool vlan, ipv6;
 	uint16_t vlan_tci;
+	uint8_t proto;       /* PG_PROTO_UDP, _TCP, _ICMP */
 	unsigned l3_off, l4_off;
-	uint16_t udp_len;
+	uint16_t udp_len;    /* the L4 length (UDP header and payload, TCP segment, ICMP message) */
+	unsigned stamp_off;  /* where the stamp starts in the frame */
 	struct pg_stamp stamp;
 };
 

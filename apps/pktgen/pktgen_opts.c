@@ -35,77 +35,6 @@ void pg_opts_init(struct pg_opts *o)
 	pg_bench_opts_init(&o->bench);
 }
 
-/* "a-b" or "a" into lo/hi, each in [min, max]. */
-static int parse_urange(const char *opt, const char *v, uint64_t min, uint64_t max, bool need_dash,
-			uint64_t *lo, uint64_t *hi, char *err, size_t errlen)
-{
-	char buf[64];
-	const char *dash = strchr(v, '-');
-	int rc;
-
-	if ((need_dash && dash == NULL) || strlen(v) >= sizeof(buf))
-		goto bad;
-	if (dash == NULL) {
-		rc = app_parse_u64(opt, v, min, max, lo, err, errlen);
-		*hi = *lo;
-		return rc;
-	}
-	memcpy(buf, v, (size_t)(dash - v));
-	buf[dash - v] = '\0';
-	if (app_parse_u64(opt, buf, min, max, lo, err, errlen) ||
-	    app_parse_u64(opt, dash + 1, min, max, hi, err, errlen) || *hi < *lo)
-		goto bad;
-	return 0;
-bad:
-	return ERR("option %s: bad value '%s'; expected %sLO-HI with %" PRIu64 " <= LO <= HI <= %" PRIu64,
-		   opt, v, need_dash ? "" : "N or ", min, max);
-}
-
-static int parse_ip_range(const char *opt, const char *v, struct pg_ip_range *r, char *err,
-			  size_t errlen)
-{
-	char buf[2][INET6_ADDRSTRLEN + 1];
-	uint8_t a[16] = { 0 }, b[16] = { 0 };
-	const char *dash = strchr(v, '-');
-	bool v6 = strchr(v, ':') != NULL;
-	int af = v6 ? AF_INET6 : AF_INET;
-	size_t n = dash ? (size_t)(dash - v) : strlen(v);
-	uint32_t lo, hi;
-	unsigned off = v6 ? 12 : 0;
-
-	if (n >= sizeof(buf[0]) || (dash && strlen(dash + 1) >= sizeof(buf[1])))
-		goto bad;
-	memcpy(buf[0], v, n);
-	buf[0][n] = '\0';
-	snprintf(buf[1], sizeof(buf[1]), "%s", dash ? dash + 1 : buf[0]);
-	if (inet_pton(af, buf[0], a) != 1 || inet_pton(af, buf[1], b) != 1)
-		goto bad;
-	if (v6 && memcmp(a, b, 12) != 0)
-		goto bad;
-	lo = (uint32_t)a[off] << 24 | (uint32_t)a[off + 1] << 16 | (uint32_t)a[off + 2] << 8 | a[off + 3];
-	hi = (uint32_t)b[off] << 24 | (uint32_t)b[off + 1] << 16 | (uint32_t)b[off + 2] << 8 | b[off + 3];
-	if (hi < lo || (uint64_t)hi - lo + 1 > UINT32_MAX)
-		goto bad;
-	memcpy(r->lo, a, 16);
-	r->count = hi - lo + 1;
-	r->given = true;
-	return v6 ? 6 : 4;
-bad:
-	return ERR("option %s: bad value '%s'; expected an address or a range ADDR-ADDR "
-		   "(IPv4 such as 10.0.0.1-10.0.0.254, or IPv6 such as fd00::1-fd00::ff that differ only in the last 32 bits)",
-		   opt, v);
-}
-
-void pg_ip_at(const struct pg_ip_range *r, bool ipv6, uint32_t i, uint8_t out[16])
-{
-	unsigned off = ipv6 ? 12 : 0;
-	uint32_t lo = (uint32_t)r->lo[off] << 24 | (uint32_t)r->lo[off + 1] << 16 |
-		      (uint32_t)r->lo[off + 2] << 8 | r->lo[off + 3];
-
-	memcpy(out, r->lo, 16);
-	pg_put32(out + off, lo + i);
-}
-
 static int parse_sizes(const char *v, struct pg_opts *o, char *err, size_t errlen)
 {
 	char buf[512], *save = NULL, *t;
@@ -224,7 +153,8 @@ static bool same_file(const char *a, const char *b)
 static const char *const with_value[] = {
 	"--tx-port", "--rx-port", "--size", "--sizes", "--size-range", "--vlan", "--src-ip",
 	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", "--drain", "--write-tx",
-	"--write-rx", "--replay", "--csv", "--rxd", NULL,
+	"--write-rx", "--replay", "--csv", "--rxd", "--stream", "--stream-file", "--src-mac",
+	"--dst-mac", NULL,
 };
 
 /* Options that shape the frames pktgen builds: meaningless with --replay. */
@@ -256,6 +186,92 @@ static int check_sizes(struct pg_opts *o, char *err, size_t errlen)
 	if (pg_frame_size_check(&t, min, why, sizeof(why)))
 		return ERR("option %s: %s", o->nb_sizes ? "--size/--sizes" : "--size-range", why);
 	return 0;
+}
+
+/* --stream-file FILE: its streams go after those given so far. */
+static int read_stream_file(struct pg_opts *o, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+	size_t n;
+	int rc;
+
+	if (f == NULL)
+		return ERR("option --stream-file: cannot read '%s': %s", path, strerror(errno));
+	text = malloc(PG_STREAM_FILE_MAX + 1);
+	if (text == NULL) {
+		fclose(f);
+		return ERR("option --stream-file: out of memory");
+	}
+	n = fread(text, 1, PG_STREAM_FILE_MAX + 1, f);
+	if (ferror(f)) {
+		rc = ERR("option --stream-file: cannot read '%s': %s", path, strerror(errno));
+	} else if (n > PG_STREAM_FILE_MAX) {
+		rc = ERR("option --stream-file: '%s' is larger than %u bytes; a stream file holds at most %d streams",
+			 path, PG_STREAM_FILE_MAX, PG_MAX_STREAMS);
+	} else {
+		unsigned before = 1 + o->nb_streams, nb = before;
+
+		rc = pg_stream_file_parse(text, n, path, o->streams, 1 + PG_MAX_STREAMS, &nb, err, errlen);
+		o->nb_streams = nb - 1;
+		if (rc == 0 && nb == before)
+			rc = ERR("option --stream-file: '%s' holds no stream (only blank lines and comments)", path);
+	}
+	free(text);
+	fclose(f);
+	return rc;
+}
+
+/* --src-mac / --dst-mac [PORT=]MAC: for one port, or (no PORT) for all. */
+static int parse_port_mac(struct pg_opts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	const char *eq = strchr(v, '=');
+	uint64_t port = 0, mask = ~0ull;
+	uint8_t mac[6];
+	bool src = name[2] == 's';
+
+	if (eq) {
+		char num[8];
+
+		if ((size_t)(eq - v) >= sizeof(num))
+			goto bad;
+		memcpy(num, v, (size_t)(eq - v));
+		num[eq - v] = '\0';
+		if (app_parse_u64(name, num, 0, PG_MAX_PORTS - 1, &port, err, errlen))
+			return -EINVAL;
+		mask = 1ull << port;
+		v = eq + 1;
+	}
+	if (pg_parse_mac(v, mac))
+		goto bad;
+	for (unsigned p = 0; p < PG_MAX_PORTS; p++)
+		if (mask & (1ull << p))
+			memcpy(src ? o->src_mac[p] : o->dst_mac[p], mac, 6);
+	*(src ? &o->src_mac_set : &o->dst_mac_set) |= mask;
+	return 0;
+bad:
+	return ERR("option %s: bad value '%s'; expected [PORT=]MAC, e.g. 1=02:00:00:00:00:01 (without PORT: every port)",
+		   name, v);
+}
+
+/* Stream 0 from the single-stream options. */
+static void legacy_stream(const struct pg_opts *o, struct pg_stream_spec *s)
+{
+	pg_stream_spec_init(s);
+	s->tx_port = o->tx_port;
+	s->rx_port = o->rx_port;
+	memcpy(s->sizes, o->sizes, sizeof(s->sizes));
+	s->nb_sizes = o->nb_sizes;
+	s->size_lo = o->size_lo;
+	s->size_hi = o->size_hi;
+	s->sizes_given = true;
+	s->ipv6 = o->ipv6;
+	s->vlan = o->vlan;
+	s->vid = o->vid;
+	s->src_ip = o->src_ip;
+	s->dst_ip = o->dst_ip;
+	s->src_port = o->src_port;
+	s->dst_port = o->dst_port;
 }
 
 int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t errlen)
@@ -307,7 +323,8 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 		} else if (strcmp(name, "--sizes") == 0) {
 			rc = parse_sizes(v, o, err, errlen);
 		} else if (strcmp(name, "--size-range") == 0) {
-			rc = parse_urange(name, v, PG_SIZE_MIN, PG_SIZE_MAX, true, &lo, &hi, err, errlen);
+			rc = pg_parse_urange("option --size-range", v, PG_SIZE_MIN, PG_SIZE_MAX, true, &lo, &hi,
+					     err, errlen);
 			if (!rc) {
 				o->size_lo = (unsigned)lo;
 				o->size_hi = (unsigned)hi;
@@ -322,19 +339,22 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 				o->vid = (uint16_t)x;
 			}
 		} else if (strcmp(name, "--src-ip") == 0) {
-			rc = parse_ip_range(name, v, &o->src_ip, err, errlen);
+			rc = pg_parse_ip_range("option --src-ip", v, &o->src_ip, err, errlen);
 			if (rc > 0) {
 				fam_src = rc;
 				rc = 0;
 			}
 		} else if (strcmp(name, "--dst-ip") == 0) {
-			rc = parse_ip_range(name, v, &o->dst_ip, err, errlen);
+			rc = pg_parse_ip_range("option --dst-ip", v, &o->dst_ip, err, errlen);
 			if (rc > 0) {
 				fam_dst = rc;
 				rc = 0;
 			}
 		} else if (strcmp(name, "--src-port") == 0 || strcmp(name, "--dst-port") == 0) {
-			rc = parse_urange(name, v, 0, 65535, false, &lo, &hi, err, errlen);
+			char opt[48];
+
+			snprintf(opt, sizeof(opt), "option %s", name);
+			rc = pg_parse_urange(opt, v, 0, 65535, false, &lo, &hi, err, errlen);
 			if (!rc)
 				*(name[2] == 's' ? &o->src_port : &o->dst_port) =
 					(struct pg_port_range){ (uint16_t)lo, (uint32_t)(hi - lo + 1) };
@@ -374,6 +394,23 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 				o->replay = v;
 			else
 				o->csv = v;
+		} else if (strcmp(name, "--stream") == 0) {
+			if (o->nb_streams >= PG_MAX_STREAMS)
+				return ERR("option --stream: more than %d streams; at most %d a run", PG_MAX_STREAMS,
+					   PG_MAX_STREAMS);
+			if (pg_stream_parse(v, &o->streams[1 + o->nb_streams], "option --stream", err, errlen))
+				return -EINVAL;
+			o->nb_streams++;
+			if (o->stream_opt == NULL)
+				o->stream_opt = "--stream";
+		} else if (strcmp(name, "--stream-file") == 0) {
+			rc = read_stream_file(o, v, err, errlen);
+			if (o->stream_opt == NULL)
+				o->stream_opt = "--stream-file";
+		} else if (strcmp(name, "--src-mac") == 0 || strcmp(name, "--dst-mac") == 0) {
+			rc = parse_port_mac(o, name, v, err, errlen);
+		} else if (strcmp(name, "--arp-reply") == 0) {
+			o->arp_reply = true;
 		} else if (strcmp(name, "--json") == 0) {
 			o->json = true;
 		} else if (strcmp(name, "--rxd") == 0) {
@@ -394,14 +431,25 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 	}
 	if (o->help)
 		return 0;
-	if (o->tx_port < 0 || o->rx_port < 0)
-		return ERR("options --tx-port and --rx-port: both are required (port numbers in the order the ports were created: PCI devices, then --vdev)");
+	if (o->stream_opt && (o->tx_port < 0) != (o->rx_port < 0))
+		return ERR("option %s: given alone; with --stream, give both (stream 0) or neither",
+			   o->tx_port < 0 ? "--rx-port" : "--tx-port");
+	if (o->stream_opt == NULL && (o->tx_port < 0 || o->rx_port < 0))
+		return ERR("options --tx-port and --rx-port: both are required (port numbers in the order the ports were created: PCI devices, then --vdev), or give streams with --stream / --stream-file");
+	if (o->stream_opt && o->replay)
+		return ERR("options %s and --replay: a replay sends the capture's frames, not streams", o->stream_opt);
+	if (o->stream_opt && o->tx_port < 0 && o->gen_opt)
+		return ERR("option %s: shapes stream 0 of --tx-port/--rx-port, which are not given; give it as the stream's key instead (see --stream)",
+			   o->gen_opt);
 	if (o->replay && o->gen_opt)
 		return ERR("option %s: has no effect with --replay (the capture's frames are sent as they are)",
 			   o->gen_opt);
 	if (pg_bench_opts_check(&o->bench, o->rate.unit != PG_RATE_NONE, o->count || o->duration > 0,
 				sizes_given, o->replay != NULL, err, errlen))
 		return -EINVAL;
+	if ((o->bench.sweep_arg || o->bench.mode != PG_RFC2544_NONE) && o->stream_opt)
+		return ERR("options %s and %s: a sweep or a search runs one stream, the one of --tx-port/--rx-port and the single-stream options; give those instead",
+			   o->bench.sweep_arg ? "--sweep" : "--rfc2544", o->stream_opt);
 	if (o->bench.mode != PG_RFC2544_NONE && o->csv)
 		return ERR("options --csv and --rfc2544: the search reports as a table or JSON (--json, --json-out FILE); --csv is for the per-second series or a --sweep's rows");
 	if (o->bench.mode != PG_RFC2544_NONE && !o->bench.frame_sizes_given) {
@@ -432,10 +480,28 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			   fam_src && fam_src != (o->ipv6 ? 6 : 4) ? "--src-ip" : "--dst-ip",
 			   o->ipv6 ? "IPv4" : "IPv6", o->ipv6 ? "" : "out");
 	if (!o->src_ip.given)
-		parse_ip_range("--src-ip", o->ipv6 ? "fd00::1" : "10.0.0.1", &o->src_ip, err, errlen);
+		pg_parse_ip_range("--src-ip", o->ipv6 ? "fd00::1" : "10.0.0.1", &o->src_ip, err, errlen);
 	if (!o->dst_ip.given)
-		parse_ip_range("--dst-ip", o->ipv6 ? "fd00::2" : "10.0.0.2", &o->dst_ip, err, errlen);
-	return check_sizes(o, err, errlen);
+		pg_parse_ip_range("--dst-ip", o->ipv6 ? "fd00::2" : "10.0.0.2", &o->dst_ip, err, errlen);
+	if (check_sizes(o, err, errlen))
+		return -EINVAL;
+	/* The stream list: stream 0 of the single-stream options first. */
+	if (o->tx_port >= 0) {
+		if (o->nb_streams + 1 > PG_MAX_STREAMS)
+			return ERR("options --tx-port/--rx-port and %s: %u streams; at most %d a run",
+				   o->stream_opt, o->nb_streams + 1, PG_MAX_STREAMS);
+		legacy_stream(o, &o->streams[0]);
+		o->legacy_stream = true;
+		o->nb_streams++;
+	} else {
+		memmove(o->streams, o->streams + 1, o->nb_streams * sizeof(o->streams[0]));
+	}
+	if (pg_streams_check_shares(o->streams, o->nb_streams, err, errlen))
+		return -EINVAL;
+	for (unsigned i = 0; i < o->nb_streams; i++)
+		if (fabs(o->streams[i].share - o->streams[0].share) > 1e-9 && o->rate.unit == PG_RATE_NONE)
+			return ERR("option --stream: key share: shares split --rate, which is not given; give --rate (without it every stream sends as fast as its port takes frames, in turn)");
+	return 0;
 }
 
 void pg_usage(FILE *f, const char *prog)
@@ -483,6 +549,17 @@ void pg_usage(FILE *f, const char *prog)
 		"                             bound (default %.3g)\n"
 		"  --label TEXT               a name for the run in the sweep's or search's report\n"
 		"  --json-out FILE            also write the sweep's or search's JSON to FILE\n"
+		"  --stream SPEC              one more stream (repeat for several), KEY=VALUE,...:\n"
+		"                             tx=N,rx=N (required), size=N|N/N/..|LO-HI|imix,\n"
+		"                             share=PCT (of --rate), proto=udp|tcp|icmp, l3=ipv4|ipv6,\n"
+		"                             vlan=VID, src-ip=, dst-ip= (A[-B]), src-port=, dst-port=\n"
+		"                             (P[-Q]), src-mac=, dst-mac=\n"
+		"  --stream-file FILE         streams, one a line in --stream's form (# comments)\n"
+		"  --src-mac [PORT=]MAC       source MAC of frames sent on PORT (default its own)\n"
+		"  --dst-mac [PORT=]MAC       destination MAC of frames sent on PORT (default the\n"
+		"                             rx port's MAC)\n"
+		"  --arp-reply                answer ARP requests and neighbour solicitations for\n"
+		"                             the streams' source addresses on their ports\n"
 		"\nenv options:\n%s",
 		prog, PG_SIZE_MIN, PG_SIZE_MAX, PG_STEP_S_DEFAULT, PG_WARMUP_S_DEFAULT, PG_TRIAL_S_DEFAULT,
 		PG_RESOLUTION_PCT_DEFAULT, unic_env_usage());

@@ -14,25 +14,14 @@
 #include "pkt_build.h"
 #include "rate.h"
 #include "trial.h"
+#include "stream.h"
 
 #define PG_EXIT_OK 0
 #define PG_EXIT_FAIL 1
 #define PG_EXIT_USAGE 2
 
-#define PG_MAX_SIZES 64
-
-/* An address range: lo..hi on the last 32 bits (IPv6: the first 12 bytes are
- * the same in both ends). */
-struct pg_ip_range {
-	uint8_t lo[16];
-	uint32_t count;       /* addresses in the range, >= 1 */
-	bool given;
-};
-
-struct pg_port_range {
-	uint16_t lo;
-	uint32_t count;
-};
+#define PG_MAX_PORTS 64             /* UNIC_PORT_MAX */
+#define PG_STREAM_FILE_MAX (1u << 20) /* a stream file's largest size */
 
 struct pg_opts {
 	int tx_port, rx_port;       /* -1: not given */
@@ -58,6 +47,15 @@ struct pg_opts {
 	const char *csv;            /* --csv FILE, "-" for stdout */
 	const char *gen_opt;        /* the first frame-building option given (none with --replay) */
 	struct pg_bench_opts bench; /* --sweep, --rfc2544 and their options (trial.h) */
+	/* Streams: stream 0 from --tx-port/--rx-port and the options above
+	 * (when given), then each --stream and --stream-file line in order. */
+	struct pg_stream_spec streams[PG_MAX_STREAMS + 1];
+	unsigned nb_streams;
+	bool legacy_stream;         /* streams[0] is the single-stream options' */
+	const char *stream_opt;     /* the first --stream / --stream-file given, or NULL */
+	uint64_t src_mac_set, dst_mac_set;  /* bit p: --src-mac / --dst-mac for port p */
+	uint8_t src_mac[PG_MAX_PORTS][6], dst_mac[PG_MAX_PORTS][6];
+	bool arp_reply;             /* answer ARP / neighbour solicitations for our addresses */
 };
 
 void pg_opts_init(struct pg_opts *o);
@@ -70,8 +68,6 @@ void pg_opts_init(struct pg_opts *o);
  */
 int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t errlen);
 
-/* The address with index @p i of range @p r (i < count). */
-void pg_ip_at(const struct pg_ip_range *r, bool ipv6, uint32_t i, uint8_t out[16]);
 
 void pg_usage(FILE *f, const char *prog);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* unic-pktgen receive statistics (rxstats.h). */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rxstats.h"
@@ -158,6 +160,18 @@ uint64_t pg_seq_lost(const struct pg_seq *q, uint64_t sent)
 	return expect > q->unique ? expect - q->unique : 0;
 }
 
+void pg_hist_merge(struct pg_hist *dst, const struct pg_hist *src)
+{
+	if (src->count == 0)
+		return;
+	for (unsigned i = 0; i < PG_HIST_BUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	dst->min = src->min < dst->min ? src->min : dst->min;
+	dst->max = src->max > dst->max ? src->max : dst->max;
+}
+
 void pg_rxstats_init(struct pg_rxstats *s, uint16_t stream_id)
 {
 	/* Zeroes the stream's sequence state as pg_seq_init would (calling
@@ -165,11 +179,44 @@ void pg_rxstats_init(struct pg_rxstats *s, uint16_t stream_id)
 	memset(s, 0, sizeof(*s));
 	s->stream_id = stream_id;
 	pg_hist_init(&s->stream.lat_ns);
+	s->nb_streams = 1;
+	s->ids[0] = stream_id;
+	s->streams[0] = &s->stream;
+	s->index_of[stream_id] = 1;
+}
+
+int pg_rxstats_add_stream(struct pg_rxstats *s, uint16_t id)
+{
+	struct pg_stream_stats *st;
+
+	if (s->index_of[id])
+		return -EEXIST;
+	if (s->nb_streams >= PG_MAX_STREAMS)
+		return -ENOSPC;
+	st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		return -ENOMEM;
+	pg_hist_init(&st->lat_ns);
+	s->ids[s->nb_streams] = id;
+	s->streams[s->nb_streams] = st;
+	s->index_of[id] = (uint8_t)(s->nb_streams + 1);
+	return (int)s->nb_streams++;
+}
+
+void pg_rxstats_fini(struct pg_rxstats *s)
+{
+	for (unsigned i = 1; i < s->nb_streams; i++) {
+		free(s->streams[i]);
+		s->streams[i] = NULL;
+	}
+	s->nb_streams = s->nb_streams ? 1 : 0;
 }
 
 struct pg_stream_stats *pg_rxstats_frame(struct pg_rxstats *s, uint32_t bytes,
 					 enum pg_parse_result r, const struct pg_stamp *stamp)
 {
+	unsigned k;
+
 	s->frames++;
 	s->bytes += bytes;
 	s->by_result[(unsigned)r < PG_PARSE_NB ? r : PG_PARSE_NO_STAMP]++;
@@ -177,9 +224,11 @@ struct pg_stream_stats *pg_rxstats_frame(struct pg_rxstats *s, uint32_t bytes,
 		s->no_stamp++;
 		return NULL;
 	}
-	if (stamp->stream != s->stream_id) {
+	k = s->index_of[stamp->stream];
+	if (k == 0) {
 		s->other_stream++;
 		return NULL;
 	}
-	return &s->stream;
+	s->last = k - 1;
+	return s->streams[k - 1];
 }

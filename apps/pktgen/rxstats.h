@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * unic-pktgen receive statistics: for the stream sent, sequence tracking
+ * unic-pktgen receive statistics: for each stream sent, sequence tracking
  * (received, lost, reordered, duplicated) and a log-linear latency
  * histogram; frames of other streams and without a stamp, counted apart.
  */
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "pkt_parse.h"
+#include "stream.h"
 
 /*
  * Log-linear histogram: values below 64 exactly, then 32 buckets per power
@@ -33,6 +34,8 @@ uint64_t pg_hist_bucket_hi(unsigned i);
 /* The value at percentile @p p (0..100): the upper bound of the bucket that
  * holds the ceil(p/100 * count)-th value, clamped to [min, max]. 0 if empty. */
 uint64_t pg_hist_percentile(const struct pg_hist *h, double p);
+/* Add @p src's values into @p dst (the total of several streams). */
+void pg_hist_merge(struct pg_hist *dst, const struct pg_hist *src);
 
 /* Sequence tracking over a window of PG_SEQ_WINDOW sequence numbers: a
  * frame older than that is counted as reordered (a duplicate that old is
@@ -57,33 +60,48 @@ void pg_seq_add(struct pg_seq *q, uint32_t seq32);
 uint64_t pg_seq_lost(const struct pg_seq *q, uint64_t sent);
 
 struct pg_stream_stats {
+	uint64_t bytes;          /* of the frames counted in seq.received */
 	struct pg_seq seq;
 	struct pg_hist lat_ns;
 };
 
 /*
- * What one receiver counts. pktgen sends one stream, whose id (the stamp's
- * 16-bit stream field) is its tx port number; a frame with a valid stamp of
- * any other id came from another sender and is counted apart, never in the
- * stream (and never dropped from every count: it is in frames).
+ * What one receiver counts. A run sends one or more streams, each with its
+ * own stamp stream id (the single-stream run's is its tx port number); a
+ * frame with a valid stamp of any other id came from another sender and is
+ * counted apart, never in a stream (and never dropped from every count: it
+ * is in frames).
  */
 struct pg_rxstats {
-	uint16_t stream_id;             /* the stream this run sends */
+	uint16_t stream_id;             /* stream 0's id */
 	uint64_t frames;                /* every frame received */
 	uint64_t bytes;
 	uint64_t no_stamp;              /* no valid stamp: by parse result */
 	uint64_t by_result[PG_PARSE_NB];
-	uint64_t other_stream;          /* a valid stamp with another stream id */
-	struct pg_stream_stats stream;  /* the frames of stream_id */
+	uint64_t other_stream;          /* a valid stamp with an id of none of the streams */
+	struct pg_stream_stats stream;  /* stream 0's frames */
+	unsigned nb_streams;
+	unsigned last;                  /* the stream of the last frame pg_rxstats_frame took */
+	uint16_t ids[PG_MAX_STREAMS];
+	struct pg_stream_stats *streams[PG_MAX_STREAMS];  /* [0] is &stream; the rest allocated */
+	uint8_t index_of[65536];        /* stream id -> index + 1; 0: none of ours */
 };
 
+/* One stream, id @p stream_id (stream 0). */
 void pg_rxstats_init(struct pg_rxstats *s, uint16_t stream_id);
+
+/* One more stream, id @p id. @return its index, or -EEXIST (the id is
+ * taken), -ENOSPC (PG_MAX_STREAMS already), -ENOMEM. */
+int pg_rxstats_add_stream(struct pg_rxstats *s, uint16_t id);
+
+/* Free what pg_rxstats_add_stream allocated. */
+void pg_rxstats_fini(struct pg_rxstats *s);
 
 /*
  * Count a received frame of @p bytes whose parse gave @p r (and, for
- * PG_PARSE_OK, the stamp @p stamp). @return the stream's statistics when the
- * frame belongs to it (the caller adds its sequence number and latency),
- * else NULL.
+ * PG_PARSE_OK, the stamp @p stamp). @return the statistics of the stream it
+ * belongs to (its index in s->last; the caller adds its sequence number
+ * and latency), else NULL.
  */
 struct pg_stream_stats *pg_rxstats_frame(struct pg_rxstats *s, uint32_t bytes,
 					 enum pg_parse_result r, const struct pg_stamp *stamp);
