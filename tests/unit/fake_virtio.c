@@ -745,7 +745,7 @@ static int walk_chain(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ri
 	const struct fv_desc *table = r->desc;
 	uint32_t n = r->size, i = head, steps = 0;
 	int nb = 0;
-	bool seen_write = false, io = has(d, FV_F_IN_ORDER);
+	bool seen_write = false, io = has(d, FV_F_IN_ORDER) && !d->io_lax;
 
 	*indirect = false;
 	d->walk_main = 0;
@@ -852,7 +852,7 @@ static int io_head(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring 
 {
 	struct fv_queue *q = &d->q[qn];
 
-	if (!io_on(d))
+	if (!io_on(d) || d->io_lax)
 		return 0;
 	if (head != q->io_next_desc) {
 		fv_error(d, "queue %u: IN_ORDER: a chain at descriptor %u, expected %u (ring order)", qn, head,

@@ -402,6 +402,8 @@ struct fake_virtio_dev {
 	uint16_t io_batch[16];
 	unsigned nb_io_batch;
 	bool io_hold;
+	bool io_lax;                  /* the driver's ring order not checked (a harness that
+				       * rewrites the avail ring itself) */
 	uint16_t walk_main;           /* descriptors of the table the last split chain took */
 
 	/* What the device saw. */
