@@ -1120,7 +1120,8 @@ static int pk_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r
 	struct fv_queue *q = &d->q[qn];
 	struct fv_net_hdr h = { 0 };
 	bool mrg = has(d, FV_F_MRG_RXBUF), ind, wrap = q->pk_avail_wrap, old_wrap = q->pk_used_wrap;
-	size_t total = FV_NET_HDR_LEN + len, cap = 0;
+	size_t hlen = fake_virtio_hdr_len(d), total = hlen + len, cap = 0;
+	uint8_t hbytes[FV_NET_HDR_HASH_LEN] = { 0 };
 	uint16_t pos = q->pk_avail, heads = 0, nd, id, old = q->pk_used;
 	int rc;
 
@@ -1151,9 +1152,15 @@ static int pk_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r
 	if (hdr != NULL)
 		h = *hdr;
 	h.num_buffers = mrg ? heads : 1;
+	/* The header as long as negotiated: 20 bytes with HASH_REPORT. */
+	memcpy(hbytes, &h, FV_NET_HDR_LEN);
+	if (hlen == FV_NET_HDR_HASH_LEN) {
+		memcpy(hbytes + 12, &d->rx_hash_value, 4);
+		memcpy(hbytes + 16, &d->rx_hash_report, 2);
+	}
 	{
-		const uint8_t *src[2] = { (const uint8_t *)&h, frame };
-		size_t left[2] = { FV_NET_HDR_LEN, len }, part = 0;
+		const uint8_t *src[2] = { hbytes, frame };
+		size_t left[2] = { hlen, len }, part = 0;
 
 		for (uint16_t k = 0; k < heads; k++) {
 			uint32_t written = 0;
