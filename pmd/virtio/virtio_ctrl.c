@@ -121,6 +121,7 @@ int virtio_ctrl_setup(struct virtio_hw *hw)
 	virtio_vq_init(&cq->vq); /* polled: no used-buffer notification asked */
 	cq->vq.index = index;
 	cq->vq.event_idx = has(hw, VIRTIO_F_EVENT_IDX);
+	cq->vq.in_order = has(hw, VIRTIO_F_IN_ORDER);
 	cq->buf = (volatile uint8_t *)cq->vq.dma.va + virtio_vq_bytes(size, 0);
 	cq->buf_iova = cq->vq.dma.iova + virtio_vq_bytes(size, 0);
 	cq->broken = false;
@@ -162,8 +163,8 @@ static void ctrl_break(struct virtio_ctrlq *cq, const char *what)
 	snprintf(cq->broken_by, sizeof(cq->broken_by), "%s", what);
 }
 
-/* Wait for the used entry of the one chain posted. @return 0, or -errno (logged). */
-static int ctrl_wait(struct virtio_hw *hw, struct virtio_ctrlq *cq, const char *what)
+/* Wait for the used entry of the one chain posted (split: at @p head). @return 0, or -errno (logged). */
+static int ctrl_wait(struct virtio_hw *hw, struct virtio_ctrlq *cq, uint16_t head, const char *what)
 {
 	struct virtio_vq *vq = &cq->vq;
 	uint64_t start = now_us(), checked = start;
@@ -239,11 +240,11 @@ static int ctrl_wait(struct virtio_hw *hw, struct virtio_ctrlq *cq, const char *
 		uint32_t id = e->id, len = e->len;
 
 		vq->used_idx++;
-		if (id != 0 || len > 1) {
+		if (id != head || len > 1) {
 			unic_counter_add(&vq->bad_used, 1);
 			ctrl_break(cq, what);
-			UNIC_PORT_LOG(hw->port, ERR, "control command \"%s\": the device answered with used id %" PRIu32 " and length %" PRIu32 " (expected id 0, length at most 1); not trusted, the control queue is out of service until the port is stopped and started",
-				      what, id, len);
+			UNIC_PORT_LOG(hw->port, ERR, "control command \"%s\": the device answered with used id %" PRIu32 " and length %" PRIu32 " (expected id %u, length at most 1); not trusted, the control queue is out of service until the port is stopped and started",
+				      what, id, len, head);
 			return -EIO;
 		}
 	}
@@ -256,7 +257,7 @@ int virtio_ctrl_cmdv(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const struc
 	struct virtio_ctrlq *cq = hw->ctrl;
 	struct virtio_vq *vq;
 	size_t total = 0;
-	uint16_t d = 0;
+	uint16_t d = 0, head = 0;
 	uint8_t ack;
 	int rc;
 
@@ -313,25 +314,30 @@ int virtio_ctrl_cmdv(struct virtio_hw *hw, uint8_t cls, uint8_t cmd, const struc
 			rc = -EIO;
 			goto out;
 		}
-		rc = ctrl_wait(hw, cq, what);
+		rc = ctrl_wait(hw, cq, 0, what);
 		goto answered;
 	}
-	/* The chain: header, data, ack (2.6.4.2: readable before writable). */
+	/* The chain: header, data, ack (2.6.4.2: readable before writable),
+	 * at descriptor 0, or with IN_ORDER where the last one ended (the
+	 * driver uses descriptors in ring order, next = x + 1: 2.6.5). */
+	head = vq->in_order ? vq->free_head : 0;
+	d = head;
 	vq->desc[d] = (struct virtq_desc){ .addr = cq->buf_iova + CTRL_HDR_OFF, .len = 2,
-					   .flags = VRING_DESC_F_NEXT, .next = (uint16_t)(d + 1) };
-	d++;
+					   .flags = VRING_DESC_F_NEXT, .next = (uint16_t)((d + 1) & vq->mask) };
+	d = (uint16_t)((d + 1) & vq->mask);
 	if (total > 0) {
 		vq->desc[d] = (struct virtq_desc){ .addr = cq->buf_iova + CTRL_DATA_OFF, .len = (uint32_t)total,
-						   .flags = VRING_DESC_F_NEXT, .next = (uint16_t)(d + 1) };
-		d++;
+						   .flags = VRING_DESC_F_NEXT, .next = (uint16_t)((d + 1) & vq->mask) };
+		d = (uint16_t)((d + 1) & vq->mask);
 	}
 	vq->desc[d] = (struct virtq_desc){ .addr = cq->buf_iova + CTRL_ACK_OFF, .len = 1,
 					   .flags = VRING_DESC_F_WRITE, .next = 0 };
-	vq->avail[2 + (vq->avail_idx & vq->mask)] = 0;
+	vq->free_head = (uint16_t)((d + 1) & vq->mask);
+	vq->avail[2 + (vq->avail_idx & vq->mask)] = head;
 	vq->avail_idx++;
-	vq->nb_free = (uint16_t)(vq->size - d - 1);
+	vq->nb_free = (uint16_t)(vq->size - (total > 0 ? 3 : 2));
 	virtio_vq_publish(vq);
-	rc = ctrl_wait(hw, cq, what);
+	rc = ctrl_wait(hw, cq, head, what);
 	vq->nb_free = vq->size;
 answered:
 	if (rc < 0)

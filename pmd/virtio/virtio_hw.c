@@ -207,8 +207,8 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 /*
  * What the driver takes when the device offers it. MQ, RSS and
  * HASH_REPORT go through the control queue: taken only with CTRL_VQ
- * (5.1.3.1). Not taken (yet): GUEST_ANNOUNCE, IN_ORDER, UFO and ECN.
- * RING_PACKED and INDIRECT_DESC are taken when offered. GUEST_TSO4/6 are in the set, and left out at
+ * (5.1.3.1). Not taken (yet): GUEST_ANNOUNCE, UFO and ECN.
+ * RING_PACKED, INDIRECT_DESC and IN_ORDER are taken when offered. GUEST_TSO4/6 are in the set, and left out at
  * a start whose configuration does not ask for LRO (hw->features_off), as
  * CTRL_VLAN is without the VLAN filter offload.
  */
@@ -221,7 +221,7 @@ static void hw_driver_features_set(const struct virtio_hw *hw, uint64_t f)
 	 VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) | \
 	 VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6) | \
 	 VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) |       \
-	 VIRTIO_FEATURES_CTRL | VIRTIO_FEATURES_MQ)
+	 VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_FEATURES_CTRL | VIRTIO_FEATURES_MQ)
 /* The control queue (virtio_ctrl.c). */
 #define VIRTIO_FEATURES_CTRL                                                         \
 	(VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) |         \

@@ -78,11 +78,13 @@ void virtio_packed_vq_init(struct virtio_vq *vq)
 	vq->used = (volatile uint16_t *)vq->dev_event;
 	vq->used_ring = NULL;
 	vq->used_event = vq->avail_event = NULL;
+	/* In order (IN_ORDER keeps it so: next[i] = i + 1, wrapping). */
 	for (uint16_t i = 0; i < vq->size; i++)
-		vq->next[i] = (uint16_t)(i + 1);
+		vq->next[i] = (uint16_t)((i + 1) & vq->mask);
 	vq->free_head = 0;
 	vq->nb_free = vq->nb_free_ids = vq->size;
 	vq->avail_idx = vq->kicked_idx = vq->used_idx = 0;
+	vq->batch_left = 0;
 	vq->bad_flags_at = 0;
 	/* No used-buffer notifications until an rx queue arms. */
 	vq->drv_event->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
@@ -119,6 +121,69 @@ static inline bool pk_used(struct virtio_vq *vq)
 		unic_counter_add(&vq->bad_used, 1);
 	}
 	return false;
+}
+
+/*
+ * IN_ORDER on a packed ring (2.7.9): the device may answer a batch of
+ * buffers with one used descriptor, written over the batch's first,
+ * naming the buffer id of its last, and skip the batch's positions. The
+ * driver hands ids out in order (pk_id_get from a list kept in order),
+ * so the batch is the outstanding ids from the oldest, (free_head +
+ * nb_free_ids), up to the one named, each chain_len positions (1 for
+ * rx). The used descriptor carries no count, so a device that uses
+ * buffers out of order cannot be told from one that batches: what is
+ * checked is that the id is outstanding and the batch within the
+ * positions made available.
+ * @return VQ_IO_TAKE with *id the oldest outstanding buffer and *len its
+ * length (UINT32_MAX: skipped by the batch, used completely), VQ_IO_NONE,
+ * VQ_IO_SKIP (an id not outstanding, or a batch past what is available:
+ * counted in bad_used, one position passed, nothing taken, and in_order
+ * off until the next start: the queue reads one buffer a used
+ * descriptor from then on, as without IN_ORDER).
+ */
+enum { VQ_IO_NONE, VQ_IO_TAKE, VQ_IO_SKIP };
+
+static inline int pk_inorder_take(struct virtio_vq *vq, struct unic_pkt *const *sw_ring, const uint16_t *chain_len,
+				  uint16_t *id, uint32_t *len)
+{
+	uint16_t oldest = (uint16_t)((vq->free_head + vq->nb_free_ids) & vq->mask);
+
+	if (vq->batch_left == 0) {
+		volatile struct vring_packed_desc *d;
+		uint32_t x, outstanding = pk_outstanding(vq), ids = (uint32_t)(vq->size - vq->nb_free_ids), pos = 0;
+		uint16_t h = oldest, k;
+		bool found = false;
+
+		if (!pk_used(vq))
+			return VQ_IO_NONE;
+		d = &vq->pdesc[vq->used_idx & vq->mask];
+		x = d->id;
+		for (k = 1; k <= ids && sw_ring[h] != NULL; k++) {
+			uint16_t c = chain_len != NULL ? chain_len[h] : 1;
+
+			if (pos + c > outstanding)
+				break;
+			pos += c;
+			if (h == x) {
+				found = true;
+				break;
+			}
+			h = (uint16_t)((h + 1) & vq->mask);
+		}
+		if (UNIC_UNLIKELY(!found)) {
+			unic_counter_add(&vq->bad_used, 1);
+			vq->in_order = false;
+			vq->used_idx++;
+			return VQ_IO_SKIP;
+		}
+		vq->batch_left = k;
+		vq->batch_len = d->len;
+		vq->used_idx = (uint16_t)(vq->used_idx + pos);
+	}
+	*id = oldest;
+	*len = vq->batch_left == 1 ? vq->batch_len : UINT32_MAX;
+	vq->batch_left--;
+	return VQ_IO_TAKE;
 }
 
 static inline uint16_t pk_id_get(struct virtio_vq *vq)
@@ -226,10 +291,34 @@ uint16_t virtio_packed_rx_burst(struct virtio_rxq *rxq, struct unic_pkt **pkts, 
 	struct virtio_vq *vq = &rxq->vq;
 	uint16_t nb_rx = 0;
 
-	while (nb_rx < n && pk_used(vq)) {
-		volatile struct vring_packed_desc *d = &vq->pdesc[vq->used_idx & vq->mask];
-		uint32_t id = d->id, len = d->len;
+	while (nb_rx < n) {
+		volatile struct vring_packed_desc *d;
+		uint32_t id, len;
 		struct unic_pkt *seg;
+
+		if (vq->in_order) {
+			uint16_t oid;
+			int r = pk_inorder_take(vq, rxq->sw_ring, NULL, &oid, &len);
+
+			if (r == VQ_IO_NONE)
+				break;
+			/* A rx buffer is one position; ids come back in order
+			 * (the list is untouched). */
+			vq->nb_free++;
+			if (r == VQ_IO_SKIP)
+				continue;
+			seg = rxq->sw_ring[oid];
+			rxq->sw_ring[oid] = NULL;
+			vq->nb_free_ids++;
+			if (virtio_rx_seg(rxq, seg, len == UINT32_MAX ? rxq->buf_len : len, &pkts[nb_rx]))
+				nb_rx++;
+			continue;
+		}
+		if (!pk_used(vq))
+			break;
+		d = &vq->pdesc[vq->used_idx & vq->mask];
+		id = d->id;
+		len = d->len;
 
 		/* A rx buffer is one position, whatever the id says. */
 		vq->used_idx++;
@@ -255,6 +344,8 @@ bool virtio_packed_rx_pending(struct virtio_rxq *rxq)
 	struct virtio_vq *vq = &rxq->vq;
 	uint16_t flags, want;
 
+	if (vq->batch_left != 0)
+		return true;
 	if (pk_outstanding(vq) == 0)
 		return false;
 	flags = __atomic_load_n(&vq->pdesc[vq->used_idx & vq->mask].flags, __ATOMIC_ACQUIRE) & (F_AVAIL | F_USED);
@@ -292,8 +383,33 @@ int virtio_packed_tx_reclaim(struct virtio_txq *txq)
 	unsigned nb_done = 0;
 	int freed = 0;
 
-	while (pk_used(vq)) {
-		uint16_t id = vq->pdesc[vq->used_idx & vq->mask].id, cnt;
+	for (;;) {
+		uint16_t id, cnt;
+
+		if (vq->in_order) {
+			uint32_t len;
+			int r = pk_inorder_take(vq, txq->sw_ring, txq->chain_len, &id, &len);
+
+			if (r == VQ_IO_NONE)
+				break;
+			if (r == VQ_IO_SKIP)
+				continue; /* one position passed, nothing freed */
+			/* Ids come back in order: the list is untouched. */
+			cnt = txq->chain_len[id];
+			vq->nb_free = (uint16_t)(vq->nb_free + cnt);
+			vq->nb_free_ids++;
+			if (nb_done == UNIC_ARRAY_SIZE(done)) {
+				unic_pkt_free_bulk(done, nb_done);
+				nb_done = 0;
+			}
+			done[nb_done++] = txq->sw_ring[id];
+			txq->sw_ring[id] = NULL;
+			freed++;
+			continue;
+		}
+		if (!pk_used(vq))
+			break;
+		id = vq->pdesc[vq->used_idx & vq->mask].id;
 
 		if (UNIC_UNLIKELY(id >= vq->size || txq->sw_ring[id] == NULL ||
 				  txq->chain_len[id] > pk_outstanding(vq))) {

@@ -543,6 +543,7 @@ static int virtio_start(struct unic_port *port)
 		struct virtio_rxq *rxq = &vp->rxq[q];
 
 		rxq->vq.packed = has(vp, VIRTIO_F_RING_PACKED);
+		rxq->vq.in_order = has(vp, VIRTIO_F_IN_ORDER);
 		virtio_rxq_drain(rxq);
 		rxq->vq.event_idx = has(vp, VIRTIO_F_EVENT_IDX);
 		rxq->intr_on = vp->intr_on;
@@ -554,6 +555,7 @@ static int virtio_start(struct unic_port *port)
 		struct virtio_txq *txq = &vp->txq[q];
 
 		txq->vq.packed = has(vp, VIRTIO_F_RING_PACKED);
+		txq->vq.in_order = has(vp, VIRTIO_F_IN_ORDER);
 		virtio_txq_drain(txq);
 		txq->vq.event_idx = has(vp, VIRTIO_F_EVENT_IDX);
 		txq->indirect = has(vp, VIRTIO_F_INDIRECT_DESC) && txq->indir != NULL;

@@ -235,6 +235,19 @@ struct virtio_vq {
 	uint16_t free_head;                /* first free descriptor */
 	uint16_t nb_free;                  /* descriptors on the free list */
 	bool event_idx;                    /* VIRTIO_F_EVENT_IDX negotiated */
+	/* VIRTIO_F_IN_ORDER (2.6.9, 2.7.9): set at start when negotiated,
+	 * cleared until the next start at the first used entry that is not
+	 * a batch the driver can check (virtio_rxtx.c, virtio_packed.c). While set, descriptors (packed: buffer ids) are taken
+	 * in ring order and given back in that order without touching the
+	 * free list: the free ones are free_head.. (free_head + nb_free)
+	 * (packed: nb_free_ids), linked by next[i] = i + 1, and the oldest
+	 * outstanding chain starts right after them. A used entry names
+	 * the last chain of a batch: batch_left chains from the oldest are
+	 * still to be taken, the last one with batch_len bytes, the others
+	 * whole (written completely, as the specification assumes). */
+	bool in_order;
+	uint16_t batch_left;
+	uint32_t batch_len;
 	uint32_t notify_off;               /* queue_notify_off x multiplier, read at setup */
 	struct unic_dma dma;               /* desc, avail, used (and tx headers) */
 	/* A packed virtqueue (2.7, virtio_packed.c) keeps avail_idx and

@@ -64,11 +64,13 @@ void virtio_vq_init(struct virtio_vq *vq)
 	vq->used_ring = (volatile struct virtq_used_elem *)(vq->used + 2);
 	vq->used_event = &vq->avail[2 + vq->size];
 	vq->avail_event = (volatile uint16_t *)&vq->used_ring[vq->size];
+	/* In ring order (IN_ORDER keeps it so: next[i] = i + 1, wrapping). */
 	for (uint16_t i = 0; i < vq->size; i++)
-		vq->next[i] = (uint16_t)(i + 1);
+		vq->next[i] = (uint16_t)((i + 1) & vq->mask);
 	vq->free_head = 0;
 	vq->nb_free = vq->size;
 	vq->avail_idx = vq->kicked_idx = vq->used_idx = 0;
+	vq->batch_left = 0;
 	/* No used-buffer notifications until an rx queue arms (2.6.7.1):
 	 * the flag, and used_event behind every index the device reaches
 	 * soon (with event idx the flag is not read). */
@@ -101,6 +103,80 @@ static inline uint16_t vq_used_count(struct virtio_vq *vq)
 		n = posted;
 	}
 	return n;
+}
+
+/*
+ * IN_ORDER on a split ring (2.6.9): the device may answer a batch of
+ * chains with one used entry, at the slot of the batch's first, naming
+ * the head of its last chain, and move the used index by the batch's
+ * size. The chains of a batch are the oldest outstanding ones, in the
+ * order they were made available: the one at (free_head + nb_free),
+ * then each next one chain_len descriptors on (1 for rx).
+ *
+ * Sets *id to the oldest outstanding chain when the device has used it:
+ * @return VQ_IO_TAKE, *len its length, or UINT32_MAX for a chain the
+ * batch skipped (used completely: an rx buffer's whole length). A new
+ * entry is checked before anything is taken: its id must be an
+ * outstanding head within the *avail entries the used index covers.
+ * Anything else is counted in bad_used, takes no batch, and turns
+ * in_order off until the next start (a device that broke the promise
+ * once is not trusted with batches again; the queue reads one buffer an
+ * entry, as without IN_ORDER):
+ *   VQ_IO_SKIP:   an id that is no outstanding head (out of range, never
+ *                 posted, already used): its slot passed, nothing taken;
+ *   VQ_IO_BROKEN: an outstanding head the index does not reach (the
+ *                 device used it before older ones: not in order). The
+ *                 caller reads this entry as without IN_ORDER (that
+ *                 buffer alone);
+ *   VQ_IO_NONE:   nothing used.
+ */
+enum { VQ_IO_NONE, VQ_IO_TAKE, VQ_IO_SKIP, VQ_IO_BROKEN };
+
+static inline int vq_inorder_take(struct virtio_vq *vq, struct unic_pkt *const *sw_ring, const uint16_t *chain_len,
+				  uint16_t *avail, uint16_t *id, uint32_t *len)
+{
+	uint16_t oldest = (uint16_t)((vq->free_head + vq->nb_free) & vq->mask);
+
+	if (vq->batch_left == 0) {
+		volatile struct virtq_used_elem *e;
+		uint32_t x, posted = (uint32_t)(vq->size - vq->nb_free), walked = 0;
+		uint16_t h = oldest, k;
+		bool found = false;
+
+		if (*avail == 0)
+			return VQ_IO_NONE;
+		e = &vq->used_ring[vq->used_idx & vq->mask];
+		x = e->id;
+		/* The batch: chains from the oldest up to x, at most as many
+		 * as the used index covers, never past what is posted. */
+		for (k = 1; k <= *avail && walked < posted && sw_ring[h] != NULL; k++) {
+			uint16_t c = chain_len != NULL ? chain_len[h] : 1;
+
+			if (h == x) {
+				found = true;
+				break;
+			}
+			walked += c;
+			h = (uint16_t)((h + c) & vq->mask);
+		}
+		if (UNIC_UNLIKELY(!found)) {
+			unic_counter_add(&vq->bad_used, 1);
+			vq->in_order = false;
+			if (x < vq->size && sw_ring[x] != NULL)
+				return VQ_IO_BROKEN;
+			vq->used_idx++;
+			(*avail)--;
+			return VQ_IO_SKIP;
+		}
+		vq->batch_left = k;
+		vq->batch_len = e->len;
+		vq->used_idx = (uint16_t)(vq->used_idx + k);
+		*avail = (uint16_t)(*avail - k);
+	}
+	*id = oldest;
+	*len = vq->batch_left == 1 ? vq->batch_len : UINT32_MAX;
+	vq->batch_left--;
+	return VQ_IO_TAKE;
 }
 
 /*
@@ -496,11 +572,35 @@ uint16_t virtio_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	if (vq->packed)
 		return virtio_packed_rx_burst(rxq, pkts, n);
 	avail = vq_used_count(vq);
-	while (nb_rx < n && avail > 0) {
-		volatile struct virtq_used_elem *e = &vq->used_ring[vq->used_idx & vq->mask];
-		uint32_t id = e->id, len = e->len;
+	while (nb_rx < n) {
+		volatile struct virtq_used_elem *e;
+		uint32_t id, len;
 		struct unic_pkt *seg;
 
+		if (vq->in_order) {
+			uint16_t oid;
+			int r = vq_inorder_take(vq, rxq->sw_ring, NULL, &avail, &oid, &len);
+
+			if (r == VQ_IO_NONE)
+				break;
+			if (r == VQ_IO_SKIP)
+				continue;
+			if (r == VQ_IO_TAKE) {
+				/* Given back in ring order: the free list is untouched. */
+				seg = rxq->sw_ring[oid];
+				rxq->sw_ring[oid] = NULL;
+				vq->nb_free++;
+				if (rx_seg(rxq, seg, len == UINT32_MAX ? rxq->buf_len : len, &pkts[nb_rx]))
+					nb_rx++;
+				continue;
+			}
+			/* VQ_IO_BROKEN: this entry as without IN_ORDER. */
+		}
+		if (avail == 0)
+			break;
+		e = &vq->used_ring[vq->used_idx & vq->mask];
+		id = e->id;
+		len = e->len;
 		vq->used_idx++;
 		avail--;
 		if (UNIC_UNLIKELY(id >= vq->size || rxq->sw_ring[id] == NULL)) {
@@ -525,7 +625,7 @@ bool virtio_rx_pending(void *q)
 
 	if (rxq->vq.packed)
 		return virtio_packed_rx_pending(rxq);
-	return __atomic_load_n(&rxq->vq.used[1], __ATOMIC_ACQUIRE) != rxq->vq.used_idx;
+	return __atomic_load_n(&rxq->vq.used[1], __ATOMIC_ACQUIRE) != rxq->vq.used_idx || rxq->vq.batch_left != 0;
 }
 
 /*
@@ -593,10 +693,37 @@ static int tx_reclaim(struct virtio_txq *txq)
 	int freed = 0;
 	uint16_t avail = vq_used_count(vq);
 
-	while (avail-- > 0) {
-		uint32_t id = vq->used_ring[vq->used_idx & vq->mask].id;
+	for (;;) {
+		uint32_t id;
 		uint16_t cnt, tail;
 
+		if (vq->in_order) {
+			uint16_t oid;
+			uint32_t len;
+			int r = vq_inorder_take(vq, txq->sw_ring, txq->chain_len, &avail, &oid, &len);
+
+			if (r == VQ_IO_NONE)
+				break;
+			if (r == VQ_IO_SKIP)
+				continue;
+			if (r == VQ_IO_TAKE) {
+				/* Given back in ring order: no free list walk. */
+				vq->nb_free = (uint16_t)(vq->nb_free + txq->chain_len[oid]);
+				if (nb_done == UNIC_ARRAY_SIZE(done)) {
+					unic_pkt_free_bulk(done, nb_done);
+					nb_done = 0;
+				}
+				done[nb_done++] = txq->sw_ring[oid];
+				txq->sw_ring[oid] = NULL;
+				freed++;
+				continue;
+			}
+			/* VQ_IO_BROKEN: this entry as without IN_ORDER. */
+		}
+		if (avail == 0)
+			break;
+		avail--;
+		id = vq->used_ring[vq->used_idx & vq->mask].id;
 		vq->used_idx++;
 		if (UNIC_UNLIKELY(id >= vq->size || txq->sw_ring[id] == NULL)) {
 			unic_counter_add(&vq->bad_used, 1);

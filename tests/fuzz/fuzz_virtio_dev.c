@@ -10,8 +10,12 @@
  * (bit 1: GUEST_TSO negotiated, GSO frames taken), the rx checksum
  * offload (bit 2: flags, no software completion) and the header (bit 3: a
  * device that offers HASH_REPORT, so a 20-byte header both ways, with the
- * hash kept in the packet) and the ring format (bit 4: a device that
- * offers RING_PACKED, as QEMU's packed=on), then each step is an opcode and its operands:
+ * hash kept in the packet), the ring format (bit 4: a device that
+ * offers RING_PACKED, as QEMU's packed=on) and in-order use (bit 5: a
+ * device that offers IN_ORDER; a second byte then gives the sizes its
+ * batches of used buffers cycle through, 1 + bits 0-2 and 1 + bits 3-5,
+ * and with bit 6 the device holds a batch open until it is full), then
+ * each step is an opcode and its operands:
  *
  *   0 used entry     on rx or tx: any id (posted or not, in range or not),
  *                    any length; the used index published or not
@@ -22,6 +26,7 @@
  *                    the first buffer afterwards, as a lying device would;
  *                    with HASH_REPORT also any hash value and report)
  *   3 tx completion  the device takes up to N chains and completes them
+ *                    (with bit 3, then reports the batches it holds)
  *   4 tx burst       of 1..8 packets the harness makes (some chained)
  *   5 tx reclaim
  *   6 used index     set to any value on rx or tx (a jump); on a packed
@@ -84,7 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TXQ 1
 
 static struct fake_virtio fk;
-static int dev_mode = -1;  /* the device: bit 0 HASH_REPORT, bit 1 RING_PACKED (bits 3, 4 of the first byte) */
+static int dev_mode = -1;  /* the device: bit 0 HASH_REPORT, bit 1 RING_PACKED, bit 2 IN_ORDER
+			    * (bits 3, 4, 5 of the first byte) */
 static bool packed;
 static uint8_t frame[9100];
 
@@ -137,7 +143,9 @@ static void check_books(void)
 		/* Buffer ids: each posted one holds a buffer or a packet;
 		 * positions: a rx buffer is one, tx positions a skipped bad id
 		 * took stay counted until every packet is back. */
-		uint16_t out_rx = (uint16_t)(r->vq.avail_idx - r->vq.used_idx);
+		/* With IN_ORDER the used position is past a batch whose
+		 * buffers are still being taken (a rx buffer each). */
+		uint16_t out_rx = (uint16_t)(r->vq.avail_idx - r->vq.used_idx + r->vq.batch_left);
 		uint16_t out_tx = (uint16_t)(t->vq.avail_idx - t->vq.used_idx);
 
 		CHECK(r->vq.nb_free_ids <= r->vq.size && t->vq.nb_free_ids <= t->vq.size, "free ids %u, %u",
@@ -308,7 +316,20 @@ static void rx_resync(void)
 	struct virtio_rxq *r = rxq();
 	struct fake_virtio_dev *d = &fk.dev;
 	struct fv_ring ring;
+	struct unic_pkt *got[64];
+	uint16_t nb;
 
+	/* IN_ORDER: the rest of a batch the driver is taking first (its
+	 * used index is past it), and the device's open batch dropped (the
+	 * driver still counts those buffers posted: the device takes them
+	 * again below). The avail ring rewritten below is not in ring order. */
+	while (r->vq.batch_left > 0 && (nb = unic_rx_burst(fk.port, 0, got, 64)) > 0) {
+		for (uint16_t i = 0; i < nb; i++)
+			check_frame(got[i]);
+		unic_pkt_free_bulk(got, nb);
+	}
+	d->q[RXQ].io_open = d->q[RXQ].io_ndesc = 0;
+	d->io_lax = true;
 	CHECK(fake_virtio_ring(d, RXQ, &ring) == 0, "rx ring gone");
 	d->q[RXQ].used_idx = r->vq.used_idx;
 	__atomic_store_n(&ring.used->idx, r->vq.used_idx, __ATOMIC_RELEASE);
@@ -380,9 +401,20 @@ good:
 	if (packed)
 		goto tx;
 	d->q[TXQ].used_idx = t->vq.used_idx;
-	for (uint16_t id = 0; id < t->vq.size; id++)
-		if (t->sw_ring[id] != NULL)
-			fake_virtio_used_put(d, TXQ, id, 0, false);
+	d->q[TXQ].io_open = d->q[TXQ].io_ndesc = 0;
+	if (t->vq.in_order) {
+		/* In the order they were made available, from the oldest. */
+		uint16_t h = (uint16_t)((t->vq.free_head + t->vq.nb_free) & t->vq.mask);
+
+		for (uint16_t k = 0; k < t->vq.size && t->sw_ring[h] != NULL; k++) {
+			fake_virtio_used_put(d, TXQ, h, 0, false);
+			h = (uint16_t)((h + t->chain_len[h]) & t->vq.mask);
+		}
+	} else {
+		for (uint16_t id = 0; id < t->vq.size; id++)
+			if (t->sw_ring[id] != NULL)
+				fake_virtio_used_put(d, TXQ, id, 0, false);
+	}
 	fake_virtio_used_idx_set(d, TXQ, d->q[TXQ].used_idx);
 	d->q[TXQ].last_avail = t->vq.avail_idx;
 	unic_tx_reclaim(fk.port, 0);
@@ -412,7 +444,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 4096)
 		return 0;
 	cfg = size > 0 ? data[0] : 0;
-	if (fk.port == NULL || dev_mode != ((cfg >> 3) & 3)) {
+	if (fk.port == NULL || dev_mode != ((cfg >> 3) & 7)) {
 		/* The device for this input: a tap's offloads, with or without
 		 * HASH_REPORT, split or packed rings. */
 		struct fake_virtio_config c = { .features = FV_FEATURES_QEMU_HUB | FV_BIT(FV_F_CSUM) |
@@ -424,13 +456,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			c.features |= FV_BIT(FV_F_HASH_REPORT);
 		if (cfg & 16)
 			c.features |= FV_BIT(FV_F_RING_PACKED);
+		if (cfg & 32)
+			c.features |= FV_BIT(FV_F_IN_ORDER);
 		if (fk.port != NULL)
 			fake_virtio_destroy(&fk);
 		unic_log_set_sink(quiet_sink, NULL);
 		rc = fake_virtio_create(&fk, &c, true, NULL);
 		CHECK(rc == 0, "cannot attach the driver to the fake device: %d", rc);
 		CHECK(unic_pool_debug_enabled(), "built without the pool's debug checks");
-		dev_mode = (cfg >> 3) & 3;
+		dev_mode = (cfg >> 3) & 7;
 	}
 	packed = (cfg & 16) != 0;
 	if (unic_port_state(fk.port) == UNIC_PORT_STARTED)
@@ -448,8 +482,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pc.rx_offloads |= UNIC_RX_OFFLOAD_TCP_CKSUM | UNIC_RX_OFFLOAD_UDP_CKSUM;
 	if (cfg & 8)
 		pc.rx_offloads |= UNIC_RX_OFFLOAD_RSS_HASH;
+	fk.dev.io_lax = false;
+	fk.dev.nb_io_batch = 0;
+	fk.dev.io_hold = false;
+	if (dev_mode & 4) {
+		uint8_t b = u8(&in);
+
+		fk.dev.io_batch[0] = (uint16_t)(1 + (b & 7));
+		fk.dev.io_batch[1] = (uint16_t)(1 + ((b >> 3) & 7));
+		fk.dev.nb_io_batch = 2;
+		fk.dev.io_hold = (b & 64) != 0;
+	}
 	rc = fake_virtio_start(&fk, NB_DESC, &pc);
 	CHECK(rc == 0, "start: %d; device: %s", rc, fk.dev.err);
+	CHECK(((fk.dev.accepted & FV_BIT(FV_F_IN_ORDER)) != 0) == ((dev_mode & 4) != 0) &&
+	      txq()->vq.in_order == ((dev_mode & 4) != 0), "IN_ORDER offered %d, accepted 0x%" PRIx64,
+	      (dev_mode & 4) != 0, fk.dev.accepted);
 
 	while (in.i < in.n) {
 		uint8_t op = u8(&in);
@@ -462,6 +510,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			fake_virtio_used_put(&fk.dev, q, id, len, (op & 64) == 0);
 			tainted |= q == RXQ;
+			fk.dev.io_lax = true;
 			break;
 		}
 		case 1:
@@ -500,6 +549,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		case 3:
 			fake_virtio_tx(&fk.dev, TXQ, NULL, 1 + u8(&in));
+			if (op & 8) {
+				fake_virtio_flush(&fk.dev, TXQ);
+				fake_virtio_flush(&fk.dev, RXQ);
+			}
 			break;
 		case 4:
 			tx_some(&in);
@@ -517,6 +570,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fake_virtio_used_idx_set(&fk.dev, (op & 8) ? TXQ : RXQ, u16(&in));
 			}
 			tainted |= (op & 8) == 0;
+			fk.dev.io_lax = true;
 			break;
 		default:
 			control(&in);

@@ -745,9 +745,10 @@ static int walk_chain(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ri
 	const struct fv_desc *table = r->desc;
 	uint32_t n = r->size, i = head, steps = 0;
 	int nb = 0;
-	bool seen_write = false;
+	bool seen_write = false, io = has(d, FV_F_IN_ORDER) && !d->io_lax;
 
 	*indirect = false;
+	d->walk_main = 0;
 	if (head >= r->size) {
 		fv_error(d, "queue %u: avail ring names descriptor %u of %u", qn, head, r->size);
 		return -EPROTO;
@@ -755,6 +756,15 @@ static int walk_chain(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ri
 	for (;;) {
 		struct fv_desc desc = *(volatile struct fv_desc *)&table[i];
 
+		if (table == r->desc)
+			d->walk_main++;
+		/* IN_ORDER: next = x + 1 (0 after the table's last), indirect
+		 * entries in sequence (2.6.5, 2.6.5.3). */
+		if (io && (desc.flags & FV_DESC_F_NEXT) && desc.next != (i + 1) % n) {
+			fv_error(d, "queue %u: IN_ORDER: descriptor %u of the %s has next %u, not %u", qn, i,
+				 table == r->desc ? "table" : "indirect table", desc.next, (i + 1) % n);
+			return -EPROTO;
+		}
 		if (desc.flags & FV_DESC_F_INDIRECT) {
 			if (*indirect || table != r->desc) {
 				fv_error(d, "queue %u: an indirect descriptor inside an indirect table", qn);
@@ -827,6 +837,87 @@ static int check_avail(struct fake_virtio_dev *d, uint16_t qn, const struct fv_r
 		return -EPROTO;
 	}
 	return n;
+}
+
+/* ---- IN_ORDER (2.6.9, 2.7.9) ------------------------------------------------ */
+
+static bool io_on(const struct fake_virtio_dev *d)
+{
+	return has(d, FV_F_IN_ORDER);
+}
+
+/* Split, IN_ORDER: the chain the device takes must start where the last
+ * one ended (the driver uses descriptors in ring order, 2.6.5). */
+static int io_head(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint16_t head)
+{
+	struct fv_queue *q = &d->q[qn];
+
+	if (!io_on(d) || d->io_lax)
+		return 0;
+	if (head != q->io_next_desc) {
+		fv_error(d, "queue %u: IN_ORDER: a chain at descriptor %u, expected %u (ring order)", qn, head,
+			 q->io_next_desc);
+		return -EPROTO;
+	}
+	q->io_next_desc = (uint16_t)((head + d->walk_main) % r->size);
+	return 0;
+}
+
+static void pk_used_write(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint16_t id,
+			  uint32_t len, uint16_t ndesc);
+
+/* Report the open batch: one used entry naming its last buffer. */
+static void io_flush(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r)
+{
+	struct fv_queue *q = &d->q[qn];
+
+	if (q->io_open == 0)
+		return;
+	if (r->packed) {
+		pk_used_write(d, qn, r, q->io_id, q->io_len, q->io_ndesc);
+	} else {
+		r->used->ring[q->used_idx % r->size].id = q->io_id;
+		r->used->ring[q->used_idx % r->size].len = q->io_len;
+		q->used_idx = (uint16_t)(q->used_idx + q->io_open);
+	}
+	q->io_open = 0;
+	q->io_ndesc = 0;
+	q->io_batches++;
+}
+
+/* A buffer used (@p ndesc positions; @p full: written completely, or a
+ * tx buffer): its used entry now, or with IN_ORDER into the batch. */
+static void used_add(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r, uint16_t id, uint32_t len,
+		     uint16_t ndesc, bool full)
+{
+	struct fv_queue *q = &d->q[qn];
+	unsigned size = 1;
+
+	if (!io_on(d)) {
+		if (r->packed) {
+			pk_used_write(d, qn, r, id, len, ndesc);
+		} else {
+			r->used->ring[q->used_idx % r->size].id = id;
+			r->used->ring[q->used_idx % r->size].len = len;
+			q->used_idx++;
+		}
+		return;
+	}
+	if (d->nb_io_batch > 0 && d->io_batch[q->io_batches % d->nb_io_batch] > 0)
+		size = d->io_batch[q->io_batches % d->nb_io_batch];
+	q->io_open++;
+	q->io_ndesc = (uint16_t)(q->io_ndesc + ndesc);
+	q->io_id = id;
+	q->io_len = len;
+	if (!full || q->io_open >= size)
+		io_flush(d, qn, r);
+}
+
+/* The end of a call: the open batch reported unless held. */
+static void io_end(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r)
+{
+	if (io_on(d) && !d->io_hold)
+		io_flush(d, qn, r);
 }
 
 /* ---- packed virtqueues (2.7) ---------------------------------------------- */
@@ -1029,7 +1120,8 @@ static int pk_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r
 	struct fv_queue *q = &d->q[qn];
 	struct fv_net_hdr h = { 0 };
 	bool mrg = has(d, FV_F_MRG_RXBUF), ind, wrap = q->pk_avail_wrap, old_wrap = q->pk_used_wrap;
-	size_t total = FV_NET_HDR_LEN + len, cap = 0;
+	size_t hlen = fake_virtio_hdr_len(d), total = hlen + len, cap = 0;
+	uint8_t hbytes[FV_NET_HDR_HASH_LEN] = { 0 };
 	uint16_t pos = q->pk_avail, heads = 0, nd, id, old = q->pk_used;
 	int rc;
 
@@ -1060,9 +1152,15 @@ static int pk_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r
 	if (hdr != NULL)
 		h = *hdr;
 	h.num_buffers = mrg ? heads : 1;
+	/* The header as long as negotiated: 20 bytes with HASH_REPORT. */
+	memcpy(hbytes, &h, FV_NET_HDR_LEN);
+	if (hlen == FV_NET_HDR_HASH_LEN) {
+		memcpy(hbytes + 12, &d->rx_hash_value, 4);
+		memcpy(hbytes + 16, &d->rx_hash_report, 2);
+	}
 	{
-		const uint8_t *src[2] = { (const uint8_t *)&h, frame };
-		size_t left[2] = { FV_NET_HDR_LEN, len }, part = 0;
+		const uint8_t *src[2] = { hbytes, frame };
+		size_t left[2] = { hlen, len }, part = 0;
 
 		for (uint16_t k = 0; k < heads; k++) {
 			uint32_t written = 0;
@@ -1084,10 +1182,18 @@ static int pk_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r
 				}
 			}
 			pk_advance(r->size, &q->pk_avail, &q->pk_avail_wrap, nd);
-			pk_used_write(d, qn, r, id, written, nd);
+			{
+				uint32_t room = 0;
+
+				for (int s = 0; s < nb; s++)
+					room += segs[s].len;
+				used_add(d, qn, r, id, written, nd, written == room);
+			}
 		}
 	}
-	pk_publish(d, qn, r, old, old_wrap);
+	io_end(d, qn, r);
+	if (q->pk_used != old || q->pk_used_wrap != old_wrap)
+		pk_publish(d, qn, r, old, old_wrap);
 	apply_policy(d, qn, r);
 	return heads;
 }
@@ -1150,9 +1256,10 @@ static int pk_tx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_ring *r
 			f->indirect = ind;
 		}
 		pk_advance(r->size, &q->pk_avail, &q->pk_avail_wrap, nd);
-		pk_used_write(d, qn, r, id, 0, nd);
+		used_add(d, qn, r, id, 0, nd, true);
 		done++;
 	}
+	io_end(d, qn, r);
 	if (q->pk_used != old || q->pk_used_wrap != old_wrap)
 		pk_publish(d, qn, r, old, old_wrap);
 	apply_policy(d, qn, r);
@@ -1252,9 +1359,13 @@ int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_h
 
 		for (uint16_t k = 0; k < heads; k++) {
 			uint16_t head = r.avail->ring[q->last_avail % r.size];
-			uint32_t written = 0;
+			uint32_t written = 0, room = 0;
 			int nb = walk_chain(d, qn, &r, head, segs, &ind);
 
+			if (io_head(d, qn, &r, head) < 0)
+				return -EPROTO;
+			for (int s = 0; s < nb; s++)
+				room += segs[s].len;
 			for (int s = 0; s < nb && part < 2; s++) {
 				uint32_t at = 0;
 
@@ -1270,13 +1381,13 @@ int fake_virtio_rx(struct fake_virtio_dev *d, uint16_t qn, const struct fv_net_h
 						part++;
 				}
 			}
-			r.used->ring[q->used_idx % r.size].id = head;
-			r.used->ring[q->used_idx % r.size].len = written;
-			q->used_idx++;
+			used_add(d, qn, &r, head, written, 1, written == room);
 			q->last_avail++;
 		}
 	}
-	publish(d, qn, &r, old);
+	io_end(d, qn, &r);
+	if (q->used_idx != old)
+		publish(d, qn, &r, old);
 	apply_policy(d, qn, &r);
 	return heads;
 }
@@ -1311,8 +1422,8 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t qn, struct fv_frame *out,
 		bool ind;
 		int nb = walk_chain(d, qn, &r, head, segs, &ind);
 
-		if (nb < 0) {
-			rc = nb;
+		if (nb < 0 || io_head(d, qn, &r, head) < 0) {
+			rc = nb < 0 ? nb : -EPROTO;
 			break;
 		}
 		for (int s = 0; s < nb; s++) {
@@ -1356,12 +1467,11 @@ int fake_virtio_tx(struct fake_virtio_dev *d, uint16_t qn, struct fv_frame *out,
 			f->nb_desc = (unsigned)nb;
 			f->indirect = ind;
 		}
-		r.used->ring[q->used_idx % r.size].id = head;
-		r.used->ring[q->used_idx % r.size].len = 0;
-		q->used_idx++;
+		used_add(d, qn, &r, head, 0, 1, true);
 		q->last_avail++;
 		done++;
 	}
+	io_end(d, qn, &r);
 	if (q->used_idx != old)
 		publish(d, qn, &r, old);
 	apply_policy(d, qn, &r);
@@ -1596,6 +1706,26 @@ int fake_virtio_rx_steer(struct fake_virtio_dev *d, const void *frame, size_t le
 	d->rx_hash_value = 0;
 	d->rx_hash_report = 0;
 	return rc < 0 ? rc : q;
+}
+
+int fake_virtio_flush(struct fake_virtio_dev *d, uint16_t qn)
+{
+	struct fv_queue *q = &d->q[qn];
+	struct fv_ring r;
+	uint16_t old = q->used_idx, old_pos = q->pk_used, held = q->io_open;
+	bool old_wrap = q->pk_used_wrap;
+	int rc = live_ring(d, qn, &r);
+
+	if (rc != 0)
+		return rc;
+	if (held == 0)
+		return 0;
+	io_flush(d, qn, &r);
+	if (r.packed)
+		pk_publish(d, qn, &r, old_pos, old_wrap);
+	else
+		publish(d, qn, &r, old);
+	return held;
 }
 
 void fake_virtio_used_put(struct fake_virtio_dev *d, uint16_t qn, uint32_t id, uint32_t len, bool publish_idx)
@@ -1838,7 +1968,7 @@ static void ctrl_process(struct fake_virtio_dev *d, uint16_t qn)
 		int nb = walk_chain(d, qn, &r, head, segs, &ind);
 		long out;
 
-		if (nb < 0)
+		if (nb < 0 || io_head(d, qn, &r, head) < 0)
 			return;
 		out = ctrl_gather(d, segs, nb, head, data, sizeof(data), &ackp);
 		if (out < 0)

@@ -326,6 +326,13 @@ struct fv_queue {
 	uint64_t interrupts;      /* used-buffer notifications sent */
 	uint64_t suppressed;      /* ... and not sent because the driver suppressed them */
 	int irq_fd;               /* written on a notification if >= 0 (not owned) */
+	/* IN_ORDER: the batch being gathered (buffers used, not yet reported). */
+	uint16_t io_open;         /* buffers in it */
+	uint16_t io_ndesc;        /* packed: the positions they took */
+	uint16_t io_id;           /* the last one's id (split: its head) */
+	uint32_t io_len;          /* ... and length */
+	uint32_t io_batches;      /* batches reported (picks the next size) */
+	uint16_t io_next_desc;    /* split: where the driver's next chain must start */
 };
 
 /* How the device answers its control queue. */
@@ -378,6 +385,26 @@ struct fake_virtio_dev {
 	bool mq_answer_err;           /* malicious: answer every MQ command with ERR */
 	uint32_t rx_hash_value;       /* the next fake_virtio_rx's hash fields (HASH_REPORT) */
 	uint16_t rx_hash_report;
+
+	/* IN_ORDER (offer FV_BIT(FV_F_IN_ORDER)): once accepted the device
+	 * uses buffers in order and reports them in batches (2.6.9, 2.7.9):
+	 * one used entry per batch (split: at the batch's first slot, the
+	 * used index moved by the batch; packed: over the batch's first
+	 * descriptor, the batch's positions skipped) naming its last buffer.
+	 * Batch sizes cycle through io_batch[0 .. nb_io_batch) (none, or 0:
+	 * 1). An rx buffer not written completely ends its batch (only a used
+	 * entry can say its length; skipped buffers count as written whole).
+	 * A batch still open when fake_virtio_rx/tx returns is reported then,
+	 * unless io_hold: then it waits until full or fake_virtio_flush().
+	 * The driver's side is checked: split chains in ring order (each at
+	 * the descriptor after the last one's, next = x + 1, indirect
+	 * entries in sequence); a violation is a driver error (err). */
+	uint16_t io_batch[16];
+	unsigned nb_io_batch;
+	bool io_hold;
+	bool io_lax;                  /* the driver's ring order not checked (a harness that
+				       * rewrites the avail ring itself) */
+	uint16_t walk_main;           /* descriptors of the table the last split chain took */
 
 	/* What the device saw. */
 	uint64_t resets;              /* completed (status 0 written) */
@@ -494,6 +521,13 @@ void fake_virtio_packed_put(struct fake_virtio_dev *d, uint16_t q, uint16_t slot
 			    uint16_t flags, bool advance);
 /** Packed ring: the device's next used slot and the USED|AVAIL flags it writes there. */
 uint16_t fake_virtio_packed_used_slot(struct fake_virtio_dev *d, uint16_t q, uint16_t *used_flags);
+
+/**
+ * IN_ORDER: report the batch queue @p q holds open (io_hold) now, with a
+ * notification if allowed. @return the buffers it held (0: none), or
+ * -EIO (queue not live).
+ */
+int fake_virtio_flush(struct fake_virtio_dev *d, uint16_t q);
 
 /** Store used->idx as given (any jump). */
 void fake_virtio_used_idx_set(struct fake_virtio_dev *d, uint16_t q, uint16_t idx);

@@ -235,11 +235,13 @@ Test(virtio_features, packed_rings_and_indirect_descriptors_are_taken_when_offer
 	cr_expect_eq(virtio_features_wanted(VIRTIO_BIT(VIRTIO_F_VERSION_1), false) & packed, 0);
 }
 
-Test(virtio_features, in_order_is_not_taken_yet)
+Test(virtio_features, in_order_is_taken_when_offered_and_not_otherwise)
 {
 	uint64_t f = virtio_features_wanted(~0ull, true);
 
-	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_IN_ORDER), 0);
+	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_IN_ORDER), VIRTIO_BIT(VIRTIO_F_IN_ORDER));
+	cr_expect_eq(virtio_features_wanted(QEMU_72_FEATURES, true) & VIRTIO_BIT(VIRTIO_F_IN_ORDER), 0,
+		     "QEMU 7.2 does not offer it");
 	cr_expect_eq(f & VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA), 0, "notify data changes the kick's format");
 }
 
