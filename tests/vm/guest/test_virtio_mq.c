@@ -497,7 +497,19 @@ static bool link_reads(bool up, unsigned ms)
 	return false;
 }
 
-Test(virtio_mq_shared_rig, a_cable_pull_reaches_the_link_callback_through_vector_0)
+/* The cable back in whatever happened: a failed case must not leave the
+ * link down for the cases after it. */
+static void teardown_link_on(void)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "unic-vm link %s on", nic_name);
+	if (system(cmd) != 0)
+		fprintf(stderr, "%s failed\n", cmd);
+	teardown();
+}
+
+Test(virtio_mq_shared_rig, a_cable_pull_reaches_the_link_callback_through_vector_0, .fini = teardown_link_on)
 {
 	unsigned events = 0, seen;
 	uint64_t le = 0;
