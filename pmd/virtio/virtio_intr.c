@@ -5,11 +5,13 @@
  * configuration changes, one vector per rx queue, shared round-robin when
  * the device has fewer; tx and control queues have none, they are
  * polled), or, without MSI-X or under uio_pci_generic, INTx shared by
- * every rx queue, acknowledged by reading ISR. The per-queue arm/disarm
- * calls are on the fast path (virtio_rxtx.c).
+ * every rx queue, acknowledged by reading ISR (with link events, the event
+ * thread reads it and relays the rx cause: virtio_intx_demux). The
+ * per-queue arm/disarm calls are on the fast path (virtio_rxtx.c).
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "virtio_priv.h"
@@ -51,23 +53,19 @@ bool virtio_intr_wanted(const struct unic_port *port)
 }
 
 /*
- * A configuration-change interrupt (5.1.4: the status field changed):
- * post UNIC_EVENT_LINK when the link bit moved, or when the eventfd held
- * more than one interrupt (the link may have gone down and up again before
- * this thread ran: the application reads the link now). Also reports a
- * device that asks to be reset (DEVICE_NEEDS_RESET, 2.1.2).
+ * A configuration change (5.1.4: the status field changed), @p count of
+ * them since the last call: post UNIC_EVENT_LINK when the link bit moved,
+ * or when there was more than one (the link may have gone down and up
+ * again before this thread ran: the application reads the link now). Also
+ * reports a device that asks to be reset (DEVICE_NEEDS_RESET, 2.1.2).
  */
-static void virtio_config_handler(int fd, void *arg)
+static void virtio_config_changed(struct unic_port *port, uint64_t count)
 {
-	struct unic_port *port = arg;
 	struct virtio_port *vp = virtio_priv(port);
-	uint64_t v;
 	uint16_t st = 0;
 	bool up;
 
-	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v) || virtio_hw_off(vp))
-		return;
-	__atomic_fetch_add(&vp->config_changes, v, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&vp->config_changes, count, __ATOMIC_RELAXED);
 	if (virtio_hw_check_gone(&vp->hw))
 		return;
 	if (virtio_hw_status(&vp->hw) & VIRTIO_STATUS_NEEDS_RESET)
@@ -76,11 +74,22 @@ static void virtio_config_handler(int fd, void *arg)
 	    virtio_hw_cfg_read(&vp->hw, VIRTIO_NET_CFG_STATUS, &st, sizeof(st)) < 0)
 		return;
 	up = (st & VIRTIO_NET_S_LINK_UP) != 0;
-	if (up != vp->link_up_last || v > 1) {
+	if (up != vp->link_up_last || count > 1) {
 		vp->link_up_last = up;
 		__atomic_fetch_add(&vp->link_events, 1, __ATOMIC_RELAXED);
 		unic_port_event_post(port, UNIC_EVENT_LINK);
 	}
+}
+
+/* MSI-X vector 0: the eventfd counts the configuration interrupts. */
+static void virtio_config_handler(int fd, void *arg)
+{
+	struct unic_port *port = arg;
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v) || virtio_hw_off(virtio_priv(port)))
+		return;
+	virtio_config_changed(port, v);
 }
 
 void virtio_intr_off(struct unic_port *port)
@@ -89,9 +98,13 @@ void virtio_intr_off(struct unic_port *port)
 
 	if (!vp->intr_on)
 		return;
-	if (vp->config_watched)
+	if (vp->config_watched || vp->intx_demux)
 		unic_event_fd_remove(vp->irq_fds[VEC_CONFIG]);
 	vp->config_watched = false;
+	vp->intx_demux = false;
+	if (vp->intx_rx_fd >= 0)
+		close(vp->intx_rx_fd);
+	vp->intx_rx_fd = -1;
 	if (vp->dev != NULL)
 		unic_pci_irq_disable(vp->dev);
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(vp->irq_fds); i++)
@@ -107,7 +120,40 @@ void virtio_intr_off(struct unic_port *port)
 	virtio_vec_plan(0, 0, false, &vp->plan);
 }
 
-/* INTx: read ISR (which clears it and drops the level), then unmask. */
+/*
+ * INTx (4.1.4.5): one line for every cause, and one ISR byte that says
+ * which (bit 0 a used buffer on some queue, bit 1 a configuration change)
+ * and clears both at the read, which also drops the level.
+ *
+ * Without link events the pollers own the line: the source is the line
+ * itself and its unmask callback (after each wake) reads ISR, then
+ * unmasks INTx (uio_pci_generic masks it in the command register when it
+ * fires). A configuration cause is dropped there: nobody asked for it.
+ *
+ * With link events (conf.link_intr) both causes must reach their consumer,
+ * and a read by one would clear the other's: so the event thread alone
+ * owns the line (unic_event_fd_add on the UIO or VFIO INTx fd) and reads
+ * ISR in virtio_intx_demux(); the queue cause goes on to an eventfd that
+ * is the rx queues' one source (the pollers sleep on it as on an MSI-X
+ * vector and never read ISR), the configuration cause to the link
+ * handler. Then it unmasks. Nothing is lost between the two:
+ *  - a cause the device sets before the ISR read is in that read, and
+ *    each read gives each cause to exactly one consumer;
+ *  - a cause set after the read keeps the line asserted while INTx is
+ *    still masked; the unmask lets it through at once (level-triggered),
+ *    and the next round reads it;
+ *  - rx: the poller arms, fences and re-checks the ring before it sleeps
+ *    on the eventfd (virtio_rx_intr_enable): a used buffer added after the
+ *    device saw the arm raises the line and is relayed, one added before
+ *    is found by the re-check;
+ *  - configuration: changes between two reads share one ISR bit; the
+ *    config_generation counter (which the device bumps at each change,
+ *    4.1.4.3.1) tells how many, and more than one posts UNIC_EVENT_LINK
+ *    even when the link reads as it was (down and up again).
+ * The rx cause is relayed whether a queue is armed or not: a queue the
+ * driver disarmed sends none (VRING_AVAIL_F_NO_INTERRUPT or used_event),
+ * and a spare wake costs one empty poll, a lost one a stranded packet.
+ */
 static int virtio_intx_ack(void *ctx)
 {
 	struct virtio_port *vp = ctx;
@@ -115,6 +161,49 @@ static int virtio_intx_ack(void *ctx)
 	if (!virtio_hw_off(vp))
 		(void)vio_read8(&vp->hw, VIRTIO_REGION_ISR, 0);
 	return unic_pci_intx_unmask(vp->dev);
+}
+
+uint8_t virtio_intx_demux(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint64_t one = 1;
+	uint8_t isr, gen;
+
+	if (virtio_hw_off(vp))
+		return 0;
+	isr = vio_read8(&vp->hw, VIRTIO_REGION_ISR, 0); /* clears both causes: the level drops */
+	if (isr == 0xff && virtio_hw_check_gone(&vp->hw))
+		return 0;
+	/* The rx cause first: a sleeping poller should not wait for the
+	 * configuration read. */
+	if ((isr & VIRTIO_ISR_QUEUE) && vp->intx_rx_fd >= 0 &&
+	    write(vp->intx_rx_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+		/* Only EAGAIN (the counter is full): the poller is awake anyway. */
+	}
+	if (isr & VIRTIO_ISR_CONFIG) {
+		gen = vio_read8(&vp->hw, VIRTIO_REGION_COMMON, VIRTIO_COMMON_CFGGEN);
+		/* A change after the ISR read but before this one is counted
+		 * here and its own ISR bit is seen at the next round (one
+		 * more, at worst, in config_changes). */
+		virtio_config_changed(port, gen != vp->cfg_gen_last ? (uint8_t)(gen - vp->cfg_gen_last) : 1u);
+		vp->cfg_gen_last = gen;
+	}
+	return isr;
+}
+
+/* The event thread's handler for the INTx fd (UIO: a 4-byte count; VFIO: an
+ * eventfd). */
+static void virtio_intx_handler(int fd, void *arg)
+{
+	struct unic_port *port = arg;
+	struct virtio_port *vp = virtio_priv(port);
+	uint64_t v;
+	size_t len = unic_pci_access(vp->dev) == UNIC_PCI_ACCESS_UIO ? sizeof(uint32_t) : sizeof(uint64_t);
+
+	if (read(fd, &v, len) != (ssize_t)len || virtio_hw_off(vp))
+		return;                       /* EAGAIN: nothing new */
+	(void)virtio_intx_demux(port);
+	(void)unic_pci_intx_unmask(vp->dev);
 }
 
 static int virtio_intx_on(struct unic_port *port)
@@ -126,8 +215,6 @@ static int virtio_intx_on(struct unic_port *port)
 		UNIC_PORT_LOG(port, ERR, "the device offers neither MSI-X nor INTx; use rx mode poll");
 		return -ENOTSUP;
 	}
-	if (port->conf.link_intr)
-		UNIC_PORT_LOG(port, WARNING, "INTx: link changes are not reported through events (read the link with unic_port_link_get)");
 	rc = unic_pci_irq_enable(vp->dev, UNIC_PCI_IRQ_INTX, 1, vp->irq_fds);
 	if (rc < 0) {
 		UNIC_PORT_LOG(port, ERR, "cannot enable INTx: %s", strerror(-rc));
@@ -136,7 +223,28 @@ static int virtio_intx_on(struct unic_port *port)
 	vp->intr_on = true;
 	vp->intx = true;
 	vp->nb_irq = 1;
+	vp->cfg_gen_last = vio_read8(&vp->hw, VIRTIO_REGION_COMMON, VIRTIO_COMMON_CFGGEN);
 	(void)vio_read8(&vp->hw, VIRTIO_REGION_ISR, 0); /* nothing pending from before */
+	if (!port->conf.link_intr)
+		return 0;
+	vp->intx_rx_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (vp->intx_rx_fd < 0) {
+		rc = -errno;
+		UNIC_PORT_LOG(port, ERR, "INTx: cannot create the rx eventfd: %s", strerror(-rc));
+		virtio_intr_off(port);
+		return rc;
+	}
+	/* One rx queue has the eventfd to itself: its arm drops a stale
+	 * count. Several share it: a count may be another queue's wake-up. */
+	if (port->conf.nb_rxq == 1)
+		vp->rxq[0].irq_fd = vp->intx_rx_fd;
+	rc = unic_event_fd_add(vp->irq_fds[0], virtio_intx_handler, port);
+	if (rc < 0) {
+		UNIC_PORT_LOG(port, ERR, "INTx: cannot watch the interrupt for link changes: %s", strerror(-rc));
+		virtio_intr_off(port);
+		return rc;
+	}
+	vp->intx_demux = true;
 	return 0;
 }
 
@@ -212,15 +320,20 @@ int virtio_intr_sources(struct unic_port *port, struct unic_intr_source *src, un
 	if (!vp->intr_on || port->conf.rx_mode == UNIC_RX_MODE_POLL)
 		return -ENOTSUP;
 	if (vp->intx) {
+		/* One source for every rx queue: the eventfd the event thread
+		 * relays the queue cause to (virtio_intx_demux), or else the
+		 * line itself. */
+		bool relay = vp->intx_demux;
+
 		if (max > 0)
 			src[0] = (struct unic_intr_source){
-				.fd = vp->irq_fds[0],
-				.kind = unic_pci_access(vp->dev) == UNIC_PCI_ACCESS_UIO ? UNIC_INTR_UIO
-											: UNIC_INTR_EVENTFD,
+				.fd = relay ? vp->intx_rx_fd : vp->irq_fds[0],
+				.kind = !relay && unic_pci_access(vp->dev) == UNIC_PCI_ACCESS_UIO ? UNIC_INTR_UIO
+												 : UNIC_INTR_EVENTFD,
 				.queue_mask = (1u << port->conf.nb_rxq) - 1,
 				.index = 0,
-				.unmask = virtio_intx_ack,
-				.unmask_ctx = vp,
+				.unmask = relay ? NULL : virtio_intx_ack,
+				.unmask_ctx = relay ? NULL : vp,
 			};
 		return 1;
 	}

@@ -846,6 +846,7 @@ static void virtio_setup(struct unic_port *port)
 	port->drv = &unic_virtio_driver;
 	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(vp->irq_fds); i++)
 		vp->irq_fds[i] = -1;
+	vp->intx_rx_fd = -1;
 	for (unsigned q = 0; q < VIRTIO_MAX_PAIRS; q++)
 		vp->rxq[q].irq_fd = -1;
 }

@@ -371,6 +371,10 @@ struct virtio_port {
 	bool intr_on;
 	bool intx;
 	bool config_watched;
+	bool intx_demux;                   /* INTx with link events: the event thread owns the
+					    * line and relays rx causes to intx_rx_fd */
+	int intx_rx_fd;                    /* that eventfd (the rx queues' source), else -1 */
+	uint8_t cfg_gen_last;              /* config_generation at the last configuration cause */
 	int irq_fds[2 * VIRTIO_MAX_PAIRS + 2];
 	unsigned nb_irq;
 	struct virtio_vec_plan plan;       /* the MSI-X vectors of the last start */
@@ -608,6 +612,15 @@ bool virtio_intr_wanted(const struct unic_port *port);
 int virtio_intr_on(struct unic_port *port);
 void virtio_intr_off(struct unic_port *port);
 int virtio_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max);
+/*
+ * INTx with link events (the event thread's handler, after the line fired
+ * and before it is unmasked): read ISR once, which clears both causes, and
+ * hand each to its consumer: the queue cause to intx_rx_fd (the rx queues'
+ * source), the configuration cause to the link handler. Exposed for the
+ * unit tests (no PCI device there). @return the ISR value read (0 when
+ * the device is off or gone).
+ */
+uint8_t virtio_intx_demux(struct unic_port *port);
 int virtio_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu);
 
 #endif /* VIRTIO_PRIV_H */

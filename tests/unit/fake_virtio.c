@@ -145,6 +145,7 @@ void fake_virtio_dev_reset(struct fake_virtio_dev *d)
 	d->features_ok = d->driver_ok = d->failed = false;
 	d->q_select = 0;
 	d->msix_config = FV_NO_VECTOR;
+	d->isr = 0;
 	/* 5.1.6.5.5: after a reset one pair, no RSS (the counts are kept). */
 	d->vq_pairs = 1;
 	{
@@ -245,7 +246,7 @@ void fake_virtio_dev_destroy(struct fake_virtio_dev *d)
 static void config_notify(struct fake_virtio_dev *d)
 {
 	d->config_changes++;
-	put8(d, FV_OFF_ISR, fv_bar8(d, FV_OFF_ISR) | 2u);
+	d->isr |= 2u;
 	if (d->msix_config != FV_NO_VECTOR)
 		signal_fd(d->config_irq_fd);
 }
@@ -502,6 +503,13 @@ void fake_virtio_hook_read(void *ctx, int region, uint32_t off, unsigned width)
 		d->pending_mac0 = false;
 		write_config(d);
 	}
+	if (region == 2) {
+		/* ISR (4.1.4.5): this read gets every cause raised since the
+		 * last one, and clears them. */
+		put8(d, FV_OFF_ISR, d->isr);
+		d->isr = 0;
+		d->isr_reads++;
+	}
 	if (region == 3 && d->tear_config_reads > 0 && off == FV_NC_MAC) {
 		/* The config changes under the driver: it has the first byte
 		 * of the old MAC when the rest changes (4.1.4.3.1). */
@@ -703,7 +711,7 @@ static void raise_irq(struct fake_virtio_dev *d, uint16_t qn)
 	struct fv_queue *q = &d->q[qn];
 
 	q->interrupts++;
-	put8(d, FV_OFF_ISR, fv_bar8(d, FV_OFF_ISR) | 1u);
+	d->isr |= 1u;
 	if (q->msix != FV_NO_VECTOR)
 		signal_fd(q->irq_fd);
 }

@@ -378,6 +378,10 @@ struct fake_virtio_dev {
 	uint16_t msix_config;
 	struct fv_queue q[FV_MAX_QUEUES];
 	int config_irq_fd;            /* written on a config change if >= 0 */
+	uint8_t isr;                  /* ISR as the device holds it (4.1.4.5): bit 0 a used
+				       * buffer, bit 1 a config change; a read returns it
+				       * and clears it, 0 after a reset */
+	uint64_t isr_reads;           /* reads of ISR the driver made */
 
 	/* Multi-queue (MQ, RSS, HASH_REPORT). */
 	uint16_t vq_pairs;            /* queue pairs in use: 1 after a reset (5.1.6.5.5) */

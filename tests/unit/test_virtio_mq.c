@@ -5,17 +5,24 @@
  * control commands (VQ_PAIRS_SET, RSS_CONFIG, HASH_CONFIG) as the
  * specification lays them out (5.1.6.5.5 to 5.1.6.5.7), RSS steering by
  * the device's Toeplitz hash and the 20-byte header's hash report
- * (5.1.6.4.3), and the MSI-X vector plan for few vectors.
+ * (5.1.6.4.3), and the MSI-X vector plan for few vectors. The suite
+ * virtio_intx: INTx with link events, where one ISR read carries both
+ * causes and the driver hands each to its consumer (virtio_intx_demux).
  *
  * The suite virtio_mq_malicious feeds the driver a device that lies: hash
  * reports that are not in the specification, MQ commands answered with an
  * error, a vector read back as NO_VECTOR. Run it in the ASan build too.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <unic/event.h>
 
 #include <unic/pkt.h>
 
@@ -531,4 +538,168 @@ Test(virtio_mq, with_three_vectors_for_four_rx_queues_each_source_carries_the_qu
 	cr_expect_eq(src[1].index, 2);
 	cr_expect_eq(src[1].fd, 102);
 	cr_expect_eq(src[1].queue_mask, 0xa, "vector 2: queues 1 and 3, mask 0x%x", src[1].queue_mask);
+}
+
+/* ---- INTx with link events: one ISR read, two consumers ------------------------------ */
+
+static int intx_links;
+
+static void intx_link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
+{
+	(void)port, (void)ev;
+	(*(int *)arg)++;
+}
+
+/*
+ * One pair started, then the interrupt state virtio_intx_on() leaves with
+ * link events on (the fake has no PCI device, so no INTx of its own): the
+ * event thread's demux owns ISR and relays the queue cause to an eventfd,
+ * the rx queue's one source.
+ */
+static void intx_setup(void)
+{
+	attach_mq(FEATURES_MQ & ~(FV_BIT(FV_F_RSS) | FV_BIT(FV_F_HASH_REPORT)));
+	cr_assert_eq(start_mq(1, 1, 0, 0), 0, "start: %s; device: %s", logcap_buf, dev->err);
+	fk.vp->intx_rx_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	cr_assert_geq(fk.vp->intx_rx_fd, 0);
+	fk.vp->intr_on = fk.vp->intx = fk.vp->intx_demux = true;
+	fk.vp->nb_irq = 1;
+	fk.vp->cfg_gen_last = dev->bar[FV_CC_CFG_GEN];
+	fk.vp->rxq[0].irq_fd = fk.vp->intx_rx_fd;
+	fk.vp->rxq[0].intr_on = true;
+	fk.port->conf.rx_mode = UNIC_RX_MODE_HYBRID;
+	fk.port->conf.link_intr = true;
+	intx_links = 0;
+	cr_assert_eq(unic_event_callback_register(fk.port, UNIC_EVENT_LINK, intx_link_cb, &intx_links), 0);
+	while (unic_event_dispatch() > 0) {
+	}
+}
+
+static void intx_teardown(void)
+{
+	if (fk.port != NULL) {
+		unic_event_callback_unregister(fk.port, UNIC_EVENT_LINK, intx_link_cb, &intx_links);
+		close(fk.vp->intx_rx_fd);
+		fk.vp->intx_rx_fd = -1;
+		fk.vp->intr_on = fk.vp->intx = fk.vp->intx_demux = false;
+		fk.vp->rxq[0].irq_fd = -1;
+		fk.vp->rxq[0].intr_on = false;
+		fk.port->conf.rx_mode = UNIC_RX_MODE_POLL;
+		fk.port->conf.link_intr = false;
+	}
+	teardown();
+}
+
+/* The relayed rx wakes waiting in the eventfd (read, so it is empty after). */
+static uint64_t relayed(void)
+{
+	uint64_t v = 0;
+
+	if (read(fk.vp->intx_rx_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		cr_assert_eq(errno, EAGAIN, "read of the relay eventfd: %s", strerror(errno));
+	return v;
+}
+
+static uint64_t intx_xstat(const char *name)
+{
+	uint64_t v = 0;
+
+	cr_assert_eq(unic_port_xstat_by_name(fk.port, name, &v), 0, "xstat %s", name);
+	return v;
+}
+
+/* Link callbacks run by one dispatch. */
+static int dispatched_links(void)
+{
+	int before = intx_links;
+
+	while (unic_event_dispatch() > 0) {
+	}
+	return intx_links - before;
+}
+
+TestSuite(virtio_intx, .init = intx_setup, .fini = intx_teardown);
+
+Test(virtio_intx, one_isr_read_with_both_causes_hands_each_to_its_consumer_once)
+{
+	struct unic_link l;
+	uint64_t reads = dev->isr_reads;
+
+	/* The cable is pulled and a frame lands before the event thread runs:
+	 * one ISR value with bit 1 (configuration) and bit 0 (a used buffer). */
+	fake_virtio_set_net_status(dev, 0);
+	fake_virtio_interrupt(dev, 0);
+	cr_assert_eq(virtio_intx_demux(fk.port), 3, "ISR read back: both causes");
+	cr_expect_eq(dev->isr_reads - reads, 1, "%" PRIu64 " ISR reads for one interrupt", dev->isr_reads - reads);
+	cr_expect_eq(relayed(), 1, "the rx cause woke the pollers' eventfd once");
+	cr_expect_eq(intx_xstat("config_changes"), 1);
+	cr_expect_eq(intx_xstat("link_events"), 1);
+	cr_expect_eq(dispatched_links(), 1, "the link callback ran once");
+	cr_assert_eq(unic_port_link_get(fk.port, &l), 0);
+	cr_expect_not(l.up);
+	/* The read cleared both: the next round finds nothing to hand on. */
+	cr_expect_eq(virtio_intx_demux(fk.port), 0, "ISR not cleared by the read");
+	cr_expect_eq(relayed(), 0, "an rx wake relayed twice");
+	cr_expect_eq(intx_xstat("config_changes"), 1);
+	cr_expect_eq(intx_xstat("link_events"), 1);
+	cr_expect_eq(dispatched_links(), 0, "a link event delivered twice");
+	/* And the cable back: a configuration cause alone. */
+	fake_virtio_set_net_status(dev, FV_NET_S_LINK_UP);
+	cr_expect_eq(virtio_intx_demux(fk.port), 2);
+	cr_expect_eq(relayed(), 0, "a configuration change woke the pollers");
+	cr_expect_eq(intx_xstat("link_events"), 2);
+	cr_expect_eq(dispatched_links(), 1);
+	cr_assert_eq(unic_port_link_get(fk.port, &l), 0);
+	cr_expect(l.up);
+}
+
+Test(virtio_intx, an_rx_cause_alone_wakes_the_pollers_and_posts_no_link_event)
+{
+	fake_virtio_interrupt(dev, 0);
+	cr_assert_eq(virtio_intx_demux(fk.port), 1);
+	cr_expect_eq(relayed(), 1);
+	cr_expect_eq(intx_xstat("config_changes"), 0);
+	cr_expect_eq(intx_xstat("link_events"), 0);
+	cr_expect_eq(dispatched_links(), 0);
+}
+
+Test(virtio_intx, a_link_down_and_up_between_two_reads_is_still_a_link_event)
+{
+	struct unic_link l;
+
+	/* Both changes share one ISR bit; config_generation moved by two. */
+	fake_virtio_set_net_status(dev, 0);
+	fake_virtio_set_net_status(dev, FV_NET_S_LINK_UP);
+	cr_assert_eq(virtio_intx_demux(fk.port), 2);
+	cr_expect_eq(intx_xstat("config_changes"), 2, "two changes, one ISR bit");
+	cr_expect_eq(intx_xstat("link_events"), 1, "the link reads as before, yet it went down and up");
+	cr_expect_eq(dispatched_links(), 1);
+	cr_assert_eq(unic_port_link_get(fk.port, &l), 0);
+	cr_expect(l.up);
+}
+
+Test(virtio_intx, the_rx_source_is_the_relay_eventfd_and_the_arm_drops_a_stale_wake)
+{
+	struct unic_intr_source src;
+
+	cr_assert_eq(virtio_intr_sources(fk.port, &src, 1), 1);
+	cr_expect_eq(src.fd, fk.vp->intx_rx_fd, "the pollers must sleep on the relay, not on the line");
+	cr_expect_eq(src.kind, UNIC_INTR_EVENTFD);
+	cr_expect_null(src.unmask, "a poller's unmask would read ISR and steal the event thread's causes");
+	cr_expect_eq(src.queue_mask, 1u);
+	/* A wake relayed while the queue was disarmed is not the next arm's. */
+	fake_virtio_interrupt(dev, 0);
+	cr_assert_eq(virtio_intx_demux(fk.port), 1);
+	cr_assert_eq(unic_rx_intr_enable(fk.port, 0), 0);
+	cr_expect_eq(relayed(), 0, "a stale relayed wake survived the arm");
+	cr_assert_eq(unic_rx_intr_disable(fk.port, 0), 0);
+}
+
+Test(virtio_intx, a_device_gone_reads_no_cause_and_wakes_nobody)
+{
+	fake_virtio_interrupt(dev, 0);
+	fake_virtio_vanish(dev);
+	cr_expect_eq(virtio_intx_demux(fk.port), 0);
+	cr_expect_eq(relayed(), 0);
+	cr_expect(fk.vp->hw.gone, "the driver did not mark the device gone");
 }

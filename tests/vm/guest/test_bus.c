@@ -303,14 +303,15 @@ Test(bus, msix_counts_and_eventfds)
 	unic_pci_close(dev);
 
 	/* QEMU's default for a virtio-net is 4 vectors (2 per queue pair plus
-	 * config and control); the rig gives its multiqueue one 10. */
+	 * config and control); the rig gives its multiqueue ones 10 and 3
+	 * (fewer than its 4 rx queues: the driver shares them). */
 	n = guest_nics_expected("virtio-net") > 0 ? FIND_VIRTIO(bdf) : 0;
 	for (int i = 0; i < n; i++) {
 		int v;
 
 		dev = open_dev(bdf[i]);
 		v = unic_pci_irq_count(dev, UNIC_PCI_IRQ_MSIX);
-		cr_assert(v == 4 || v == 10, "%s: %d MSI-X vectors, expected 4 or 10", bdf[i], v);
+		cr_assert(v == 3 || v == 4 || v == 10, "%s: %d MSI-X vectors, expected 3, 4 or 10", bdf[i], v);
 		unic_pci_close(dev);
 	}
 }

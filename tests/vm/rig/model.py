@@ -28,8 +28,8 @@ CASE_NAME = re.compile(r'^\w+::\w+$')
 class Nic:
     """One emulated NIC and what its port is wired to.
 
-    model: 'e1000e' or 'virtio-net' (always modern-only with
-        iommu_platform=on, so its DMA goes through the emulated IOMMU).
+    model: 'e1000e' or 'virtio-net' (always modern-only; with access vfio
+        also iommu_platform=on, so its DMA goes through the emulated IOMMU).
     link: 'hubN' puts the port on QEMU hub N; NICs on one hub see each other's
         frames, losslessly and synchronously (topology a).  'tap:NAME' wires
         it to a host tap device NAME with vnet_hdr=on, in a network namespace

@@ -13,7 +13,7 @@ def nic_locators(topology):
     return out
 
 
-def _nic_args(i, nic):
+def _nic_args(i, nic, iommu):
     slot = FIRST_SLOT + i
     netdev = 'net%d' % i
     if nic.tap:
@@ -34,8 +34,11 @@ def _nic_args(i, nic):
     if nic.model == 'e1000e':
         dev = 'e1000e,id=nic%d,netdev=%s,%s,romfile=' % (i, netdev, where)
     else:
-        dev = ('virtio-net-pci,id=nic%d,netdev=%s,%s,romfile=,disable-legacy=on,iommu_platform=on%s'
-               % (i, netdev, where, ',' + nic.props if nic.props else ''))
+        # Behind the IOMMU the device must translate its DMA (ACCESS_PLATFORM);
+        # without one (uio) it is the plain device a guest without an IOMMU has.
+        dev = ('virtio-net-pci,id=nic%d,netdev=%s,%s,romfile=,disable-legacy=on%s%s'
+               % (i, netdev, where, ',iommu_platform=on' if iommu else '',
+                  ',' + nic.props if nic.props else ''))
     return args + ['-device', dev]
 
 
@@ -66,7 +69,7 @@ def command(topology, kernel, initrd, append, console, results, monitor=None,
         args += ['-device', 'intel-iommu,intremap=on,caching-mode=on,aw-bits=%d'
                  % topology.aw_bits]
     for i, nic in enumerate(topology.nics):
-        args += _nic_args(i, nic)
+        args += _nic_args(i, nic, vfio)
     return args
 
 
