@@ -22,6 +22,7 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 
+#include "app_telemetry.h"
 #include "csv.h"
 #include "pcap_io.h"
 #include "pkt_build.h"
@@ -520,6 +521,7 @@ int main(int argc, char **argv)
 	struct unic_env_options eo;
 	struct unic_env *env = NULL;
 	struct unic_pool *pool = NULL;
+	struct unic_telemetry *tel = NULL;
 	struct unic_port *ports[UNIC_PORT_MAX];
 	struct unic_pkt *pend[BURST];
 	unsigned pend_size[BURST], npend = 0, nports, max_size = 0, mtu;
@@ -566,6 +568,9 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
+	/* Its line on stderr: stdout may carry --json or --csv. */
+	if (app_telemetry_start(&eo, "pktgen", stderr, NULL, NULL, &tel) < 0)
+		goto out;
 	if (setup_interrupted("after creating the ports"))
 		goto out;
 	nports = unic_env_ports(env, ports, UNIC_PORT_MAX);
@@ -768,6 +773,7 @@ int main(int argc, char **argv)
 		ret = PG_EXIT_FAIL;
 	}
 out:
+	unic_telemetry_stop(tel);
 	drop_pending(&a, pend, &npend);
 	{
 		struct pg_pcap_writer *w[2] = { a.wtx, a.wrx };
