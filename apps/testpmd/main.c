@@ -252,6 +252,8 @@ static int exec_locked(struct tp_app *app, const struct tp_cmd *cmd)
 {
 	int rc;
 
+	if (cmd->def->id == TP_CMD_SLEEP)
+		return tp_exec(app, cmd);    /* touches no stream: telemetry goes on */
 	pthread_mutex_lock(&tel_lock);
 	rc = tp_exec(app, cmd);
 	pthread_mutex_unlock(&tel_lock);

@@ -194,3 +194,43 @@ Test(telemetry_l2fwd, no_telemetry_starts_none_and_an_unusable_folder_is_a_warni
 	cr_assert_eq(binary_run(cmd, buf, sizeof(buf)), 1, "%s", buf);
 	HAS(buf, "l2fwd: error: --telemetry: cannot start the telemetry socket");
 }
+
+TestSuite(telemetry_testpmd, .init = rundir_make, .fini = rundir_remove, .timeout = 120);
+
+Test(telemetry_testpmd, a_forwarding_testpmd_answers_its_streams_and_a_sleep_blocks_nothing)
+{
+	char *const argv[] = { "unic-testpmd", "--no-huge", "--no-pci", "--vdev", "null0", "--vdev",
+			       "null1", "--file-prefix", "ttp", NULL };
+	static char buf[1 << 16];
+	char path[256];
+	const char *a, *p;
+	uint64_t rx1, rx2;
+	size_t n = 0;
+	pid_t pid;
+	int out, fd, st;
+
+	/* The script sleeps (a signal ends it): telemetry answers meanwhile. */
+	pid = binary_spawn(binary_path("UNIC_TESTPMD"), argv, "start\nsleep 600000\nstop\nquit\n", &out);
+	cr_assert(binary_read_until(out, buf, sizeof(buf), &n, "io packet forwarding", 30000),
+		  "not forwarding: %s", buf);
+	p = strstr(buf, "testpmd: telemetry on ");
+	cr_assert_not_null(p, "%s", buf);
+	cr_assert_eq(sscanf(p, "testpmd: telemetry on %255s", path), 1);
+	fd = sock_open(path);
+	a = ask(fd, "/testpmd/streams", 16);
+	HAS(a, "{\"/testpmd/streams\":{\"forwarding\":true,\"engine\":\"io\",\"streams\":[{\"stream\":0,\"rx_port\":0,\"rx_queue\":0,\"tx_port\":1,\"tx_queue\":0,");
+	rx1 = num_after(a, "{\"stream\":0,", "rx");
+	do {
+		usleep(50 * 1000);
+		a = ask(fd, "/testpmd/streams", 16);
+		rx2 = num_after(a, "{\"stream\":0,", "rx");
+	} while (rx2 == rx1);
+	cr_assert_gt(rx2, rx1);
+	close(fd);
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	binary_read_until(out, buf, sizeof(buf), &n, NULL, 60000);
+	close(out);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st), "%s", buf);
+	cr_assert_eq(access(path, F_OK), -1, "the socket is left after exit");
+}
