@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -403,7 +404,30 @@ static int tel_probe(const char *path)
 	return rc;
 }
 
+static int tel_bind_names(struct unic_telemetry *tel);
+
+/*
+ * Choose the name under a lock on the folder's telemetry.lock: two
+ * instances starting at once could otherwise both take a stale socket for
+ * theirs, the second unlinking the first's fresh one.
+ */
 static int tel_bind(struct unic_telemetry *tel)
+{
+	char lock[sizeof(tel->dir) + 16];
+	int lfd, rc;
+
+	if ((size_t)snprintf(lock, sizeof(lock), "%s/telemetry.lock", tel->dir) >= sizeof(lock))
+		return -ENAMETOOLONG;
+	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lfd >= 0)
+		flock(lfd, LOCK_EX);
+	rc = tel_bind_names(tel);
+	if (lfd >= 0)
+		close(lfd);     /* releases the lock; the file stays, empty */
+	return rc;
+}
+
+static int tel_bind_names(struct unic_telemetry *tel)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int rc;
