@@ -26,6 +26,7 @@ LAYERS = [
     ['bus'],
     ['port'],
     ['napi', 'pmd'],
+    ['telemetry'],
     ['env'],
     ['unic.h'],   # the umbrella header: everything an application sees
     ['apps'],
@@ -44,6 +45,7 @@ INSTALLED = {
     'bus.h': 'bus',
     'port.h': 'port', 'driver.h': 'port',
     'napi.h': 'napi',
+    'telemetry.h': 'telemetry',
     'env.h': 'env',
     'unic.h': 'unic.h',
 }

@@ -162,6 +162,10 @@ struct l2fwd_snap {
 };
 
 void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s);
+
+struct unic_telemetry;
+/* Add /l2fwd/threads: each thread's figures (the counters the reports print). */
+void l2fwd_telemetry_register(struct unic_telemetry *tel, void *app);
 /* Print the figures between two snapshots; @p final: the totals at exit. */
 void l2fwd_report(struct l2fwd_app *app, const struct l2fwd_snap *a, const struct l2fwd_snap *b,
 		  bool final);

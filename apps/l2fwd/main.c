@@ -22,6 +22,7 @@
 #include <unic/pool.h>
 
 #include "l2fwd.h"
+#include "app_telemetry.h"
 
 #define POOL_CACHE 256
 
@@ -236,6 +237,7 @@ int main(int argc, char **argv)
 	pthread_t threads[L2FWD_MAX_PORTS];
 	bool launched[L2FWD_MAX_PORTS] = { false };
 	bool own_threads = false, stop = false;
+	struct unic_telemetry *tel = NULL;
 	char err[512], note[256];
 	unsigned used_list[L2FWD_MAX_PORTS], nb_used = 0, nb_env_workers;
 	int n, ret = L2FWD_EXIT_FAIL, sig = 0;
@@ -375,6 +377,8 @@ int main(int argc, char **argv)
 	fprintf(app.info, "l2fwd: MAC updating %s; statistics every %g s%s; SIGINT or SIGTERM stops\n",
 		app.opts.mac_updating ? "on" : "off", app.opts.stats_period,
 		app.opts.stats_period == 0 ? " (off)" : "");
+	if (app_telemetry_start(&eo, "l2fwd", app.info, l2fwd_telemetry_register, &app, &tel) < 0)
+		goto out_workers;
 	fflush(app.info);
 
 	l2fwd_snap(&app, s0);
@@ -438,11 +442,15 @@ out_stop:
 		l2fwd_snap(&app, s2);
 		l2fwd_report(&app, s0, s2, true);
 	}
+	/* Before the contexts go: its /l2fwd/threads reads them. */
+	unic_telemetry_stop(tel);
+	tel = NULL;
 	unic_event_callback_unregister(NULL, UNIC_EVENT_LINK, link_cb, &app);
 	unic_event_callback_unregister(NULL, UNIC_EVENT_DEV_REQUEST, link_cb, &app);
 	unic_event_callback_unregister(NULL, UNIC_EVENT_DEV_GONE, link_cb, &app);
 	unic_event_thread_stop();
 out_workers:
+	unic_telemetry_stop(tel);
 	for (unsigned w = 0; w < app.nb_workers; w++)
 		unic_napi_ctx_destroy(app.workers[w].ctx);
 out_ports:

@@ -12,6 +12,7 @@
 
 #include <unic/cycles.h>
 #include <unic/pool.h>
+#include <unic/telemetry.h>
 
 #include "l2fwd.h"
 
@@ -201,4 +202,57 @@ void l2fwd_report(struct l2fwd_app *app, const struct l2fwd_snap *a, const struc
 		report_json(app, a, b, final, dt);
 	else
 		report_text(app, a, b, final, dt);
+}
+
+/*
+ * /l2fwd/threads: per thread, what it polls and forwards, from the same
+ * counters as the reports (rx of the port it polls, tx and dropped of the
+ * port it sends to), its napi context's id and CPU time; then the totals
+ * per port. Runs on the telemetry thread, which main() stops before the
+ * contexts are destroyed.
+ */
+static int l2fwd_tel_threads(const char *cmd, const char *param, struct unic_tel_out *out, void *arg)
+{
+	struct l2fwd_app *app = arg;
+
+	(void)cmd, (void)param;
+	unic_tel_out_printf(out, "{\"threads\":[");
+	for (unsigned w = 0; w < app->nb_workers; w++) {
+		struct l2fwd_worker *wk = &app->workers[w];
+
+		unic_tel_out_printf(out, "%s{\"thread\":%u,\"core\":%d,\"napi_context\":%u,\"mode\":\"%s\""
+				    ",\"cpu_ns\":%" PRIu64 ",\"routes\":[",
+				    w ? "," : "", w, wk->core, unic_napi_ctx_id(wk->ctx),
+				    unic_rx_mode_name(unic_napi_ctx_mode(wk->ctx)), worker_cpu_ns(wk));
+		for (unsigned i = 0; i < wk->nb_routes; i++) {
+			const struct l2fwd_route *r = wk->routes[i];
+
+			unic_tel_out_printf(out, "%s{\"rx_port\":%u,\"tx_port\":%u,\"rx\":%" PRIu64
+					    ",\"tx\":%" PRIu64 ",\"dropped\":%" PRIu64 "}",
+					    i ? "," : "", r->in_idx, r->out_idx, unic_counter_read(&r->in_cnt->rx),
+					    unic_counter_read(&r->out_cnt->tx),
+					    unic_counter_read(&r->out_cnt->dropped));
+		}
+		unic_tel_out_printf(out, "]}");
+	}
+	unic_tel_out_printf(out, "],\"ports\":[");
+	for (unsigned p = 0, first = 1; p < app->nb_ports; p++) {
+		if (app->dst[p] < 0)
+			continue;
+		unic_tel_out_printf(out, "%s{\"port\":%u,\"name\":", first ? "" : ",", p);
+		unic_tel_out_str(out, unic_port_name(app->ports[p]));
+		unic_tel_out_printf(out, ",\"dst\":%d,\"rx\":%" PRIu64 ",\"tx\":%" PRIu64
+				    ",\"dropped\":%" PRIu64 "}",
+				    app->dst[p], unic_counter_read(&app->cnt[p].rx),
+				    unic_counter_read(&app->cnt[p].tx), unic_counter_read(&app->cnt[p].dropped));
+		first = 0;
+	}
+	unic_tel_out_printf(out, "]}");
+	return 0;
+}
+
+void l2fwd_telemetry_register(struct unic_telemetry *tel, void *app)
+{
+	unic_telemetry_register(tel, "/l2fwd/threads", l2fwd_tel_threads, app,
+				"unic-l2fwd's threads: received, sent and dropped per route, as its reports count them");
 }

@@ -25,6 +25,7 @@
 #include <unic/port.h>
 
 #include "arp.h"
+#include "app_telemetry.h"
 #include "csv.h"
 #include "pcap_io.h"
 #include "pkt_build.h"
@@ -1257,6 +1258,7 @@ int main(int argc, char **argv)
 	struct unic_env_options eo;
 	struct unic_env *env = NULL;
 	struct unic_pool *pool = NULL;
+	struct unic_telemetry *tel = NULL;
 	struct unic_port *ports[UNIC_PORT_MAX];
 	unsigned nports, max_size = 0, mtu;
 	char err[512];
@@ -1304,6 +1306,9 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
+	/* Its line on stderr: stdout may carry --json or --csv. */
+	if (app_telemetry_start(&eo, "pktgen", stderr, NULL, NULL, &tel) < 0)
+		goto out;
 	if (setup_interrupted("after creating the ports"))
 		goto out;
 	nports = unic_env_ports(env, ports, UNIC_PORT_MAX);
@@ -1498,6 +1503,7 @@ int main(int argc, char **argv)
 		ret = PG_EXIT_FAIL;
 	}
 out:
+	unic_telemetry_stop(tel);
 	drop_all_pending(&a);
 	{
 		struct pg_pcap_writer *w[2] = { a.wtx, a.wrx };

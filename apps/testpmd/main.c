@@ -11,6 +11,8 @@
  * between batch lines, and while the prompt waits for a key (libedit reads
  * through ev_getc, which polls the terminal and the event fd).
  */
+#include <inttypes.h>
+#include <pthread.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,6 +27,7 @@
 #include <unic/log.h>
 
 #include "app_opts.h"
+#include "app_telemetry.h"
 #include "history.h"
 #include "testpmd.h"
 
@@ -238,6 +241,56 @@ static char **complete(const char *text, int start, int end)
 
 /* ---- the loops ------------------------------------------------------------------- */
 
+/*
+ * Telemetry's /testpmd/streams reads the forwarding streams from its own
+ * thread; commands (start and stop free and make them) run under this lock,
+ * and so does the read.
+ */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int exec_locked(struct tp_app *app, const struct tp_cmd *cmd)
+{
+	int rc;
+
+	if (cmd->def->id == TP_CMD_SLEEP)
+		return tp_exec(app, cmd);    /* touches no stream: telemetry goes on */
+	pthread_mutex_lock(&tel_lock);
+	rc = tp_exec(app, cmd);
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+/* /testpmd/streams: each forwarding stream and its queues' counters. */
+static int tel_streams(const char *c, const char *param, struct unic_tel_out *out, void *arg)
+{
+	struct tp_app *app = arg;
+
+	(void)c, (void)param;
+	pthread_mutex_lock(&tel_lock);
+	unic_tel_out_printf(out, "{\"forwarding\":%s,\"engine\":\"%s\",\"streams\":[",
+			    app->fwd_on ? "true" : "false", tp_engine_name(app->engine));
+	for (unsigned i = 0; app->fwd_on && i < app->nb_streams; i++) {
+		const struct tp_stream *s = &app->streams[i];
+
+		unic_tel_out_printf(out, "%s{\"stream\":%u,\"rx_port\":%u,\"rx_queue\":%u,\"tx_port\":%u"
+				    ",\"tx_queue\":%u,\"rx\":%" PRIu64 ",\"tx\":%" PRIu64
+				    ",\"dropped\":%" PRIu64 "}",
+				    i ? "," : "", i, s->rx_port, s->rx_q, s->tx_port, s->tx_q,
+				    s->rxc ? unic_counter_read(&s->rxc->rx) : 0,
+				    s->txc ? unic_counter_read(&s->txc->tx) : 0,
+				    s->txc ? unic_counter_read(&s->txc->dropped) : 0);
+	}
+	unic_tel_out_printf(out, "]}");
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+static void tel_register(struct unic_telemetry *tel, void *app)
+{
+	unic_telemetry_register(tel, "/testpmd/streams", tel_streams, app,
+				"unic-testpmd's forwarding streams: ports, queues, rx, tx, dropped");
+}
+
 /* Parse and run one line. @return 0, TP_EXEC_QUIT, or < 0 (it failed). */
 static int run_line(struct tp_app *app, const char *line)
 {
@@ -251,7 +304,7 @@ static int run_line(struct tp_app *app, const char *line)
 		fprintf(app->err, "%s\n", err);
 		return -EINVAL;
 	}
-	return tp_exec(app, &cmd);
+	return exec_locked(app, &cmd);
 }
 
 #define BATCH_OK     0
@@ -357,6 +410,7 @@ int main(int argc, char **argv)
 	char err[512];
 	int n, status = TP_EXIT_OK;
 	bool interactive;
+	struct unic_telemetry *tel = NULL;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	n = unic_env_parse(&eo, argc, argv);
@@ -414,13 +468,17 @@ int main(int argc, char **argv)
 	if (status != TP_EXIT_OK)
 		goto out;
 	fprintf(app.out, "Done: %d port%s\n", n, n == 1 ? "" : "s");
+	if (app_telemetry_start(&eo, "testpmd", app.out, tel_register, &app, &tel) < 0) {
+		status = TP_EXIT_FAIL;
+		goto out;
+	}
 	if (tp_events_register(&app) != 0)
 		fprintf(stderr, "unic-testpmd: warning: port events (link, device removal) will not be shown\n");
 	if (o.auto_start) {
 		static struct tp_cmd cmd;
 		char e[256];
 
-		if (tp_cmd_parse("start", &cmd, e, sizeof(e)) != TP_PARSE_OK || tp_exec(&app, &cmd) < 0) {
+		if (tp_cmd_parse("start", &cmd, e, sizeof(e)) != TP_PARSE_OK || exec_locked(&app, &cmd) < 0) {
 			status = TP_EXIT_CMD;
 			goto out;
 		}
@@ -450,6 +508,7 @@ int main(int argc, char **argv)
 	if (got_signal)
 		fprintf(app.out, "\n%s: quitting\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
 out:
+	unic_telemetry_stop(tel);   /* before the streams and ports go */
 	events_dispatch();
 	tp_events_unregister(&app);
 	tp_app_quit(&app);

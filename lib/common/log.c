@@ -17,6 +17,7 @@ static const char *const comp_names[UNIC_LOGC_COUNT] = {
 	[UNIC_LOGC_ENV] = "env",   [UNIC_LOGC_BUS] = "bus",
 	[UNIC_LOGC_PORT] = "port", [UNIC_LOGC_NAPI] = "napi",
 	[UNIC_LOGC_PMD] = "pmd",   [UNIC_LOGC_APP] = "app",
+	[UNIC_LOGC_TELEMETRY] = "telemetry",
 };
 
 static const char *const level_names[] = {
@@ -137,7 +138,7 @@ static int parse_comp(const char *s, size_t len)
 static const char spec_forms[] =
 	"LEVEL or COMPONENT:LEVEL, comma-separated; LEVEL is error, warning, "
 	"notice, info, debug or 1..5; COMPONENT is log, mem, pool, ring, env, "
-	"bus, port, napi, pmd or app";
+	"bus, port, napi, pmd, app or telemetry";
 
 int unic_log_parse_spec(const char *spec)
 {

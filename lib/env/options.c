@@ -28,6 +28,9 @@ enum env_opt {
 	OPT_LOG_LEVEL,
 	OPT_NO_PCI,
 	OPT_VFIO_NOIOMMU,
+	OPT_FILE_PREFIX,
+	OPT_TELEMETRY,
+	OPT_NO_TELEMETRY,
 };
 
 struct env_opt_def {
@@ -77,6 +80,19 @@ static const struct env_opt_def env_opts[] = {
 		.name = "vfio-noiommu", .has_arg = false,
 		.forms = "--vfio-noiommu, without a value",
 	},
+	[OPT_FILE_PREFIX] = {
+		.name = "file-prefix", .has_arg = true,
+		.forms = "--file-prefix NAME or --file-prefix=NAME, NAME of letters, digits, '.', '_' and '-' (up to "
+			 XSTR(UNIC_ENV_PREFIX_MAX) " characters), e.g. --file-prefix fwd1",
+	},
+	[OPT_TELEMETRY] = {
+		.name = "telemetry", .has_arg = false,
+		.forms = "--telemetry, without a value",
+	},
+	[OPT_NO_TELEMETRY] = {
+		.name = "no-telemetry", .has_arg = false,
+		.forms = "--no-telemetry, without a value",
+	},
 };
 
 static const char env_usage[] =
@@ -95,6 +111,10 @@ static const char env_usage[] =
 	"      --no-pci           probe no PCI device (virtual devices only)\n"
 	"      --vfio-noiommu     allow VFIO's no-IOMMU mode (unsafe: the device can\n"
 	"                         reach all memory; IOVA = PA, needs hugepages)\n"
+	"      --file-prefix NAME the instance's name in the runtime directory\n"
+	"                         (the telemetry socket's folder; default unic)\n"
+	"      --telemetry        a telemetry socket that fails to start is an error\n"
+	"      --no-telemetry     no telemetry socket (apps start one by default)\n"
 	"A value follows as the next argument or after '=' (--allow=03:00.0);\n"
 	"short options also take it attached (-a03:00.0, -l0-3).\n";
 
@@ -225,6 +245,29 @@ static int opt_apply(struct unic_env_options *o, int id, int namelen,
 		return 0;
 	case OPT_VFIO_NOIOMMU:
 		o->vfio_noiommu = true;
+		return 0;
+	case OPT_FILE_PREFIX: {
+		size_t len = strlen(val);
+		bool ok = len > 0 && len <= UNIC_ENV_PREFIX_MAX && strcmp(val, ".") != 0 &&
+			  strcmp(val, "..") != 0;
+
+		for (size_t k = 0; ok && k < len; k++)
+			ok = (val[k] >= 'a' && val[k] <= 'z') || (val[k] >= 'A' && val[k] <= 'Z') ||
+			     (val[k] >= '0' && val[k] <= '9') || val[k] == '.' || val[k] == '_' ||
+			     val[k] == '-';
+		if (!ok) {
+			UNIC_LOG(ERR, ENV, "option %.*s: bad name '%s'; expected %s",
+				 namelen, name, val, def->forms);
+			return -EINVAL;
+		}
+		o->file_prefix = val;
+		return 0;
+	}
+	case OPT_TELEMETRY:
+		o->telemetry = UNIC_ENV_TELEMETRY_ON;
+		return 0;
+	case OPT_NO_TELEMETRY:
+		o->telemetry = UNIC_ENV_TELEMETRY_OFF;
 		return 0;
 	}
 	return -EINVAL;

@@ -57,6 +57,61 @@ static void napi_ctx_put(struct unic_napi_ctx *ctx)
 		napi_ctx_free(ctx);
 }
 
+/* ---- the registry ----------------------------------------------------------- */
+
+/*
+ * Every live context, for unic_napi_ctx_foreach() (a statistics or
+ * telemetry thread). Linked at the end of create, unlinked at the start of
+ * destroy, both under the lock, and foreach calls its callback under it: a
+ * context it hands out is not destroyed until the callback returns. The
+ * context threads never take this lock.
+ */
+static pthread_mutex_t napi_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct unic_napi_ctx *napi_registry;
+static uint32_t napi_next_id;
+
+static void napi_registry_add(struct unic_napi_ctx *ctx)
+{
+	struct unic_napi_ctx **pp;
+
+	pthread_mutex_lock(&napi_registry_lock);
+	ctx->id = napi_next_id++;
+	for (pp = &napi_registry; *pp; pp = &(*pp)->reg_next)
+		;
+	*pp = ctx;
+	pthread_mutex_unlock(&napi_registry_lock);
+}
+
+static void napi_registry_del(struct unic_napi_ctx *ctx)
+{
+	pthread_mutex_lock(&napi_registry_lock);
+	for (struct unic_napi_ctx **pp = &napi_registry; *pp; pp = &(*pp)->reg_next) {
+		if (*pp == ctx) {
+			*pp = ctx->reg_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&napi_registry_lock);
+}
+
+int unic_napi_ctx_foreach(int (*fn)(struct unic_napi_ctx *ctx, void *arg), void *arg)
+{
+	int rc = 0;
+
+	if (fn == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&napi_registry_lock);
+	for (struct unic_napi_ctx *c = napi_registry; c && rc == 0; c = c->reg_next)
+		rc = fn(c, arg);
+	pthread_mutex_unlock(&napi_registry_lock);
+	return rc;
+}
+
+uint32_t unic_napi_ctx_id(const struct unic_napi_ctx *ctx)
+{
+	return ctx->id;
+}
+
 /* ---- creation --------------------------------------------------------------- */
 
 struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
@@ -178,6 +233,7 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	}
 	UNIC_LOG(DEBUG, NAPI, "%s: created, mode %s, budget %u", ctx->name,
 		 unic_rx_mode_name(c.mode), c.budget);
+	napi_registry_add(ctx);
 	return ctx;
 fail:
 	napi_ctx_free(ctx);
@@ -730,6 +786,7 @@ void unic_napi_ctx_destroy(struct unic_napi_ctx *ctx)
 			 ctx->name);
 		return;
 	}
+	napi_registry_del(ctx);
 	pthread_mutex_lock(&ctx->lock);
 	for (uint32_t i = 0; i < ctx->conf.max_queues; i++)
 		if (ctx->qs[i].port != NULL || ctx->qs[i].req == NAPI_REQ_ADD)
@@ -851,6 +908,34 @@ int unic_napi_queue_stats_get(struct unic_napi_ctx *ctx, struct unic_port *port,
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	return rc;
+}
+
+int unic_napi_queues_get(struct unic_napi_ctx *ctx, struct unic_napi_queue_info *info,
+			 unsigned max)
+{
+	unsigned n = 0;
+
+	if (ctx == NULL || (info == NULL && max))
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->port == NULL)
+			continue;
+		if (n < max) {
+			memset(&info[n], 0, sizeof(info[n]));
+			info[n].port_id = unic_port_id(qs->port);
+			snprintf(info[n].port_name, sizeof(info[n].port_name), "%s",
+				 unic_port_name(qs->port));
+			info[n].q = qs->q;
+			info[n].weight = qs->weight;
+			napi_qcounters_take(&info[n].stats, &qs->cnt, false);
+		}
+		n++;
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return (int)n;
 }
 
 uint64_t unic_napi_hist_percentile(const uint64_t *hist, unsigned nb, double p)

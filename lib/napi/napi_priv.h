@@ -179,6 +179,8 @@ struct unic_napi_ctx {
 	pthread_cond_t cond;         /* done_seq moved */
 
 	char name[32];
+	uint32_t id;                 /* unic_napi_ctx_id(): from the registry */
+	struct unic_napi_ctx *reg_next; /* napi_registry (its lock) */
 	struct unic_napi_conf conf;
 	struct unic_napi_hooks hooks;
 	uint64_t idle_ns, retry_ns, max_sleep_ns;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include <unic/pool.h>
@@ -45,7 +46,54 @@ struct unic_pool_priv {
 	uint64_t debug_corrupt;     /* atomic */
 	uint64_t debug_foreign;     /* atomic */
 	uint64_t put_overflow;      /* atomic: puts the ring could not take */
+	struct unic_pool *reg_next; /* pool_registry */
 };
+
+/*
+ * Every live pool, for unic_pool_foreach() (a statistics or telemetry
+ * thread). A pool is linked once it is complete and unlinked before it is
+ * freed, both under the lock, and foreach calls its callback under the
+ * lock: a pool it hands out is not freed meanwhile. Only create, destroy
+ * and foreach take it; the fast path never does.
+ */
+static pthread_mutex_t pool_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct unic_pool *pool_registry;
+
+static void pool_registry_add(struct unic_pool *pool)
+{
+	struct unic_pool **pp;
+
+	pthread_mutex_lock(&pool_registry_lock);
+	for (pp = &pool_registry; *pp; pp = &(*pp)->priv->reg_next)
+		;
+	*pp = pool;
+	pthread_mutex_unlock(&pool_registry_lock);
+}
+
+static void pool_registry_del(struct unic_pool *pool)
+{
+	pthread_mutex_lock(&pool_registry_lock);
+	for (struct unic_pool **pp = &pool_registry; *pp; pp = &(*pp)->priv->reg_next) {
+		if (*pp == pool) {
+			*pp = pool->priv->reg_next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pool_registry_lock);
+}
+
+int unic_pool_foreach(int (*fn)(struct unic_pool *pool, void *arg), void *arg)
+{
+	int rc = 0;
+
+	if (fn == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&pool_registry_lock);
+	for (struct unic_pool *p = pool_registry; p && rc == 0; p = p->priv->reg_next)
+		rc = fn(p, arg);
+	pthread_mutex_unlock(&pool_registry_lock);
+	return rc;
+}
 
 bool unic_pool_debug_enabled(void)
 {
@@ -411,6 +459,7 @@ static struct unic_pool *pool_create(const struct unic_pool_conf *ucfg,
 	UNIC_LOG(DEBUG, POOL, "pool %s: %u objects of %u bytes (element %u), cache %u, %u chunk(s)",
 		 pool->name, pool->count, pool->obj_size, pool->elt_size, pool->cache_size,
 		 pool->priv->nb_chunks);
+	pool_registry_add(pool);
 	return pool;
 
 err_free_pool:
@@ -432,6 +481,7 @@ void unic_pool_destroy(struct unic_pool *pool)
 
 	if (pool == NULL)
 		return;
+	pool_registry_del(pool);   /* first: a reader in unic_pool_foreach() is done with it */
 	in_use = unic_pool_in_use_count(pool);
 	if (in_use)
 		UNIC_LOG(WARNING, POOL, "pool %s freed with %u of %u objects still in use",

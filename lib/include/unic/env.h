@@ -19,6 +19,13 @@
  *       --log-level SPEC   e.g. "debug" or "info,mem:debug"
  *       --no-pci           probe no PCI device (virtual devices only)
  *       --vfio-noiommu     allow VFIO's no-IOMMU mode (unsafe; IOVA = PA)
+ *       --file-prefix NAME the instance's name in the runtime directory
+ *                          (its telemetry socket's folder; default "unic")
+ *       --telemetry        a telemetry socket that cannot start is an error
+ *       --no-telemetry     no telemetry socket
+ *
+ * The environment does not start telemetry itself: an application does,
+ * with unic_telemetry_start() (unic/telemetry.h), from these options.
  *
  * A bad option is reported with the option, what was given and the
  * accepted forms; parsing returns -EINVAL and never exits.
@@ -45,6 +52,16 @@ struct unic_port;
 /** Room for a normalised PCI address "DDDD:BB:DD.F" and its NUL. */
 #define UNIC_ENV_BDF_LEN 13
 
+/** Longest --file-prefix. */
+#define UNIC_ENV_PREFIX_MAX 64
+
+/** --telemetry / --no-telemetry. */
+enum unic_env_telemetry {
+	UNIC_ENV_TELEMETRY_DEFAULT = 0, /**< neither: the app's default (a failure is a warning) */
+	UNIC_ENV_TELEMETRY_ON,          /**< --telemetry: a failure to start is an error */
+	UNIC_ENV_TELEMETRY_OFF,         /**< --no-telemetry */
+};
+
 /** --iova-mode. */
 enum unic_env_iova {
 	UNIC_ENV_IOVA_AUTO = 0, /**< not given: chosen as unic_env_create() says */
@@ -70,6 +87,8 @@ struct unic_env_options {
 	const char *log_level;         /**< --log-level, or NULL (applied by unic_env_parse()) */
 	bool no_pci;                   /**< --no-pci: probe no PCI device */
 	bool vfio_noiommu;             /**< --vfio-noiommu: allow VFIO no-IOMMU */
+	const char *file_prefix;       /**< --file-prefix, or NULL ("unic") */
+	enum unic_env_telemetry telemetry; /**< --telemetry / --no-telemetry */
 };
 
 /**

@@ -47,6 +47,7 @@ enum unic_log_comp {
 	UNIC_LOGC_NAPI,  /**< lib/napi */
 	UNIC_LOGC_PMD,   /**< drivers */
 	UNIC_LOGC_APP,   /**< applications and tests */
+	UNIC_LOGC_TELEMETRY, /**< lib/telemetry */
 	UNIC_LOGC_COUNT  /**< number of components */
 };
 

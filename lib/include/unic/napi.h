@@ -260,6 +260,38 @@ int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stat
 int unic_napi_queue_stats_get(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q,
 			      struct unic_napi_queue_stats *st);
 
+/** One rx queue of a context (unic_napi_queues_get()). */
+struct unic_napi_queue_info {
+	uint16_t port_id;          /**< the port's id (unic_port_id()) */
+	uint16_t q;                /**< the rx queue */
+	uint16_t weight;           /**< packets per poll */
+	char port_name[32];        /**< the port's name, truncated */
+	struct unic_napi_queue_stats stats; /**< its counters */
+};
+
+/**
+ * The rx queues the context holds now, with their counters (any thread; a
+ * short hold of the context's lock, as the other getters).
+ * @return how many it holds (may exceed @p max: only @p max are written),
+ *         or -EINVAL.
+ */
+int unic_napi_queues_get(struct unic_napi_ctx *ctx, struct unic_napi_queue_info *info,
+			 unsigned max);
+
+/**
+ * Call @p fn for every live context, in creation order, until it returns
+ * non-zero (a statistics or telemetry thread enumerating contexts). The
+ * callback runs under the contexts' registry lock: a context it is handed
+ * is not destroyed until it returns (unic_napi_ctx_destroy() waits), so it
+ * may call the metrics getters on it; it must not create or destroy a
+ * context, nor run one. No context thread takes that lock.
+ * @return 0, fn's first non-zero return, or -EINVAL (fn NULL).
+ */
+int unic_napi_ctx_foreach(int (*fn)(struct unic_napi_ctx *ctx, void *arg), void *arg);
+
+/** The context's id: 0, 1, ... in creation order over the process's life. */
+uint32_t unic_napi_ctx_id(const struct unic_napi_ctx *ctx);
+
 /**
  * The value under which a fraction @p p (0..1) of the samples of a
  * histogram fall, as the upper edge of its bucket (ns). 0 with no samples.

@@ -146,6 +146,17 @@ void unic_pool_stats_get(const struct unic_pool *pool, struct unic_pool_stats *s
 /** IOVA of an object (slow: looks up its segment). @return 0 or -ENOENT. */
 int unic_pool_obj_iova(const struct unic_pool *pool, const void *obj, uint64_t *iova);
 
+/**
+ * Call @p fn for every live pool, in creation order, until it returns
+ * non-zero (a statistics or telemetry thread enumerating pools). The
+ * callback runs under the pools' registry lock: a pool it is handed is not
+ * freed until it returns (unic_pool_destroy() waits), so it may read the
+ * pool's counts; it must not create or destroy a pool. The fast path never
+ * takes that lock.
+ * @return 0, fn's first non-zero return, or -EINVAL (fn NULL).
+ */
+int unic_pool_foreach(int (*fn)(struct unic_pool *pool, void *arg), void *arg);
+
 /** Whether this build checks cookies (-Dpool_debug=true). */
 bool unic_pool_debug_enabled(void);
 

@@ -21,6 +21,7 @@
 #include <unic/bus.h>
 #include <unic/port.h>
 #include <unic/napi.h>
+#include <unic/telemetry.h>
 #include <unic/cksum.h>
 #include <unic/net.h>
 
