@@ -54,19 +54,21 @@ static uint32_t afxdp_complete_pool(struct afxdp_queue *xq);
 /*
  * The tx kick. In copy mode the kernel sends inside the call, at most 32
  * frames of the tx ring a call (net/xdp/xsk.c, TX_BATCH_SIZE), and says
- * EAGAIN when it stopped with more left or found the completion ring full;
- * EBUSY when the device was busy. Kick again then, with the completions
- * taken back first, until the ring is empty, as many times as the ring has
+ * EAGAIN when it stopped with more left (or found the completion ring or
+ * the socket's send buffer full); EBUSY when the device was busy. Kick
+ * again then, with the completions taken back first, while each call took
+ * some frames and some are left, at most as many times as the ring has
  * batches: the frames of a burst leave in this call, not at the next.
  * @return completions taken back.
  */
 static uint32_t afxdp_kick_tx(struct afxdp_queue *xq)
 {
-	uint32_t reaped = 0, tries = xq->nb_tx_frames / 32 + 2;
+	uint32_t reaped = 0, tries = xq->nb_tx_frames / 32 + 2, cons;
 
 	if (xq->fd < 0)
 		return 0;
 	for (;;) {
+		cons = __atomic_load_n(xq->tx.consumer, __ATOMIC_ACQUIRE);
 		unic_counter_add(&xq->tx_x[AFXDP_TX_WAKEUPS], 1);
 		if (sendto(xq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
 			break;
@@ -75,7 +77,10 @@ static uint32_t afxdp_kick_tx(struct afxdp_queue *xq)
 				unic_counter_add(&xq->tx_x[AFXDP_TX_KICK_ERRORS], 1);
 			break;
 		}
-		if (--tries == 0 || __atomic_load_n(xq->tx.consumer, __ATOMIC_ACQUIRE) == *xq->tx.producer)
+		/* Nothing taken (a full completion ring or send buffer: the
+		 * next burst reaps first), nothing left, or enough tries. */
+		if (--tries == 0 || __atomic_load_n(xq->tx.consumer, __ATOMIC_ACQUIRE) == cons ||
+		    __atomic_load_n(xq->tx.consumer, __ATOMIC_ACQUIRE) == *xq->tx.producer)
 			break;
 		reaped += xq->pool_umem ? afxdp_complete_pool(xq) : afxdp_complete(xq);
 	}
