@@ -366,7 +366,10 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->backoff = false;
 	qs->woken = false;
 	qs->last_pkt_ns = unic_time_ns();
-	if (qs->has_src)
+	/* A poll context never waits on its epoll set: a source in it would
+	 * only make the kernel run the epoll wake-up on every doorbell (for a
+	 * socket, on every receive flush, on the CPU that delivers). */
+	if (qs->has_src && ctx->conf.mode != UNIC_RX_MODE_POLL)
 		rc = napi_src_bind(ctx, qs, slot);
 	if (rc == 0 || ctx->conf.mode == UNIC_RX_MODE_POLL) {
 		qs->state = NAPI_Q_ACTIVE;

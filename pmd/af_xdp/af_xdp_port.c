@@ -242,7 +242,7 @@ static void afxdp_umem_choose(struct unic_port *port, struct afxdp_queue *xq, ch
 	xq->base = (uint8_t *)lo;
 	xq->umem_len = hi - lo;
 	xq->first = span.first;
-	xq->stride = (uint32_t)span.stride;
+	afxdp_stride_set(xq, (uint32_t)span.stride);
 	xq->nb_objs = span.count;
 	xq->buf0 = (uint64_t)((uint8_t *)span.first + sizeof(struct unic_pkt) - xq->base);
 	xq->chunk = buf_len < AFXDP_FRAME_SIZE ? buf_len : AFXDP_FRAME_SIZE;

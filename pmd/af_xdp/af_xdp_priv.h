@@ -113,6 +113,7 @@ struct afxdp_queue {
 	uint8_t *first;           /* object 0 */
 	uint64_t buf0;
 	uint32_t stride;
+	uint64_t stride_inv;      /* afxdp_stride_set(): 2^64 / stride, rounded up */
 	uint32_t nb_objs;
 	uint32_t chunk;
 	uint8_t *rx_owned;        /* [nb_objs] 1: on the fill ring or the rx ring */
@@ -156,6 +157,31 @@ struct afxdp_port {
 	int orig_mtu;             /* the interface's MTU before this port changed it; 0: unchanged */
 	struct afxdp_queue q[UNIC_PORT_MAX_QUEUES];
 };
+
+/* Pool UMEM: set the object stride and its reciprocal, with which the fast
+ * path turns a UMEM offset into an object index by a multiplication instead
+ * of a division (three of them a frame: receive, refill, completion). */
+static inline void afxdp_stride_set(struct afxdp_queue *xq, uint32_t stride)
+{
+	xq->stride = stride;
+	xq->stride_inv = UINT64_MAX / stride + 1;
+}
+
+/* @p d / stride and @p d % stride. Exact for every d below 2^32 (a 64-bit
+ * reciprocal rounded up: Lemire, Kaser and Kurz, "Faster remainder by
+ * direct computation", 2019); a larger d divides. */
+static inline uint64_t afxdp_stride_div(const struct afxdp_queue *xq, uint64_t d, uint64_t *rem)
+{
+	uint64_t k;
+
+	if (UNIC_UNLIKELY(d > UINT32_MAX)) {
+		*rem = d % xq->stride;
+		return d / xq->stride;
+	}
+	k = (uint64_t)(((unsigned __int128)xq->stride_inv * d) >> 64);
+	*rem = d - k * xq->stride;
+	return k;
+}
 
 static inline struct afxdp_port *afxdp_priv(struct unic_port *port)
 {

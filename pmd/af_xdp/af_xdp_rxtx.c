@@ -48,14 +48,43 @@ static int afxdp_kick_rx(struct afxdp_queue *xq)
 	return (int)recvfrom(xq->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
-static void afxdp_kick_tx(struct afxdp_queue *xq)
+static uint32_t afxdp_complete(struct afxdp_queue *xq);
+static uint32_t afxdp_complete_pool(struct afxdp_queue *xq);
+
+/*
+ * The tx kick. In copy mode the kernel sends inside the call, at most 32
+ * frames of the tx ring a call (net/xdp/xsk.c, TX_BATCH_SIZE), and says
+ * EAGAIN when it stopped with more left (or found the completion ring or
+ * the socket's send buffer full); EBUSY when the device was busy. Kick
+ * again then, with the completions taken back first, while each call took
+ * some frames and some are left, at most as many times as the ring has
+ * batches: the frames of a burst leave in this call, not at the next.
+ * @return completions taken back.
+ */
+static uint32_t afxdp_kick_tx(struct afxdp_queue *xq)
 {
+	uint32_t reaped = 0, tries = xq->nb_tx_frames / 32 + 2, cons;
+
 	if (xq->fd < 0)
-		return;
-	unic_counter_add(&xq->tx_x[AFXDP_TX_WAKEUPS], 1);
-	if (sendto(xq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 && errno != EAGAIN &&
-	    errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
-		unic_counter_add(&xq->tx_x[AFXDP_TX_KICK_ERRORS], 1);
+		return 0;
+	for (;;) {
+		cons = __atomic_load_n(xq->tx.consumer, __ATOMIC_ACQUIRE);
+		unic_counter_add(&xq->tx_x[AFXDP_TX_WAKEUPS], 1);
+		if (sendto(xq->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+			break;
+		if (errno != EAGAIN && errno != EBUSY) {
+			if (errno != ENOBUFS && errno != ENETDOWN)
+				unic_counter_add(&xq->tx_x[AFXDP_TX_KICK_ERRORS], 1);
+			break;
+		}
+		/* Nothing taken (a full completion ring or send buffer: the
+		 * next burst reaps first), nothing left, or enough tries. */
+		if (--tries == 0 || __atomic_load_n(xq->tx.consumer, __ATOMIC_ACQUIRE) == cons ||
+		    __atomic_load_n(xq->tx.consumer, __ATOMIC_ACQUIRE) == *xq->tx.producer)
+			break;
+		reaped += xq->pool_umem ? afxdp_complete_pool(xq) : afxdp_complete(xq);
+	}
+	return reaped;
 }
 
 /* Give the stashed receive frames back to the fill ring, as many as it
@@ -261,13 +290,12 @@ static uint16_t afxdp_tx_copy(struct afxdp_queue *xq, struct unic_pkt **pkts, ui
  * when @p exact. @return its index, or UINT32_MAX. */
 static uint32_t afxdp_obj(const struct afxdp_queue *xq, uint64_t off, bool exact)
 {
-	uint64_t d, k;
+	uint64_t k, r;
 
 	if (off < xq->buf0)
 		return UINT32_MAX;
-	d = off - xq->buf0;
-	k = d / xq->stride;
-	if (k >= xq->nb_objs || (exact && d % xq->stride) || d % xq->stride >= xq->chunk)
+	k = afxdp_stride_div(xq, off - xq->buf0, &r);
+	if (k >= xq->nb_objs || (exact && r) || r >= xq->chunk)
 		return UINT32_MAX;
 	return (uint32_t)k;
 }
@@ -367,10 +395,12 @@ static uint16_t afxdp_rx_pool(struct afxdp_queue *xq, struct unic_pkt **pkts, ui
 	return (uint16_t)out;
 }
 
-/* Free the packets the completion ring returns. @return packets freed. */
+/* Free the packets the completion ring returns, a bulk put per 64.
+ * @return packets freed. */
 static uint32_t afxdp_complete_pool(struct afxdp_queue *xq)
 {
-	uint32_t avail, idx, i, done = 0;
+	struct unic_pkt *done_pkts[64];
+	uint32_t avail, idx, i, done = 0, nd = 0;
 
 	avail = afxdp_cons_avail(&xq->cq, xq->nb_tx_frames, &xq->tx_x[AFXDP_TX_BAD_INDEX]);
 	idx = xq->cq.cached_cons;
@@ -384,8 +414,16 @@ static uint32_t afxdp_complete_pool(struct afxdp_queue *xq)
 		}
 		xq->tx_owned[k] = 0;
 		xq->tx_held--;
-		unic_pkt_free(afxdp_pkt(xq, k));
-		done++;
+		done_pkts[nd++] = afxdp_pkt(xq, k);
+		if (nd == UNIC_ARRAY_SIZE(done_pkts)) {
+			unic_pkt_free_bulk(done_pkts, nd);
+			done += nd;
+			nd = 0;
+		}
+	}
+	if (nd) {
+		unic_pkt_free_bulk(done_pkts, nd);
+		done += nd;
 	}
 	if (avail) {
 		xq->cq.cached_cons += avail;
@@ -512,11 +550,12 @@ int afxdp_tx_reclaim(void *q)
 {
 	struct afxdp_queue *xq = q;
 	bool busy = xq->pool_umem ? xq->tx_held > 0 : xq->tx_free_n < xq->nb_tx_frames;
+	uint32_t reaped = 0;
 
 	/* Frames still on the tx ring in copy mode go out only on a kick. */
 	if (busy && xsk_ring_prod__needs_wakeup(&xq->tx))
-		afxdp_kick_tx(xq);
-	return (int)(xq->pool_umem ? afxdp_complete_pool(xq) : afxdp_complete(xq));
+		reaped = afxdp_kick_tx(xq);
+	return (int)(reaped + (xq->pool_umem ? afxdp_complete_pool(xq) : afxdp_complete(xq)));
 }
 
 bool afxdp_rx_pending(void *q)

@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		xq.pool_umem = true;
 		xq.base = (uint8_t *)lo;
 		xq.first = span.first;
-		xq.stride = (uint32_t)span.stride;
+		afxdp_stride_set(&xq, (uint32_t)span.stride);
 		xq.nb_objs = span.count;
 		xq.buf0 = (uint64_t)((uint8_t *)span.first + sizeof(struct unic_pkt) - xq.base);
 		xq.chunk = (uint32_t)pool->pkt_headroom + pool->pkt_dataroom;

@@ -317,6 +317,44 @@ Test(af_xdp, a_spec_naming_a_missing_interface_is_refused_naming_it)
 	cr_assert_eq(unic_vdev_create("af_xdp0,iface=lo,queue_count=0", &p), -EINVAL);
 }
 
+/* ---- object index by reciprocal ------------------------------------------ */
+
+/* The fast path's offset -> object index is a multiplication by the
+ * stride's reciprocal: the same quotient and remainder as a division for
+ * every offset below 2^32 (and a division above), for pool strides of
+ * every shape (powers of two, odd, near 2^32). */
+Test(af_xdp, the_reciprocal_object_index_equals_a_division_for_every_stride_shape)
+{
+	static const uint32_t strides[] = { 2048, 2176, 2304, 2368, 2432, 4096, 4097, 9216, 65535,
+					    1000003, 0x7fffffff, 0xfffffffbu, 0xffffffffu };
+	struct afxdp_queue q = { 0 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned s = 0; s < UNIC_ARRAY_SIZE(strides); s++) {
+		uint32_t st = strides[s];
+
+		afxdp_stride_set(&q, st);
+		for (uint64_t i = 0; i < 300000; i++) {
+			uint64_t d, k, r;
+
+			if (i < 4096)           /* the first objects, every offset near their edges */
+				d = (i / 8) * st + (i % 8) - (i >= 8 ? 4 : 0);
+			else if (i < 4200)      /* the top of the 32-bit range */
+				d = UINT32_MAX - (i - 4096);
+			else if (i < 4300)      /* past it: the division */
+				d = (uint64_t)UINT32_MAX + 1 + (i - 4200) * 977;
+			else {                  /* anywhere below 2^32 */
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				d = x & UINT32_MAX;
+			}
+			k = afxdp_stride_div(&q, d, &r);
+			cr_assert(k == d / st && r == d % st, "stride %u, offset %llu: %llu rem %llu, expected %llu rem %llu",
+				  st, (unsigned long long)d, (unsigned long long)k, (unsigned long long)r,
+				  (unsigned long long)(d / st), (unsigned long long)(d % st));
+		}
+	}
+}
+
 /* ---- the pool as the UMEM ------------------------------------------------ */
 
 #include "unic_pool_span.h"
@@ -333,7 +371,7 @@ static void pool_mode(void)
 	xq.base = (uint8_t *)lo;
 	xq.umem_len = (uintptr_t)span.zone + span.zone_len - lo;
 	xq.first = span.first;
-	xq.stride = (uint32_t)span.stride;
+	afxdp_stride_set(&xq, (uint32_t)span.stride);
 	xq.nb_objs = span.count;
 	xq.buf0 = (uint64_t)((uint8_t *)span.first + sizeof(struct unic_pkt) - xq.base);
 	xq.chunk = (uint32_t)pool->pkt_headroom + pool->pkt_dataroom;

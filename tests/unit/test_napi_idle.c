@@ -62,6 +62,63 @@ Test(napi_idle, an_idle_poll_context_never_sleeps)
 	cr_assert_eq(st.arms, 0);
 }
 
+/* ---- what a context asks of the kernel ------------------------------------------------ */
+
+/* Whether some epoll set of this process watches @p fd: /proc/self/fdinfo
+ * of an epoll fd lists each watched fd as "tfd: N". */
+static bool epoll_watches(int fd)
+{
+	char path[64], line[256], want[32];
+	bool found = false;
+
+	snprintf(want, sizeof(want), "tfd: %8d ", fd);
+	for (int e = 0; e < 1024 && !found; e++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", e);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, want, strlen(want)) == 0)
+				found = true;
+		fclose(f);
+	}
+	return found;
+}
+
+/* Whether a context in @p mode put rx queue 0's interrupt source into its epoll set. */
+static bool ctx_watches_doorbell(enum unic_rx_mode mode)
+{
+	struct unic_port *tx = port_create("ring0");
+	struct unic_port *rx = port_create("ring1,peer=ring0");
+	struct unic_napi_ctx *ctx = ctx_make(mode, 0);
+	struct unic_intr_source src;
+	bool watched;
+
+	port_up(tx, 1);
+	port_up(rx, 1);
+	cr_assert_eq(unic_port_intr_sources(rx, &src, 1), 1, "%s", logbuf);
+	cr_assert_not(epoll_watches(src.fd), "fd %d is watched before any context has the queue", src.fd);
+	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, drop_handler, NULL), 0, "%s", logbuf);
+	unic_napi_run_once(ctx, 0);
+	watched = epoll_watches(src.fd);
+	unic_napi_ctx_destroy(ctx);
+	port_down(rx);
+	port_down(tx);
+	return watched;
+}
+
+/* A poll context never waits on its epoll set, so a source in it would only
+ * cost: the kernel runs the epoll wake-up callback on every doorbell (for
+ * AF_XDP and AF_PACKET sockets, on every receive flush, on the CPU that
+ * delivers the frames) for a wait that never comes. Hybrid watches it. */
+Test(napi_idle, a_poll_context_leaves_interrupt_sources_out_of_its_epoll_set_and_a_hybrid_one_watches_them)
+{
+	cr_assert(ctx_watches_doorbell(UNIC_RX_MODE_HYBRID), "a hybrid context does not watch the doorbell");
+	cr_assert_not(ctx_watches_doorbell(UNIC_RX_MODE_POLL), "a poll context watches the doorbell");
+}
+
 /* ---- the sleep itself: bounded, and woken once per doorbell -------------------------- */
 
 static struct unic_napi_ctx *ctx_with_max_sleep(uint32_t max_sleep_ms)
