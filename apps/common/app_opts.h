@@ -14,4 +14,11 @@
 int app_parse_u64(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out,
 		  char *err, size_t errlen);
 
+/**
+ * Parse a MAC address written as six two-digit hex bytes separated by ':'
+ * or '-' (02:00:00:00:00:01), into @p mac; @p mac is left alone on an error.
+ * @return 0, or -EINVAL.
+ */
+int app_parse_mac(const char *v, uint8_t mac[6]);
+
 #endif /* UNIC_APP_OPTS_H */

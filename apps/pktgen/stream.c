@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_opts.h"
 #include "stream.h"
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
@@ -113,32 +114,9 @@ void pg_ip_at(const struct pg_ip_range *r, bool ipv6, uint32_t i, uint8_t out[16
 	pg_put32(out + off, lo + i);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int pg_parse_mac(const char *v, uint8_t mac[6])
 {
-	uint8_t m[6];
-
-	if (strlen(v) != 17)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++) {
-		int h = hexval(v[3 * i]), l = hexval(v[3 * i + 1]);
-
-		if (h < 0 || l < 0 || (i < 5 && v[3 * i + 2] != ':' && v[3 * i + 2] != '-'))
-			return -EINVAL;
-		m[i] = (uint8_t)(h << 4 | l);
-	}
-	memcpy(mac, m, 6);
-	return 0;
+	return app_parse_mac(v, mac);
 }
 
 const char *pg_proto_name(uint8_t proto)

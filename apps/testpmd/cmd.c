@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "app_opts.h"
 #include "cmd.h"
 
 #define ENGINES "io|mac|macswap|rxonly|txonly|flowgen|csum"
@@ -175,30 +176,9 @@ static int parse_num(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int parse_mac(const char *s, uint8_t mac[6])
 {
-	for (int i = 0; i < 6; i++) {
-		int h = hexval(s[0]), l = h < 0 ? -1 : hexval(s[1]);
-
-		if (h < 0 || l < 0)
-			return -1;
-		mac[i] = (uint8_t)(h * 16 + l);
-		s += 2;
-		if (i < 5 && *s++ != ':')
-			return -1;
-	}
-	return *s == '\0' ? 0 : -1;
+	return app_parse_mac(s, mac) ? -1 : 0;
 }
 
 static int parse_level(const char *s, uint64_t *out)
