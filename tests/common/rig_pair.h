@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The QEMU rig guest's two e1000e (boots vfio-hub and uio: two e1000e on
- * one QEMU hub), as the guest test programs set them up: memory (IOVA as
+ * one QEMU hub), or an e1000e and the virtio-net on that hub (vfio-hub),
+ * as the guest test programs set them up: memory (IOVA as
  * VA under VFIO, PA under UIO), the bus, a probe that must create both
  * ports, and a packet pool allocated after the devices are open (inside
  * the IOMMU's IOVA window). The library's log goes to stderr, and its tail
