@@ -21,7 +21,8 @@ void rig_pair_setup(const struct rig_pair *rp, const char *pool_name)
 	struct unic_bus_conf bc = { .sz = sizeof(bc) };
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc) };
 	uint16_t ids[UNIC_PORT_MAX];
-	unsigned nb, found = 0;
+	const char *rxd = rp->rx_driver ? rp->rx_driver : "e1000e";
+	unsigned nb;
 	const char *run = getenv("UNIC_VM_RUN");
 	int rc;
 
@@ -37,19 +38,25 @@ void rig_pair_setup(const struct rig_pair *rp, const char *pool_name)
 	*rp->bus = unic_bus_create(&bc);
 	cr_assert_not_null(*rp->bus, "unic_bus_create: %s", strerror(errno));
 	rc = unic_bus_probe(*rp->bus, NULL, 0);
-	cr_assert_geq(rc, 2, "unic_bus_probe created %d ports, expected 2 e1000e; log: %s", rc, logtail);
+	cr_assert_geq(rc, 2, "unic_bus_probe created %d ports, expected an e1000e and a %s; log: %s", rc, rxd,
+		      logtail);
 	nb = unic_port_list(ids, UNIC_PORT_MAX);
-	for (unsigned i = 0; i < nb && found < 2; i++) {
+	for (unsigned i = 0; i < nb; i++) {
 		struct unic_port *p = unic_port_get_by_id(ids[i]);
 		struct unic_port_info info;
 
 		memset(&info, 0, sizeof(info));
-		if (p && unic_port_info_get(p, &info) == 0 && strcmp(info.driver, "e1000e") == 0)
-			rp->ports[found++] = p;
+		if (p == NULL || unic_port_info_get(p, &info) != 0)
+			unic_port_put(p);
+		else if (rp->ports[0] == NULL && strcmp(info.driver, "e1000e") == 0)
+			rp->ports[0] = p;
+		else if (rp->ports[1] == NULL && strcmp(info.driver, rxd) == 0)
+			rp->ports[1] = p;
 		else
 			unic_port_put(p);
 	}
-	cr_assert_eq(found, 2, "found %u e1000e ports, expected 2", found);
+	cr_assert(rp->ports[0] && rp->ports[1], "expected an e1000e and a %s port, found %s and %s; log: %s", rxd,
+		  rp->ports[0] ? "the e1000e" : "no e1000e", rp->ports[1] ? "the receiver" : "no receiver", logtail);
 	/* DMA memory after the devices are open (the IOMMU's IOVA window). */
 	pc.name = pool_name;
 	pc.mem = *rp->mem;

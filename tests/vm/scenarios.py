@@ -231,6 +231,13 @@ BOOTS = [
                  criterion('napi', 'tests/vm/guest/test_napi', timeout=600),
                  Check('napi-report', 'cat /tmp/napi-report.txt'),
              )),
+             # The same over the virtio-net's MSI-X: nic0 sends, nic2
+             # receives on its one rx queue (vector 1).
+             Scenario('napi-virtio', (
+                 Check('napi-virtio', 'UNIC_VM_NAPI_RX=virtio test_napi --tap=- -j1', 'tap',
+                       ('tests/vm/guest/test_napi',), 600),
+                 Check('napi-virtio-report', 'cat /tmp/napi-virtio-report.txt'),
+             )),
              # The testpmd batches on nic0 and the virtio-net (nic2): after
              # the e1000e and napi scenarios, whose exact counts on nic1
              # would see the frames QEMU queues for it meanwhile.

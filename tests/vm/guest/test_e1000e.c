@@ -51,7 +51,7 @@ static char run_id[9];
 static const char *magic = MAGIC;
 /* The library's last messages (log_capture.h), under this file's old name. */
 #define libtail logtail
-static const struct rig_pair rig = { &mem, &bus, &pool, ports, run_id };
+static const struct rig_pair rig = { &mem, &bus, &pool, ports, run_id, NULL };
 
 static bool is_vfio(void)
 {
