@@ -1067,6 +1067,11 @@ static int tel_stats(const char *cmd, const char *param, struct unic_tel_out *ou
 
 	(void)cmd;
 	(void)param;
+	if (rate_owned(a)) {
+		unic_tel_out_error(out, "/pktgen/stats: this run is a %s; its trials are reported when each ends, /pktgen/stats covers a run at one rate",
+				   a->o.bench.sweep_arg ? "--sweep" : "--rfc2544 search");
+		return -EBUSY;
+	}
 	if (__atomic_load_n(&a->phase, __ATOMIC_ACQUIRE) == 0) {
 		unic_tel_out_error(out, "/pktgen/stats: the run is not sending yet (setting up)");
 		return -EAGAIN;

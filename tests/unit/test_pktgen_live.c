@@ -384,6 +384,8 @@ Test(pktgen_live_binary, a_sweep_refuses_a_rate_change)
 	fd = pktgen_sock(out, buf, sizeof(buf), &n);
 	a = ask(fd, "/pktgen/rate,50kpps");
 	cr_assert_str_eq(a, "{\"error\":\"/pktgen/rate: this run is a --sweep, which sets the rate of each trial itself; the rate cannot be changed\"}");
+	a = ask(fd, "/pktgen/stats");
+	HAS(a, "{\"error\":\"/pktgen/stats: this run is a --sweep;");
 	close(fd);
 	kill(pid, SIGINT);
 	binary_read_until(out, buf, sizeof(buf), &n, NULL, 60000);
