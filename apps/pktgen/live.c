@@ -33,7 +33,7 @@ bool pg_rate_req_take(struct pg_rate_req *q, struct pg_rate_spec *spec, char *te
 	pthread_mutex_lock(&q->lock);
 	if (q->pending) {
 		*spec = q->spec;
-		memcpy(text, q->text, sizeof(q->text));
+		snprintf(text, sizeof(q->text), "%s", q->text);
 		q->pending = 0;
 		got = true;
 	}
