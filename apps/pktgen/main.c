@@ -12,9 +12,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +29,7 @@
 #include "arp.h"
 #include "app_telemetry.h"
 #include "csv.h"
+#include "live.h"
 #include "pcap_io.h"
 #include "pkt_build.h"
 #include "pkt_parse.h"
@@ -55,6 +58,7 @@ static_assert(UNIC_PORT_MAX - 1 <= UINT16_MAX, "a port number must fit the stamp
  * set-up step returns, before anything is sent.
  */
 static volatile sig_atomic_t g_stop, g_signals;
+static bool g_key_quit;  /* the q key of the live screen stopped sending */
 
 static void on_signal(int sig)
 {
@@ -114,8 +118,30 @@ struct pg_txp {
 struct pg_rxp {
 	int idx;
 	struct unic_port *port;
-	uint64_t frames;
+	uint64_t frames, bytes;
 	struct port_counts c;
+};
+
+#define PG_RATE_CHANGES_MAX 16  /* rate changes the report lists (all are counted) */
+
+/* What /pktgen/stats answers: the loop's counts, copied every 100 ms. */
+struct pg_live_snap {
+	pthread_mutex_t lock;
+	double t_s;
+	char rate[32];
+	unsigned nb;
+	uint64_t sent[PG_MAX_STREAMS], received[PG_MAX_STREAMS], lost[PG_MAX_STREAMS];
+	uint64_t sent_all, rx_frames;
+	unsigned nb_changes;
+};
+
+/* The live screen's counts a second ago, for its rates. */
+struct pg_screen_prev {
+	uint64_t txp_sent[PG_MAX_STREAMS], txp_bytes[PG_MAX_STREAMS];
+	uint64_t rxp_frames[PG_MAX_STREAMS], rxp_bytes[PG_MAX_STREAMS];
+	uint64_t st_sent[PG_MAX_STREAMS], st_bytes[PG_MAX_STREAMS];
+	uint64_t st_rx[PG_MAX_STREAMS], st_rx_bytes[PG_MAX_STREAMS];
+	uint64_t sent, sent_bytes, rx, rx_bytes;
 };
 
 struct pg_app {
@@ -170,6 +196,17 @@ struct pg_app {
 	uint64_t sent_mark, bytes_mark, stale;
 	double start_real;         /* unix time of the measured part's start */
 	struct port_counts txc, rxc;  /* stream 0's ports */
+	/* While it runs: rate changes (live.h), the screen, /pktgen/stats. */
+	int phase;                 /* atomic: 0 setting up, 1 sending (rates may change), 2 over */
+	struct pg_rate_spec cur_rate; /* the whole rate now (--rate until changed) */
+	struct pg_rate_req req;
+	unsigned nb_changes;
+	struct { double t_s; char text[32]; } changes[PG_RATE_CHANGES_MAX];
+	struct pg_live_snap snap;
+	struct pg_screen_prev prev;
+	struct pg_screen scr;
+	char msg[160];             /* the screen's message line */
+	bool keys;                 /* stdin is a terminal in raw mode */
 };
 
 static void port_counts_get(struct unic_port *port, const char *hw_name, struct port_counts *c)
@@ -253,6 +290,7 @@ static void poll_rx(struct pg_app *a)
 			if (arp_frame(a, a->rxp[r].port, a->rxp[r].idx, pk[i]))
 				continue;
 			a->rxp[r].frames++;
+			a->rxp[r].bytes += pg_link_bytes(pk[i]->pkt_len);
 			rx_frame(a, pk[i], now);
 		}
 		if (n)
@@ -413,23 +451,6 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
 		t->last_take_ns = unic_time_ns();
 }
 
-static void status_line(struct pg_app *a, uint64_t now_ns, uint64_t *last_sent, uint64_t *last_rx,
-			uint64_t *last_ns)
-{
-	double dt = (double)(now_ns - *last_ns) / 1e9;
-	uint64_t rx = a->rs.frames;
-
-	fprintf(stderr, "\r%.0fs tx %.3f Mpps rx %.3f Mpps | sent %" PRIu64 " received %" PRIu64
-		" no-stamp %" PRIu64 " in flight/lost %" PRIu64 "   ",
-		(double)(now_ns - a->t_start_ns) / 1e9, (double)(a->sent - *last_sent) / dt / 1e6,
-		(double)(rx - *last_rx) / dt / 1e6, a->sent, rx, a->rs.no_stamp,
-		a->sent > rx ? a->sent - rx : 0);
-	fflush(stderr);
-	*last_sent = a->sent;
-	*last_rx = rx;
-	*last_ns = now_ns;
-}
-
 /* Drop the frames the port never took; their records leave the tx capture. */
 static void drop_pending(struct pg_app *a, struct pg_txp *t)
 {
@@ -554,7 +575,7 @@ static void report(struct pg_app *a)
 		for (unsigned i = 0; i < a->nb_sr; i++)
 			req += pg_rate_requested(&a->sr[i].rate);
 	}
-	miss = pg_rate_missed(req, ach);
+	miss = pg_rate_missed(req, ach) && a->nb_changes == 0;  /* changed: the average of several rates */
 
 	if (a->cap.nb) {  /* replayed: counted by frames, not stamps */
 		received = a->rs.frames;
@@ -587,6 +608,13 @@ static void report(struct pg_app *a)
 		if (req > 0)
 			printf(",\"rate\":{\"unit\":\"%s\",\"requested\":%.1f,\"achieved\":%.1f,\"missed\":%s}",
 			       pg_rate_unit_name(a->rate.spec.unit), req, ach, miss ? "true" : "false");
+		if (a->nb_changes) {
+			printf(",\"rate_changes\":{\"count\":%u,\"changes\":[", a->nb_changes);
+			for (unsigned i = 0; i < a->nb_changes && i < PG_RATE_CHANGES_MAX; i++)
+				printf("%s{\"seconds\":%.3f,\"rate\":\"%s\"}", i ? "," : "", a->changes[i].t_s,
+				       a->changes[i].text);
+			printf("]}");
+		}
 		printf(",\"tx_port_stats\":{\"ok\":%s,\"opackets\":%" PRIu64 ",\"obytes\":%" PRIu64
 		       ",\"oerrors\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRId64 "}",
 		       a->txc.ok ? "true" : "false", a->txc.st.opackets, a->txc.st.obytes,
@@ -648,13 +676,24 @@ static void report(struct pg_app *a)
 			fprintf(o, ", hardware tx_good_packets %" PRIu64, a->txc.hw);
 		fprintf(o, "\n");
 	}
+	if (g_key_quit && !g_signals)
+		fprintf(o, "stopped by the q key after %.3f s of sending\n", tx_s);
 	if (g_signals)
 		fprintf(o, "stopped by a signal after %.3f s of sending%s\n", tx_s,
 			g_signals > 1 ? "; a second one ended the wait for frames in flight (those not back count as lost)" : "");
 	if (req > 0)
 		fprintf(o, "rate: requested %.1f, achieved %.1f %s%s\n", req, ach,
 		       pg_rate_unit_name(a->rate.spec.unit),
-		       miss ? "  ** MISSED by more than 1% **" : " (within 1%)");
+		       miss ? "  ** MISSED by more than 1% **" :
+		       a->nb_changes ? " (the rate changed: the achieved figure averages the whole run)" : " (within 1%)");
+	if (a->nb_changes) {
+		fprintf(o, "rate changed %u time(s) while sending:", a->nb_changes);
+		for (unsigned i = 0; i < a->nb_changes && i < PG_RATE_CHANGES_MAX; i++)
+			fprintf(o, "%s at %.3f s to %s", i ? "," : "", a->changes[i].t_s, a->changes[i].text);
+		if (a->nb_changes > PG_RATE_CHANGES_MAX)
+			fprintf(o, ", and %u more", a->nb_changes - PG_RATE_CHANGES_MAX);
+		fprintf(o, "\n");
+	}
 	for (unsigned k = 0; a->nb_rxp > 1 && k < a->nb_rxp; k++) {
 		const struct pg_rxp *r = &a->rxp[k];
 
@@ -913,6 +952,335 @@ static bool all_back(const struct pg_app *a)
 	return a->rs.frames >= a->sent && a->sent > 0;
 }
 
+/* The tx port of stream @p sr: its link speed. */
+static uint32_t stream_link(const struct pg_app *a, const struct pg_stream_run *sr)
+{
+	for (unsigned k = 0; k < a->nb_txp; k++)
+		if (a->txp[k].idx == sr->spec->tx_port)
+			return a->txp[k].link_mbps;
+	return 0;
+}
+
+/*
+ * Can the run change to rate @p spec? Every stream's share of it is paced
+ * as at start, and no tx port's streams go past its link. Reads only what
+ * is fixed once the run starts (specs, ids, links): any thread may ask.
+ */
+static int rate_check(const struct pg_app *a, const struct pg_rate_spec *spec, char *err, size_t errlen)
+{
+	static __thread struct pg_stream_run tmp[PG_MAX_STREAMS];
+	struct pg_rate r;
+
+	if (pg_rate_init(&r, spec, a->hz, a->link_mbps, err, errlen))
+		return -EINVAL;
+	if (a->cap.nb)
+		return 0;
+	for (unsigned i = 0; i < a->nb_sr; i++) {
+		struct pg_rate_spec s = pg_rate_share(spec, a->sr[i].spec->share);
+
+		tmp[i].spec = a->sr[i].spec;
+		tmp[i].id = a->sr[i].id;
+		if (pg_rate_init(&tmp[i].rate, &s, a->hz, stream_link(a, &a->sr[i]), err, errlen))
+			return -EINVAL;
+	}
+	for (unsigned k = 0; spec->unit != PG_RATE_NONE && k < a->nb_txp; k++) {
+		const struct pg_txp *t = &a->txp[k];
+
+		if (pg_streams_link_check(tmp, t->streams, t->nb_streams, t->idx, unic_port_name(t->port),
+					  t->link_mbps, err, errlen))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The sending loop's side: every stream paced at its share of @p spec
+ * from now on (checked by rate_check), and the change recorded. */
+static void rate_apply(struct pg_app *a, const struct pg_rate_spec *spec, uint64_t now_ns)
+{
+	char err[256];
+	uint64_t now = unic_rdtsc();
+
+	pg_rate_init(&a->rate, spec, a->hz, a->link_mbps, err, sizeof(err));
+	pg_rate_start(&a->rate, now);
+	for (unsigned i = 0; i < a->nb_sr; i++) {
+		struct pg_rate_spec s = pg_rate_share(spec, a->sr[i].spec->share);
+
+		pg_rate_init(&a->sr[i].rate, &s, a->hz, stream_link(a, &a->sr[i]), err, sizeof(err));
+		pg_rate_start(&a->sr[i].rate, now);
+	}
+	a->cur_rate = *spec;
+	if (a->nb_changes < PG_RATE_CHANGES_MAX) {
+		a->changes[a->nb_changes].t_s = (double)(now_ns - a->t_start_ns) / 1e9;
+		pg_rate_spec_format(spec, a->changes[a->nb_changes].text, sizeof(a->changes[0].text));
+	}
+	a->nb_changes++;
+}
+
+static bool rate_owned(const struct pg_app *a)
+{
+	return a->o.bench.sweep_arg || a->o.bench.mode != PG_RFC2544_NONE;
+}
+
+/* /pktgen/rate,VALUE: check it here, hand it to the loop (live.h). */
+static int tel_rate(const char *cmd, const char *param, struct unic_tel_out *out, void *arg)
+{
+	struct pg_app *a = arg;
+	struct pg_rate_spec spec;
+	char err[512], text[32];
+	const char *msg;
+	int phase = __atomic_load_n(&a->phase, __ATOMIC_ACQUIRE);
+
+	(void)cmd;
+	if (rate_owned(a)) {
+		unic_tel_out_error(out, "/pktgen/rate: this run is a %s, which sets the rate of each trial itself; the rate cannot be changed",
+				   a->o.bench.sweep_arg ? "--sweep" : "--rfc2544 search");
+		return -EBUSY;
+	}
+	if (param[0] == '\0') {
+		unic_tel_out_error(out, "/pktgen/rate: give the new rate after a comma, in --rate's forms: /pktgen/rate,50kpps, /pktgen/rate,100Mbps, /pktgen/rate,10%%");
+		return -EINVAL;
+	}
+	if (phase != 1) {
+		unic_tel_out_error(out, "/pktgen/rate,%s: %s", param,
+				   phase == 0 ? "the run is not sending yet (setting up); ask again once it sends"
+					      : "the run has stopped sending");
+		return -EAGAIN;
+	}
+	if (pg_rate_parse(param, &spec, err, sizeof(err)) || rate_check(a, &spec, err, sizeof(err))) {
+		msg = strncmp(err, "option --rate: ", 15) == 0 ? err + 15 : err;
+		unic_tel_out_error(out, "/pktgen/rate,%s: %s", param, msg);
+		return -EINVAL;
+	}
+	pg_rate_spec_format(&spec, text, sizeof(text));
+	pg_rate_req_put(&a->req, &spec, text);
+	unic_tel_out_printf(out, "{\"rate\":");
+	unic_tel_out_str(out, text);
+	unic_tel_out_printf(out, "}");
+	return 0;
+}
+
+/* /pktgen/stats: the counts of each stream as of the last copy (100 ms). */
+static int tel_stats(const char *cmd, const char *param, struct unic_tel_out *out, void *arg)
+{
+	struct pg_app *a = arg;
+	struct pg_live_snap *s = &a->snap;
+
+	(void)cmd;
+	(void)param;
+	if (rate_owned(a)) {
+		unic_tel_out_error(out, "/pktgen/stats: this run is a %s; its trials are reported when each ends, /pktgen/stats covers a run at one rate",
+				   a->o.bench.sweep_arg ? "--sweep" : "--rfc2544 search");
+		return -EBUSY;
+	}
+	if (__atomic_load_n(&a->phase, __ATOMIC_ACQUIRE) == 0) {
+		unic_tel_out_error(out, "/pktgen/stats: the run is not sending yet (setting up)");
+		return -EAGAIN;
+	}
+	pthread_mutex_lock(&s->lock);
+	unic_tel_out_printf(out, "{\"seconds\":%.3f,\"rate\":", s->t_s);
+	unic_tel_out_str(out, s->rate);
+	unic_tel_out_printf(out, ",\"rate_changes\":%u,\"sent\":%" PRIu64 ",\"rx_frames\":%" PRIu64 ",\"streams\":[",
+			    s->nb_changes, s->sent_all, s->rx_frames);
+	for (unsigned i = 0; i < s->nb; i++)
+		unic_tel_out_printf(out, "%s{\"stream\":%u,\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+				    ",\"lost\":%" PRIu64 "}", i ? "," : "", a->sr[i].id, s->sent[i],
+				    s->received[i], s->lost[i]);
+	unic_tel_out_printf(out, "]}");
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+static void tel_register(struct unic_telemetry *tel, void *arg)
+{
+	unic_telemetry_register(tel, "/pktgen/rate", tel_rate, arg,
+				"Change the rate while it sends, in --rate's forms: /pktgen/rate,50kpps (streams keep their shares)");
+	unic_telemetry_register(tel, "/pktgen/stats", tel_stats, arg,
+				"Frames sent, received and lost so far, per stream (copied every 100 ms)");
+}
+
+/* The loop's counts for /pktgen/stats. */
+static void snap_publish(struct pg_app *a, uint64_t now_ns)
+{
+	struct pg_live_snap *s = &a->snap;
+
+	pthread_mutex_lock(&s->lock);
+	s->t_s = (double)(now_ns - a->t_start_ns) / 1e9;
+	pg_rate_spec_format(&a->cur_rate, s->rate, sizeof(s->rate));
+	s->nb = a->cap.nb ? 0 : a->nb_sr;
+	for (unsigned i = 0; i < s->nb; i++) {
+		s->sent[i] = a->sr[i].sent;
+		s->received[i] = a->rs.streams[i]->seq.received;
+		s->lost[i] = pg_seq_lost(&a->rs.streams[i]->seq, 0);
+	}
+	s->sent_all = a->sent;
+	s->rx_frames = a->rs.frames;
+	s->nb_changes = a->nb_changes;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Mbit/s at L2 (FCS included) of @p frames frames, @p bytes bytes in @p dt s. */
+static double l2_mbps(uint64_t frames, uint64_t bytes, double dt)
+{
+	return dt > 0 ? (double)(bytes + 4 * frames) * 8 / dt / 1e6 : 0;
+}
+
+/* The screen's state from the counts now and a second ago. */
+static void screen_fill(struct pg_app *a, uint64_t now_ns, double dt)
+{
+	struct pg_screen *s = &a->scr;
+	struct pg_screen_prev *p = &a->prev;
+	uint64_t rx_bytes_all = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->elapsed_s = (double)(now_ns - a->t_start_ns) / 1e9;
+	pg_rate_spec_format(&a->cur_rate, s->rate, sizeof(s->rate));
+	s->keys = a->keys;
+	snprintf(s->msg, sizeof(s->msg), "%s", a->msg);
+	s->nb_txp = a->nb_txp;
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		struct pg_txp *t = &a->txp[k];
+		struct pg_screen_row *r = &s->txp[k];
+
+		*r = (struct pg_screen_row){ .id = t->idx, .has_tx = true, .sent = t->sent };
+		r->tx_pps = (double)(t->sent - p->txp_sent[k]) / dt;
+		r->tx_mbps = l2_mbps(t->sent - p->txp_sent[k], t->sent_bytes - p->txp_bytes[k], dt);
+		p->txp_sent[k] = t->sent;
+		p->txp_bytes[k] = t->sent_bytes;
+	}
+	s->nb_rxp = a->nb_rxp;
+	for (unsigned k = 0; k < a->nb_rxp; k++) {
+		struct pg_rxp *x = &a->rxp[k];
+		struct pg_screen_row *r = &s->rxp[k];
+
+		*r = (struct pg_screen_row){ .id = x->idx, .has_rx = true, .received = x->frames };
+		r->rx_pps = (double)(x->frames - p->rxp_frames[k]) / dt;
+		r->rx_mbps = l2_mbps(x->frames - p->rxp_frames[k], x->bytes - p->rxp_bytes[k], dt);
+		p->rxp_frames[k] = x->frames;
+		p->rxp_bytes[k] = x->bytes;
+		rx_bytes_all += x->bytes;
+	}
+	s->nb_st = a->cap.nb ? 0 : a->nb_sr;
+	for (unsigned i = 0; i < s->nb_st; i++) {
+		const struct pg_stream_run *sr = &a->sr[i];
+		const struct pg_stream_stats *st = a->rs.streams[i];
+		struct pg_screen_row *r = &s->st[i];
+
+		*r = (struct pg_screen_row){ .id = sr->id, .has_tx = true, .has_rx = true, .has_lat = true,
+					     .sent = sr->sent, .received = st->seq.received,
+					     .lost = pg_seq_lost(&st->seq, 0) };
+		r->tx_pps = (double)(sr->sent - p->st_sent[i]) / dt;
+		r->tx_mbps = l2_mbps(sr->sent - p->st_sent[i], sr->sent_bytes - p->st_bytes[i], dt);
+		r->rx_pps = (double)(st->seq.received - p->st_rx[i]) / dt;
+		r->rx_mbps = l2_mbps(st->seq.received - p->st_rx[i], st->bytes - p->st_rx_bytes[i], dt);
+		if (a->lat_sec_s && a->lat_sec_s[i].count) {
+			r->p50_ns = pg_hist_percentile(&a->lat_sec_s[i], 50);
+			r->p99_ns = pg_hist_percentile(&a->lat_sec_s[i], 99);
+		}
+		p->st_sent[i] = sr->sent;
+		p->st_bytes[i] = sr->sent_bytes;
+		p->st_rx[i] = st->seq.received;
+		p->st_rx_bytes[i] = st->bytes;
+	}
+	s->total = (struct pg_screen_row){ .id = -1, .has_tx = true, .has_rx = true, .has_lat = !a->cap.nb,
+					   .sent = a->sent, .received = a->rs.frames,
+					   .lost = a->cap.nb ? 0 : lost_so_far(a) };
+	s->total.tx_pps = (double)(a->sent - p->sent) / dt;
+	s->total.tx_mbps = l2_mbps(a->sent - p->sent, a->sent_bytes - p->sent_bytes, dt);
+	s->total.rx_pps = (double)(a->rs.frames - p->rx) / dt;
+	s->total.rx_mbps = l2_mbps(a->rs.frames - p->rx, rx_bytes_all - p->rx_bytes, dt);
+	if (a->csv) {  /* this second's latency over every stream */
+		s->total.p50_ns = pg_hist_percentile(&a->lat_sec, 50);
+		s->total.p99_ns = pg_hist_percentile(&a->lat_sec, 99);
+	} else if (a->lat_sec_s) {
+		static struct pg_hist all;
+
+		pg_hist_init(&all);
+		for (unsigned i = 0; i < s->nb_st; i++)
+			pg_hist_merge(&all, &a->lat_sec_s[i]);
+		s->total.p50_ns = all.count ? pg_hist_percentile(&all, 50) : 0;
+		s->total.p99_ns = all.count ? pg_hist_percentile(&all, 99) : 0;
+	}
+	p->sent = a->sent;
+	p->sent_bytes = a->sent_bytes;
+	p->rx = a->rs.frames;
+	p->rx_bytes = rx_bytes_all;
+}
+
+static void screen_draw(struct pg_app *a, uint64_t now_ns, double dt)
+{
+	static char buf[64 * 1024];
+
+	screen_fill(a, now_ns, dt);
+	pg_screen_format(&a->scr, true, buf, sizeof(buf));
+	fputs(buf, stderr);
+	fflush(stderr);
+	/* The next second's latency (--csv with several streams resets them itself). */
+	for (unsigned i = 0; a->lat_sec_s && !(a->csv && a->nb_sr > 1) && i < a->nb_sr; i++)
+		pg_hist_init(&a->lat_sec_s[i]);
+}
+
+/* The terminal's settings before the screen made stdin raw (keys). */
+static struct termios g_tio;
+static volatile sig_atomic_t g_tio_raw;
+
+static void term_restore(void)
+{
+	if (g_tio_raw) {
+		tcsetattr(STDIN_FILENO, TCSANOW, &g_tio);
+		g_tio_raw = 0;
+	}
+}
+
+/* Keys without Enter and without echo, while the screen is up; Ctrl-C still
+ * signals. Restored at the end of the run (and at exit, whatever the path). */
+static bool term_raw(void)
+{
+	struct termios t;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &g_tio))
+		return false;
+	t = g_tio;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 0;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t))
+		return false;
+	g_tio_raw = 1;
+	atexit(term_restore);
+	return true;
+}
+
+/* The keys typed since the last look: + and - change the rate by 10 %, q stops. */
+static void keys_poll(struct pg_app *a, uint64_t now_ns)
+{
+	char k[16], err[512], text[32];
+	ssize_t n = read(STDIN_FILENO, k, sizeof(k));
+
+	for (ssize_t i = 0; i < n; i++) {
+		struct pg_rate_spec spec;
+
+		if (k[i] == 'q') {
+			g_key_quit = true;
+			g_stop = 1;
+			snprintf(a->msg, sizeof(a->msg), "q: stopping");
+			continue;
+		}
+		if (k[i] != '+' && k[i] != '-' && k[i] != '=')
+			continue;
+		if (a->t_tx_end_ns)
+			continue;
+		if (pg_rate_scale(&a->cur_rate, k[i] == '-' ? 0.9 : 1.1, &spec, err, sizeof(err)) ||
+		    rate_check(a, &spec, err, sizeof(err))) {
+			snprintf(a->msg, sizeof(a->msg), "%c: %.150s", k[i],
+				 strncmp(err, "option --rate: ", 15) == 0 ? err + 15 : err);
+			continue;
+		}
+		rate_apply(a, &spec, now_ns);
+		pg_rate_spec_format(&spec, text, sizeof(text));
+		snprintf(a->msg, sizeof(a->msg), "%c: rate now %s", k[i], text);
+	}
+}
+
 /*
  * The run's loop: send at the streams' rates until tx_done (--count,
  * --duration, a signal), then wait for the frames in flight, up to --drain.
@@ -921,7 +1289,7 @@ static bool all_back(const struct pg_app *a)
  */
 static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool trial, uint64_t warmup_ns)
 {
-	uint64_t last_sent = 0, last_rx = 0, last_ns, next_status, drain_until = 0, warm_end;
+	uint64_t last_ns, next_status, next_snap, next_keys, drain_until = 0, warm_end;
 	bool warming = trial;
 
 	a->t_tx_end_ns = 0;
@@ -932,6 +1300,10 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 	for (unsigned i = 0; i < a->nb_sr; i++)
 		pg_rate_start(&a->sr[i].rate, unic_rdtsc());
 	next_status = a->t_start_ns + 1000000000ull;
+	next_snap = next_keys = a->t_start_ns;
+	memset(&a->prev, 0, sizeof(a->prev));
+	if (live)  /* the screen from the top, redrawn there every second */
+		fprintf(stderr, "\033[H\033[2J");
 	pg_rate_start(&a->rate, unic_rdtsc());
 	for (;;) {
 		uint64_t now_ns = unic_time_ns();
@@ -939,6 +1311,23 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 		if (warming && now_ns >= warm_end) {
 			trial_mark(a, now_ns);
 			warming = false;
+		}
+		if (!trial && a->t_tx_end_ns == 0) {
+			struct pg_rate_spec spec;
+			char text[32];
+
+			if (a->keys && now_ns >= next_keys) {
+				keys_poll(a, now_ns);
+				next_keys = now_ns + 20000000ull;
+			}
+			if (pg_rate_req_take(&a->req, &spec, text)) {  /* from /pktgen/rate */
+				rate_apply(a, &spec, now_ns);
+				snprintf(a->msg, sizeof(a->msg), "/pktgen/rate: rate now %s", text);
+			}
+		}
+		if (!trial && now_ns >= next_snap) {
+			snap_publish(a, now_ns);
+			next_snap = now_ns + 100000000ull;
 		}
 		if (a->t_tx_end_ns == 0) {
 			/* A signal ends a warm-up too (tx_done is then true). */
@@ -970,7 +1359,8 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 		}
 		if (now_ns >= next_status) {
 			if (live)
-				status_line(a, now_ns, &last_sent, &last_rx, &last_ns);
+				screen_draw(a, now_ns, (double)(now_ns - last_ns) / 1e9);
+			last_ns = now_ns;
 			if (a->csv && !trial)
 				csv_tick(a, now_ns);
 			next_status += 1000000000ull;
@@ -1307,7 +1697,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* Its line on stderr: stdout may carry --json or --csv. */
-	if (app_telemetry_start(&eo, "pktgen", stderr, NULL, NULL, &tel) < 0)
+	pg_rate_req_init(&a.req);
+	pthread_mutex_init(&a.snap.lock, NULL);
+	if (app_telemetry_start(&eo, "pktgen", stderr, tel_register, &a, &tel) < 0)
 		goto out;
 	if (setup_interrupted("after creating the ports"))
 		goto out;
@@ -1472,7 +1864,18 @@ int main(int argc, char **argv)
 		ret = a.o.bench.sweep_arg ? run_sweep(&a, &tc) : run_rfc2544(&a, &tc);
 		goto out;
 	}
+	a.cur_rate = a.o.rate;
+	if (live && a.lat_sec_s == NULL && !a.cap.nb) {  /* the screen's latency of the last second */
+		a.lat_sec_s = malloc(a.nb_sr * sizeof(*a.lat_sec_s));
+		for (unsigned i = 0; a.lat_sec_s && i < a.nb_sr; i++)
+			pg_hist_init(&a.lat_sec_s[i]);
+	}
+	a.keys = live && term_raw();
+	__atomic_store_n(&a.phase, 1, __ATOMIC_RELEASE);
 	run_loop(&a, pool, live, false, 0);
+	snap_publish(&a, unic_time_ns());
+	__atomic_store_n(&a.phase, 2, __ATOMIC_RELEASE);
+	term_restore();
 	a.t_end_ns = unic_time_ns();
 	for (unsigned k = 0; k < a.nb_txp; k++)
 		port_counts_get(a.txp[k].port, "hw_tx_good_packets", &a.txp[k].c);
