@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,7 +68,7 @@ void binary_tty_read(int fd, char *buf, size_t size, size_t *n, int ms)
 pid_t binary_spawn(const char *path, char *const argv[], const char *input, int *fd)
 {
 	int outp[2], inp[2] = { -1, -1 };
-	pid_t pid;
+	pid_t pid, parent;
 
 	cr_assert_eq(pipe(outp), 0, "pipe: %s", strerror(errno));
 	if (input != NULL) {
@@ -77,9 +79,14 @@ pid_t binary_spawn(const char *path, char *const argv[], const char *input, int 
 		cr_assert_eq(write(inp[1], input, len), (ssize_t)len);
 		close(inp[1]);
 	}
+	parent = getpid();
 	pid = fork();
 	cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
 	if (pid == 0) {
+		/* The binary dies with the test: a test that times out (Criterion
+		 * kills its process) must not leave a forwarder running. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(127);
 		if (input != NULL) {
 			dup2(inp[0], 0);
 			close(inp[0]);
