@@ -9,6 +9,8 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,4 +125,34 @@ bool binary_read_until(int fd, char *buf, size_t size, size_t *n, const char *wa
 		buf[*n] = '\0';
 	}
 	return want != NULL && strstr(buf, want) != NULL;
+}
+
+int binary_telemetry_connect(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char hello[256];
+
+	cr_assert_geq(fd, 0, "socket: %s", strerror(errno));
+	cr_assert_lt(strlen(path), sizeof(sun.sun_path));
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0, "connect %s: %s", path,
+		     strerror(errno));
+	cr_assert_eq(poll(&p, 1, 20000), 1, "%s: no hello", path);
+	cr_assert_gt(recv(fd, hello, sizeof(hello), 0), 0);
+	return fd;
+}
+
+const char *binary_telemetry_ask(int fd, const char *req, size_t len, char *buf, size_t size)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	cr_assert_eq(send(fd, req, len, 0), (ssize_t)len);
+	cr_assert_eq(poll(&p, 1, 20000), 1, "%s: no answer", req);
+	n = recv(fd, buf, size - 1, 0);
+	cr_assert_gt(n, 0);
+	buf[n] = '\0';
+	return buf;
 }

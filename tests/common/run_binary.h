@@ -47,4 +47,18 @@ pid_t binary_spawn(const char *path, char *const argv[], const char *input, int 
  */
 bool binary_read_until(int fd, char *buf, size_t size, size_t *n, const char *want, int ms);
 
+/**
+ * Connect to a running app's telemetry socket @p path (SOCK_SEQPACKET) and
+ * take its hello (asserts, 20 s).
+ * @return the connected fd.
+ */
+int binary_telemetry_connect(const char *path);
+
+/**
+ * Send request @p req (@p len bytes) on @p fd and take the one answer into
+ * @p buf (NUL-terminated; asserts, 20 s).
+ * @return @p buf.
+ */
+const char *binary_telemetry_ask(int fd, const char *req, size_t len, char *buf, size_t size);
+
 #endif /* TESTS_COMMON_RUN_BINARY_H */

@@ -44,35 +44,16 @@ static void rundir_remove(void)
 
 TestSuite(telemetry_l2fwd, .init = rundir_make, .fini = rundir_remove, .timeout = 120);
 
+static char answer[128 * 1024];
+
 static int sock_open(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char hello[256];
-
-	cr_assert_lt(strlen(path), sizeof(sun.sun_path));
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0, "connect %s: %s", path,
-		     strerror(errno));
-	cr_assert_eq(poll(&p, 1, 20000), 1);
-	cr_assert_gt(recv(fd, hello, sizeof(hello), 0), 0);
-	return fd;
+	return binary_telemetry_connect(path);
 }
-
-static char answer[128 * 1024];
 
 static const char *ask(int fd, const char *req, size_t len)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
-
-	cr_assert_eq(send(fd, req, len, 0), (ssize_t)len);
-	cr_assert_eq(poll(&p, 1, 20000), 1, "%s: no answer", req);
-	n = recv(fd, answer, sizeof(answer) - 1, 0);
-	cr_assert_gt(n, 0);
-	answer[n] = '\0';
-	return answer;
+	return binary_telemetry_ask(fd, req, len, answer, sizeof(answer));
 }
 
 /* The number after "key": in the object that starts at @p anchor. */
