@@ -39,6 +39,7 @@
 #define SRC_INJ(q)  (2u * (q) + 1u)
 #define MAX_BURST   32
 #define MAX_SEQ     200000u     /* packets a source sends at most */
+#define MIN_SEQ     256u        /* ...and at least, whatever the deadline says */
 #define STRANDED_S  10          /* a packet not handled this long after a pause is stranded */
 #define REMOVED_Q   1           /* the queue the control thread removes and adds */
 
@@ -169,7 +170,9 @@ static void *source_main(void *arg)
 	uint32_t seq = 0;
 
 	pthread_barrier_wait(&t.start);
-	while (seq < MAX_SEQ && !stress_past(t.deadline)) {
+	/* At least MIN_SEQ packets: on a loaded machine a source may first run
+	 * after the deadline. */
+	while (seq < MAX_SEQ && (seq < MIN_SEQ || !stress_past(t.deadline))) {
 		uint16_t n = (uint16_t)(1 + stress_rand(&src->rng) % MAX_BURST), done = 0;
 
 		if (!make_pkts(pkts, n, s, seq)) {
