@@ -26,6 +26,10 @@
 
 #include "stress.h"
 
+/* Each thread's loop turns this often at least, whatever the deadline says:
+ * on a loaded machine a thread may first run after it. */
+#define MIN_ITERS 16
+
 #define NSLOT     4
 #define NEV       UNIC_EVENT_COUNT
 #define NTIMER    4096
@@ -177,7 +181,7 @@ static void *poster_main(void *arg)
 	uint64_t rng = (uintptr_t)arg * 0x9E3779B97F4A7C15ull + 1;
 
 	pthread_barrier_wait(&t.start);
-	while (!stress_past(t.deadline)) {
+	for (unsigned it = 0; it < MIN_ITERS || !stress_past(t.deadline); it++) {
 		enum unic_event_type ev = (enum unic_event_type)(stress_rand(&rng) % NEV);
 		unsigned s;
 		struct unic_port *p = port_pick(&rng, &s);
@@ -208,7 +212,7 @@ static void *churn_main(void *arg)
 
 	(void)arg;
 	pthread_barrier_wait(&t.start);
-	while (!stress_past(t.deadline)) {
+	for (unsigned it = 0; it < MIN_ITERS || !stress_past(t.deadline); it++) {
 		struct churn_cb *c = &cbs[i++ % 2];
 		enum unic_event_type ev = (enum unic_event_type)(stress_rand(&rng) % NEV);
 		unsigned s;
@@ -242,7 +246,7 @@ static void *lifecycle_main(void *arg)
 
 	(void)arg;
 	pthread_barrier_wait(&t.start);
-	while (!stress_past(t.deadline)) {
+	for (unsigned it = 0; it < MIN_ITERS || !stress_past(t.deadline); it++) {
 		unsigned s = stress_rand(&rng) % NSLOT;
 		struct unic_port *old, *p = port_new();
 		int rc;
@@ -276,7 +280,7 @@ static void *timer_main(void *arg)
 
 	(void)arg;
 	pthread_barrier_wait(&t.start);
-	while (!stress_past(t.deadline) && t.nb_timers < NTIMER) {
+	for (unsigned it = 0; (it < MIN_ITERS || !stress_past(t.deadline)) && t.nb_timers < NTIMER; it++) {
 		struct tmr *m = &t.timers[t.nb_timers];
 		bool cancel = stress_rand(&rng) % 2;
 		int rc;
@@ -333,7 +337,7 @@ static void *fd_main(void *arg)
 
 	(void)arg;
 	pthread_barrier_wait(&t.start);
-	while (!stress_past(t.deadline)) {
+	for (unsigned it = 0; it < MIN_ITERS || !stress_past(t.deadline); it++) {
 		struct watched *w = calloc(1, sizeof(*w));
 		uint64_t one = 1;
 		int rc;
