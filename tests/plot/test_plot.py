@@ -116,6 +116,82 @@ class Sweep(unittest.TestCase):
         self.assertEqual(self.sweeps[0].label, 'poll (illustrative)')
 
 
+class CpuFromTheReport(unittest.TestCase):
+    """A report whose steps carry cpu_pct (a median over rounds written by
+    tests/bench/headline-host) is drawn without samples; its idle_cpu_pct
+    is a marker apart, left of the lowest load."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='unic-plot-cpu-')
+        with open(fx('hybrid.json')) as f:
+            self.doc = json.load(f)
+        for st, cpu in zip(self.doc['steps'], [0.5, 2.0, None, 40.0, 99.0]):
+            st['cpu_pct'] = cpu
+        self.doc['idle_cpu_pct'] = 0.25
+
+    def tearDown(self):
+        import matplotlib.pyplot as plt
+        plt.close('all')
+        shutil.rmtree(self.tmp)
+
+    def write(self, doc):
+        p = os.path.join(self.tmp, 'median.json')
+        with open(p, 'w') as f:
+            json.dump(doc, f)
+        return p
+
+    def test_the_steps_cpu_pct_is_the_cpu_line_and_null_is_no_point(self):
+        sw = up.load_sweep(self.write(self.doc), label='median')
+        ax = up.sweep_figures([sw])['cpu'].axes[0]
+        line = [ln for ln in ax.get_lines() if ln.get_label() == 'median'][0]
+        x, y = line.get_data()
+        self.assertEqual(list(x), [1000, 10000, 1000000, 3000000])
+        self.assertEqual(list(y), [0.5, 2.0, 40.0, 99.0])
+
+    def test_idle_is_a_marker_left_of_the_lowest_load_not_joined_to_the_line(self):
+        sw = up.load_sweep(self.write(self.doc), label='median')
+        ax = up.sweep_figures([sw])['cpu'].axes[0]
+        idle = [ln for ln in ax.get_lines() if ln.get_label() == '_idle median']
+        self.assertEqual(len(idle), 1)
+        x, y = idle[0].get_data()
+        self.assertEqual(list(y), [0.25])
+        self.assertLess(x[0], 1000)
+        self.assertEqual(idle[0].get_linestyle(), 'None')
+        self.assertIn('idle', [t.get_text() for t in ax.texts])
+        self.assertNotIn('_idle median', [t.get_text() for t in ax.get_legend().get_texts()])
+
+    def test_samples_given_for_it_take_the_place_of_cpu_pct(self):
+        sw = up.load_sweep(self.write(self.doc))
+        up.attach_cpu(sw, fx('hybrid.jsonl'))
+        self.assertAlmostEqual(sw.cpu[0], 1.8, delta=0.5)
+
+    def test_without_cpu_pct_or_idle_nothing_changes(self):
+        sw = up.load_sweep(fx('hybrid.json'))
+        self.assertIsNone(sw.cpu)
+        self.assertIsNone(sw.idle_cpu)
+
+    def test_cpu_pct_on_some_steps_only_is_refused(self):
+        del self.doc['steps'][3]['cpu_pct']
+        p = self.write(self.doc)
+        rc, so, se = run('--sweep', p, '--out', os.path.join(self.tmp, 'out'))
+        self.assertEqual(rc, 1, se)
+        self.assertIn('steps[3]: missing key "cpu_pct"', se)
+
+    def test_negative_or_non_numeric_cpu_is_refused(self):
+        for key, where, bad in (('cpu_pct', 'steps[1]', -1), ('cpu_pct', 'steps[1]', 'high'),
+                                ('idle_cpu_pct', None, -3)):
+            doc = json.loads(json.dumps(self.doc))
+            if where:
+                doc['steps'][1][key] = bad
+            else:
+                doc[key] = bad
+            p = self.write(doc)
+            rc, so, se = run('--sweep', p, '--out', os.path.join(self.tmp, 'out'))
+            self.assertEqual(rc, 1, se)
+            self.assertIn('"%s"' % key, se)
+            self.assertEqual(len(se.strip().splitlines()), 1, se)
+
+
 class StepCpu(unittest.TestCase):
     # Samples (time, cpu_seconds) and a step [10.2, 11.5]: inside it are the
     # samples at 10.5 (1.2 s) and 11.0 (1.45 s), so 100 * 0.25 / 0.5 = 50 %.
