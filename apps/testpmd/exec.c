@@ -739,7 +739,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	case TP_CMD_SHOW_PORT:
 		return tp_show_port(app, cmd, a[2].kw, &a[3]);
 	case TP_CMD_SHOW_CAPA:
-		return tp_show_port(app, cmd, 7, &a[3]);
+		return tp_show_port(app, cmd, 8, &a[3]);
 	case TP_CMD_SHOW_FWD:
 		return tp_show_fwd(app);
 	case TP_CMD_CLEAR_STATS:

@@ -53,7 +53,7 @@ static void usage_text(FILE *f)
 		"Batch mode: commands one per line, '#' comments; stops at the first failing\n"
 		"command with exit status 1 (unless --continue). Type 'help' for the commands.\n"
 		"Exit status: 0 ok, 1 a command failed (batch), 2 bad command line, 3 set-up failure.\n\n"
-		"Common options:\n%s", unic_env_usage());
+		"%s", unic_env_usage());
 }
 
 /* ---- events ------------------------------------------------------------------------ */

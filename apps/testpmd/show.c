@@ -257,6 +257,31 @@ static int show_napi(struct tp_app *app, uint16_t id)
 	return 0;
 }
 
+/* One line a port (DPDK's "show port summary"); the header before the first. */
+static int show_summary(struct tp_app *app, uint16_t id, int nb)
+{
+	struct unic_port_info info;
+	struct unic_link l;
+	uint8_t mac[6] = { 0 };
+	char m[32], sp[32];
+	int rc = tp_info_of(app, id, &info);
+
+	if (rc)
+		return rc;
+	if (nb >= 0) {
+		fprintf(app->out, "Number of available ports: %i\n", nb);
+		fprintf(app->out, "%-4s %-17s %-12s %-14s %-8s %s\n", "Port", "MAC Address", "Name", "Driver",
+			"Status", "Link");
+	}
+	unic_port_mac_get(app->ports[id].port, mac);
+	tp_fmt_mac(m, sizeof(m), mac);
+	if (unic_port_link_get(app->ports[id].port, &l) != 0)
+		memset(&l, 0, sizeof(l));
+	fprintf(app->out, "%-4u %-17s %-12s %-14s %-8s %s\n", id, m, unic_port_name(app->ports[id].port),
+		app->ports[id].driver, l.up ? "up" : "down", tp_fmt_speed(sp, sizeof(sp), l.speed_mbps));
+	return 0;
+}
+
 static int show_capa(struct tp_app *app, uint16_t id)
 {
 	struct unic_port_info info;
@@ -371,6 +396,7 @@ int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, co
 		case 4: r = show_regs(app, ids[i]); break;
 		case 5: r = show_eeprom(app, ids[i]); break;
 		case 6: r = show_napi(app, ids[i]); break;
+		case 7: r = show_summary(app, ids[i], i == 0 ? n : -1); break;
 		default: r = show_capa(app, ids[i]); break;
 		}
 		if (r && rc == 0)

@@ -205,7 +205,7 @@ void tp_fmt_mac(char *b, size_t l, const uint8_t *m);
 const char *tp_fmt_speed(char *b, size_t l, uint32_t mbps);
 const char *tp_offl(uint64_t f, char *b, size_t l);
 
-/* show.c: what 0..6 = info, stats, xstats, link, regs, eeprom, napi; 7 capabilities */
+/* show.c: what 0..7 = info, stats, xstats, link, regs, eeprom, napi, summary; 8 capabilities */
 int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa);
 int tp_show_fwd(struct tp_app *app);
 /* The stream table (DPDK's "Logical Core N (socket S) forwards packets on K streams:"). */

@@ -130,10 +130,10 @@ Test(testpmd_cmd, errors_say_what_is_wrong_and_give_the_usage_lines)
 
 	cr_assert_eq(parse("show port stats 64"), TP_PARSE_ERROR);
 	HAS(err, "bad value '64' for <port|all>; expected a port number (0..63) or 'all'");
-	HAS(err, "usage: show port info|stats|xstats|link|regs|eeprom|napi <port|all>");
+	HAS(err, "usage: show port info|stats|xstats|link|regs|eeprom|napi|summary <port|all>");
 
 	cr_assert_eq(parse("show port bogus 0"), TP_PARSE_ERROR);
-	HAS(err, "bad word 'bogus'; expected info|stats|xstats|link|regs|eeprom|napi|capabilities");
+	HAS(err, "bad word 'bogus'; expected info|stats|xstats|link|regs|eeprom|napi|summary|capabilities");
 
 	cr_assert_eq(parse("set fwd warp"), TP_PARSE_ERROR);
 	HAS(err, "expected io|mac|macswap|rxonly|txonly|flowgen");
@@ -250,7 +250,7 @@ Test(testpmd_cmd, help_lists_everything_or_a_topic)
 
 	cr_assert_eq(tp_cmd_help(f, NULL), 0);
 	fflush(f);
-	HAS(buf, "show port info|stats|xstats|link|regs|eeprom|napi <port|all>");
+	HAS(buf, "show port info|stats|xstats|link|regs|eeprom|napi|summary <port|all>");
 	HAS(buf, "port detach <port>");
 	fclose(f);
 	free(buf);
