@@ -423,6 +423,8 @@ int main(int argc, char **argv)
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
 		if (app.ports[id].port == NULL)
 			continue;
+		if (o.no_dev_start) /* 'port start' configures and starts it */
+			continue;
 		fprintf(app.out, "Configuring Port %u (%s)\n", id, unic_port_name(app.ports[id].port));
 		if (tp_port_start(&app, id) != 0)
 			status = TP_EXIT_FAIL;

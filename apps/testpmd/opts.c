@@ -20,7 +20,7 @@ enum act {
 	O_INTERACTIVE, O_FILE, O_CONTINUE, O_AUTO_START, O_HELP, O_TX_FIRST, O_STATS_PERIOD,
 	O_NB_CORES, O_NB_PORTS, O_PORTMASK, O_PORTLIST, O_BURST, O_RXQ, O_TXQ, O_RXD, O_TXD,
 	O_FWD_MODE, O_RX_MODE, O_TOPOLOGY, O_TXPKTS, O_TOTAL_MBUFS, O_MBUF_SIZE, O_MAX_PKT_LEN,
-	O_RSS_IP, O_RSS_UDP, O_DISABLE_RSS, O_ETH_PEER, O_PEERS_FILE, O_NO_LSC,
+	O_RSS_IP, O_RSS_UDP, O_DISABLE_RSS, O_ETH_PEER, O_PEERS_FILE, O_NO_LSC, O_NO_DEV_START,
 	O_NOTE,   /* accepted; one notice line says what unic does instead */
 	O_REFUSE, /* refused; the reason names what unic lacks */
 };
@@ -80,6 +80,7 @@ static const struct opt_def opt_table[] = {
 	{ "eth-peer", 0, true, O_ETH_PEER, V_ANY, NULL },
 	{ "eth-peers-configfile", 0, true, O_PEERS_FILE, V_ANY, NULL },
 	{ "no-lsc-interrupt", 0, false, O_NO_LSC, V_NONE, NULL },
+	{ "disable-device-start", 0, false, O_NO_DEV_START, V_NONE, NULL },
 
 	/* DPDK's that unic takes another way: accepted with a notice. */
 	NOTE("display-xstats", true, V_ANY, "the periodic statistics show the NIC counters; 'show port xstats N' shows every extended statistic; ignored"),
@@ -101,7 +102,6 @@ static const struct opt_def opt_table[] = {
 	NOTE("txrst", true, V_UINT, thresholds),
 	NOTE("no-flush-rx", false, V_NONE, "unic-testpmd does not flush the rx queues before forwarding; nothing to turn off"),
 	NOTE("disable-link-check", false, V_NONE, "unic-testpmd does not wait for the links at start or stop; nothing to turn off"),
-	NOTE("disable-device-start", false, V_NONE, "the ports are started at start-up all the same; 'port stop all' stops them"),
 	NOTE("no-rmv-interrupt", false, V_NONE, "a device removal is always handled (the port is detached, the others go on)"),
 	NOTE("hot-plug", false, V_NONE, "device removal is always watched; 'port attach' adds a device"),
 	NOTE("record-core-cycles", false, V_NONE, "'show port napi N' reports each forwarding thread's CPU time, rounds and sleeps instead of cycles per packet"),
@@ -513,6 +513,9 @@ static int apply(struct tp_opts *o, const struct opt_def *d, const char *opt, co
 	case O_NO_LSC:
 		o->no_lsc = true;
 		return 0;
+	case O_NO_DEV_START:
+		o->no_dev_start = true;
+		return 0;
 	case O_NOTE:
 		if (notes)
 			fprintf(notes, "unic-testpmd: note: %s%s%s: %s\n", opt, v ? "=" : "", v ? v : "", d->why);
@@ -619,6 +622,7 @@ void tp_opts_usage(FILE *f)
 		"      --max-pkt-len N      largest frame; the ports' MTU is N - 18 (default 1518)\n"
 		"      --rss-ip, --rss-udp, --disable-rss  RSS hash over several rx queues (default: IP)\n"
 		"      --no-lsc-interrupt   do not print link state changes\n"
+		"      --disable-device-start  configure the ports at start-up but leave them stopped\n"
 		"  -h, --help               this text\n"
 		"Every other dpdk-testpmd option is accepted with a note of what unic does instead,\n"
 		"or refused naming what unic lacks (docs/testpmd.md).\n");

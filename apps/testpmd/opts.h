@@ -31,6 +31,7 @@ struct tp_opts {
 	bool interactive, cont, auto_start, help;
 	bool tx_first;            /* --tx-first: the start made without -i sends a burst first */
 	bool no_lsc;              /* --no-lsc-interrupt: link change events are not printed */
+	bool no_dev_start;        /* --disable-device-start: ports left stopped at start-up */
 	const char *file;
 	uint64_t nbcore, burst, rxq, txq, rxd, txd;
 	int engine;               /* -1: io */

@@ -118,6 +118,12 @@ Test(testpmd_dpdk, options_after_the_separator_are_honoured_noted_or_refused, .t
 	cr_assert_eq(run("--vdev null0 -- --stats-period=soon", "", out, sizeof(out)), 2, "%s", out);
 	HAS(out, "option --stats-period: bad value 'soon'");
 
+	cr_assert_eq(run("--vdev null0 -- --disable-device-start", "show port info 0\nport start all\n"
+			 "show port info 0\n", out, sizeof(out)), 0, "%s", out);
+	HASNT(out, "Configuring Port 0");
+	HAS(out, "State: allocated");
+	cr_assert(strstr(out, "State: started") > strstr(out, "Port 0: started"), "started by 'port start all':\n%s", out);
+
 	cr_assert_eq(run("--vdev null0 -- --total-num-mbufs=1100", "", out, sizeof(out)), 0, "%s", out);
 	HAS(out, "note: port 0: --total-num-mbufs=1100 is fewer than the");
 }
