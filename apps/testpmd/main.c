@@ -35,6 +35,11 @@
 
 #define PROMPT "testpmd> "
 
+/* opts.c checks values against these limits as numbers of its own. */
+_Static_assert(TP_OPTS_MAX_PORTS == TP_MAX_PORTS, "--eth-peer and --portmask take testpmd's ports");
+_Static_assert(TP_MAX_THREADS == 64 && TP_BURST_MAX == 256 && TP_MAX_QUEUES == 16,
+	       "opts.c's ranges of --nb-cores, --burst, --rxq and --txq");
+
 static volatile sig_atomic_t got_signal;
 static struct tp_app *g_app; /* for libedit's completion callback only */
 
