@@ -937,15 +937,10 @@ static void event_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
 	if (id >= TP_MAX_PORTS || app->ports[id].port != port)
 		return;
 	if (ev == UNIC_EVENT_LINK) {
-		char b[32];
-
 		if (app->no_lsc) /* --no-lsc-interrupt */
 			return;
-		if (unic_port_link_get(port, &l) == 0 && l.up)
-			fprintf(app->out, "\nPort %u: link state change event: link up - speed %s\n", id,
-				tp_fmt_speed(b, sizeof(b), l.speed_mbps));
-		else if (unic_port_link_get(port, &l) == 0)
-			fprintf(app->out, "\nPort %u: link state change event: link down\n", id);
+		if (unic_port_link_get(port, &l) == 0)
+			fprintf(app->out, "\nPort %u: link state change event: link %s\n", id, l.up ? "up" : "down");
 		return;
 	}
 	/* The device is being taken away (unbind, hot-unplug): let it go; the
