@@ -20,8 +20,8 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_HELP_TOPIC, "help <words...>", "the commands that start with these words, with what they do" },
 	{ TP_CMD_QUIT, "quit", "stop forwarding, stop and close every port, print the totals, exit" },
 	{ TP_CMD_SLEEP, "sleep <ms>", "wait (scripts; unic extension)" },
-	{ TP_CMD_SHOW_PORT, "show port info|stats|xstats|link|regs|eeprom|napi <port|all>",
-	  "port details, NIC statistics (with rates since the last show), extended statistics, link, register and EEPROM dumps, the napi engine's figures" },
+	{ TP_CMD_SHOW_PORT, "show port info|stats|xstats|link|regs|eeprom|napi|summary <port|all>",
+	  "port details, NIC statistics (with rates since the last show), extended statistics, link, register and EEPROM dumps, the napi engine's figures, one line a port" },
 	{ TP_CMD_SHOW_CAPA, "show port capabilities <port|all>", "offloads the port supports and those configured, by name" },
 	{ TP_CMD_SHOW_FWD, "show config fwd", "forwarding engine, threads and streams" },
 	{ TP_CMD_CLEAR_STATS, "clear port stats <port|all>", "zero the NIC statistics" },
@@ -62,7 +62,31 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_SET_MSGLEVEL, "set msglevel <port|all> <level>", "driver log level: error, warning, notice, info, debug or 1..5" },
 	{ TP_CMD_PORT_ATTACH, "port attach <spec>", "a PCI device (BDF) or a virtual one (vdev spec, e.g. ring2,peer=ring1)" },
 	{ TP_CMD_PORT_DETACH, "port detach <port>", "stop, close and remove a port; the others keep forwarding" },
+	{ TP_CMD_SET_ETH_PEER, "set eth-peer <port> <mac>",
+	  "the destination address the mac and csum engines write on packets sent on this port, from the next 'start' (default 02:00:00:00:00:<port>)" },
 };
+
+/* Words the parser takes so that the command can say why it refuses them,
+ * but that are always refused: completion does not offer them. */
+static const struct {
+	enum tp_cmd_id id;
+	unsigned at;      /* word position in the syntax */
+	const char *word;
+} never_offered[] = {
+	{ TP_CMD_CSUM_SET, 2, "sctp" },
+	{ TP_CMD_CSUM_SET, 2, "outer-ip" },
+	{ TP_CMD_CSUM_SET, 2, "outer-udp" },
+	{ TP_CMD_CSUM_TUNNEL, 2, "on" },
+};
+
+static bool offered(enum tp_cmd_id id, unsigned at, const char *w, size_t len)
+{
+	for (unsigned i = 0; i < sizeof(never_offered) / sizeof(never_offered[0]); i++)
+		if (never_offered[i].id == id && never_offered[i].at == at &&
+		    strlen(never_offered[i].word) == len && memcmp(never_offered[i].word, w, len) == 0)
+			return false;
+	return true;
+}
 
 const struct tp_cmd_def *tp_cmd_table(unsigned *nb)
 {
@@ -423,7 +447,7 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 	char *tok[TP_CMD_MAX_TOKENS];
 	unsigned nb, best = 0, nbest = 0;
 	const struct tp_cmd_def *t = tp_cmd_table(&nb);
-	const struct tp_cmd_def *bestdef[8];
+	const struct tp_cmd_def *bestdef[TP_CMD_COUNT];
 	struct match bm = { 0 };
 	int nt;
 
@@ -457,7 +481,7 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 			nbest = 0;
 			bm = m;
 		}
-		if (m.score == best && nbest < 8)
+		if (m.score == best && nbest < TP_CMD_COUNT)
 			bestdef[nbest++] = &t[i];
 	}
 	if (nbest == 0) {
@@ -660,7 +684,7 @@ unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, un
 				const char *bar = memchr(p, '|', (size_t)(end - p));
 				size_t l = bar ? (size_t)(bar - p) : (size_t)(end - p);
 
-				if (l >= plen && memcmp(p, partial, plen) == 0)
+				if (l >= plen && memcmp(p, partial, plen) == 0 && offered(t[i].id, (unsigned)nt, p, l))
 					cand_add(out, max, &n, p, l);
 				p += l + 1;
 			}

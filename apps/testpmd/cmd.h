@@ -76,6 +76,7 @@ enum tp_cmd_id {
 	TP_CMD_SET_MSGLEVEL,
 	TP_CMD_PORT_ATTACH,
 	TP_CMD_PORT_DETACH,
+	TP_CMD_SET_ETH_PEER,
 	TP_CMD_COUNT
 };
 
@@ -131,7 +132,9 @@ int tp_cmd_help(FILE *f, const char *topic);
 
 /*
  * Completion of the first @p len bytes of @p line (the cursor position): the
- * candidates for the word under the cursor, deduplicated, in table order.
+ * candidates for the word under the cursor, deduplicated, in table order;
+ * words the parser takes only to refuse them with a reason (csum set sctp,
+ * csum parse-tunnel on) are not offered.
  * Port placeholders offer @p ports (and "all" where allowed). *start is the
  * offset in @p line where the word under the cursor begins.
  * @return the number of candidates written (<= max).

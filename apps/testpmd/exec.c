@@ -127,6 +127,23 @@ void tp_fmt_mac(char *b, size_t l, const uint8_t *m)
 	snprintf(b, l, "%02X:%02X:%02X:%02X:%02X:%02X", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
+const char *tp_fmt_speed(char *b, size_t l, uint32_t mbps)
+{
+	if (mbps == 0)
+		snprintf(b, l, "None");
+	else if (mbps == UINT32_MAX)
+		snprintf(b, l, "Unknown");
+	else if (mbps < 1000)
+		snprintf(b, l, "%u Mbps", mbps);
+	else if (mbps % 1000 == 0)
+		snprintf(b, l, "%u Gbps", mbps / 1000);
+	else if (mbps % 100 == 0)
+		snprintf(b, l, "%u.%u Gbps", mbps / 1000, mbps % 1000 / 100);
+	else
+		snprintf(b, l, "%u Mbps", mbps);
+	return b;
+}
+
 const char *tp_offl(uint64_t f, char *b, size_t l)
 {
 	if (f == 0 || unic_offload_names(f, b, l) <= 0)
@@ -154,6 +171,7 @@ static int fwd_start(struct tp_app *app, unsigned tx_first)
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
 		np += app->ports[id].in_fwd;
 	fprintf(app->out, "%u - cores=%u - streams=%u\n", np, app->nb_threads, app->nb_streams);
+	tp_show_streams(app);
 	return 0;
 }
 
@@ -228,11 +246,12 @@ static int port_op(struct tp_app *app, const struct tp_cmd *cmd)
 			r = tp_port_start(app, id);
 			if (r == 0) {
 				struct unic_link l;
+				char b[32];
 
 				unic_port_link_get(app->ports[id].port, &l);
 				fprintf(app->out, "Port %u: started, link %s", id, l.up ? "up" : "down");
 				if (l.up)
-					fprintf(app->out, " %u Mbps", l.speed_mbps);
+					fprintf(app->out, " %s", tp_fmt_speed(b, sizeof(b), l.speed_mbps));
 				fprintf(app->out, "\n");
 			}
 			break;
@@ -720,7 +739,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	case TP_CMD_SHOW_PORT:
 		return tp_show_port(app, cmd, a[2].kw, &a[3]);
 	case TP_CMD_SHOW_CAPA:
-		return tp_show_port(app, cmd, 7, &a[3]);
+		return tp_show_port(app, cmd, 8, &a[3]);
 	case TP_CMD_SHOW_FWD:
 		return tp_show_fwd(app);
 	case TP_CMD_CLEAR_STATS:
@@ -795,6 +814,18 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		if ((rc = need_fwd_off(app)))
 			return rc;
 		return set_txpkts(app, &a[2]);
+	case TP_CMD_SET_ETH_PEER: {
+		char b[32];
+
+		if ((rc = tp_port_check(app, a[2].num)))
+			return rc;
+		memcpy(app->peer[a[2].num], a[3].mac, 6);
+		app->peer_set |= 1ull << a[2].num;
+		tp_fmt_mac(b, sizeof(b), a[3].mac);
+		fprintf(app->out, "Port %" PRIu64 ": peer address %s%s\n", a[2].num, b,
+			app->fwd_on ? " (from the next 'start')" : "");
+		return 0;
+	}
 	case TP_CMD_SET_PROMISC:
 		return rx_filter_set(app, &a[2], a[1].kw == 1, a[3].kw == 0);
 	case TP_CMD_MAC_ADDR: {
@@ -906,6 +937,8 @@ static void event_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
 	if (id >= TP_MAX_PORTS || app->ports[id].port != port)
 		return;
 	if (ev == UNIC_EVENT_LINK) {
+		if (app->no_lsc) /* --no-lsc-interrupt */
+			return;
 		if (unic_port_link_get(port, &l) == 0)
 			fprintf(app->out, "\nPort %u: link state change event: link %s\n", id, l.up ? "up" : "down");
 		return;

@@ -2,9 +2,12 @@
 /*
  * Forwarding: streams, threads and the engines.
  *
- * A stream is one rx queue q of a started port p and what it sends on: tx
- * queue q of p's peer. Started ports pair in id order (0<->1, 2<->3; an odd
- * one out sends to itself), as DPDK's default "paired" topology. Streams
+ * A stream is one rx queue q of a forwarding port p and what it sends on:
+ * tx queue q of p's peer. The forwarding ports are the started ones in the
+ * port mask, the first nb_fwd_ports of them (--portmask, --nb-ports); they
+ * pair as DPDK's topologies do, in id order: paired (0<->1, 2<->3; an odd
+ * one out sends to itself; the default), chained (0->1->2->0) or loop (each
+ * to itself). Streams
  * are grouped by their rx port's receive mode and napi knobs; each thread
  * runs one napi context of one group (so every port keeps its own mode), and
  * nbcore threads are shared among the groups (at least one each).
@@ -259,8 +262,12 @@ static void stream_init(struct tp_app *app, struct tp_stream *s, uint16_t p, uin
 	s->vlan_on = tp->tx_vlan_on;
 	s->vlan = tp->tx_vlan;
 	unic_port_mac_get(tp->port, mac);
-	s->eth[0] = 0x02;
-	s->eth[5] = (uint8_t)d;
+	if (app->peer_set >> d & 1) {
+		memcpy(s->eth, app->peer[d], 6);
+	} else {
+		s->eth[0] = 0x02; /* DPDK's default peer address: 02:00:00:00:00:<port> */
+		s->eth[5] = (uint8_t)d;
+	}
 	memcpy(s->eth + 6, mac, 6);
 	/* Ethernet, IPv4 198.18.0.1 -> 198.18.0.2 (RFC 2544's range), UDP 9 -> 9. */
 	memcpy(h, s->eth, 12);
@@ -393,7 +400,9 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 	int rc;
 
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
-		if (tp_port_started(app, id) && unic_port_conf_get(app->ports[id].port, &conf[id]) == 0)
+		if (tp_port_started(app, id) && (app->portmask == 0 || (app->portmask >> id & 1)) &&
+		    (app->nb_fwd_ports == 0 || nb < app->nb_fwd_ports) &&
+		    unic_port_conf_get(app->ports[id].port, &conf[id]) == 0)
 			list[nb++] = id;
 	if (reset) {
 		for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
@@ -404,6 +413,11 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		}
 	}
 	if (nb == 0) {
+		if (reset && app->portmask) {
+			fprintf(app->err, "no started port in the port mask 0x%" PRIx64 " to forward on: run 'port start all'\n",
+				app->portmask);
+			return -ENODEV;
+		}
 		if (reset) {
 			fprintf(app->err, "no started port to forward on: run 'port start all'\n");
 			return -ENODEV;
@@ -411,7 +425,9 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		return 0; /* resuming with nothing left: forwarding stays on, idle */
 	}
 	for (unsigned i = 0; i < nb; i++)
-		peer[list[i]] = (i % 2 == 0) ? (i + 1 < nb ? list[i + 1] : list[i]) : list[i - 1];
+		peer[list[i]] = app->topology == TP_TOPO_LOOP ? list[i] :
+				app->topology == TP_TOPO_CHAINED ? list[(i + 1) % nb] :
+				(i % 2 == 0) ? (i + 1 < nb ? list[i + 1] : list[i]) : list[i - 1];
 	for (unsigned i = 0; i < nb; i++) {
 		uint16_t p = list[i], d = peer[p];
 

@@ -25,6 +25,8 @@
 #include <unic/env.h>
 #include <unic/event.h>
 #include <unic/log.h>
+#include <unic/cycles.h>
+#include <unic/pkt.h>
 
 #include "app_opts.h"
 #include "app_telemetry.h"
@@ -33,13 +35,10 @@
 
 #define PROMPT "testpmd> "
 
-struct tp_opts {
-	bool interactive, cont, auto_start, help;
-	const char *file;
-	uint64_t nbcore, burst, rxq, txq, rxd, txd;
-	int engine;        /* -1: io */
-	int mode;          /* -1: hybrid */
-};
+/* opts.c checks values against these limits as numbers of its own. */
+_Static_assert(TP_OPTS_MAX_PORTS == TP_MAX_PORTS, "--eth-peer and --portmask take testpmd's ports");
+_Static_assert(TP_MAX_THREADS == 64 && TP_BURST_MAX == 256 && TP_MAX_QUEUES == 16,
+	       "opts.c's ranges of --nb-cores, --burst, --rxq and --txq");
 
 static volatile sig_atomic_t got_signal;
 static struct tp_app *g_app; /* for libedit's completion callback only */
@@ -52,122 +51,14 @@ static void on_signal(int sig)
 static void usage_text(FILE *f)
 {
 	fprintf(f,
-		"Usage: unic-testpmd [common options] [options]\n"
-		"An interactive, scriptable control and forwarding CLI (DPDK testpmd's commands).\n\n"
-		"Options:\n"
-		"  -i, --interactive        the prompt, also after -f FILE (default when stdin is a terminal)\n"
-		"  -f, --cmdline-file FILE  run the commands in FILE, then quit (unless -i)\n"
-		"      --continue           batch: run every line even after a failure (exit status 1 if any failed)\n"
-		"      --auto-start         start forwarding once the ports are up\n"
-		"      --nb-cores N         forwarding threads, 1..64 (default: the worker cores of -l, else 1)\n"
-		"      --burst N            packets per burst, 1..256 (default 32)\n"
-		"      --rxq N, --txq N     queues per port, 1..16 (default 1)\n"
-		"      --rxd N, --txd N     descriptors per queue (default: the driver's)\n"
-		"      --forward-mode ENG   io, mac, macswap, rxonly, txonly, flowgen, csum (default io)\n"
-		"      --rx-mode MODE       poll, interrupt or hybrid (default hybrid)\n"
-		"  -h, --help               this text\n\n"
+		"Usage: unic-testpmd [common options] [--] [options]\n"
+		"An interactive, scriptable control and forwarding CLI (DPDK testpmd's commands).\n\n");
+	tp_opts_usage(f);
+	fprintf(f, "\n"
 		"Batch mode: commands one per line, '#' comments; stops at the first failing\n"
 		"command with exit status 1 (unless --continue). Type 'help' for the commands.\n"
 		"Exit status: 0 ok, 1 a command failed (batch), 2 bad command line, 3 set-up failure.\n\n"
-		"Common options:\n%s", unic_env_usage());
-}
-
-static int pick(const char *opt, const char *v, const char *const *names, unsigned n, int *out,
-		char *err, size_t errlen)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (strcmp(v, names[i]) == 0) {
-			*out = (int)i;
-			return 0;
-		}
-	snprintf(err, errlen, "option %s: unknown value '%s'", opt, v);
-	return -EINVAL;
-}
-
-static int opts_parse(struct tp_opts *o, int argc, char **argv, char *err, size_t errlen)
-{
-	static const char *const engines[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum" };
-	static const char *const modes[] = { "poll", "interrupt", "hybrid" };
-
-	memset(o, 0, sizeof(*o));
-	o->engine = -1;
-	o->mode = -1;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		char name[64];
-		const char *eqs = strchr(a, '=');
-		int rc = 0;
-
-		if (a[0] == '-' && a[1] == '-' && eqs) {
-			snprintf(name, sizeof(name), "%.*s", (int)(eqs - a), a);
-			v = eqs + 1;
-		} else if (strncmp(a, "-f", 2) == 0 && a[2] != '\0') { /* -fFILE */
-			snprintf(name, sizeof(name), "-f");
-			v = a + 2;
-		} else {
-			snprintf(name, sizeof(name), "%s", a);
-		}
-#define FLAG(s) (strcmp(name, s) == 0)
-#define VALUE()                                                                           \
-	do {                                                                              \
-		if (v == NULL) {                                                          \
-			if (i + 1 >= argc) {                                              \
-				snprintf(err, errlen, "option %s: missing value at the end of the command line", name); \
-				return -EINVAL;                                           \
-			}                                                                 \
-			if (argv[i + 1][0] == '-') {                                      \
-				snprintf(err, errlen, "option %s: missing value, got the option '%s' instead (a value that starts with '-' needs the --opt=value form)", \
-					 name, argv[i + 1]);                              \
-				return -EINVAL;                                           \
-			}                                                                 \
-			v = argv[++i];                                                    \
-		}                                                                         \
-	} while (0)
-		if ((FLAG("-i") || FLAG("--interactive") || FLAG("--continue") || FLAG("--auto-start") ||
-		     FLAG("-h") || FLAG("--help")) && v != NULL) {
-			snprintf(err, errlen, "option %s takes no value; got '%s'", name, a);
-			return -EINVAL;
-		}
-		if (FLAG("-i") || FLAG("--interactive")) {
-			o->interactive = true;
-		} else if (FLAG("--continue")) {
-			o->cont = true;
-		} else if (FLAG("--auto-start")) {
-			o->auto_start = true;
-		} else if (FLAG("-h") || FLAG("--help")) {
-			o->help = true;
-		} else if (FLAG("-f") || FLAG("--cmdline-file")) {
-			VALUE();
-			o->file = v;
-		} else if (FLAG("--nb-cores")) {
-			VALUE();
-			rc = app_parse_u64(name, v, 1, TP_MAX_THREADS, &o->nbcore, err, errlen);
-		} else if (FLAG("--burst")) {
-			VALUE();
-			rc = app_parse_u64(name, v, 1, TP_BURST_MAX, &o->burst, err, errlen);
-		} else if (FLAG("--rxq") || FLAG("--txq")) {
-			VALUE();
-			rc = app_parse_u64(name, v, 1, TP_MAX_QUEUES, FLAG("--rxq") ? &o->rxq : &o->txq, err,
-					   errlen);
-		} else if (FLAG("--rxd") || FLAG("--txd")) {
-			VALUE();
-			rc = app_parse_u64(name, v, 1, 32768, FLAG("--rxd") ? &o->rxd : &o->txd, err, errlen);
-		} else if (FLAG("--forward-mode")) {
-			VALUE();
-			rc = pick(name, v, engines, 7, &o->engine, err, errlen);
-		} else if (FLAG("--rx-mode")) {
-			VALUE();
-			rc = pick(name, v, modes, 3, &o->mode, err, errlen);
-		} else {
-			snprintf(err, errlen, "unknown option '%s'; see --help", a);
-			return -EINVAL;
-		}
-		if (rc)
-			return rc;
-#undef FLAG
-#undef VALUE
-	}
-	return 0;
+		"%s", unic_env_usage());
 }
 
 /* ---- events ------------------------------------------------------------------------ */
@@ -295,7 +186,7 @@ static void tel_register(struct unic_telemetry *tel, void *app)
 static int run_line(struct tp_app *app, const char *line)
 {
 	static struct tp_cmd cmd;
-	char err[2048];
+	char err[8192];
 	int rc = tp_cmd_parse(line, &cmd, err, sizeof(err));
 
 	if (rc == TP_PARSE_EMPTY)
@@ -399,6 +290,68 @@ static int run_interactive(struct tp_app *app)
 	return 0;
 }
 
+/* Run one command line made here (it must parse). */
+static int run_made(struct tp_app *app, const char *line)
+{
+	static struct tp_cmd cmd;
+	char e[512];
+
+	if (tp_cmd_parse(line, &cmd, e, sizeof(e)) != TP_PARSE_OK) {
+		fprintf(app->err, "internal: '%s': %s\n", line, e);
+		return -EINVAL;
+	}
+	return exec_locked(app, &cmd);
+}
+
+/* "start", or "start tx_first" (--tx-first). */
+static int start_fwd(struct tp_app *app, bool tx_first)
+{
+	return run_made(app, tx_first ? "start tx_first" : "start");
+}
+
+/*
+ * --stats-period without -i, as DPDK's non-interactive mode: forward, print
+ * the forwarding ports' statistics every @p period seconds until SIGINT or
+ * SIGTERM. On a terminal the screen is cleared first, as DPDK does; in a
+ * log (CI) the blocks follow one another.
+ */
+static int run_headless(struct tp_app *app, uint64_t period, bool tx_first)
+{
+	bool tty = isatty(fileno(app->out));
+	int efd = unic_event_fd();
+
+	if (!app->fwd_on && start_fwd(app, tx_first) < 0)
+		return -EIO;
+	fprintf(app->out, "Printing the port statistics every %" PRIu64 " s; SIGINT or SIGTERM stops\n", period);
+	fflush(app->out);
+	while (!got_signal) {
+		uint64_t end = unic_time_ns() + period * 1000000000ull;
+
+		for (uint64_t now = unic_time_ns(); !got_signal && now < end; now = unic_time_ns()) {
+			struct pollfd p = { .fd = efd, .events = POLLIN };
+			uint64_t ms = (end - now + 999999) / 1000000;
+
+			if (poll(&p, efd >= 0 ? 1 : 0, (int)(ms > 1000 ? 1000 : ms)) > 0)
+				unic_event_dispatch();
+		}
+		if (got_signal)
+			break;
+		if (tty)
+			fprintf(app->out, "\033[2J\033[1;1H");
+		fprintf(app->out, "\nPort statistics ====================================");
+		for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
+			char line[64];
+
+			if (!app->ports[id].in_fwd || app->ports[id].port == NULL)
+				continue;
+			snprintf(line, sizeof(line), "show port stats %u", id);
+			run_made(app, line);
+		}
+		fflush(app->out);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct tp_app app;
@@ -409,14 +362,14 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	char err[512];
 	int n, status = TP_EXIT_OK;
-	bool interactive;
+	bool interactive, headless;
 	struct unic_telemetry *tel = NULL;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	n = unic_env_parse(&eo, argc, argv);
 	if (n < 0)
 		return TP_EXIT_USAGE;
-	if (opts_parse(&o, n, argv, err, sizeof(err)) != 0) {
+	if (tp_opts_parse(&o, n, argv, stdout, err, sizeof(err)) != 0) {
 		fprintf(stderr, "unic-testpmd: error: %s\n", err);
 		return TP_EXIT_USAGE;
 	}
@@ -453,6 +406,20 @@ int main(int argc, char **argv)
 	app.def_txd = (uint16_t)o.txd;
 	app.def_mode = o.mode == 0 ? UNIC_RX_MODE_POLL : o.mode == 1 ? UNIC_RX_MODE_INTERRUPT :
 		       UNIC_RX_MODE_HYBRID;
+	if (o.nb_txpkts) {
+		memcpy(app.txpkts, o.txpkts, sizeof(app.txpkts));
+		app.nb_txpkts = o.nb_txpkts;
+	}
+	app.def_mtu = o.max_pkt_len ? (uint16_t)(o.max_pkt_len - 18) : 0;
+	app.rss = o.rss;
+	app.pool_count = (uint32_t)o.total_mbufs;
+	app.dataroom = o.mbuf_size ? (uint16_t)(o.mbuf_size - UNIC_PKT_HEADROOM_DEFAULT) : 0;
+	app.portmask = o.portmask;
+	app.nb_fwd_ports = (unsigned)o.nb_ports;
+	app.topology = o.topology;
+	app.peer_set = o.peer_set;
+	memcpy(app.peer, o.peer, sizeof(app.peer));
+	app.no_lsc = o.no_lsc;
 
 	/* Every port the environment made, configured and started (as DPDK). */
 	n = (int)unic_env_ports(env, ports, UNIC_PORT_MAX);
@@ -461,6 +428,8 @@ int main(int argc, char **argv)
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
 		if (app.ports[id].port == NULL)
 			continue;
+		if (o.no_dev_start) /* 'port start' configures and starts it */
+			continue;
 		fprintf(app.out, "Configuring Port %u (%s)\n", id, unic_port_name(app.ports[id].port));
 		if (tp_port_start(&app, id) != 0)
 			status = TP_EXIT_FAIL;
@@ -468,23 +437,20 @@ int main(int argc, char **argv)
 	if (status != TP_EXIT_OK)
 		goto out;
 	fprintf(app.out, "Done: %d port%s\n", n, n == 1 ? "" : "s");
+	n = BATCH_OK;
 	if (app_telemetry_start(&eo, "testpmd", app.out, tel_register, &app, &tel) < 0) {
 		status = TP_EXIT_FAIL;
 		goto out;
 	}
 	if (tp_events_register(&app) != 0)
 		fprintf(stderr, "unic-testpmd: warning: port events (link, device removal) will not be shown\n");
-	if (o.auto_start) {
-		static struct tp_cmd cmd;
-		char e[256];
-
-		if (tp_cmd_parse("start", &cmd, e, sizeof(e)) != TP_PARSE_OK || exec_locked(&app, &cmd) < 0) {
-			status = TP_EXIT_CMD;
-			goto out;
-		}
+	headless = o.stats_period && !o.interactive;
+	if (o.auto_start && !headless && start_fwd(&app, o.tx_first) < 0) {
+		status = TP_EXIT_CMD;
+		goto out;
 	}
 
-	interactive = o.interactive || (o.file == NULL && isatty(STDIN_FILENO));
+	interactive = !headless && (o.interactive || (o.file == NULL && isatty(STDIN_FILENO)));
 	if (o.file) {
 		FILE *f = fopen(o.file, "r");
 
@@ -501,9 +467,12 @@ int main(int argc, char **argv)
 		if (n != BATCH_OK)
 			interactive = false;
 	}
-	if (interactive && !got_signal)
+	if (headless && !got_signal && status == TP_EXIT_OK && n != BATCH_QUIT) {
+		if (run_headless(&app, o.stats_period, o.tx_first) < 0)
+			status = TP_EXIT_CMD;
+	} else if (interactive && !got_signal)
 		run_interactive(&app);
-	else if (o.file == NULL && !got_signal && run_batch(&app, stdin, "stdin", o.cont) == BATCH_FAILED)
+	else if (o.file == NULL && !headless && !got_signal && run_batch(&app, stdin, "stdin", o.cont) == BATCH_FAILED)
 		status = TP_EXIT_CMD;
 	if (got_signal)
 		fprintf(app.out, "\n%s: quitting\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");

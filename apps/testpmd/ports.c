@@ -27,6 +27,7 @@ void tp_port_defaults(struct tp_app *app, uint16_t id)
 	p->conf.nb_txq = app->def_txq;
 	p->conf.rx_mode = app->def_mode;
 	p->conf.link_intr = true; /* link changes come as events, as DPDK testpmd's lsc interrupts */
+	p->conf.mtu = app->def_mtu;
 	p->rxd = app->def_rxd;
 	p->txd = app->def_txd;
 	memset(&p->knobs, 0, sizeof(p->knobs));
@@ -91,13 +92,21 @@ static uint32_t pool_need(struct tp_app *app, struct tp_port *p, const struct un
 static int port_pool(struct tp_app *app, uint16_t id, const struct unic_port_info *info)
 {
 	struct tp_port *p = &app->ports[id];
-	uint32_t need = pool_need(app, p, info);
+	uint32_t need = app->pool_count ? app->pool_count : pool_need(app, p, info);
 	uint32_t mtu = p->conf.mtu ? p->conf.mtu : 1500;
-	uint32_t room = mtu + 26 > UNIC_PKT_DATAROOM_DEFAULT ? mtu + 26 : UNIC_PKT_DATAROOM_DEFAULT;
+	uint32_t want = app->dataroom ? app->dataroom : UNIC_PKT_DATAROOM_DEFAULT;
+	uint32_t room = mtu + 26 > want ? mtu + 26 : want;
 	char name[UNIC_POOL_NAMESIZE];
 
 	if (p->pool && p->pool_count >= need && p->pool->pkt_dataroom >= room)
 		return 0;
+	if (app->pool_count && app->pool_count < pool_need(app, p, info))
+		fprintf(app->out, "note: port %u: --total-num-mbufs=%u is fewer than the %u packets its queues, "
+			"bursts and caches may hold; receive may run short (RX-nombuf)\n", id, app->pool_count,
+			pool_need(app, p, info));
+	if (app->dataroom && room > app->dataroom)
+		fprintf(app->out, "note: port %u: --mbuf-size: a buffer holds a whole frame of MTU %u here: "
+			"%u bytes of data room, not %u\n", id, mtu, room, app->dataroom);
 	if (app->nb_pools == TP_MAX_POOLS) {
 		fprintf(app->err, "port %u: too many pools made already (%d); restart testpmd\n", id,
 			TP_MAX_POOLS);
@@ -148,6 +157,16 @@ static int port_apply(struct tp_app *app, uint16_t id)
 		c.tx_offloads |= UNIC_TX_OFFLOAD_UDP_CKSUM;
 	if (p->csum_hw[2])
 		c.tx_offloads |= UNIC_TX_OFFLOAD_TCP_CKSUM;
+	/* RSS over several rx queues, as DPDK's testpmd: IP unless told
+	 * otherwise, the types the port can hash. */
+	c.rss_hash_types = 0;
+	if (c.nb_rxq > 1 && app->rss != TP_RSS_OFF) {
+		uint64_t t = UNIC_RSS_IPV4 | UNIC_RSS_IPV6;
+
+		if (app->rss == TP_RSS_UDP)
+			t |= UNIC_RSS_IPV4_UDP | UNIC_RSS_IPV6_UDP;
+		c.rss_hash_types = t & info.rss_hash_capa;
+	}
 	if (app->nb_txpkts > 1 && (info.tx_offload_capa & UNIC_TX_OFFLOAD_MULTI_SEGS))
 		c.tx_offloads |= UNIC_TX_OFFLOAD_MULTI_SEGS;
 	rc = port_pool(app, id, &info);

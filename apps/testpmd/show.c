@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <unic/cycles.h>
 #include <unic/log.h>
@@ -48,7 +49,7 @@ static int show_info(struct tp_app *app, uint16_t id)
 	fprintf(app->out, "Connect to socket: %d\n", info.numa_node);
 	if (unic_port_link_get(p->port, &l) == 0) {
 		fprintf(app->out, "Link status: %s\n", l.up ? "up" : "down");
-		fprintf(app->out, "Link speed: %u Mbps\n", l.speed_mbps);
+		fprintf(app->out, "Link speed: %s\n", tp_fmt_speed(b, sizeof(b), l.speed_mbps));
 		fprintf(app->out, "Link duplex: %s\n", l.full_duplex ? "full-duplex" : "half-duplex");
 		fprintf(app->out, "Autoneg status: %s\n", l.autoneg ? "On" : "Off");
 	}
@@ -156,12 +157,13 @@ out:
 static int show_link(struct tp_app *app, uint16_t id)
 {
 	struct unic_link l;
+	char b[32];
 	int rc = unic_port_link_get(app->ports[id].port, &l);
 
 	if (rc)
 		return tp_op_err(app, id, "link", rc);
-	fprintf(app->out, "Port %u Link %s - speed %u Mbps - %s-duplex%s\n", id, l.up ? "up" : "down",
-		l.speed_mbps, l.full_duplex ? "full" : "half", l.autoneg ? " - autoneg" : "");
+	fprintf(app->out, "Port %u Link %s - speed %s - %s-duplex%s\n", id, l.up ? "up" : "down",
+		tp_fmt_speed(b, sizeof(b), l.speed_mbps), l.full_duplex ? "full" : "half", l.autoneg ? " - autoneg" : "");
 	return 0;
 }
 
@@ -209,9 +211,16 @@ static int show_napi(struct tp_app *app, uint16_t id)
 	struct tp_port *p = &app->ports[id];
 	unsigned shown = 0;
 
-	fprintf(app->out, "Port %u napi: knobs budget %u weight %u empty-polls %u idle-us %u max-sleep-ms %u (0: default)\n",
-		id, p->knobs.budget, p->knobs.weight, p->knobs.empty_polls, p->knobs.idle_us,
-		p->knobs.max_sleep_ms);
+	/* The values the engine uses: a knob left at 0 takes the engine's
+	 * default, the weight the burst size (fwd.c). */
+	fprintf(app->out, "Port %u napi: budget %u%s weight %u%s empty-polls %u%s idle-us %u%s max-sleep-ms %u%s\n",
+		id, p->knobs.budget ? p->knobs.budget : UNIC_NAPI_BUDGET_DEFAULT, p->knobs.budget ? "" : " (default)",
+		p->knobs.weight ? p->knobs.weight : app->burst, p->knobs.weight ? "" : " (the burst)",
+		p->knobs.empty_polls ? p->knobs.empty_polls : UNIC_NAPI_EMPTY_POLLS_DEFAULT,
+		p->knobs.empty_polls ? "" : " (default)",
+		p->knobs.idle_us ? p->knobs.idle_us : UNIC_NAPI_IDLE_US_DEFAULT, p->knobs.idle_us ? "" : " (default)",
+		p->knobs.max_sleep_ms ? p->knobs.max_sleep_ms : UNIC_NAPI_MAX_SLEEP_MS_DEFAULT,
+		p->knobs.max_sleep_ms ? "" : " (default)");
 	for (unsigned t = 0; t < app->nb_threads; t++) {
 		struct tp_thread *th = &app->threads[t];
 
@@ -248,6 +257,31 @@ static int show_napi(struct tp_app *app, uint16_t id)
 	return 0;
 }
 
+/* One line a port (DPDK's "show port summary"); the header before the first. */
+static int show_summary(struct tp_app *app, uint16_t id, int nb)
+{
+	struct unic_port_info info;
+	struct unic_link l;
+	uint8_t mac[6] = { 0 };
+	char m[32], sp[32];
+	int rc = tp_info_of(app, id, &info);
+
+	if (rc)
+		return rc;
+	if (nb >= 0) {
+		fprintf(app->out, "Number of available ports: %i\n", nb);
+		fprintf(app->out, "%-4s %-17s %-12s %-14s %-8s %s\n", "Port", "MAC Address", "Name", "Driver",
+			"Status", "Link");
+	}
+	unic_port_mac_get(app->ports[id].port, mac);
+	tp_fmt_mac(m, sizeof(m), mac);
+	if (unic_port_link_get(app->ports[id].port, &l) != 0)
+		memset(&l, 0, sizeof(l));
+	fprintf(app->out, "%-4u %-17s %-12s %-14s %-8s %s\n", id, m, unic_port_name(app->ports[id].port),
+		app->ports[id].driver, l.up ? "up" : "down", tp_fmt_speed(sp, sizeof(sp), l.speed_mbps));
+	return 0;
+}
+
 static int show_capa(struct tp_app *app, uint16_t id)
 {
 	struct unic_port_info info;
@@ -265,7 +299,7 @@ static int show_capa(struct tp_app *app, uint16_t id)
 		fprintf(app->out, "  Tx offloads configured: %s\n", tp_offl(c.tx_offloads, b, sizeof(b)));
 	}
 	fprintf(app->out, "  Rx interrupts: %s\n", info.has_intr ? "yes" : "no");
-	fprintf(app->out, "  Max link speed: %u Mbps\n", info.speed_capa_mbps);
+	fprintf(app->out, "  Max link speed: %s\n", tp_fmt_speed(b, sizeof(b), info.speed_capa_mbps));
 	return 0;
 }
 
@@ -277,6 +311,12 @@ int tp_show_fwd(struct tp_app *app)
 		app->burst, app->nbcore);
 	for (unsigned i = 0; i < app->nb_txpkts; i++)
 		fprintf(f, "%s%u", i ? "," : "", app->txpkts[i]);
+	fprintf(f, " - port-topology=%s", app->topology == TP_TOPO_LOOP ? "loop" :
+		app->topology == TP_TOPO_CHAINED ? "chained" : "paired");
+	if (app->portmask)
+		fprintf(f, " - portmask=0x%" PRIx64, app->portmask);
+	if (app->nb_fwd_ports)
+		fprintf(f, " - nb-ports=%u", app->nb_fwd_ports);
 	fprintf(f, "\n");
 	if (!app->fwd_on) {
 		fprintf(f, "forwarding is stopped; 'start' makes streams from the started ports:");
@@ -287,23 +327,55 @@ int tp_show_fwd(struct tp_app *app)
 		return 0;
 	}
 	fprintf(f, "streams=%u threads=%u\n", app->nb_streams, app->nb_threads);
+	tp_show_streams(app);
+	return 0;
+}
+
+/* The NUMA node of CPU @p cpu (sysfs), 0 when unknown. */
+static int cpu_node(int cpu)
+{
+	for (int n = 0; n < 64; n++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/node%d", cpu, n);
+		if (access(path, F_OK) == 0)
+			return n;
+	}
+	return 0;
+}
+
+static int port_node(struct tp_app *app, uint16_t id)
+{
+	struct unic_port_info info;
+
+	if (app->ports[id].port == NULL || unic_port_info_get(app->ports[id].port, &info) != 0)
+		return 0;
+	return info.numa_node < 0 ? 0 : info.numa_node;
+}
+
+void tp_show_streams(struct tp_app *app)
+{
+	FILE *f = app->out;
+
 	for (unsigned t = 0; t < app->nb_threads; t++) {
 		struct tp_thread *th = &app->threads[t];
 
 		if (th->core >= 0)
-			fprintf(f, "Thread %u (core %d, %s) forwards packets on %u streams:\n", t, th->core,
-				unic_rx_mode_name(th->mode), th->nb_streams);
-		else
+			fprintf(f, "Logical Core %d (socket %d) forwards packets on %u streams:\n", th->core,
+				cpu_node(th->core), th->nb_streams);
+		else /* more threads than -l's worker cores */
 			fprintf(f, "Thread %u (not pinned, %s) forwards packets on %u streams:\n", t,
 				unic_rx_mode_name(th->mode), th->nb_streams);
 		for (unsigned i = 0; i < th->nb_streams; i++) {
 			struct tp_stream *s = th->streams[i];
+			char mac[32];
 
-			fprintf(f, "  RX P=%u/Q=%u -> TX P=%u/Q=%u peer=02:00:00:00:00:%02X\n", s->rx_port,
-				s->rx_q, s->tx_port, s->tx_q, s->tx_port);
+			tp_fmt_mac(mac, sizeof(mac), s->eth);
+			fprintf(f, "  RX P=%u/Q=%u (socket %d) -> TX P=%u/Q=%u (socket %d) peer=%s\n", s->rx_port,
+				s->rx_q, port_node(app, s->rx_port), s->tx_port, s->tx_q,
+				port_node(app, s->tx_port), mac);
 		}
 	}
-	return 0;
 }
 
 int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa)
@@ -324,6 +396,7 @@ int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, co
 		case 4: r = show_regs(app, ids[i]); break;
 		case 5: r = show_eeprom(app, ids[i]); break;
 		case 6: r = show_napi(app, ids[i]); break;
+		case 7: r = show_summary(app, ids[i], i == 0 ? n : -1); break;
 		default: r = show_capa(app, ids[i]); break;
 		}
 		if (r && rc == 0)

@@ -29,6 +29,7 @@
 #include <unic/port.h>
 
 #include "cmd.h"
+#include "opts.h"
 
 #define TP_MAX_PORTS    64
 #define TP_MAX_QUEUES   UNIC_PORT_MAX_QUEUES
@@ -152,6 +153,17 @@ struct tp_app {
 	/* Start-up port configuration ("port reset" goes back to it). */
 	uint16_t def_rxq, def_txq, def_rxd, def_txd;
 	enum unic_rx_mode def_mode;
+	uint16_t def_mtu;                     /* --max-pkt-len - 18; 0: 1500 */
+	enum tp_rss rss;                      /* hash types with several rx queues */
+	uint32_t pool_count;                  /* --total-num-mbufs; 0: what the queues need */
+	uint16_t dataroom;                    /* --mbuf-size less the headroom; 0: default */
+	/* Which ports forward to which (--portmask, --nb-ports, --port-topology). */
+	uint64_t portmask;                    /* 0: every port */
+	unsigned nb_fwd_ports;                /* 0: every port of the mask */
+	enum tp_topology topology;
+	uint64_t peer_set;                    /* bit p: peer[p] given (--eth-peer, "set eth-peer") */
+	uint8_t peer[TP_MAX_PORTS][6];        /* else 02:00:00:00:00:<p> */
+	bool no_lsc;                          /* link change events are not printed */
 	/* Forwarding state. */
 	bool fwd_on;
 	bool stop;                            /* threads: stop at the next round */
@@ -189,11 +201,15 @@ int tp_ports_of(struct tp_app *app, const struct tp_cmd_arg *a, uint16_t *ids);
 int tp_op_err(struct tp_app *app, uint16_t id, const char *what, int rc);
 int tp_info_of(struct tp_app *app, uint16_t id, struct unic_port_info *info);
 void tp_fmt_mac(char *b, size_t l, const uint8_t *m);
+/* A link speed as DPDK writes it: "100 Mbps", "10 Gbps", "2.5 Gbps", "None". */
+const char *tp_fmt_speed(char *b, size_t l, uint32_t mbps);
 const char *tp_offl(uint64_t f, char *b, size_t l);
 
-/* show.c: what 0..6 = info, stats, xstats, link, regs, eeprom, napi; 7 capabilities */
+/* show.c: what 0..7 = info, stats, xstats, link, regs, eeprom, napi, summary; 8 capabilities */
 int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa);
 int tp_show_fwd(struct tp_app *app);
+/* The stream table (DPDK's "Logical Core N (socket S) forwards packets on K streams:"). */
+void tp_show_streams(struct tp_app *app);
 
 /* ports.c */
 void tp_port_defaults(struct tp_app *app, uint16_t id);

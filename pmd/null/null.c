@@ -44,6 +44,7 @@ struct null_txq {
 struct null_port {
 	uint32_t size;  /* bytes per received packet */
 	uint32_t tx_max_len;  /* 0: no limit */
+	bool link_down;       /* "set link down" (the link is up otherwise) */
 	struct null_rxq rxq[UNIC_PORT_MAX_QUEUES];
 	struct null_txq txq[UNIC_PORT_MAX_QUEUES];
 };
@@ -230,11 +231,36 @@ static void null_close(struct unic_port *port)
 
 static int null_link_get(struct unic_port *port, struct unic_link *link)
 {
-	(void)port;
-	link->up = true;
-	link->speed_mbps = NULL_SPEED_MBPS;
+	link->up = !__atomic_load_n(&null_priv(port)->link_down, __ATOMIC_RELAXED);
+	link->speed_mbps = link->up ? NULL_SPEED_MBPS : 0;
 	link->full_duplex = true;
 	link->autoneg = false;
+	return 0;
+}
+
+/*
+ * Link, address and receive filters: a null port has no wire and filters
+ * nothing, so each setting is accepted and only reported back (the link
+ * state by link_get, the filters and the address by the port layer), as
+ * DPDK's net_null and net_ring take them.
+ */
+static int null_link_set(struct unic_port *port, bool up)
+{
+	__atomic_store_n(&null_priv(port)->link_down, !up, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int null_mac_op(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	(void)port;
+	(void)mac;
+	return 0;
+}
+
+static int null_filter_set(struct unic_port *port, bool on)
+{
+	(void)port;
+	(void)on;
 	return 0;
 }
 
@@ -253,6 +279,12 @@ static const struct unic_port_ops null_ops = {
 	.tx_prepare = null_tx_prepare,
 	.rx_pending = null_rx_pending,
 	.link_get = null_link_get,
+	.link_set = null_link_set,
+	.mac_set = null_mac_op,
+	.mac_add = null_mac_op,
+	.mac_remove = null_mac_op,
+	.promisc_set = null_filter_set,
+	.allmulti_set = null_filter_set,
 };
 
 /* ---- creation ----------------------------------------------------------- */

@@ -260,11 +260,37 @@ static int ring_xstats_get(struct unic_port *port, uint64_t *values, unsigned ma
 
 static int ring_link_get(struct unic_port *port, struct unic_link *link)
 {
-	(void)port;
-	link->up = true;
-	link->speed_mbps = RING_SPEED_MBPS;
+	link->up = !__atomic_load_n(&ring_priv(port)->link_down, __ATOMIC_RELAXED);
+	link->speed_mbps = link->up ? RING_SPEED_MBPS : 0;
 	link->full_duplex = true;
 	link->autoneg = false;
+	return 0;
+}
+
+/*
+ * Link, address and receive filters: a ring port delivers every packet to
+ * its peer and filters nothing, so each setting is accepted and only
+ * reported back (the link state by link_get, the filters and the address
+ * by the port layer), as DPDK's net_ring takes them. Packets still flow
+ * with the link set down, as there.
+ */
+static int ring_link_set(struct unic_port *port, bool up)
+{
+	__atomic_store_n(&ring_priv(port)->link_down, !up, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int ring_mac_op(struct unic_port *port, const uint8_t mac[UNIC_ETHER_ADDR_LEN])
+{
+	(void)port;
+	(void)mac;
+	return 0;
+}
+
+static int ring_filter_set(struct unic_port *port, bool on)
+{
+	(void)port;
+	(void)on;
 	return 0;
 }
 
@@ -307,6 +333,12 @@ static const struct unic_port_ops ring_ops = {
 	.rx_intr_enable = ring_rx_intr_enable,
 	.rx_intr_disable = ring_rx_intr_disable,
 	.link_get = ring_link_get,
+	.link_set = ring_link_set,
+	.mac_set = ring_mac_op,
+	.mac_add = ring_mac_op,
+	.mac_remove = ring_mac_op,
+	.promisc_set = ring_filter_set,
+	.allmulti_set = ring_filter_set,
 	.xstats_names = ring_xstats_names,
 	.xstats_get = ring_xstats_get,
 	.intr_sources = ring_intr_sources,

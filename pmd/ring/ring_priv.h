@@ -78,6 +78,7 @@ struct ring_pair {
 struct ring_port {
 	struct ring_pair *pair;       /* set at creation, cleared at close */
 	unsigned side;                /* 0 or 1 in the pair */
+	bool link_down;               /* "set link down" (the link is up otherwise) */
 	struct ring_rxq rxq[UNIC_PORT_MAX_QUEUES];
 	struct ring_txq txq[UNIC_PORT_MAX_QUEUES];
 };

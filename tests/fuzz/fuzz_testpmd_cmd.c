@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static FILE *null;
 	static const uint16_t ports[] = { 0, 1, 7, 63 };
 	char line[TP_CMD_LINE_MAX + 64];
-	char err[2048];
+	char err[8192];
 	char cands[16][TP_CMD_CAND_LEN];
 	unsigned nb, n;
 	const struct tp_cmd_def *t = tp_cmd_table(&nb);

@@ -178,7 +178,7 @@ class AfPacket(unittest.TestCase):
             after = json.loads(u.run(["ip", "-d", "-j", "link", "show", x0]).stdout)[0]
         self.assertEqual(tp.p.returncode, 0, out)
         self.assertIn("MAC address: 02:11:22:33:44:55", out)
-        self.assertIn("Port 0 Link up - speed 10000 Mbps - full-duplex", out)
+        self.assertIn("Port 0 Link up - speed 10 Gbps - full-duplex", out)
         self.assertIn("Min/max MTU: 68/1982", out)
         self.assertEqual(during["promiscuity"], 1, "PACKET_MR_PROMISC while the port lives")
         self.assertEqual(after["promiscuity"], 0, "the membership goes with the socket")

@@ -192,7 +192,7 @@ class Control(unittest.TestCase):
             self.assertIn(f"MAC address: {mac.upper()}", out)
             self.assertIn("Driver name: af_xdp", out)
             self.assertIn("Port 0 Link down", out)
-            self.assertIn("Port 0 Link up - speed 10000 Mbps - full-duplex", out)
+            self.assertIn("Port 0 Link up - speed 10 Gbps - full-duplex", out)
             self.assertIn("Port 0: started", out, "stop then start binds the queue again")
             self.assertIn(f"MTU of {x0} set to 1400 (it was 1500; put back at close)", out)
             self.assertIn("MTU: 1400", out)

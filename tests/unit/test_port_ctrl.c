@@ -60,20 +60,37 @@ Test(port, promisc_and_allmulti_get_report_what_the_driver_took)
 	finish(p);
 }
 
-Test(port, null_and_ring_ports_filter_nothing_so_promisc_and_allmulti_read_on)
+/* As DPDK's net_null and net_ring: they filter nothing, so each setting is
+ * taken and reported back, and the link goes down and up on demand. */
+Test(port, null_and_ring_ports_take_filters_link_and_mac_and_report_them)
 {
 	const char *const specs[] = { "null7", "ring7" };
+	const uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 0x77 };
 
 	for (unsigned i = 0; i < 2; i++) {
 		struct unic_port *p = NULL;
+		struct unic_link l;
+		uint8_t got[6];
 
 		cr_assert_eq(unic_vdev_create(specs[i], &p), 0, "%s", last_err);
-		cr_assert_eq(unic_port_promisc_get(p), 1, "%s receives every frame", specs[i]);
-		cr_assert_eq(unic_port_allmulti_get(p), 1, "%s", specs[i]);
-		cr_assert_eq(unic_port_promisc_set(p, false), -ENOTSUP, "no filter to turn on or off");
-		cr_assert_eq(unic_port_promisc_get(p), 1, "and the answer stays true");
-		cr_assert_eq(unic_port_allmulti_set(p, false), -ENOTSUP);
+		cr_assert_eq(unic_port_promisc_get(p), 0, "%s: off until set", specs[i]);
+		cr_assert_eq(unic_port_promisc_set(p, true), 0, "%s", specs[i]);
+		cr_assert_eq(unic_port_promisc_get(p), 1);
+		cr_assert_eq(unic_port_allmulti_set(p, true), 0);
 		cr_assert_eq(unic_port_allmulti_get(p), 1);
+		cr_assert_eq(unic_port_allmulti_set(p, false), 0);
+		cr_assert_eq(unic_port_allmulti_get(p), 0);
+		cr_assert_eq(unic_port_link_set(p, false), 0);
+		cr_assert_eq(unic_port_link_get(p, &l), 0);
+		cr_assert(!l.up && l.speed_mbps == 0, "%s: down after link_set(false)", specs[i]);
+		cr_assert_eq(unic_port_link_set(p, true), 0);
+		cr_assert_eq(unic_port_link_get(p, &l), 0);
+		cr_assert(l.up && l.speed_mbps == 10000);
+		cr_assert_eq(unic_port_mac_set(p, mac), 0);
+		cr_assert_eq(unic_port_mac_get(p, got), 0);
+		cr_assert_eq(memcmp(got, mac, 6), 0);
+		cr_assert_eq(unic_port_mac_add(p, mac), 0);
+		cr_assert_eq(unic_port_mac_remove(p, mac), 0);
 		finish(p);
 	}
 }

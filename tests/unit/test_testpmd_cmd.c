@@ -12,7 +12,7 @@
 #include "testpmd_fixture.h"
 
 static struct tp_cmd cmd;
-static char err[2048];
+static char err[8192];
 
 static int parse(const char *line)
 {
@@ -130,10 +130,10 @@ Test(testpmd_cmd, errors_say_what_is_wrong_and_give_the_usage_lines)
 
 	cr_assert_eq(parse("show port stats 64"), TP_PARSE_ERROR);
 	HAS(err, "bad value '64' for <port|all>; expected a port number (0..63) or 'all'");
-	HAS(err, "usage: show port info|stats|xstats|link|regs|eeprom|napi <port|all>");
+	HAS(err, "usage: show port info|stats|xstats|link|regs|eeprom|napi|summary <port|all>");
 
 	cr_assert_eq(parse("show port bogus 0"), TP_PARSE_ERROR);
-	HAS(err, "bad word 'bogus'; expected info|stats|xstats|link|regs|eeprom|napi|capabilities");
+	HAS(err, "bad word 'bogus'; expected info|stats|xstats|link|regs|eeprom|napi|summary|capabilities");
 
 	cr_assert_eq(parse("set fwd warp"), TP_PARSE_ERROR);
 	HAS(err, "expected io|mac|macswap|rxonly|txonly|flowgen");
@@ -250,7 +250,7 @@ Test(testpmd_cmd, help_lists_everything_or_a_topic)
 
 	cr_assert_eq(tp_cmd_help(f, NULL), 0);
 	fflush(f);
-	HAS(buf, "show port info|stats|xstats|link|regs|eeprom|napi <port|all>");
+	HAS(buf, "show port info|stats|xstats|link|regs|eeprom|napi|summary <port|all>");
 	HAS(buf, "port detach <port>");
 	fclose(f);
 	free(buf);
@@ -267,4 +267,52 @@ Test(testpmd_cmd, help_lists_everything_or_a_topic)
 	HAS(buf, "no command starts with 'warp drive'");
 	fclose(f);
 	free(buf);
+}
+
+Test(testpmd_cmd, a_bad_word_lists_every_candidate_and_its_usage_line)
+{
+	unsigned nb, nset = 0;
+	const struct tp_cmd_def *t = tp_cmd_table(&nb);
+
+	cr_assert_eq(parse("set bogus"), TP_PARSE_ERROR);
+	HAS(err, "bad word 'bogus'; expected fwd|burst|nbcore|txpkts|promisc|allmulti|link|link-up|link-down|"
+		 "rx-mode|msglevel|eth-peer");
+	/* One usage line for each "set" command, the last ones included. */
+	for (unsigned i = 0; i < nb; i++) {
+		char want[512];
+
+		if (strncmp(t[i].syntax, "set ", 4) != 0)
+			continue;
+		snprintf(want, sizeof(want), "usage: %s", t[i].syntax);
+		HAS(err, want);
+		nset++;
+	}
+	cr_assert_gt(nset, 8, "more candidates than the old cap of 8");
+}
+
+Test(testpmd_cmd, set_eth_peer_takes_a_port_and_an_address)
+{
+	cr_assert_eq(parse("set eth-peer 1 02:00:00:00:00:aa"), TP_PARSE_OK, "%s", err);
+	cr_assert_eq(cmd.def->id, TP_CMD_SET_ETH_PEER);
+	cr_assert_eq(cmd.arg[2].num, 1);
+	cr_assert_eq(cmd.arg[3].mac[5], 0xaa);
+	cr_assert_eq(parse("set eth-peer 1 02:00:00"), TP_PARSE_ERROR);
+	HAS(err, "bad value '02:00:00' for <mac>");
+}
+
+Test(testpmd_cmd, completion_leaves_out_words_that_are_always_refused)
+{
+	char c[64][TP_CMD_CAND_LEN];
+	size_t start;
+	unsigned n;
+
+	n = complete("csum set ", c, &start);
+	cr_assert(cand(c, n, "ip") && cand(c, n, "udp") && cand(c, n, "tcp"));
+	cr_assert(!cand(c, n, "sctp") && !cand(c, n, "outer-ip") && !cand(c, n, "outer-udp"), "n=%u", n);
+	n = complete("csum parse-tunnel ", c, &start);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(c[0], "off");
+	/* They still parse, for the refusal that says why. */
+	cr_assert_eq(parse("csum set sctp hw 0"), TP_PARSE_OK, "%s", err);
+	cr_assert_eq(parse("csum parse-tunnel on 0"), TP_PARSE_OK, "%s", err);
 }

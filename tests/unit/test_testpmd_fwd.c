@@ -88,7 +88,7 @@ static void engine_forwards(const char *engine)
 
 	snprintf(script, sizeof(script), "set fwd %s\nstart tx_first\nsleep 300\nshow config fwd\nstop\n", engine);
 	cr_assert_eq(run(RING_PAIR, script, out, sizeof(out)), 0, "%s", out);
-	HAS(out, "RX P=0/Q=0 -> TX P=1/Q=0");
+	HAS(out, "RX P=0/Q=0 (socket 0) -> TX P=1/Q=0 (socket 0)");
 	cr_assert_gt(num_after(out, "Accumulated forward statistics", "RX-packets:"), 1000, "%s: %s", engine, out);
 }
 
@@ -112,7 +112,7 @@ Test(testpmd_binary, each_rx_mode_forwards_and_shows_its_napi_figures, .timeout 
 		cr_assert_eq(run(RING_PAIR, script, out, sizeof(out)), 0, "%s", out);
 		snprintf(want, sizeof(want), "(%s): polls", modes[i]);
 		HAS(out, want);
-		HAS(out, "knobs budget 64 weight 32");
+		HAS(out, "napi: budget 64 weight 32");
 		cr_assert_gt(num_after(out, "Accumulated forward statistics", "RX-packets:"), 1000, "%s: %s",
 			     modes[i], out);
 	}
@@ -148,10 +148,10 @@ Test(testpmd_binary, attach_and_detach_while_the_other_ports_forward, .timeout =
 	cr_assert_not_null(first);
 	second = strstr(first + 1, "show config fwd");
 	cr_assert_not_null(second);
-	HAS(first, "RX P=2/Q=0 -> TX P=2/Q=0");
+	HAS(first, "RX P=2/Q=0 (socket 0) -> TX P=2/Q=0 (socket 0)");
 	HAS(first, "Port 1 is detached");
 	HASNT(second, "RX P=1/Q=0");
-	HAS(second, "RX P=0/Q=0 -> TX P=2/Q=0");
+	HAS(second, "RX P=0/Q=0 (socket 0) -> TX P=2/Q=0 (socket 0)");
 	HAS(out, "Forward statistics for port 1  (detached)");
 	cr_assert_gt(num_after(second, "NIC statistics for port 2", "RX-packets:"), 1000,
 		     "the null port forwards after the detach");

@@ -619,8 +619,10 @@ int unic_port_allmulti_set(struct unic_port *port, bool on);
  * Is promiscuous (all-multicast) receive on? For a driver with the filter
  * (promisc_set/allmulti_set op): what the last successful
  * unic_port_promisc_set() (unic_port_allmulti_set()) made it, off until
- * then; drivers keep it across stop/start. For a driver without one (null,
- * ring): on, since such a port receives every frame.
+ * then; drivers keep it across stop/start (null and ring ports, which
+ * filter nothing, take the setting and report it back, as DPDK's net_null
+ * and net_ring do). For a driver without the op: on, since such a port
+ * receives every frame.
  * @return 1 (on), 0 (off), or -ENODEV (closed or detached port).
  */
 int unic_port_promisc_get(struct unic_port *port);
