@@ -466,7 +466,7 @@ int l2fwd_plan_threads(const struct l2fwd_opts *o, unsigned nb_used, unsigned nb
 void l2fwd_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [common options] [-p PORTMASK] [-q N] [-T SECONDS] [-P] [options]\n"
+		"Usage: %s [common options] [--] [-p PORTMASK] [-q N] [-T SECONDS] [-P] [options]\n"
 		"Forward every frame received on a port to its paired port (docs/l2fwd.md).\n"
 		"\n"
 		"  -p, --portmask MASK      hexadecimal mask of the ports to use, bit N for port N\n"
