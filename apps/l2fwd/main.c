@@ -5,7 +5,9 @@
  *
  * Signals: SIGINT and SIGTERM are blocked in every thread before any is
  * created and taken synchronously by the main thread (sigtimedwait) between
- * statistics ticks, so no handler runs inside library code.
+ * statistics ticks, so no handler runs inside library code; except when the
+ * main core forwards, where a handler only records the signal and wakes the
+ * main thread's napi context (main_forward).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -239,62 +241,74 @@ static void stats_tick(struct l2fwd_app *app, struct l2fwd_snap *s1, struct l2fw
 		*next = now + period;
 }
 
-/* How often the main core, when it forwards, looks for SIGINT/SIGTERM. */
-#define MAIN_SIGNAL_CHECK_NS 10000000ull
+/*
+ * When the main core forwards, SIGINT/SIGTERM must end its sleeps at once
+ * without a timer waking it to look (that would cost an idle port wake-ups
+ * the worker threads never pay). So, for that loop only, the main thread
+ * takes them with a handler that records the signal and wakes its napi
+ * context (unic_napi_wake is async-signal-safe: an eventfd write, which a
+ * sleep about to start sees too). A signal handler can reach nothing but
+ * globals: these two, set before the handler is installed.
+ */
+static volatile sig_atomic_t main_sig;
+static struct unic_napi_ctx *main_sig_ctx;
+
+static void main_sig_handler(int sig)
+{
+	main_sig = sig;
+	unic_napi_wake(main_sig_ctx);
+}
 
 /*
  * The main core forwards (-l with the main core alone, or workers one
  * short): rounds of its napi context, with the statistics between them when
- * due and a look for a signal every 10 ms, as DPDK's l2fwd prints its
- * statistics from the main lcore's forwarding loop. A sleep (interrupt and
- * hybrid modes) lasts at most until the next of these. @return the signal
- * that stopped it, or 0 at the end of the duration.
+ * due, as DPDK's l2fwd prints its statistics from the main lcore's
+ * forwarding loop. A sleep (interrupt and hybrid modes) lasts at most until
+ * the next report or the end of the duration (and the engine's own
+ * max_sleep_ms). @return the signal that stopped it, or 0 at the end of
+ * the duration.
  */
 static int main_forward(struct l2fwd_app *app, struct l2fwd_worker *wk, const sigset_t *set,
 			struct l2fwd_snap *s1, struct l2fwd_snap *s2, uint64_t next, uint64_t period,
 			uint64_t end)
 {
-	const struct timespec zero = { 0, 0 };
-	uint64_t check = 0;
-	clockid_t cid;
-	int sig = 0;
+	struct sigaction sa, old_int, old_term;
+	struct timespec ts;
 
-	if (pthread_getcpuclockid(pthread_self(), &cid) == 0) {
-		wk->cpu_clock = cid;
-		__atomic_store_n(&wk->cpu_clock_ok, 1, __ATOMIC_RELEASE);
-	}
-	for (;;) {
+	main_sig = 0;
+	main_sig_ctx = wk->ctx;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = main_sig_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	/* A signal that came while they were blocked is handled here. */
+	pthread_sigmask(SIG_UNBLOCK, set, NULL);
+	while (main_sig == 0) {
 		uint64_t now = unic_time_ns(), deadline;
 		int rc;
 
-		if (now >= check) {
-			sig = sigtimedwait(set, NULL, &zero);
-			if (sig > 0)
-				break;
-			sig = 0;
-			check = now + MAIN_SIGNAL_CHECK_NS;
-		}
 		if (now >= next)
 			stats_tick(app, s1, s2, &next, period, now);
 		if (now >= end)
 			break;
 		deadline = next < end ? next : end;
-		if (deadline > check)
-			deadline = check;
-		rc = unic_napi_run_once(wk->ctx, deadline > now ? (int64_t)((deadline - now) / 1000) : 0);
+		rc = unic_napi_run_once(wk->ctx, deadline == UINT64_MAX ? -1 :
+					(int64_t)((deadline - now + 999) / 1000));
 		if (rc < 0) {
 			fprintf(stderr, "unic-l2fwd: error: main core: its napi context: %s\n", strerror(-rc));
 			wk->ret = rc;
 			break;
 		}
 	}
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	unic_pool_cache_flush(wk->pool);
-	struct timespec ts;
-
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
 		__atomic_store_n(&wk->cpu_ns_final, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
 				 __ATOMIC_RELEASE);
-	return sig;
+	return main_sig;
 }
 
 int main(int argc, char **argv)
@@ -460,6 +474,17 @@ int main(int argc, char **argv)
 		goto out_workers;
 	fflush(app.info);
 
+	if (plan.main_forwards) {
+		/* Its CPU clock from the first snapshot on, as a worker's is
+		 * from its start: the set-up above is not forwarding. */
+		struct l2fwd_worker *mw = &app.workers[app.nb_workers - 1];
+		clockid_t cid;
+
+		if (pthread_getcpuclockid(pthread_self(), &cid) == 0) {
+			mw->cpu_clock = cid;
+			__atomic_store_n(&mw->cpu_clock_ok, 1, __ATOMIC_RELEASE);
+		}
+	}
 	l2fwd_snap(&app, s0);
 	for (unsigned w = 0; w < app.nb_workers - (plan.main_forwards ? 1 : 0); w++) {
 		if (own_threads)

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <unic/cycles.h>
 #include <unic/env.h>
 #include <unic/log.h>
 #include <unic/mem.h>
@@ -826,6 +827,38 @@ Test(l2fwd_binary, stats_format_dpdk_prints_dpdks_screen, .timeout = 60)
 	cr_assert_gt(tr, 10000, "%s", last);
 	cr_assert_eq(rcvd[0], sent[1] + drop[1], "what port 0 received went out on port 1: %s", last);
 	cr_assert_null(strstr(buf, "Statistics over"), "no text blocks with --stats-format dpdk");
+}
+
+/* The main core forwarding two idle ring ports sleeps in hybrid mode; a
+ * SIGINT ends the sleep at once and the totals follow. */
+Test(l2fwd_binary, sigint_stops_the_main_core_in_its_sleep, .timeout = 60)
+{
+	char *const argv[] = { "unic-l2fwd", "--no-huge", "--no-pci", "--no-telemetry", "--vdev", "ring0",
+			       "--vdev", "ring1,peer=ring0", "-l", "0", "--", "-p", "3", "-T", "0", "--json", NULL };
+	static char buf[1 << 16];
+	uint64_t t0, t1;
+	size_t n = 0;
+	int fd, st;
+	pid_t pid;
+
+	pid = binary_spawn(binary(), argv, NULL, &fd);
+	binary_read_until(fd, buf, sizeof(buf), &n, "SIGINT or SIGTERM stops", 30000);
+	HAS(buf, "(main core 0, hybrid mode, with the statistics): ports 0 1");
+	usleep(300 * 1000);
+	t0 = unic_time_ns();
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	binary_read_until(fd, buf, sizeof(buf), &n, NULL, 30000);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	t1 = unic_time_ns();
+	cr_assert(WIFEXITED(st), "killed by a signal instead of stopping");
+	cr_assert_eq(WEXITSTATUS(st), 0, "%s", buf);
+	HAS(buf, "SIGINT: stopping");
+	HAS(buf, "{\"type\":\"totals\"");
+	/* The idle thread slept, and woke for the signal, not for a timer. */
+	cr_assert_lt(t1 - t0, 5000000000ull, "took %.3f s to stop", (double)(t1 - t0) / 1e9);
+	cr_assert_gt(strtoull(strstr(strstr(buf, "{\"type\":\"totals\""), "\"sleeps\":") + 9, NULL, 10), 0,
+		     "%s", buf);
 }
 
 Test(l2fwd_binary, exits_2_on_a_bad_command_line_and_0_on_help, .timeout = 60)
