@@ -15,11 +15,15 @@
  * unic_pci_addr_parse()): they become parts of sysfs paths.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <net/if.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <unic/bus.h>
@@ -46,6 +50,10 @@ struct devbind {
 	bool force;
 	char bdfs[DEVBIND_MAX_DEVS][UNIC_PCI_BDF_LEN];
 	unsigned nb_bdfs;
+	char ifnames[DEVBIND_MAX_DEVS][IF_NAMESIZE]; /* devices given by interface name */
+	unsigned nb_ifnames;
+	const char *status_dev;            /* --status-dev CLASS; NULL: net */
+	bool noiommu;                      /* --noiommu-mode */
 	long reserve;                      /* --reserve N */
 	int node;                          /* --node n; -1: all nodes */
 	bool giga;                         /* --size 1G */
@@ -55,11 +63,18 @@ struct devbind {
 
 static const char usage_text[] =
 	"Usage: unic-devbind [--sysfs ROOT] COMMAND\n"
-	"  --status                       network devices by driver, with NUMA node,\n"
-	"                                 IOMMU group, interface (the default)\n"
-	"  --bind DRIVER BDF...           bind to vfio-pci, uio_pci_generic or a kernel\n"
-	"                                 driver (e1000e, virtio-pci, ...)\n"
-	"  --unbind BDF...                unbind from the current driver\n"
+	"  -s, --status                   network devices by driver, with NUMA node,\n"
+	"                                 IOMMU group, the drivers that could take them\n"
+	"                                 (unused=), interface (the default)\n"
+	"  --status-dev CLASS             net as --status; DPDK's other classes (baseband,\n"
+	"                                 compress, crypto, dma, event, mempool, misc,\n"
+	"                                 regex) have no unic driver: none is listed\n"
+	"  -b, --bind DRIVER DEV...       bind to vfio-pci, uio_pci_generic or a kernel\n"
+	"                                 driver (e1000e, virtio-pci, ...); -b none unbinds\n"
+	"  -u, --unbind DEV...            unbind from the current driver\n"
+	"  --noiommu-mode                 with --bind vfio-pci and no IOMMU: turn on VFIO's\n"
+	"                                 unsafe no-IOMMU mode (the device can reach all\n"
+	"                                 memory)\n"
 	"  --force                        take an interface that is up with routes\n"
 	"  --hugepages                    free/total hugepages per node and size, mounts\n"
 	"  --reserve N [--node n] [--size 2M|1G]\n"
@@ -67,8 +82,9 @@ static const char usage_text[] =
 	"                                 hugetlbfs if none is mounted for that size\n"
 	"  --sysfs ROOT                   read and write ROOT/sys, ROOT/proc, ROOT/dev\n"
 	"                                 (a fake tree, for tests)\n"
-	"BDF: DDDD:BB:DD.F or BB:DD.F. Exit status: 0 done, 1 usage, 2 no such device,\n"
-	"3 refused (use --force), 4 an operation failed.\n";
+	"DEV: a PCI address, DDDD:BB:DD.F or BB:DD.F, or the name of the device's network\n"
+	"interface (eth1). Exit status: 0 done, 1 usage, 2 no such device, 3 refused\n"
+	"(use --force, or --noiommu-mode), 4 an operation failed.\n";
 
 static int fail(struct devbind *b, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -150,6 +166,15 @@ static int parse_long(struct devbind *b, const char *opt, const char *val, long 
 	return 0;
 }
 
+/* A Linux interface name: 1..IF_NAMESIZE-1 characters, no '/' or space, not . or ... */
+static bool is_ifname(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n < IF_NAMESIZE && strcspn(s, "/ \t\n") == n && strcmp(s, ".") != 0 &&
+	       strcmp(s, "..") != 0;
+}
+
 static int parse_args(struct devbind *b, int argc, char **argv)
 {
 	int i, ret;
@@ -172,8 +197,28 @@ static int parse_args(struct devbind *b, int argc, char **argv)
 					    "(vfio-pci, uio_pci_generic or a kernel driver), found '%s'",
 					    val != NULL ? val : "(nothing)");
 			b->driver = val;
+			/* dpdk-devbind's -b none: unbind. */
+			if (ret == 0 && (strcmp(val, "none") == 0 || strcmp(val, "None") == 0))
+				b->cmd = CMD_UNBIND;
 		} else if (strcmp(a, "--unbind") == 0 || strcmp(a, "-u") == 0) {
 			ret = set_cmd(b, CMD_UNBIND, a);
+		} else if (opt_is(a, "--status-dev")) {
+			static const char *const classes[] = { "net", "baseband", "compress", "crypto", "dma",
+							       "event", "mempool", "misc", "regex" };
+			bool known = false;
+
+			ret = set_cmd(b, CMD_STATUS, a);
+			val = opt_value(argc, argv, &i, "--status-dev");
+			for (unsigned k = 0; val != NULL && k < UNIC_ARRAY_SIZE(classes); k++)
+				known |= strcmp(val, classes[k]) == 0;
+			if (ret == 0 && !known)
+				return fail(b, DEVBIND_USAGE, "--status-dev: expected net, baseband, compress, "
+					    "crypto, dma, event, mempool, misc or regex, found '%s'",
+					    val != NULL ? val : "(nothing)");
+			b->status_dev = val;
+		} else if (strcmp(a, "--noiommu-mode") == 0) {
+			b->noiommu = true;
+			ret = 0;
 		} else if (strcmp(a, "--force") == 0) {
 			b->force = true;
 			ret = 0;
@@ -211,19 +256,29 @@ static int parse_args(struct devbind *b, int argc, char **argv)
 					    DEVBIND_MAX_DEVS);
 			unic_pci_addr_fmt(&addr, b->bdfs[b->nb_bdfs++], UNIC_PCI_BDF_LEN);
 			ret = 0;
+		} else if (is_ifname(a) && strchr(a, ':') == NULL) {
+			/* An interface name, resolved once the devices are read. */
+			if (b->nb_bdfs + b->nb_ifnames == DEVBIND_MAX_DEVS)
+				return fail(b, DEVBIND_USAGE, "too many devices: at most %d at once",
+					    DEVBIND_MAX_DEVS);
+			snprintf(b->ifnames[b->nb_ifnames++], IF_NAMESIZE, "%s", a);
+			ret = 0;
 		} else {
-			return fail(b, DEVBIND_USAGE, "'%s' is not a PCI address; expected "
-				    "DDDD:BB:DD.F or BB:DD.F in hex, e.g. 0000:03:00.0", a);
+			return fail(b, DEVBIND_USAGE, "'%s' is not a PCI address or an interface name; "
+				    "expected DDDD:BB:DD.F or BB:DD.F in hex, e.g. 0000:03:00.0, or the "
+				    "name of the device's interface, e.g. eth1", a);
 		}
 		if (ret != 0)
 			return ret;
 	}
-	if (b->nb_bdfs > 0 && b->cmd != CMD_BIND && b->cmd != CMD_UNBIND)
-		return fail(b, DEVBIND_USAGE, "%s: device addresses go with --bind or --unbind",
-			    b->bdfs[0]);
-	if ((b->cmd == CMD_BIND || b->cmd == CMD_UNBIND) && b->nb_bdfs == 0)
-		return fail(b, DEVBIND_USAGE, "%s: expected one or more PCI addresses",
+	if (b->nb_bdfs + b->nb_ifnames > 0 && b->cmd != CMD_BIND && b->cmd != CMD_UNBIND)
+		return fail(b, DEVBIND_USAGE, "%s: devices go with --bind or --unbind",
+			    b->nb_bdfs ? b->bdfs[0] : b->ifnames[0]);
+	if ((b->cmd == CMD_BIND || b->cmd == CMD_UNBIND) && b->nb_bdfs + b->nb_ifnames == 0)
+		return fail(b, DEVBIND_USAGE, "%s: expected one or more PCI addresses or interface names",
 			    b->cmd == CMD_BIND ? "--bind DRIVER" : "--unbind");
+	if (b->noiommu && (b->cmd != CMD_BIND || strcmp(b->driver, "vfio-pci") != 0))
+		return fail(b, DEVBIND_USAGE, "--noiommu-mode goes with --bind vfio-pci");
 	if ((b->node >= 0 || b->giga) && b->cmd != CMD_RESERVE)
 		return fail(b, DEVBIND_USAGE, "--node and --size go with --reserve N");
 	return 0;
@@ -261,6 +316,79 @@ static void pci_names(const struct unic_pci_info *d, char *buf, size_t len)
 		snprintf(buf, len, "Device %04x:%04x", d->vendor, d->device);
 }
 
+static bool driver_present(struct devbind *b, const char *drv);
+
+/* Driver names compare with '-' and '_' alike: module virtio_pci is driver virtio-pci. */
+static bool same_driver(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+/* Add @p name to the comma-separated @p list unless it is there or is @p skip. */
+static void list_add(char *list, size_t len, const char *name, const char *skip)
+{
+	const char *p = list;
+	size_t n = strlen(list);
+
+	if (same_driver(name, skip))
+		return;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		char item[64];
+
+		snprintf(item, sizeof(item), "%.*s", (int)l, p);
+		if (same_driver(item, name))
+			return;
+		p += l + (p[l] == ',');
+	}
+	if (n + strlen(name) + 2 < len)
+		snprintf(list + n, len - n, "%s%s", n ? "," : "", name);
+}
+
+/*
+ * dpdk-devbind's unused= column: the drivers that could take the device and
+ * do not have it. The kernel modules whose PCI alias matches the device's
+ * modalias (ROOT/lib/modules/RELEASE/modules.alias, as lspci -k finds them),
+ * then vfio-pci and uio_pci_generic when they are loaded; never the driver
+ * it is on.
+ */
+static void print_unused(struct devbind *b, const struct unic_pci_info *d)
+{
+	static const char *const user[] = { "vfio-pci", "uio_pci_generic" };
+	char path[PATH_MAX], modalias[256] = "", line[512], list[512] = "";
+	struct utsname u;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/modalias", b->root, d->bdf);
+	f = fopen(path, "re");
+	if (f != NULL) {
+		if (fgets(modalias, sizeof(modalias), f) == NULL)
+			modalias[0] = '\0';
+		modalias[strcspn(modalias, "\n")] = '\0';
+		fclose(f);
+	}
+	if (modalias[0] != '\0' && uname(&u) == 0) {
+		snprintf(path, sizeof(path), "%s/lib/modules/%s/modules.alias", b->root, u.release);
+		f = fopen(path, "re");
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			char pat[256], mod[64];
+
+			if (sscanf(line, "alias %255s %63s", pat, mod) == 2 &&
+			    strncmp(pat, "pci:", 4) == 0 && fnmatch(pat, modalias, 0) == 0)
+				list_add(list, sizeof(list), mod, d->driver);
+		}
+		if (f != NULL)
+			fclose(f);
+	}
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(user); i++)
+		if (driver_present(b, user[i]))
+			list_add(list, sizeof(list), user[i], d->driver);
+	fprintf(b->env->out, " unused=%s", list);
+}
+
 static void print_dev(struct devbind *b, const struct unic_pci_info *d)
 {
 	FILE *out = b->env->out;
@@ -288,6 +416,7 @@ static void print_dev(struct devbind *b, const struct unic_pci_info *d)
 	}
 	if (d->driver[0] != '\0')
 		fprintf(out, " drv=%s", d->driver);
+	print_unused(b, d);
 	if (d->ifname[0] != '\0')
 		fprintf(out, " if=%s %s%s", d->ifname, d->if_up ? "up" : "down",
 			d->if_has_routes ? " *Active: has routes*" : "");
@@ -329,6 +458,19 @@ static void print_group(struct devbind *b, const char *title, int which)
 
 static int cmd_status(struct devbind *b)
 {
+	if (b->status_dev != NULL && strcmp(b->status_dev, "net") != 0) {
+		char title[128];
+		size_t len;
+
+		/* dpdk-devbind's form for an empty class, saying why it is empty. */
+		len = (size_t)snprintf(title, sizeof(title), "No '%s' devices: unic drives network devices only",
+				       b->status_dev);
+		fprintf(b->env->out, "\n%s\n", title);
+		while (len--)
+			fputc('=', b->env->out);
+		fputc('\n', b->env->out);
+		return DEVBIND_OK;
+	}
 	print_group(b, "Network devices bound to vfio-pci", 0);
 	print_group(b, "Network devices bound to uio_pci_generic", 1);
 	print_group(b, "Network devices bound to kernel drivers", 2);
@@ -586,10 +728,102 @@ static int check_driver(struct devbind *b)
 	return 0;
 }
 
+/*
+ * An interface name to its PCI address: ROOT/sys/class/net/NAME/device
+ * leads to the device (virtio-net's to DEV/virtioN, one level below it);
+ * else an interface the scan found on a device. @return 0, or an exit code.
+ */
+static int resolve_ifname(struct devbind *b, const char *name, char bdf[UNIC_PCI_BDF_LEN])
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	struct unic_pci_addr addr;
+
+	snprintf(path, sizeof(path), "%s/sys/class/net/%s/device", b->root, name);
+	if (realpath(path, real) != NULL) {
+		for (int up = 0; up < 2; up++) {
+			char *base = strrchr(real, '/');
+
+			if (base == NULL)
+				break;
+			if (unic_pci_addr_parse(base + 1, &addr) == 0) {
+				unic_pci_addr_fmt(&addr, bdf, UNIC_PCI_BDF_LEN);
+				return 0;
+			}
+			*base = '\0';
+		}
+		return fail(b, DEVBIND_NOT_FOUND, "%s: the interface is not on a PCI device (%s leads "
+			    "to no PCI address); nothing was changed", name, path);
+	}
+	for (unsigned i = 0; i < b->nb_devs; i++) {
+		if (strcmp(b->devs[i].ifname, name) == 0) {
+			snprintf(bdf, UNIC_PCI_BDF_LEN, "%s", b->devs[i].bdf);
+			return 0;
+		}
+	}
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/sys/class/net/%s", b->root, name);
+	if (stat(path, &st) == 0)
+		return fail(b, DEVBIND_NOT_FOUND, "%s: a virtual interface, on no PCI device (no "
+			    "%s/device); nothing was changed", name, path);
+	return fail(b, DEVBIND_NOT_FOUND, "%s: no such network interface and not a PCI address; "
+		    "nothing was changed; a device bound to vfio-pci or uio_pci_generic has no "
+		    "interface: give its PCI address (unic-devbind --status lists them)", name);
+}
+
+/*
+ * vfio-pci takes a device without an IOMMU group only in VFIO's unsafe
+ * no-IOMMU mode. Without an IOMMU it is turned on with --noiommu-mode, as
+ * dpdk-devbind does, and refused without it. @return 0 or an exit code.
+ */
+static int check_noiommu(struct devbind *b, const struct unic_pci_info *d, bool apply)
+{
+	const char *rel = "/sys/module/vfio/parameters/enable_unsafe_noiommu_mode";
+	char path[PATH_MAX], v[8] = "";
+	FILE *f;
+
+	if (d->iommu_group >= 0 || strcmp(b->driver, "vfio-pci") != 0 ||
+	    strcmp(d->driver, "vfio-pci") == 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s", b->root, rel);
+	f = fopen(path, "re");
+	if (f != NULL) {
+		if (fgets(v, sizeof(v), f) == NULL)
+			v[0] = '\0';
+		fclose(f);
+	}
+	if (v[0] == '1' || v[0] == 'Y' || v[0] == 'y')
+		return 0;
+	if (apply && b->noiommu) {
+		if (load_driver(b, "vfio-pci") != 0)
+			return DEVBIND_FAILED;
+		if (sys_write(b, "1", "%s", rel) < 0)
+			return DEVBIND_FAILED;
+		warn(b, "enabled VFIO's unsafe no-IOMMU mode (%s): a device on vfio-pci can now reach "
+		     "all memory", path);
+		return 0;
+	}
+	if (!b->noiommu)
+		return fail(b, DEVBIND_REFUSED, "%s: refused: it has no IOMMU group (no IOMMU, or it "
+			    "is off) and VFIO's no-IOMMU mode is off, so vfio-pci cannot take it; "
+			    "nothing was changed; add --noiommu-mode to turn that mode on (unsafe: "
+			    "the device can then reach all memory; unic needs --vfio-noiommu too), "
+			    "or bind it to uio_pci_generic", d->bdf);
+	return 0;
+}
+
 static int cmd_bind_unbind(struct devbind *b)
 {
 	int worst = DEVBIND_OK;
 	unsigned i;
+
+	for (i = 0; i < b->nb_ifnames; i++) {
+		int ret = resolve_ifname(b, b->ifnames[i], b->bdfs[b->nb_bdfs]);
+
+		if (ret != 0)
+			return ret;
+		b->nb_bdfs++;
+	}
 
 	/* Check every device first: a refusal or a typo changes nothing. */
 	for (i = 0; i < b->nb_bdfs; i++) {
@@ -601,6 +835,12 @@ static int cmd_bind_unbind(struct devbind *b)
 				    "network devices with: unic-devbind --status", b->bdfs[i], b->root);
 		if (b->cmd == CMD_BIND && strcmp(d->driver, b->driver) == 0)
 			continue;
+		if (b->cmd == CMD_BIND) {
+			int ret = check_noiommu(b, d, false);
+
+			if (ret != 0)
+				return ret;
+		}
 		if (d->ifname[0] != '\0' && d->if_up && d->if_has_routes) {
 			if (!b->force)
 				return fail(b, DEVBIND_REFUSED, "%s: refused: its interface %s is up "
@@ -615,7 +855,9 @@ static int cmd_bind_unbind(struct devbind *b)
 		int ret;
 
 		if (b->cmd == CMD_BIND) {
-			ret = bind_dev(b, d);
+			ret = check_noiommu(b, d, true);
+			if (ret == 0)
+				ret = bind_dev(b, d);
 		} else if (d->driver[0] == '\0') {
 			fprintf(b->env->out, "%s: not bound to a driver\n", d->bdf);
 			ret = DEVBIND_OK;

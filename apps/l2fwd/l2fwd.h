@@ -30,16 +30,24 @@
 
 #define L2FWD_MAX_PORTS 64 /* ports the mask can name: bits 0..63 */
 
+/* --stats-format: how the periodic statistics look (docs/l2fwd.md). */
+enum l2fwd_stats_format {
+	L2FWD_STATS_TEXT = 0,       /* scrolling blocks (default) */
+	L2FWD_STATS_JSON,           /* one JSON object per line (--json) */
+	L2FWD_STATS_DPDK,           /* DPDK l2fwd's screen, for scripts that parse it */
+};
+
 struct l2fwd_opts {
 	uint64_t portmask;          /* 0: not given */
 	unsigned ports_per_thread;  /* -q, 1..L2FWD_MAX_THREAD_PORTS */
+	bool ports_per_thread_set;  /* -q given: else the ports are shared out over the cores */
 	uint16_t nb_queues;         /* --queues: rx and tx queues per port (RSS), 1..UNIC_PORT_MAX_QUEUES */
 	double stats_period;        /* -T seconds; 0: no periodic stats */
 	double duration;            /* -t seconds; 0: until SIGINT/SIGTERM */
 	bool promisc;               /* -P */
 	bool mac_updating;          /* default on */
 	bool irq_affinity;          /* default on: rx IRQs to the polling thread's core */
-	bool json;
+	enum l2fwd_stats_format stats_format; /* --stats-format, --json */
 	bool help;
 	unsigned nb_pairs;          /* --portmap */
 	uint16_t pairs[L2FWD_MAX_PORTS][2];
@@ -77,6 +85,28 @@ int l2fwd_portmap_parse(struct l2fwd_opts *o, const char *s, char *err, size_t e
  */
 int l2fwd_pair_ports(const struct l2fwd_opts *o, unsigned nb_ports, int *dst,
 		     char *err, size_t errlen, char *note, size_t notelen);
+
+/* Where the forwarding runs (l2fwd_plan_threads). */
+struct l2fwd_plan {
+	unsigned nb_threads;        /* forwarding threads, >= 1 */
+	unsigned per_thread;        /* ports per thread (the last may have fewer) */
+	bool own_threads;           /* no -l: unpinned threads of the application's own */
+	bool main_forwards;         /* the last thread is the main thread, on the main core */
+};
+
+/*
+ * Share @p nb_used ports out over the cores. @p nb_cores: the cores -l gave
+ * (0: none; the first is the main core, the others workers). Without -l the
+ * application starts its own unpinned threads, -q ports each. With -l:
+ * without -q the ports are shared out evenly over the worker cores; with -q,
+ * one thread per -q ports, and, as in DPDK's l2fwd, the main core forwards
+ * too when the worker cores are one short. With the main core alone, it
+ * forwards every port and prints the statistics between bursts.
+ * @return 0, or -EINVAL (message in err: ports, -q, cores and what to give);
+ * @p note gets a one-line notice, or "".
+ */
+int l2fwd_plan_threads(const struct l2fwd_opts *o, unsigned nb_used, unsigned nb_cores,
+		       struct l2fwd_plan *pl, char *err, size_t errlen, char *note, size_t notelen);
 
 /* The --help text. */
 void l2fwd_usage(FILE *f, const char *prog);
@@ -169,5 +199,7 @@ void l2fwd_telemetry_register(struct unic_telemetry *tel, void *app);
 /* Print the figures between two snapshots; @p final: the totals at exit. */
 void l2fwd_report(struct l2fwd_app *app, const struct l2fwd_snap *a, const struct l2fwd_snap *b,
 		  bool final);
+/* DPDK l2fwd's statistics screen from the counters of @p b, to @p f. */
+void l2fwd_report_dpdk(FILE *f, const struct l2fwd_app *app, const struct l2fwd_snap *b);
 
 #endif /* L2FWD_H */

@@ -129,10 +129,24 @@ static int parse_mode(const char *v, enum unic_rx_mode *m, char *err, size_t err
 	return 0;
 }
 
+static int parse_stats_format(const char *v, enum l2fwd_stats_format *f, char *err, size_t errlen)
+{
+	if (strcmp(v, "text") == 0)
+		*f = L2FWD_STATS_TEXT;
+	else if (strcmp(v, "json") == 0)
+		*f = L2FWD_STATS_JSON;
+	else if (strcmp(v, "dpdk") == 0)
+		*f = L2FWD_STATS_DPDK;
+	else
+		return ERR("option --stats-format: unknown format '%s'; expected text, json or dpdk (--stats-format FORMAT or --stats-format=FORMAT)", v);
+	return 0;
+}
+
 enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
 	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
 	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES, O_NO_IRQAFF, O_IRQAFF,
+	O_STATS_FORMAT,
 };
 
 struct opt_def {
@@ -163,6 +177,7 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "no-irq-affinity", false, O_NO_IRQAFF },
 	{ 0, "irq-affinity", false, O_IRQAFF },
 	{ 0, "json", false, O_JSON },
+	{ 0, "stats-format", true, O_STATS_FORMAT },
 	{ 't', "duration", true, O_DURATION },
 	{ 'h', "help", false, O_HELP },
 };
@@ -178,8 +193,10 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		return parse_portmask(v, &o->portmask, err, errlen);
 	case O_QUEUES:
 		rc = app_parse_u64(name, v, 1, L2FWD_MAX_THREAD_PORTS, &x, err, errlen);
-		if (rc == 0)
+		if (rc == 0) {
 			o->ports_per_thread = (unsigned)x;
+			o->ports_per_thread_set = true;
+		}
 		break;
 	case O_PERIOD:
 		return parse_seconds(name, v, &o->stats_period, err, errlen);
@@ -250,8 +267,10 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 			o->nb_queues = (uint16_t)x;
 		break;
 	case O_JSON:
-		o->json = true;
+		o->stats_format = L2FWD_STATS_JSON;
 		break;
+	case O_STATS_FORMAT:
+		return parse_stats_format(v, &o->stats_format, err, errlen);
 	case O_HELP:
 		o->help = true;
 		break;
@@ -405,16 +424,58 @@ int l2fwd_pair_ports(const struct l2fwd_opts *o, unsigned nb_ports, int *dst,
 	return used;
 }
 
+int l2fwd_plan_threads(const struct l2fwd_opts *o, unsigned nb_used, unsigned nb_cores,
+		       struct l2fwd_plan *pl, char *err, size_t errlen, char *note, size_t notelen)
+{
+	unsigned workers = nb_cores > 0 ? nb_cores - 1 : 0, q = o->ports_per_thread, need;
+
+	memset(pl, 0, sizeof(*pl));
+	if (note && notelen)
+		note[0] = '\0';
+	if (nb_used == 0)
+		return ERR("no ports to forward between");
+	if (nb_cores == 0) {
+		pl->own_threads = true;
+	} else if (!o->ports_per_thread_set) {
+		/* Share the ports out over the worker cores, or give them all to
+		 * the main core when it is the only one. */
+		unsigned fwd = workers ? workers : 1;
+
+		q = (nb_used + fwd - 1) / fwd;
+		if (q > L2FWD_MAX_THREAD_PORTS)
+			return ERR("%u ports over %u forwarding core%s is %u ports per thread, above the limit of %u; give more cores with -l",
+				   nb_used, fwd, fwd == 1 ? "" : "s", q, L2FWD_MAX_THREAD_PORTS);
+	}
+	need = (nb_used + q - 1) / q;
+	pl->per_thread = q;
+	pl->nb_threads = need;
+	if (nb_cores == 0 || need <= workers)
+		return 0;
+	if (need == workers + 1) {
+		/* DPDK's l2fwd forwards on the main lcore as well. */
+		pl->main_forwards = true;
+		if (note && notelen && workers > 0)
+			snprintf(note, notelen, "%u ports at %u per thread (-q %u) need %u forwarding threads and -l gives %u worker core%s: the main core forwards too and prints the statistics between bursts",
+				 nb_used, q, q, need, workers, workers == 1 ? "" : "s");
+		return 0;
+	}
+	return ERR("%u ports at %u per thread (-q %u) need %u forwarding cores, but -l gives %u (the main core, which forwards as well when the workers are one short, and %u worker%s); give more cores with -l, a larger -q, or leave -q out to share the ports out over the cores",
+		   nb_used, q, q, need, nb_cores, workers, workers == 1 ? "" : "s");
+}
+
 void l2fwd_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [common options] [-p PORTMASK] [-q N] [-T SECONDS] [-P] [options]\n"
+		"Usage: %s [common options] [--] [-p PORTMASK] [-q N] [-T SECONDS] [-P] [options]\n"
 		"Forward every frame received on a port to its paired port (docs/l2fwd.md).\n"
 		"\n"
 		"  -p, --portmask MASK      hexadecimal mask of the ports to use, bit N for port N\n"
 		"                           (default: every port)\n"
-		"  -q, --ports-per-thread N rx ports (queues) each forwarding thread polls, 1..%u\n"
-		"                           (default 1); ports go to threads in order\n"
+		"  -q, --ports-per-thread N rx ports (queues) each forwarding thread polls, 1..%u;\n"
+		"                           ports go to threads in order (default: shared out\n"
+		"                           over the worker cores of -l; 1 without -l). The main\n"
+		"                           core forwards too when the workers are one short, and\n"
+		"                           alone with -l MAIN\n"
 		"  -T, --stats-period SECS  print statistics every SECS seconds; 0: only the totals\n"
 		"                           at exit (default 10; fractions allowed)\n"
 		"  -t, --duration SECS      stop after SECS seconds (default: run until SIGINT/SIGTERM)\n"
@@ -439,6 +500,8 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"                           interrupt (Linux IRQ) to the core of the thread that\n"
 		"                           polls it, when -l pins the threads (needs root)\n"
 		"      --json               statistics as one JSON object per line\n"
+		"      --stats-format FMT   text (default), json (as --json) or dpdk: DPDK l2fwd's\n"
+		"                           screen (Port statistics, Aggregate statistics)\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"%s\n"

@@ -5,7 +5,9 @@
  *
  * Signals: SIGINT and SIGTERM are blocked in every thread before any is
  * created and taken synchronously by the main thread (sigtimedwait) between
- * statistics ticks, so no handler runs inside library code.
+ * statistics ticks, so no handler runs inside library code; except when the
+ * main core forwards, where a handler only records the signal and wakes the
+ * main thread's napi context (main_forward).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -227,6 +229,88 @@ static int wait_signal(const sigset_t *set, uint64_t deadline_ns)
 	return sig > 0 ? sig : 0;
 }
 
+/* A statistics report when one is due; the next one is a period later. */
+static void stats_tick(struct l2fwd_app *app, struct l2fwd_snap *s1, struct l2fwd_snap *s2,
+		       uint64_t *next, uint64_t period, uint64_t now)
+{
+	l2fwd_snap(app, s2);
+	l2fwd_report(app, s1, s2, false);
+	*s1 = *s2;
+	*next += period;
+	if (*next <= now)
+		*next = now + period;
+}
+
+/*
+ * When the main core forwards, SIGINT/SIGTERM must end its sleeps at once
+ * without a timer waking it to look (that would cost an idle port wake-ups
+ * the worker threads never pay). So, for that loop only, the main thread
+ * takes them with a handler that records the signal and wakes its napi
+ * context (unic_napi_wake is async-signal-safe: an eventfd write, which a
+ * sleep about to start sees too). A signal handler can reach nothing but
+ * globals: these two, set before the handler is installed.
+ */
+static volatile sig_atomic_t main_sig;
+static struct unic_napi_ctx *main_sig_ctx;
+
+static void main_sig_handler(int sig)
+{
+	main_sig = sig;
+	unic_napi_wake(main_sig_ctx);
+}
+
+/*
+ * The main core forwards (-l with the main core alone, or workers one
+ * short): rounds of its napi context, with the statistics between them when
+ * due, as DPDK's l2fwd prints its statistics from the main lcore's
+ * forwarding loop. A sleep (interrupt and hybrid modes) lasts at most until
+ * the next report or the end of the duration (and the engine's own
+ * max_sleep_ms). @return the signal that stopped it, or 0 at the end of
+ * the duration.
+ */
+static int main_forward(struct l2fwd_app *app, struct l2fwd_worker *wk, const sigset_t *set,
+			struct l2fwd_snap *s1, struct l2fwd_snap *s2, uint64_t next, uint64_t period,
+			uint64_t end)
+{
+	struct sigaction sa, old_int, old_term;
+	struct timespec ts;
+
+	main_sig = 0;
+	main_sig_ctx = wk->ctx;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = main_sig_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	/* A signal that came while they were blocked is handled here. */
+	pthread_sigmask(SIG_UNBLOCK, set, NULL);
+	while (main_sig == 0) {
+		uint64_t now = unic_time_ns(), deadline;
+		int rc;
+
+		if (now >= next)
+			stats_tick(app, s1, s2, &next, period, now);
+		if (now >= end)
+			break;
+		deadline = next < end ? next : end;
+		rc = unic_napi_run_once(wk->ctx, deadline == UINT64_MAX ? -1 :
+					(int64_t)((deadline - now + 999) / 1000));
+		if (rc < 0) {
+			fprintf(stderr, "unic-l2fwd: error: main core: its napi context: %s\n", strerror(-rc));
+			wk->ret = rc;
+			break;
+		}
+	}
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	unic_pool_cache_flush(wk->pool);
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		__atomic_store_n(&wk->cpu_ns_final, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
+				 __ATOMIC_RELEASE);
+	return main_sig;
+}
+
 int main(int argc, char **argv)
 {
 	static struct l2fwd_app app;
@@ -239,7 +323,8 @@ int main(int argc, char **argv)
 	bool own_threads = false, stop = false;
 	struct unic_telemetry *tel = NULL;
 	char err[512], note[256];
-	unsigned used_list[L2FWD_MAX_PORTS], nb_used = 0, nb_env_workers;
+	unsigned used_list[L2FWD_MAX_PORTS], nb_used = 0, nb_cores;
+	struct l2fwd_plan plan;
 	int n, ret = L2FWD_EXIT_FAIL, sig = 0;
 	sigset_t set;
 
@@ -261,7 +346,7 @@ int main(int argc, char **argv)
 		return L2FWD_EXIT_OK;
 	}
 	app.out = stdout;
-	app.info = app.opts.json ? stderr : stdout;
+	app.info = app.opts.stats_format == L2FWD_STATS_JSON ? stderr : stdout;
 
 	env = unic_env_create(&eo);
 	if (env == NULL) {
@@ -282,20 +367,21 @@ int main(int argc, char **argv)
 		if (app.dst[p] >= 0)
 			used_list[nb_used++] = p;
 
-	/* Ports to threads, -q per thread, in port order. */
-	app.nb_workers = (nb_used + app.opts.ports_per_thread - 1) / app.opts.ports_per_thread;
-	nb_env_workers = unic_env_worker_count(env);
-	if (nb_env_workers == 0) {
-		own_threads = true;
-		fprintf(app.info, "l2fwd: notice: no worker cores given (-l MAIN,WORKER,...): %u forwarding thread%s, not pinned\n",
-			app.nb_workers, app.nb_workers == 1 ? "" : "s");
-	} else if (app.nb_workers > nb_env_workers) {
-		fprintf(stderr, "unic-l2fwd: error: %u ports at %u per thread (-q %u) need %u worker cores, but -l gives %u (the first core of -l runs statistics only); give more cores with -l or a larger -q\n",
-			nb_used, app.opts.ports_per_thread, app.opts.ports_per_thread, app.nb_workers,
-			nb_env_workers);
+	/* Ports to threads, in port order (l2fwd_plan_threads). */
+	nb_cores = eo.nb_cores;
+	if (l2fwd_plan_threads(&app.opts, nb_used, nb_cores, &plan, err, sizeof(err), note,
+			       sizeof(note)) != 0) {
+		fprintf(stderr, "unic-l2fwd: error: %s\n", err);
 		ret = L2FWD_EXIT_USAGE;
 		goto out_env;
 	}
+	app.nb_workers = plan.nb_threads;
+	own_threads = plan.own_threads;
+	if (own_threads)
+		fprintf(app.info, "l2fwd: notice: no cores given (-l MAIN,WORKER,...): %u forwarding thread%s, not pinned\n",
+			app.nb_workers, app.nb_workers == 1 ? "" : "s");
+	else if (note[0])
+		fprintf(app.info, "l2fwd: notice: %s\n", note);
 
 	app.cnt = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*app.cnt) * L2FWD_MAX_PORTS);
 	s0 = calloc(1, sizeof(*s0));
@@ -347,9 +433,13 @@ int main(int argc, char **argv)
 		wk->nb_queues = app.opts.nb_queues;
 		wk->pool = pool;
 		wk->stop = &stop;
-		wk->core = own_threads ? -1 : eopts->cores[w + 1];
-		for (unsigned i = w * app.opts.ports_per_thread;
-		     i < nb_used && i < (w + 1) * app.opts.ports_per_thread; i++)
+		if (own_threads)
+			wk->core = -1;
+		else if (plan.main_forwards && w == app.nb_workers - 1)
+			wk->core = eopts->cores[0];
+		else
+			wk->core = eopts->cores[w + 1];
+		for (unsigned i = w * plan.per_thread; i < nb_used && i < (w + 1) * plan.per_thread; i++)
 			wk->routes[wk->nb_routes++] = &app.routes[used_list[i]];
 		snprintf(name, sizeof(name), "l2fwd%u", w);
 		nc.name = name;
@@ -359,7 +449,10 @@ int main(int argc, char **argv)
 				w, strerror(-n));
 			goto out_workers;
 		}
-		if (wk->core >= 0)
+		if (plan.main_forwards && w == app.nb_workers - 1)
+			fprintf(app.info, "l2fwd: thread %u (main core %d, %s mode, with the statistics): ports",
+				w, wk->core, unic_rx_mode_name(app.opts.mode));
+		else if (wk->core >= 0)
 			fprintf(app.info, "l2fwd: thread %u (core %d, %s mode): ports", w, wk->core,
 				unic_rx_mode_name(app.opts.mode));
 		else
@@ -381,8 +474,19 @@ int main(int argc, char **argv)
 		goto out_workers;
 	fflush(app.info);
 
+	if (plan.main_forwards) {
+		/* Its CPU clock from the first snapshot on, as a worker's is
+		 * from its start: the set-up above is not forwarding. */
+		struct l2fwd_worker *mw = &app.workers[app.nb_workers - 1];
+		clockid_t cid;
+
+		if (pthread_getcpuclockid(pthread_self(), &cid) == 0) {
+			mw->cpu_clock = cid;
+			__atomic_store_n(&mw->cpu_clock_ok, 1, __ATOMIC_RELEASE);
+		}
+	}
 	l2fwd_snap(&app, s0);
-	for (unsigned w = 0; w < app.nb_workers; w++) {
+	for (unsigned w = 0; w < app.nb_workers - (plan.main_forwards ? 1 : 0); w++) {
 		if (own_threads)
 			n = -pthread_create(&threads[w], NULL, thread_tramp, &app.workers[w]);
 		else
@@ -401,27 +505,25 @@ int main(int argc, char **argv)
 	uint64_t next = period ? start + period : UINT64_MAX;
 
 	*s1 = *s0;
-	for (;;) {
-		uint64_t deadline = next < end ? next : end, now;
+	if (plan.main_forwards) {
+		sig = main_forward(&app, &app.workers[app.nb_workers - 1], &set, s1, s2, next, period, end);
+	} else {
+		for (;;) {
+			uint64_t deadline = next < end ? next : end, now;
 
-		if (deadline == UINT64_MAX)
-			deadline = unic_time_ns() + 1000000000ull;
-		sig = wait_signal(&set, deadline);
-		if (sig)
-			break;
-		now = unic_time_ns();
-		if (now >= next) {
-			l2fwd_snap(&app, s2);
-			l2fwd_report(&app, s1, s2, false);
-			*s1 = *s2;
-			next += period;
-			if (next <= now)
-				next = now + period;
+			if (deadline == UINT64_MAX)
+				deadline = unic_time_ns() + 1000000000ull;
+			sig = wait_signal(&set, deadline);
+			if (sig)
+				break;
+			now = unic_time_ns();
+			if (now >= next)
+				stats_tick(&app, s1, s2, &next, period, now);
+			if (now >= end)
+				break;
 		}
-		if (now >= end)
-			break;
 	}
-	ret = L2FWD_EXIT_OK;
+	ret = plan.main_forwards && app.workers[app.nb_workers - 1].ret < 0 ? L2FWD_EXIT_FAIL : L2FWD_EXIT_OK;
 	if (sig)
 		fprintf(app.info, "\nl2fwd: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 

@@ -386,5 +386,20 @@ int unic_kvargs_check(const char *drv, const char *args, const char *const *keys
  */
 int unic_kvargs_u32(const char *drv, const char *args, const char *key,
 		    uint32_t min, uint32_t max, uint32_t *out);
+/**
+ * DPDK's virtual device names: net_null, net_ring, net_af_xdp,
+ * net_af_packet and net_memif stand for unic's null, ring, af_xdp,
+ * af_packet and memif drivers. If @p drv (a spec's name without its number)
+ * is one of them, *@p unic_drv gets unic's driver name and @p out (of
+ * @p outlen bytes) the arguments @p args for unic's driver: the keys DPDK
+ * has and unic does not are dropped when their value asks for what unic
+ * does anyway (net_null's copy=0, no-rx=0; net_af_xdp's shared_umem=0) and
+ * refused otherwise, with the reason (net_ring's nodeaction=); every other
+ * item is copied in order. @p spec names the device in messages.
+ * @return 1 (an alias), 0 (not one; nothing written), -EINVAL (refused,
+ * logged).
+ */
+int unic_vdev_alias(const char *spec, const char *drv, const char *args, const char **unic_drv,
+		    char *out, size_t outlen);
 
 #endif /* UNIC_PORT_DRIVER_H */

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "port_private.h"
@@ -72,22 +73,41 @@ int unic_vdev_create(const char *spec, struct unic_port **out)
 		dlen--;
 	memcpy(drv, name, dlen);
 	drv[dlen] = '\0';
+	/* DPDK's names (net_null0, ...): unic's driver, DPDK's devargs; the
+	 * port keeps the name given. */
+	size_t alen = strlen(args) + 1;
+	char *aargs = malloc(alen);
+	const char *udrv = drv;
+	int rc;
+
+	if (aargs == NULL)
+		return -ENOMEM;
+	rc = unic_vdev_alias(spec, drv, args, &udrv, aargs, alen);
+	if (rc < 0)
+		goto out;
+	if (rc == 1)
+		args = aargs;
+	rc = -EINVAL;
 	for (unsigned i = 0; unic_drivers[i]; i++) {
 		const struct unic_driver *d = unic_drivers[i];
 
-		if (d->vdev_create && strcmp(d->name, drv) == 0) {
+		if (d->vdev_create && strcmp(d->name, udrv) == 0) {
 			struct unic_port *p = unic_port_get_by_name(name);
 
 			if (p) {
 				unic_port_put(p);
 				UNIC_LOG(ERR, PORT, "virtual device '%s': a port named %s exists already", spec, name);
-				return -EEXIST;
+				rc = -EEXIST;
+				goto out;
 			}
-			return d->vdev_create(name, args, out);
+			rc = d->vdev_create(name, args, out);
+			goto out;
 		}
 	}
 	driver_names(known, sizeof(known), true);
-	UNIC_LOG(ERR, PORT, "virtual device '%s': no virtual driver '%s' (the name is the driver plus a number); drivers: %s",
+	UNIC_LOG(ERR, PORT, "virtual device '%s': no virtual driver '%s' (the name is the driver plus a number); drivers: %s, or DPDK's names net_null, net_ring, net_af_xdp, net_af_packet, net_memif",
 		 spec, drv, known);
-	return -EINVAL;
+out:
+	free(aargs);
+	return rc;
 }

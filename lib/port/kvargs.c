@@ -207,3 +207,101 @@ int unic_kvargs_u32(const char *drv, const char *args, const char *key,
 	*out = (uint32_t)x;
 	return 0;
 }
+
+/*
+ * DPDK's virtual device names, and the devargs DPDK spells or uses where
+ * unic's drivers differ. Every other key goes to unic's driver as it is:
+ * these drivers already take DPDK's spelling (memif's socket=, role=, id=,
+ * rsize=, bsize=; af_xdp's iface=, start_queue=, queue_count=; af_packet's
+ * iface=, qpairs=, blocksz=, framesz=, framecnt=, qdisc_bypass=). A key of
+ * DPDK's that unic has no use for is dropped when its value is what unic
+ * does anyway, and refused with the reason otherwise.
+ */
+struct vdev_alias_key {
+	const char *key;
+	const char *same;   /* the value that asks for what unic does anyway; NULL: none */
+	const char *why;    /* why any other value is refused */
+};
+
+struct vdev_alias {
+	const char *dpdk;   /* DPDK's driver name */
+	const char *unic;   /* unic's */
+	const struct vdev_alias_key *keys;
+};
+
+static const struct vdev_alias_key null_alias_keys[] = {
+	{ "copy", "0", "unic's null port copies nothing (its rx hands out pool buffers as they are, its tx frees them); leave copy= out, or copy=0" },
+	{ "no-rx", "0", "unic's null port always receives; for a port that receives nothing use a ring port without a peer (--vdev ring0); leave no-rx= out, or no-rx=0" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct vdev_alias_key ring_alias_keys[] = {
+	{ "nodeaction", NULL, "unic's ring ports have no named rings to create or attach to; link two ports as a pair with peer= instead: --vdev net_ring0 --vdev net_ring1,peer=net_ring0" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct vdev_alias_key af_xdp_alias_keys[] = {
+	{ "shared_umem", "0", "each unic af_xdp queue registers a UMEM of its own (from the packet pool with pool_umem=1, the default) and shares none with another port; leave shared_umem= out, or shared_umem=0" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct vdev_alias_key no_alias_keys[] = {
+	{ NULL, NULL, NULL },
+};
+
+static const struct vdev_alias vdev_aliases[] = {
+	{ "net_null", "null", null_alias_keys },
+	{ "net_ring", "ring", ring_alias_keys },
+	{ "net_af_xdp", "af_xdp", af_xdp_alias_keys },
+	{ "net_af_packet", "af_packet", no_alias_keys },
+	{ "net_memif", "memif", no_alias_keys },
+};
+
+int unic_vdev_alias(const char *spec, const char *drv, const char *args, const char **unic_drv,
+		    char *out, size_t outlen)
+{
+	const struct vdev_alias *a = NULL;
+	struct kv_iter it;
+	const char *item;
+	size_t len, off = 0;
+
+	for (unsigned i = 0; i < sizeof(vdev_aliases) / sizeof(vdev_aliases[0]); i++)
+		if (strcmp(drv, vdev_aliases[i].dpdk) == 0)
+			a = &vdev_aliases[i];
+	if (a == NULL)
+		return 0;
+	if (args == NULL)
+		args = "";
+	if (outlen == 0 || strlen(args) >= outlen) {
+		UNIC_LOG(ERR, PORT, "virtual device '%s': its arguments are longer than %zu characters",
+			 spec, outlen ? outlen - 1 : 0);
+		return -EINVAL;
+	}
+	kv_start(&it, args);
+	while (kv_item(&it, &item, &len)) {
+		size_t klen = kv_key_len(item, len);
+		const struct vdev_alias_key *k = NULL;
+
+		for (unsigned i = 0; a->keys[i].key != NULL && klen > 0; i++)
+			if (strlen(a->keys[i].key) == klen && strncmp(item, a->keys[i].key, klen) == 0)
+				k = &a->keys[i];
+		if (k != NULL) {
+			const char *v = item + klen + 1;
+			size_t vlen = len - klen - 1;
+
+			if (k->same != NULL && strlen(k->same) == vlen && strncmp(v, k->same, vlen) == 0)
+				continue;
+			UNIC_LOG(ERR, PORT, "virtual device '%s': DPDK's %.*s is not taken: %s", spec,
+				 (int)len, item, k->why);
+			return -EINVAL;
+		}
+		/* Unknown keys and malformed items go on: the driver names them. */
+		if (off > 0)
+			out[off++] = ',';
+		memcpy(out + off, item, len);
+		off += len;
+	}
+	out[off] = '\0';
+	*unic_drv = a->unic;
+	return 1;
+}

@@ -12,7 +12,12 @@
  *   known keys;
  * - u32 accepts only decimal digits, or 0x and hex digits, whose value is in
  *   range, and stores exactly that value; a refusal leaves *out alone and
- *   says why.
+ *   says why;
+ * - unic_vdev_alias (DPDK's names, net_null0 ...) answers 0 for a name that
+ *   is not DPDK's and writes nothing; for DPDK's, 1 with unic's driver and
+ *   the arguments less the DPDK-only keys whose value is unic's own
+ *   behaviour, or -EINVAL with a message when such a key asks for anything
+ *   else or the output buffer is too small (never written past).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ibuild/lib/include -Ilib/include \
  *         -Ilib/internal -Ilib \
@@ -119,6 +124,95 @@ static int64_t ref_number(const char *s, size_t len)
 	return big ? -2 : (int64_t)v;
 }
 
+/* DPDK's names and the keys unic drops (value "0") or refuses, plainly. */
+static const struct {
+	const char *dpdk, *unic;
+	const char *keys[3];  /* DPDK-only keys */
+	bool droppable;       /* key=0 is dropped; else always refused */
+} aliases[] = {
+	{ "net_null", "null", { "copy", "no-rx", NULL }, true },
+	{ "net_ring", "ring", { "nodeaction", NULL, NULL }, false },
+	{ "net_af_xdp", "af_xdp", { "shared_umem", NULL, NULL }, true },
+	{ "net_af_packet", "af_packet", { NULL, NULL, NULL }, false },
+	{ "net_memif", "memif", { NULL, NULL, NULL }, false },
+};
+
+/*
+ * What unic_vdev_alias should give for alias @p a: @return 1 and the
+ * arguments in @p want, or -EINVAL (a DPDK-only key it cannot honour).
+ */
+static int ref_alias(unsigned a, const char *args, char *want)
+{
+	const char *item = args;
+	size_t off = 0;
+
+	want[0] = '\0';
+	if (*args == '\0')
+		return 1;
+	for (;;) {
+		const char *end = strchr(item, ',');
+		size_t len = end ? (size_t)(end - item) : strlen(item);
+		bool drop = false;
+
+		for (unsigned k = 0; aliases[a].keys[k]; k++) {
+			size_t kl = strlen(aliases[a].keys[k]);
+
+			if (len > kl && memcmp(item, aliases[a].keys[k], kl) == 0 && item[kl] == '=') {
+				if (!aliases[a].droppable || len != kl + 2 || item[kl + 1] != '0')
+					return -EINVAL;
+				drop = true;
+			}
+		}
+		if (!drop) {
+			if (off)
+				want[off++] = ',';
+			memcpy(want + off, item, len);
+			off += len;
+			want[off] = '\0';
+		}
+		if (end == NULL)
+			return 1;
+		item = end + 1;
+	}
+}
+
+static void check_alias(const char *spec, const char *args)
+{
+	char drv[SPEC_MAX + 1], out[SPEC_MAX + 2], want[SPEC_MAX + 1];
+	size_t dlen = strcspn(spec, ","), alen = strlen(args);
+	const char *udrv = "none";
+	unsigned before, a;
+	int rc, ref;
+
+	memcpy(drv, spec, dlen);
+	while (dlen > 0 && drv[dlen - 1] >= '0' && drv[dlen - 1] <= '9')
+		dlen--;
+	drv[dlen] = '\0';
+	for (a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
+		if (strcmp(drv, aliases[a].dpdk) == 0)
+			break;
+	/* A guard byte after the buffer: never written. */
+	memset(out, 'Z', sizeof(out));
+	before = messages;
+	rc = unic_vdev_alias(spec, drv, args, &udrv, out, alen + 1);
+	check(out[alen + 1] == 'Z');
+	if (a == sizeof(aliases) / sizeof(aliases[0])) {
+		check(rc == 0 && strcmp(udrv, "none") == 0 && out[0] == 'Z');
+		return;
+	}
+	ref = ref_alias(a, args, want);
+	check(rc == ref);
+	if (rc == 1)
+		check(strcmp(udrv, aliases[a].unic) == 0 && strcmp(out, want) == 0);
+	else
+		check(messages > before);
+	/* One byte short: refused, nothing past the buffer. */
+	memset(out, 'Z', sizeof(out));
+	before = messages;
+	rc = unic_vdev_alias(spec, drv, args, &udrv, out, alen);
+	check(rc == -EINVAL && messages > before && (alen == 0 || out[alen] == 'Z'));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const keys[] = { "size", "peer", NULL };
@@ -165,5 +259,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check(messages > before);
 		}
 	}
+	check_alias(spec, args);
 	return 0;
 }

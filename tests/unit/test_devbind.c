@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -239,14 +240,14 @@ Test(devbind, status_groups_network_devices_by_driver_with_numa_group_and_interf
 	none = strstr(out, "Network devices bound to no driver\n");
 	cr_assert(vfio && uio && kern && none && vfio < uio && uio < kern && kern < none, "%s", out);
 	HAS(vfio, "0000:00:03.0 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
-	    "numa=0 iommu_group=4 with 0000:00:03.1 (no driver) drv=vfio-pci\n");
+	    "numa=0 iommu_group=4 with 0000:00:03.1 (no driver) drv=vfio-pci unused=uio_pci_generic\n");
 	HAS(uio, "0000:00:05.0 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
-	    "numa=0 iommu_group=none drv=uio_pci_generic\n");
+	    "numa=0 iommu_group=none drv=uio_pci_generic unused=vfio-pci\n");
 	HAS(kern, "0000:00:02.0 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
-	    "numa=0 iommu_group=3 (alone) drv=e1000e if=eth0 up *Active: has routes*\n");
-	HAS(kern, "[1af4:1041] numa=-1 iommu_group=5 (alone) drv=virtio-pci if=eth1 up\n");
+	    "numa=0 iommu_group=3 (alone) drv=e1000e unused=vfio-pci,uio_pci_generic if=eth0 up *Active: has routes*\n");
+	HAS(kern, "[1af4:1041] numa=-1 iommu_group=5 (alone) drv=virtio-pci unused=vfio-pci,uio_pci_generic if=eth1 up\n");
 	HAS(kern, "0000:00:07.1 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
-	    "numa=0 iommu_group=8 with 0000:00:07.0 (no driver) drv=e1000e if=eth2 down\n");
+	    "numa=0 iommu_group=8 with 0000:00:07.0 (no driver) drv=e1000e unused=vfio-pci,uio_pci_generic if=eth2 down\n");
 	HAS(none, "0000:00:03.1 ");
 	HAS(none, "0000:00:07.0 ");
 	cr_assert(strstr(none, "0000:00:02.0") == NULL);
@@ -328,10 +329,15 @@ Test(devbind, a_missing_device_is_exit_2_and_nothing_is_changed)
 Test(devbind, usage_errors_are_exit_1_with_one_line)
 {
 	cr_assert_eq(DEVBIND("--bind", "vfio-pci", "3:00.0"), DEVBIND_USAGE);
-	cr_assert_str_eq(err, "unic-devbind: '3:00.0' is not a PCI address; expected DDDD:BB:DD.F "
-			 "or BB:DD.F in hex, e.g. 0000:03:00.0\n");
+	cr_assert_str_eq(err, "unic-devbind: '3:00.0' is not a PCI address or an interface name; "
+			 "expected DDDD:BB:DD.F or BB:DD.F in hex, e.g. 0000:03:00.0, or the name of the "
+			 "device's interface, e.g. eth1\n");
 	cr_assert_eq(DEVBIND("--bind", "vfio-pci"), DEVBIND_USAGE);
-	HAS(err, "--bind DRIVER: expected one or more PCI addresses");
+	HAS(err, "--bind DRIVER: expected one or more PCI addresses or interface names");
+	cr_assert_eq(DEVBIND("--status-dev", "gpu"), DEVBIND_USAGE);
+	HAS(err, "--status-dev: expected net, baseband, compress, crypto, dma, event, mempool, misc or regex, found 'gpu'");
+	cr_assert_eq(DEVBIND("--noiommu-mode", "--bind", "e1000e", "00:03.1"), DEVBIND_USAGE);
+	HAS(err, "--noiommu-mode goes with --bind vfio-pci");
 	cr_assert_eq(DEVBIND("--bind"), DEVBIND_USAGE);
 	cr_assert_eq(DEVBIND("--frobnicate"), DEVBIND_USAGE);
 	HAS(err, "unknown option '--frobnicate'");
@@ -555,6 +561,103 @@ Test(devbind, reserve_short_of_pages_or_of_a_pool_is_exit_4)
 	HAS(err, "hugepages-1048576kB/nr_hugepages: the kernel has no hugepages of that size");
 	cr_assert_eq(DEVBIND("--reserve", "1", "--node", "3"), DEVBIND_FAILED);
 	HAS(err, "no such NUMA node or page size");
+}
+
+/* ---- dpdk-devbind's habits -------------------------------------------------- */
+
+Test(devbind, an_interface_name_is_its_device)
+{
+	/* eth2 is 00:07.1's interface (the scan finds it). */
+	cr_assert_eq(DEVBIND("-b", "vfio-pci", "eth2"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(driver_of("0000:00:07.1"), "vfio-pci");
+	/* Through sys/class/net/NAME/device; virtio-net's leads to DEV/virtio0. */
+	fake_link(root, "sys/class/net/ens4/device", "../../../devices/pci0000:00/0000:00:04.0/virtio0");
+	fake_put(root, "sys/devices/pci0000:00/0000:00:04.0/virtio0/uevent", "");
+	cr_assert_eq(DEVBIND("--bind=vfio-pci", "ens4"), DEVBIND_OK, "%s", err);
+	HAS(out, "0000:00:04.0: virtio-pci -> vfio-pci (/dev/vfio/5)\n");
+	/* An interface up with routes is refused by name as by address. */
+	cr_assert_eq(DEVBIND("-b", "vfio-pci", "eth0"), DEVBIND_REFUSED);
+	HAS(err, "0000:00:02.0: refused: its interface eth0 is up and has routes");
+	cr_assert_eq(DEVBIND("-b", "vfio-pci", "eth9"), DEVBIND_NOT_FOUND);
+	HAS(err, "eth9: no such network interface and not a PCI address; nothing was changed");
+	fake_put(root, "sys/class/net/veth0/uevent", "");
+	cr_assert_eq(DEVBIND("-u", "veth0"), DEVBIND_NOT_FOUND);
+	HAS(err, "veth0: a virtual interface, on no PCI device");
+	cr_assert_eq(DEVBIND("-b", "vfio-pci", "bad/name"), DEVBIND_USAGE);
+}
+
+Test(devbind, bind_none_unbinds_as_unbind_does)
+{
+	cr_assert_eq(DEVBIND("-b", "none", "00:05.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(fk.writes, "sys/bus/pci/drivers/uio_pci_generic/unbind=0000:00:05.0\n");
+	HAS(out, "0000:00:05.0: unbound from uio_pci_generic\n");
+	cr_assert_eq(DEVBIND("--bind=None", "00:03.0"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(driver_of("0000:00:03.0"), "");
+	cr_assert_eq(DEVBIND("-u", "-b", "none", "00:03.1"), DEVBIND_USAGE, "one command at a time");
+}
+
+Test(devbind, status_dev_net_is_status_and_other_classes_say_unic_drives_none)
+{
+	char net[8192];
+
+	cr_assert_eq(DEVBIND("--status"), DEVBIND_OK);
+	snprintf(net, sizeof(net), "%s", out);
+	cr_assert_eq(DEVBIND("--status-dev", "net"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(out, net);
+	cr_assert_eq(DEVBIND("--status-dev=crypto"), DEVBIND_OK, "%s", err);
+	cr_assert_str_eq(out, "\nNo 'crypto' devices: unic drives network devices only\n"
+			      "=====================================================\n");
+	cr_assert_str_empty(fk.writes);
+}
+
+Test(devbind, unused_lists_the_kernel_modules_whose_alias_matches_then_the_user_drivers)
+{
+	struct utsname u;
+	char rel[256];
+
+	cr_assert_eq(uname(&u), 0);
+	snprintf(rel, sizeof(rel), "lib/modules/%s/modules.alias", u.release);
+	fake_put(root, rel,
+		 "# Aliases extracted from modules themselves.\n"
+		 "alias pci:v00008086d000010D3sv*sd*bc*sc*i* e1000e\n"
+		 "alias pci:v00001AF4d*sv*sd*bc*sc*i* virtio_pci\n"
+		 "alias pci:v00008086d000010D3sv*sd*bc02sc*i* igb_test\n"
+		 "alias usb:v*p*d*dc*dsc*dp*ic*isc*ip*in* usbcore\n");
+	fake_put(root, "sys/devices/pci0000:00/0000:00:02.0/modalias",
+		 "pci:v00008086d000010D3sv00008086sd00000000bc02sc00i00\n");
+	fake_put(root, "sys/devices/pci0000:00/0000:00:04.0/modalias",
+		 "pci:v00001AF4d00001041sv00001AF4sd00001100bc02sc00i00\n");
+	fake_put(root, "sys/devices/pci0000:00/0000:00:03.1/modalias",
+		 "pci:v00008086d000010D3sv00008086sd00000000bc02sc00i00\n");
+	cr_assert_eq(DEVBIND("--status"), DEVBIND_OK, "%s", err);
+	/* Its own driver is never unused (virtio_pci is virtio-pci). */
+	HAS(out, "drv=e1000e unused=igb_test,vfio-pci,uio_pci_generic if=eth0");
+	HAS(out, "drv=virtio-pci unused=vfio-pci,uio_pci_generic if=eth1");
+	HAS(out, "0000:00:03.1 'Intel Corporation 82574L Gigabit Network Connection' [8086:10d3] "
+		 "numa=0 iommu_group=4 with 0000:00:03.0 (vfio-pci) unused=e1000e,igb_test,vfio-pci,uio_pci_generic\n");
+}
+
+Test(devbind, without_an_iommu_vfio_pci_needs_noiommu_mode_which_turns_it_on)
+{
+	const char *param = "sys/module/vfio/parameters/enable_unsafe_noiommu_mode";
+
+	fake_put(root, param, "N\n");
+	/* 00:05.0 has no IOMMU group. */
+	cr_assert_eq(DEVBIND("-b", "vfio-pci", "00:05.0"), DEVBIND_REFUSED);
+	HAS(err, "0000:00:05.0: refused: it has no IOMMU group");
+	HAS(err, "add --noiommu-mode");
+	cr_assert_str_empty(fk.writes);
+	cr_assert_eq(DEVBIND("--noiommu-mode", "-b", "vfio-pci", "00:05.0"), DEVBIND_OK, "%s", err);
+	cr_assert_not_null(strstr(fk.writes, "sys/module/vfio/parameters/enable_unsafe_noiommu_mode=1\n"), "%s", fk.writes);
+	cr_assert_lt(strstr(fk.writes, "enable_unsafe_noiommu_mode"), strstr(fk.writes, "driver_override"),
+		     "the mode goes on before the bind: %s", fk.writes);
+	HAS(err, "warning: enabled VFIO's unsafe no-IOMMU mode");
+	cr_assert_str_eq(driver_of("0000:00:05.0"), "vfio-pci");
+	/* Once on, no flag is needed; devices with a group never needed it. */
+	setup_without("vfio-pci");
+	fake_put(root, param, "Y\n");
+	cr_assert_eq(DEVBIND("-b", "vfio-pci", "00:05.0"), DEVBIND_OK, "%s", err);
+	cr_assert_null(strstr(fk.writes, "noiommu"), "%s", fk.writes);
 }
 
 /* ---- the real binary ---------------------------------------------------- */

@@ -221,11 +221,130 @@ Test(env, usage_names_every_common_option)
 	const char *u = unic_env_usage();
 	const char *want[] = { "-a, --allow BDF", "--vdev SPEC", "-l, --lcores LIST",
 			       "--no-huge", "--huge-dir DIR", "--iova-mode va|pa",
-			       "--log-level SPEC" };
+			       "--log-level SPEC", "-c, --coremask MASK", "--main-lcore CORE",
+			       "--socket-mem", "--proc-type", "--huge-unlink", "--in-memory" };
 	unsigned i;
 
 	for (i = 0; i < UNIC_ARRAY_SIZE(want); i++)
 		cr_assert(strstr(u, want[i]) != NULL, "usage lacks %s", want[i]);
+}
+
+/* --- DPDK's EAL options ------------------------------------------------- */
+
+Test(env, coremask_is_a_core_list_in_ascending_order)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "-c", "0x16", "--", "-p", "3", NULL };
+	char *w[] = { "app", "--coremask=F0", NULL };
+	char *x[] = { "app", "-c3", NULL };
+
+	int argc = parse(&o, v, 6);
+
+	ASSERT_ARGV(v, argc, "app", "-p", "3");
+	cr_assert_eq(o.nb_cores, 3);
+	cr_assert_eq(o.cores[0], 1, "the lowest core is the main one");
+	cr_assert_eq(o.cores[1], 2);
+	cr_assert_eq(o.cores[2], 4);
+	cr_assert_eq(parse(&o, w, 2), 1);
+	cr_assert_eq(o.nb_cores, 4);
+	cr_assert_eq(o.cores[0], 4);
+	cr_assert_eq(o.cores[3], 7);
+	cr_assert_eq(parse(&o, x, 2), 1);
+	cr_assert_eq(o.nb_cores, 2);
+	cr_assert_eq(o.cores[1], 1);
+}
+
+Test(env, a_bad_coremask_or_both_l_and_c_are_refused_naming_the_option)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "-c", "0x0", NULL };
+	char *w[] = { "app", "-c", "0x1g", NULL };
+	char *x[] = { "app", "-l", "0,1", "-c", "3", NULL };
+
+	cr_assert_eq(parse(&o, v, 3), -EINVAL);
+	LOGGED("option -c: bad core mask '0x0': the mask is zero: no core; expected -c MASK");
+	cr_assert_eq(parse(&o, w, 3), -EINVAL);
+	LOGGED("option -c: bad core mask '0x1g': 'g' is not a hexadecimal digit");
+	cr_assert_eq(parse(&o, x, 5), -EINVAL);
+	LOGGED("options -l and -c both give the cores: give one of them");
+}
+
+Test(env, main_lcore_moves_its_core_to_the_front)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--main-lcore", "2", "-l", "0-3", NULL };
+	char *w[] = { "app", "-l", "0,1", "--main-lcore=5", NULL };
+	char *x[] = { "app", "--main-lcore", "1", NULL };
+	char *y[] = { "app", "-l", "0,1", "--main-lcore=x", NULL };
+
+	cr_assert_eq(parse(&o, v, 5), 1, "%s", logbuf);
+	cr_assert_eq(o.nb_cores, 4);
+	cr_assert_eq(o.cores[0], 2);
+	cr_assert_eq(o.cores[1], 0);
+	cr_assert_eq(o.cores[2], 1);
+	cr_assert_eq(o.cores[3], 3);
+	cr_assert_eq(parse(&o, w, 4), -EINVAL);
+	LOGGED("option --main-lcore 5: core 5 is not one of the cores given with -l or -c");
+	cr_assert_eq(parse(&o, x, 3), -EINVAL);
+	LOGGED("option --main-lcore 1: no cores were given; give them with -l or -c");
+	cr_assert_eq(parse(&o, y, 4), -EINVAL);
+	LOGGED("option --main-lcore: bad core 'x'");
+}
+
+Test(env, eal_options_unic_does_not_need_are_taken_with_one_notice_each)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "-n", "4", "-m", "512", "--socket-mem=512,0", "--proc-type", "primary",
+		      "--huge-unlink", "--in-memory", "--file-prefix", "p1", "-x", NULL };
+	char *w[] = { "app", "-n4", "-m1024", "--socket-mem", "64", "--proc-type=auto",
+		      "--huge-unlink=never", NULL };
+	int argc = parse(&o, v, 13);
+
+	ASSERT_ARGV(v, argc, "app", "-x");
+	cr_assert_str_eq(o.file_prefix, "p1");
+	cr_assert_eq(logcap_nb[UNIC_LOG_NOTICE], 6, "one notice per option:\n%s", logbuf);
+	LOGGED("option -n: accepted for DPDK command lines; unic does not need the number of memory channels");
+	LOGGED("option -m: accepted for DPDK command lines; unic does not need it: it reserves no memory up front");
+	LOGGED("option --socket-mem: accepted for DPDK command lines;");
+	LOGGED("option --proc-type: accepted for DPDK command lines; every unic process is what DPDK calls a primary one");
+	LOGGED("option --huge-unlink: accepted for DPDK command lines; unic does not need it: it unlinks each hugepage file");
+	LOGGED("option --in-memory: accepted for DPDK command lines;");
+	cr_assert_eq(nb_errs, 0);
+	cr_assert_eq(parse(&o, w, 7), 1, "%s", logbuf);
+}
+
+Test(env, bad_eal_values_and_secondary_processes_are_refused_naming_the_option)
+{
+	static const struct { const char *a[4]; int n; const char *msg; } cases[] = {
+		{ { "app", "-n", "0" }, 3, "option -n: bad number of memory channels '0'; expected -n N or -nN" },
+		{ { "app", "-n", "4x" }, 3, "option -n: bad number of memory channels '4x'" },
+		{ { "app", "-m", "lots" }, 3, "option -m: bad amount of memory 'lots'; expected -m MB" },
+		{ { "app", "--socket-mem", "512,,0" }, 3, "option --socket-mem: bad amount of memory '512,,0'" },
+		{ { "app", "--proc-type", "secondary" }, 3, "option --proc-type secondary: unic has no secondary processes" },
+		{ { "app", "--proc-type=other" }, 2, "option --proc-type: unknown process type 'other'" },
+		{ { "app", "--huge-unlink=sometimes" }, 2, "option --huge-unlink: unknown mode 'sometimes'" },
+		{ { "app", "--in-memory=1" }, 2, "option --in-memory takes no value" },
+		{ { "app", "-m" }, 2, "option -m: missing value at the end of the command line; expected -m MB" },
+	};
+
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(cases); i++) {
+		struct unic_env_options o;
+		char *v[4] = { 0 };
+
+		for (int k = 0; k < cases[i].n; k++)
+			v[k] = (char *)cases[i].a[k];
+		logcap_clear();
+		cr_assert_eq(parse(&o, v, cases[i].n), -EINVAL, "case %u", i);
+		LOGGED(cases[i].msg);
+	}
+}
+
+Test(env, short_only_eal_options_have_no_long_form)
+{
+	struct unic_env_options o;
+	char *v[] = { "app", "--n", "--m", NULL };
+
+	cr_assert_eq(parse(&o, v, 3), 3, "--n and --m are left for the application");
 }
 
 /* --- option errors ----------------------------------------------------- */

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <unic/cycles.h>
+#include <unic/env.h>
 #include <unic/log.h>
 #include <unic/mem.h>
 #include <unic/pool.h>
@@ -59,6 +61,108 @@ Test(l2fwd_opts, defaults_are_dpdks_with_hybrid_receive)
 	cr_assert_eq(o.mode, UNIC_RX_MODE_HYBRID);
 	cr_assert_eq(o.duration, 0);
 	cr_assert_eq(o.nb_queues, 1);
+	cr_assert(!o.ports_per_thread_set, "without -q the ports are shared out over the cores");
+	cr_assert_eq(o.stats_format, L2FWD_STATS_TEXT);
+}
+
+Test(l2fwd_opts, stats_format_takes_text_json_and_dpdk_and_names_them_when_wrong)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, "--stats-format dpdk"), 0, "%s", err);
+	cr_assert_eq(o.stats_format, L2FWD_STATS_DPDK);
+	cr_assert_eq(parse(&o, "--stats-format=json"), 0, "%s", err);
+	cr_assert_eq(o.stats_format, L2FWD_STATS_JSON);
+	cr_assert_eq(parse(&o, "--json --stats-format text"), 0, "%s", err);
+	cr_assert_eq(o.stats_format, L2FWD_STATS_TEXT, "the last one wins");
+	cr_assert_eq(parse(&o, "--stats-format xml"), -EINVAL);
+	HAS(err, "option --stats-format: unknown format 'xml'; expected text, json or dpdk");
+}
+
+/* DPDK's habit: EAL options, "--", then the application's; what the common
+ * parser leaves is what l2fwd_opts_parse sees. */
+Test(l2fwd_opts, dpdk_style_command_lines_parse_after_the_common_options)
+{
+	struct unic_env_options eo;
+	struct l2fwd_opts o;
+	char *v[] = { "unic-l2fwd", "-l", "0,1", "-n", "4", "--", "-p", "3", "-q", "1", "-T", "5", NULL };
+	int n = unic_env_parse(&eo, 12, v);
+
+	cr_assert_eq(n, 7);
+	cr_assert_eq(eo.nb_cores, 2);
+	l2fwd_opts_init(&o);
+	cr_assert_eq(l2fwd_opts_parse(&o, n, v, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(o.portmask, 3);
+	cr_assert_eq(o.ports_per_thread, 1);
+	cr_assert(o.ports_per_thread_set);
+	cr_assert_float_eq(o.stats_period, 5.0, 1e-9);
+}
+
+/* ---- threads and cores ------------------------------------------------------ */
+
+static int plan(const char *line, unsigned nb_used, unsigned nb_cores, struct l2fwd_plan *pl)
+{
+	struct l2fwd_opts o;
+	char note[256];
+
+	cr_assert_eq(parse(&o, line), 0, "%s", err);
+	return l2fwd_plan_threads(&o, nb_used, nb_cores, pl, err, sizeof(err), note, sizeof(note));
+}
+
+Test(l2fwd_plan, one_worker_core_serves_every_port_without_q)
+{
+	struct l2fwd_plan pl;
+
+	cr_assert_eq(plan("-p 3", 2, 2, &pl), 0, "%s", err);  /* -l 0,1 -- -p 3 */
+	cr_assert_eq(pl.nb_threads, 1);
+	cr_assert_eq(pl.per_thread, 2);
+	cr_assert(!pl.main_forwards && !pl.own_threads);
+	cr_assert_eq(plan("", 5, 3, &pl), 0, "%s", err);      /* 5 ports, 2 workers */
+	cr_assert_eq(pl.nb_threads, 2);
+	cr_assert_eq(pl.per_thread, 3);
+	cr_assert(!pl.main_forwards);
+}
+
+Test(l2fwd_plan, the_main_core_alone_forwards_every_port)
+{
+	struct l2fwd_plan pl;
+
+	cr_assert_eq(plan("-p 3", 2, 1, &pl), 0, "%s", err);  /* -l 0 -- -p 3 */
+	cr_assert_eq(pl.nb_threads, 1);
+	cr_assert_eq(pl.per_thread, 2);
+	cr_assert(pl.main_forwards);
+	cr_assert(!pl.own_threads);
+	cr_assert_eq(plan("-q 1", 2, 1, &pl), -EINVAL, "-q 1 asks for two threads, one core");
+	HAS(err, "2 ports at 1 per thread (-q 1) need 2 forwarding cores, but -l gives 1");
+	cr_assert_eq(plan("", 9, 1, &pl), -EINVAL);
+	HAS(err, "9 ports over 1 forwarding core is 9 ports per thread, above the limit of 8");
+}
+
+Test(l2fwd_plan, with_q_the_main_core_forwards_when_the_workers_are_one_short_as_in_dpdk)
+{
+	struct l2fwd_plan pl;
+
+	cr_assert_eq(plan("-q 1", 2, 2, &pl), 0, "%s", err);  /* -l 0,1 -- -p 3 -q 1 */
+	cr_assert_eq(pl.nb_threads, 2);
+	cr_assert(pl.main_forwards);
+	cr_assert_eq(plan("-q 2", 2, 2, &pl), 0, "%s", err);
+	cr_assert_eq(pl.nb_threads, 1);
+	cr_assert(!pl.main_forwards, "the worker has them all; the main core keeps to statistics");
+	cr_assert_eq(plan("-q 1", 4, 2, &pl), -EINVAL);
+	HAS(err, "4 ports at 1 per thread (-q 1) need 4 forwarding cores, but -l gives 2");
+	HAS(err, "leave -q out");
+}
+
+Test(l2fwd_plan, without_l_the_application_starts_its_own_threads_q_ports_each)
+{
+	struct l2fwd_plan pl;
+
+	cr_assert_eq(plan("", 4, 0, &pl), 0, "%s", err);
+	cr_assert(pl.own_threads);
+	cr_assert(!pl.main_forwards);
+	cr_assert_eq(pl.nb_threads, 4);
+	cr_assert_eq(plan("-q 2", 3, 0, &pl), 0, "%s", err);
+	cr_assert_eq(pl.nb_threads, 2);
 }
 
 Test(l2fwd_opts, every_option_is_taken_in_each_form)
@@ -87,7 +191,8 @@ Test(l2fwd_opts, every_option_is_taken_in_each_form)
 	cr_assert_eq(o.max_sleep_ms, 10);
 	cr_assert_eq(o.rxd, 512);
 	cr_assert_eq(o.txd, 256);
-	cr_assert(o.json);
+	cr_assert_eq(o.stats_format, L2FWD_STATS_JSON);
+	cr_assert(o.ports_per_thread_set);
 	cr_assert_float_eq(o.duration, 2.0, 1e-9);
 	cr_assert(o.irq_affinity);
 	cr_assert_eq(parse(&o, "--no-irq-affinity"), 0, "%s", err);
@@ -638,6 +743,122 @@ Test(l2fwd_binary, sigint_stops_cleanly_with_totals, .timeout = 60)
 	HAS(buf, "SIGINT: stopping");
 	HAS(buf, "Totals over");
 	HAS(buf, "total: received");
+}
+
+/* DPDK's command line: the main core alone forwards both ports and prints
+ * the statistics between bursts. */
+Test(l2fwd_binary, the_main_core_alone_forwards_as_in_dpdk, .timeout = 60)
+{
+	static char buf[1 << 16];
+	const char *tot;
+
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -l 0 -- -p 3 -T 0.2 -t 1 --json",
+			 true, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "l2fwd: thread 0 (main core 0, hybrid mode, with the statistics): ports 0 1");
+	cr_assert_null(strstr(buf, "not pinned"), "%s", buf);
+	HAS(buf, "{\"type\":\"stats\"");
+	tot = strstr(buf, "{\"type\":\"totals\"");
+	cr_assert_not_null(tot, "no totals in %s", buf);
+	for (int p = 0; p < 2; p++) {
+		uint64_t rx = jport(tot, p, "rx");
+
+		cr_assert_gt(rx, 10000, "port %d forwarded only %" PRIu64 " packets", p, rx);
+		cr_assert_eq(rx, jport(tot, 1 - p, "tx") + jport(tot, 1 - p, "dropped"), "%s", tot);
+	}
+	/* Two ring ports in poll mode: what one sends the other receives. */
+	cr_assert_eq(run("--no-huge --no-pci --vdev ring0 --vdev ring1,peer=ring0 -l 0 -- -p 3 -T 0 -t 0.3 --rx-mode poll",
+			 true, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "(main core 0, poll mode, with the statistics): ports 0 1");
+}
+
+Test(l2fwd_binary, one_worker_core_serves_both_ports_and_q_1_forwards_on_the_main_core_too, .timeout = 60)
+{
+	static char buf[1 << 16];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		cr_skip_test("one CPU: -l 0,1 needs two");
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -l 0,1 -- -p 3 -T 0 -t 0.3",
+			 true, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "l2fwd: thread 0 (core 1, hybrid mode): ports 0 1");
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -l 0,1 -- -p 3 -q 1 -T 0 -t 0.3",
+			 true, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "l2fwd: thread 0 (core 1, hybrid mode): ports 0");
+	HAS(buf, "l2fwd: thread 1 (main core 0, hybrid mode, with the statistics): ports 1");
+	HAS(buf, "the main core forwards too");
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 --vdev null2 -l 0,1 -- -q 1 -T 0 -t 0.3",
+			 true, buf, sizeof(buf)), 2, "%s", buf);
+	HAS(buf, "3 ports at 1 per thread (-q 1) need 3 forwarding cores, but -l gives 2");
+}
+
+/* --stats-format dpdk: DPDK l2fwd's screen, with its figures. */
+Test(l2fwd_binary, stats_format_dpdk_prints_dpdks_screen, .timeout = 60)
+{
+	static char buf[1 << 16];
+	const char *last, *p;
+	unsigned long long sent[2], rcvd[2], drop[2], ts, tr, td;
+
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -l 0 -- -p 3 -T 0.2 -t 1 --stats-format dpdk",
+			 false, buf, sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "\033[2J\033[1;1H\nPort statistics ====================================\n"
+		 "Statistics for port 0 ------------------------------\nPackets sent: ");
+	last = buf;
+	while ((p = strstr(last + 1, "\nPort statistics ====")) != NULL)
+		last = p;
+	for (int i = 0; i < 2; i++) {
+		char pat[128];
+
+		snprintf(pat, sizeof(pat), "\nStatistics for port %d ------------------------------\n", i);
+		p = strstr(last, pat);
+		cr_assert_not_null(p, "no port %d in %s", i, last);
+		cr_assert_eq(sscanf(p + strlen(pat), "Packets sent: %llu\nPackets received: %llu\nPackets dropped: %llu",
+				    &sent[i], &rcvd[i], &drop[i]), 3, "%s", p);
+		/* The numbers end in one column, as DPDK's widths make them. */
+		cr_assert_eq(strchr(p + strlen(pat), '\n') - (p + strlen(pat)), 38, "%s", p);
+	}
+	p = strstr(last, "\nAggregate statistics ===============================\n");
+	cr_assert_not_null(p, "%s", last);
+	cr_assert_eq(sscanf(p, "\nAggregate statistics ===============================\n"
+			       "Total packets sent: %llu\nTotal packets received: %llu\nTotal packets dropped: %llu",
+			    &ts, &tr, &td), 3, "%s", p);
+	HAS(p, "\n====================================================\n");
+	cr_assert_eq(ts, sent[0] + sent[1]);
+	cr_assert_eq(tr, rcvd[0] + rcvd[1]);
+	cr_assert_eq(td, drop[0] + drop[1]);
+	cr_assert_gt(tr, 10000, "%s", last);
+	cr_assert_eq(rcvd[0], sent[1] + drop[1], "what port 0 received went out on port 1: %s", last);
+	cr_assert_null(strstr(buf, "Statistics over"), "no text blocks with --stats-format dpdk");
+}
+
+/* The main core forwarding two idle ring ports sleeps in hybrid mode; a
+ * SIGINT ends the sleep at once and the totals follow. */
+Test(l2fwd_binary, sigint_stops_the_main_core_in_its_sleep, .timeout = 60)
+{
+	char *const argv[] = { "unic-l2fwd", "--no-huge", "--no-pci", "--no-telemetry", "--vdev", "ring0",
+			       "--vdev", "ring1,peer=ring0", "-l", "0", "--", "-p", "3", "-T", "0", "--json", NULL };
+	static char buf[1 << 16];
+	uint64_t t0, t1;
+	size_t n = 0;
+	int fd, st;
+	pid_t pid;
+
+	pid = binary_spawn(binary(), argv, NULL, &fd);
+	binary_read_until(fd, buf, sizeof(buf), &n, "SIGINT or SIGTERM stops", 30000);
+	HAS(buf, "(main core 0, hybrid mode, with the statistics): ports 0 1");
+	usleep(300 * 1000);
+	t0 = unic_time_ns();
+	cr_assert_eq(kill(pid, SIGINT), 0);
+	binary_read_until(fd, buf, sizeof(buf), &n, NULL, 30000);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	t1 = unic_time_ns();
+	cr_assert(WIFEXITED(st), "killed by a signal instead of stopping");
+	cr_assert_eq(WEXITSTATUS(st), 0, "%s", buf);
+	HAS(buf, "SIGINT: stopping");
+	HAS(buf, "{\"type\":\"totals\"");
+	/* The idle thread slept, and woke for the signal, not for a timer. */
+	cr_assert_lt(t1 - t0, 5000000000ull, "took %.3f s to stop", (double)(t1 - t0) / 1e9);
+	cr_assert_gt(strtoull(strstr(strstr(buf, "{\"type\":\"totals\""), "\"sleeps\":") + 9, NULL, 10), 0,
+		     "%s", buf);
 }
 
 Test(l2fwd_binary, exits_2_on_a_bad_command_line_and_0_on_help, .timeout = 60)

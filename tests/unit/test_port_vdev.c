@@ -117,3 +117,76 @@ Test(port, vdev_spec_with_an_empty_item_or_a_key_twice_is_refused_naming_the_spe
 	cr_assert_eq(unic_vdev_create("null9,size=64,size=128", &p), -EINVAL);
 	cr_assert(strstr(last_err, "key 'size' is given twice"), "%s", last_err);
 }
+
+/* ---- DPDK's names: net_null0, net_ring0, ... --------------------------------- */
+
+static void alias_driver_is(const char *spec, const char *name, const char *driver)
+{
+	struct unic_port_info info;
+	struct unic_port *p;
+
+	cr_assert_eq(unic_vdev_create(spec, &p), 0, "%s: %s", spec, last_err);
+	cr_assert_str_eq(unic_port_name(p), name, "the port keeps the name given");
+	memset(&info, 0, sizeof(info));
+	cr_assert_eq(unic_port_info_get(p, &info), 0);
+	cr_assert_str_eq(info.driver, driver);
+	unic_port_close(p);
+}
+
+Test(port, dpdk_vdev_names_are_unic_drivers_and_keep_their_name)
+{
+	struct unic_port *a, *b;
+
+	alias_driver_is("net_null0", "net_null0", "null");
+	alias_driver_is("net_null1,size=128,copy=0,no-rx=0", "net_null1", "null");
+	cr_assert_eq(unic_vdev_create("net_ring0", &a), 0, "%s", last_err);
+	cr_assert_eq(unic_vdev_create("net_ring1,peer=net_ring0", &b), 0, "%s", last_err);
+	cr_assert_str_eq(unic_port_name(b), "net_ring1");
+	unic_port_close(b);
+	unic_port_close(a);
+}
+
+Test(port, dpdk_devargs_unic_cannot_honour_are_refused_with_the_reason)
+{
+	struct unic_port *p;
+
+	cr_assert_eq(unic_vdev_create("net_ring0,nodeaction=r1:0:CREATE", &p), -EINVAL);
+	cr_assert(strstr(last_err, "virtual device 'net_ring0,nodeaction=r1:0:CREATE': DPDK's nodeaction=r1:0:CREATE is not taken: unic's ring ports have no named rings")
+		  && strstr(last_err, "peer="), "%s", last_err);
+	cr_assert_eq(unic_vdev_create("net_null0,copy=1", &p), -EINVAL);
+	cr_assert(strstr(last_err, "DPDK's copy=1 is not taken: unic's null port copies nothing"), "%s", last_err);
+	cr_assert_eq(unic_vdev_create("net_null0,no-rx=1", &p), -EINVAL);
+	cr_assert(strstr(last_err, "use a ring port without a peer"), "%s", last_err);
+	cr_assert_eq(unic_vdev_create("net_af_xdp0,iface=lo,shared_umem=1", &p), -EINVAL);
+	cr_assert(strstr(last_err, "DPDK's shared_umem=1 is not taken"), "%s", last_err);
+	/* A key neither has is the driver's to name, with its accepted keys. */
+	cr_assert_eq(unic_vdev_create("net_null0,colour=red", &p), -EINVAL);
+	cr_assert(strstr(last_err, "null: argument 'colour=red' is unknown; accepted: size=..."), "%s", last_err);
+	/* DPDK's memif, af_packet and af_xdp keys reach unic's drivers as they are. */
+	cr_assert_eq(unic_vdev_create("net_af_packet0,qpairs=1", &p), -EINVAL);
+	cr_assert(strstr(last_err, "iface= is required"), "%s", last_err);
+	cr_assert_eq(unic_vdev_create("net_memif0,role=server,id=0,bsize=2048,rsize=10,role2=x", &p), -EINVAL);
+	cr_assert(strstr(last_err, "memif: argument 'role2=x' is unknown"), "%s", last_err);
+	cr_assert_eq(unic_vdev_create("net_bogus0", &p), -EINVAL);
+	cr_assert(strstr(last_err, "no virtual driver 'net_bogus'") && strstr(last_err, "net_memif"), "%s", last_err);
+}
+
+Test(port, vdev_alias_translates_only_dpdks_names)
+{
+	const char *drv = "untouched";
+	char out[64];
+
+	cr_assert_eq(unic_vdev_alias("null0", "null", "size=64", &drv, out, sizeof(out)), 0);
+	cr_assert_str_eq(drv, "untouched");
+	cr_assert_eq(unic_vdev_alias("net_null0,copy=0,size=64,no-rx=0", "net_null", "copy=0,size=64,no-rx=0",
+				     &drv, out, sizeof(out)), 1);
+	cr_assert_str_eq(drv, "null");
+	cr_assert_str_eq(out, "size=64");
+	cr_assert_eq(unic_vdev_alias("net_memif0", "net_memif", "socket=/run/m.sock,role=server,id=3", &drv, out,
+				     sizeof(out)), 1);
+	cr_assert_str_eq(drv, "memif");
+	cr_assert_str_eq(out, "socket=/run/m.sock,role=server,id=3");
+	cr_assert_eq(unic_vdev_alias("net_ring0", "net_ring", NULL, &drv, out, sizeof(out)), 1);
+	cr_assert_str_eq(out, "");
+	cr_assert_eq(unic_vdev_alias("net_null0", "net_null", "size=64", &drv, out, 4), -EINVAL);
+}
