@@ -3,7 +3,9 @@
  * memif's fast path in one thread: a client (tx) and a server (rx) of this
  * process over an abstract socket, 64-byte frames, bursts of 32: tx_burst
  * on the client, rx_burst on the server, free. Prints the cycles per frame
- * inside each call. One core, warm caches: the bookkeeping and copies of
+ * inside each call, as the mean over the run and as the median of the
+ * bursts (a burst the scheduler cut into is an outlier there, so the
+ * median moves less with the machine's load). One core, warm caches: the bookkeeping and copies of
  * the driver, not the cache-line transfers between two cores (those are
  * compare-memif's). Run it under `valgrind --tool=callgrind` for
  * instructions per frame (docs/performance-notebook.md). Uses hugepages
@@ -11,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <unic/cycles.h>
@@ -36,6 +39,19 @@ static struct unic_port *make_port(const char *spec, struct unic_pool *pool)
 	if (p == NULL)
 		fprintf(stderr, "%s\n", why);
 	return p;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_per_frame(uint32_t *v, unsigned long n)
+{
+	qsort(v, n, sizeof(*v), cmp_u32);
+	return (double)v[n / 2] / BURST;
 }
 
 static bool link_up(struct unic_port *p)
@@ -84,6 +100,13 @@ int main(int argc, char **argv)
 
 	unsigned long iters = bench_iters(&b, 2000000);
 	uint64_t tx_cyc = 0, rx_cyc = 0, sent = 0, got = 0, lost = 0;
+	uint32_t *tx_b = calloc(iters, sizeof(uint32_t)), *rx_b = calloc(iters, sizeof(uint32_t));
+	unsigned long nb = 0;
+
+	if (tx_b == NULL || rx_b == NULL) {
+		fprintf(stderr, "out of memory for %lu samples\n", iters);
+		return 1;
+	}
 
 	for (unsigned long i = 0; i < iters + iters / 10; i++) {
 		struct unic_pkt *pkts[BURST];
@@ -113,6 +136,11 @@ int main(int argc, char **argv)
 		unic_pkt_free_bulk(pkts, r);
 		tx_cyc += c1 - c0;
 		rx_cyc += c2 - c1;
+		if (i >= iters / 10 && s == BURST && r == BURST && nb < iters) {
+			tx_b[nb] = (uint32_t)UNIC_MIN(c1 - c0, (uint64_t)UINT32_MAX);
+			rx_b[nb] = (uint32_t)UNIC_MIN(c2 - c1, (uint64_t)UINT32_MAX);
+			nb++;
+		}
 		sent += s;
 		got += r;
 	}
@@ -123,9 +151,15 @@ int main(int argc, char **argv)
 	}
 	bench_add(&b, "memif_tx_burst32_64B_cycles", (double)tx_cyc / (double)sent, "cycles/frame");
 	bench_add(&b, "memif_rx_burst32_64B_cycles", (double)rx_cyc / (double)got, "cycles/frame");
+	if (nb > 0) {
+		bench_add(&b, "memif_tx_burst32_64B_median_cycles", median_per_frame(tx_b, nb), "cycles/frame");
+		bench_add(&b, "memif_rx_burst32_64B_median_cycles", median_per_frame(rx_b, nb), "cycles/frame");
+	}
 	bench_add(&b, "memif_frames_not_taken", (double)lost, "frames");
 	bench_finish(&b);
 
+	free(tx_b);
+	free(rx_b);
 	vdev_port_close(cli);
 	vdev_port_close(srv);
 	unic_pool_destroy(pool);
