@@ -144,12 +144,10 @@ static void memif_rx_refill(struct memif_queue *q, struct memif_ring *ring)
 
 	while (head != end) {
 		uint16_t s = head & q->mask;
-		struct memif_desc *d = &ring->desc[s];
+		struct memif_desc d = { .flags = 0, .region = 0, .length = q->bsize,
+					.offset = q->buf_off + (uint32_t)s * q->bsize, .metadata = 0 };
 
-		d->flags = 0;
-		d->region = 0;
-		d->offset = q->buf_off + (uint32_t)s * q->bsize;
-		d->length = q->bsize;
+		memcpy(&ring->desc[s], &d, sizeof(d)); /* a slot the server does not own yet */
 		head++;
 	}
 	if (head != q->own) {
@@ -394,32 +392,59 @@ static int memif_tx_one(struct memif_queue *q, struct memif_ring *ring, const st
 }
 
 /*
- * Client tx, the common case: single-segment frames that fit a buffer, into
- * our own buffers of the C2S ring, from slot q->own on. The buffers the
- * burst will fill are asked for first (the receiver read them last, on its
- * core; a hint only). @return the frames taken (stops at the first other
- * frame, or when @p free slots are used); *bytes grows by theirs.
+ * Transmit, the common case: single-segment frames that fit one buffer,
+ * from slot q->own on. Client (C2S): our own buffers, asked for before the
+ * first copy (the receiver read them last, on its core; a hint only), and
+ * each descriptor written whole in one store. Server (S2C): the buffer the
+ * client put in the slot's descriptor, read once and checked; only length
+ * and flags are written. @return the frames taken: it stops at the first
+ * other frame (longer than the buffer, chained, empty, or a descriptor
+ * that is bad: the general loop deals with those) or when @p free slots
+ * are used; *bytes grows by theirs.
  */
 static uint16_t memif_tx_fast(struct memif_queue *q, struct memif_ring *ring,
 			      struct unic_pkt *const *pkts, uint16_t n, uint16_t free, uint64_t *bytes)
 {
-	uint8_t *base = q->regions[0].addr + q->buf_off;
-	uint32_t bsize = q->bsize, buf_off = q->buf_off;
-	uint16_t own = q->own, mask = q->mask, i, k = UNIC_MIN(n, free);
+	const struct memif_region *regions = q->regions;
+	uint16_t own = q->own, mask = q->mask, nb_regions = q->nb_regions, i, k = UNIC_MIN(n, free);
 
-	for (i = 0; i < k; i++)
-		__builtin_prefetch(base + (uint32_t)((uint16_t)(own + i) & mask) * bsize, 1, 3);
+	if (q->we_own_head) {
+		uint8_t *base = regions[0].addr + q->buf_off;
+		uint32_t bsize = q->bsize, buf_off = q->buf_off;
+
+		for (i = 0; i < k; i++)
+			__builtin_prefetch(base + (uint32_t)((uint16_t)(own + i) & mask) * bsize, 1, 3);
+		for (i = 0; i < k; i++) {
+			const struct unic_pkt *p = pkts[i];
+			uint32_t len = p->pkt_len;
+			uint16_t s = (uint16_t)(own + i) & mask;
+			struct memif_desc d = { .flags = 0, .region = 0, .length = len,
+						.offset = buf_off + (uint32_t)s * bsize, .metadata = 0 };
+
+			if (UNIC_UNLIKELY(p->next != NULL || len != p->data_len || len > bsize || len == 0))
+				break;
+			memif_copy(base + (uint32_t)s * bsize, unic_pkt_data(p), len);
+			memcpy(&ring->desc[s], &d, sizeof(d)); /* our own slot: one store */
+			*bytes += len;
+		}
+		return i;
+	}
 	for (i = 0; i < k; i++) {
 		const struct unic_pkt *p = pkts[i];
 		uint32_t len = p->pkt_len;
-		uint16_t s = (uint16_t)(own + i) & mask;
-		struct memif_desc d = { .flags = 0, .region = 0, .length = len,
-					.offset = buf_off + (uint32_t)s * bsize, .metadata = 0 };
+		struct memif_desc *sd = &ring->desc[(uint16_t)(own + i) & mask];
+		struct memif_desc d;
+		uint8_t *dst;
 
-		if (UNIC_UNLIKELY(p->next != NULL || len != p->data_len || len > bsize || len == 0))
+		if (UNIC_UNLIKELY(p->next != NULL || len != p->data_len || len == 0))
 			break;
-		memif_copy(base + (uint32_t)s * bsize, unic_pkt_data(p), len);
-		memcpy(&ring->desc[s], &d, sizeof(d)); /* our own slot: one store */
+		memif_desc_read(&d, sd);
+		dst = memif_buf(regions, nb_regions, &d, d.length);
+		if (UNIC_UNLIKELY(dst == NULL || len > d.length))
+			break;
+		memif_copy(dst, unic_pkt_data(p), len);
+		unic_store_relaxed(&sd->length, len);
+		unic_store_relaxed(&sd->flags, (uint16_t)0);
 		*bytes += len;
 	}
 	return i;
@@ -445,13 +470,13 @@ uint16_t memif_tx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		if (UNIC_UNLIKELY(inflight > q->size))
 			goto broken;
 		free = (uint16_t)(q->size - inflight);
-		slot = sent = memif_tx_fast(q, ring, pkts, n, free, &bytes);
 	} else {
 		peer = unic_load_acquire(&ring->head); /* the buffers the client handed */
 		free = (uint16_t)(peer - q->own);
 		if (UNIC_UNLIKELY(free > q->size))
 			goto broken;
 	}
+	slot = sent = memif_tx_fast(q, ring, pkts, n, free, &bytes);
 	for (; sent < n; sent++) {
 		const struct unic_pkt *p = pkts[sent];
 		uint32_t len = p->pkt_len;
