@@ -114,29 +114,6 @@ static inline void memif_copy(uint8_t *restrict dst, const uint8_t *restrict src
 	memcpy(dst, src, len);
 }
 
-/*
- * Ask for the buffers of the @p n slots from @p last on before copying any:
- * the peer wrote them (and their descriptors) on its core, and a copy that
- * waits for each line in turn is what a cross-core receive costs most.
- * Only a hint: the descriptor read here is used for nothing else (the copy
- * reads and checks it again), and a prefetch of a bad address does not
- * fault; the region index is checked because it indexes our array.
- */
-static inline void memif_prefetch_bufs(const struct memif_queue *q, const struct memif_ring *ring,
-				       uint16_t last, uint16_t n)
-{
-	const struct memif_region *regions = q->regions;
-	uint16_t mask = q->mask, nb_regions = q->nb_regions;
-
-	for (uint16_t i = 0; i < n; i++) {
-		const struct memif_desc *sd = &ring->desc[(uint16_t)(last + i) & mask];
-		uint16_t region = unic_load_relaxed(&sd->region);
-
-		if (region < nb_regions)
-			unic_prefetch0(regions[region].addr + unic_load_relaxed(&sd->offset));
-	}
-}
-
 /* Client rx: hand every free slot back to the server with our buffer. */
 static void memif_rx_refill(struct memif_queue *q, struct memif_ring *ring)
 {
@@ -194,7 +171,6 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 	regions = q->regions;
 	nb_regions = q->nb_regions;
 	headroom = q->pool->pkt_headroom;
-	memif_prefetch_bufs(q, ring, last, want);
 	/* One bulk get for the burst, into pkts[] itself: frame i takes
 	 * pkts[next] with next >= i, so a delivered frame never overwrites
 	 * one not taken yet; what is left over goes back at the end. Each
@@ -393,9 +369,8 @@ static int memif_tx_one(struct memif_queue *q, struct memif_ring *ring, const st
 
 /*
  * Transmit, the common case: single-segment frames that fit one buffer,
- * from slot q->own on. Client (C2S): our own buffers, asked for before the
- * first copy (the receiver read them last, on its core; a hint only), and
- * each descriptor written whole in one store. Server (S2C): the buffer the
+ * from slot q->own on. Client (C2S): our own buffers, each descriptor
+ * written whole in one store. Server (S2C): the buffer the
  * client put in the slot's descriptor, read once and checked; only length
  * and flags are written. @return the frames taken: it stops at the first
  * other frame (longer than the buffer, chained, empty, or a descriptor
@@ -412,8 +387,6 @@ static uint16_t memif_tx_fast(struct memif_queue *q, struct memif_ring *ring,
 		uint8_t *base = regions[0].addr + q->buf_off;
 		uint32_t bsize = q->bsize, buf_off = q->buf_off;
 
-		for (i = 0; i < k; i++)
-			__builtin_prefetch(base + (uint32_t)((uint16_t)(own + i) & mask) * bsize, 1, 3);
 		for (i = 0; i < k; i++) {
 			const struct unic_pkt *p = pkts[i];
 			uint32_t len = p->pkt_len;
