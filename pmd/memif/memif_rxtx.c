@@ -93,7 +93,7 @@ static inline uint8_t *memif_buf(const struct memif_region *regions, uint16_t nb
  * bytes the copy is inline, two fixed-size copies that overlap in the
  * middle (reading and writing only [0, len) of each buffer), where a call
  * to memcpy cost about as much as the rest of the frame's work (see
- * docs/performance-notebook.md, "memif: instructions per frame"). Longer
+ * docs/performance-notebook.md, "memif and af_xdp per frame"). Longer
  * or shorter ones go to memcpy.
  */
 static inline void memif_copy(uint8_t *restrict dst, const uint8_t *restrict src, uint32_t len)
