@@ -62,25 +62,56 @@ static void memif_broken(struct memif_queue *q)
 			UNIC_LOG_DP(DEBUG, PMD, "memif: wake-up write failed");
 }
 
+/* Each field loaded once (a relaxed atomic load is never repeated or
+ * invented by the compiler): the copy is what is checked and used. */
 static inline void memif_desc_read(struct memif_desc *d, const struct memif_desc *shared)
 {
-	memcpy(d, shared, sizeof(*d));
-	unic_compiler_barrier(); /* use the copy, never re-read the shared one */
+	d->flags = unic_load_relaxed(&shared->flags);
+	d->region = unic_load_relaxed(&shared->region);
+	d->length = unic_load_relaxed(&shared->length);
+	d->offset = unic_load_relaxed(&shared->offset);
+	d->metadata = 0; /* not used */
 }
 
 /* The bytes @p d points at, if its region and [offset, offset + len) are
  * inside what the handshake agreed; else NULL. */
-static inline uint8_t *memif_buf(const struct memif_queue *q, const struct memif_desc *d,
-				 uint32_t len)
+static inline uint8_t *memif_buf(const struct memif_region *regions, uint16_t nb_regions,
+				 const struct memif_desc *d, uint32_t len)
 {
 	const struct memif_region *r;
 
-	if (UNIC_UNLIKELY(d->region >= q->nb_regions))
+	if (UNIC_UNLIKELY(d->region >= nb_regions))
 		return NULL;
-	r = &q->regions[d->region];
+	r = &regions[d->region];
 	if (UNIC_UNLIKELY(r->addr == NULL || (uint64_t)d->offset + len > r->size))
 		return NULL;
 	return r->addr + d->offset;
+}
+
+/*
+ * Copy @p len bytes. memif carries short frames mostly: from 16 to 128
+ * bytes the copy is inline, two fixed-size copies that overlap in the
+ * middle (reading and writing only [0, len) of each buffer), where a call
+ * to memcpy cost about as much as the rest of the frame's work (see
+ * docs/performance-notebook.md, "memif and af_xdp per frame"). Longer
+ * or shorter ones go to memcpy.
+ */
+static inline void memif_copy(uint8_t *restrict dst, const uint8_t *restrict src, uint32_t len)
+{
+	if (UNIC_LIKELY(len >= 16 && len <= 128)) {
+		if (len > 64) {
+			memcpy(dst, src, 64);
+			memcpy(dst + len - 64, src + len - 64, 64);
+		} else if (len > 32) {
+			memcpy(dst, src, 32);
+			memcpy(dst + len - 32, src + len - 32, 32);
+		} else {
+			memcpy(dst, src, 16);
+			memcpy(dst + len - 16, src + len - 16, 16);
+		}
+		return;
+	}
+	memcpy(dst, src, len);
 }
 
 /* Client rx: hand every free slot back to the server with our buffer. */
@@ -90,12 +121,10 @@ static void memif_rx_refill(struct memif_queue *q, struct memif_ring *ring)
 
 	while (head != end) {
 		uint16_t s = head & q->mask;
-		struct memif_desc *d = &ring->desc[s];
+		struct memif_desc d = { .flags = 0, .region = 0, .length = q->bsize,
+					.offset = q->buf_off + (uint32_t)s * q->bsize, .metadata = 0 };
 
-		d->flags = 0;
-		d->region = 0;
-		d->offset = q->buf_off + (uint32_t)s * q->bsize;
-		d->length = q->bsize;
+		memcpy(&ring->desc[s], &d, sizeof(d)); /* a slot the server does not own yet */
 		head++;
 	}
 	if (head != q->own) {
@@ -109,7 +138,8 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 {
 	struct memif_queue *q = qv;
 	struct memif_ring *ring = memif_enter(q);
-	uint16_t prod, avail, max_avail, got = 0, want, next = 0;
+	uint16_t prod, avail, max_avail, got = 0, want, next = 0, last, mask, nb_regions, headroom;
+	const struct memif_region *regions;
 	uint64_t bytes = 0;
 	bool bulk;
 
@@ -125,18 +155,59 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		prod = unic_load_acquire(&ring->head);
 		max_avail = q->size;
 	}
-	avail = (uint16_t)(prod - q->last);
+	last = q->last;
+	avail = (uint16_t)(prod - last);
 	if (UNIC_UNLIKELY(avail > max_avail)) {
 		memif_broken(q);
 		memif_exit(q);
 		return 0;
 	}
-	/* One bulk allocation for the burst, into pkts[] itself: frame i
-	 * takes pkts[next] with next >= i, so a delivered frame never
-	 * overwrites one not taken yet; what is left over goes back at the
-	 * end. When the pool has fewer, one at a time. */
 	want = UNIC_MIN(n, avail);
-	bulk = want > 0 && unic_pkt_alloc_bulk(q->pool, pkts, want) == 0;
+	if (want == 0)
+		goto refill;
+	/* The copies below store through byte pointers, which may alias
+	 * anything: what they need from q is read once, here. */
+	mask = q->mask;
+	regions = q->regions;
+	nb_regions = q->nb_regions;
+	headroom = q->pool->pkt_headroom;
+	/* One bulk get for the burst, into pkts[] itself: frame i takes
+	 * pkts[next] with next >= i, so a delivered frame never overwrites
+	 * one not taken yet; what is left over goes back at the end. Each
+	 * packet is reset where it is filled (its header line is written
+	 * once). When the pool has fewer, one at a time. */
+	bulk = unic_pool_get_bulk(q->pool, (void **)pkts, want) == 0;
+	if (UNIC_LIKELY(bulk)) {
+		/* The common case first: one descriptor a frame, good, fitting.
+		 * Frame i fills pkts[i] (got == next); anything else goes to
+		 * the general loop below, which takes over from there. */
+		uint16_t port_id = q->port_id, qid = q->qid;
+
+		while (got < want) {
+			struct unic_pkt *p = pkts[got];
+			uint32_t room = (uint32_t)(p->buf_len - headroom);
+			struct memif_desc d;
+			const uint8_t *src;
+
+			memif_desc_read(&d, &ring->desc[last & mask]);
+			if (UNIC_UNLIKELY(d.flags & MEMIF_DESC_FLAG_NEXT))
+				break;
+			src = memif_buf(regions, nb_regions, &d, d.length);
+			if (UNIC_UNLIKELY(src == NULL || d.length > room || d.length == 0))
+				break;
+			unic_pkt_reset(p, headroom);
+			memif_copy(unic_pkt_data(p), src, d.length);
+			p->data_len = (uint16_t)d.length;
+			p->pkt_len = d.length;
+			p->port = port_id;
+			p->queue = qid;
+			bytes += d.length;
+			last++;
+			avail--;
+			got++;
+		}
+		next = got;
+	}
 	while (avail > 0 && got < n) {
 		struct unic_pkt *p;
 		uint32_t room, flen = 0;
@@ -144,15 +215,17 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		bool bad = false, too_long = false, more;
 		uint8_t *dst;
 
-		if (bulk)
+		if (bulk) {
 			p = next < want ? pkts[next++] : NULL;
-		else
+			if (p != NULL)
+				unic_pkt_reset(p, headroom);
+		} else {
 			p = unic_pkt_alloc(q->pool);
-		if (UNIC_UNLIKELY(p == NULL)) {
-			if (!bulk)
+			if (UNIC_UNLIKELY(p == NULL))
 				unic_counter_add(&q->rxc.nombuf, 1);
-			break;
 		}
+		if (UNIC_UNLIKELY(p == NULL))
+			break;
 		room = (uint32_t)(p->buf_len - p->data_off);
 		dst = unic_pkt_data(p);
 		do {
@@ -166,22 +239,22 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 					memif_broken(q);
 				goto done;
 			}
-			memif_desc_read(&d, &ring->desc[(uint16_t)(q->last + used) & q->mask]);
+			memif_desc_read(&d, &ring->desc[(uint16_t)(last + used) & mask]);
 			used++;
 			more = d.flags & MEMIF_DESC_FLAG_NEXT;
 			if (bad || too_long)
 				continue;
-			src = memif_buf(q, &d, d.length);
+			src = memif_buf(regions, nb_regions, &d, d.length);
 			if (UNIC_UNLIKELY(src == NULL))
 				bad = true;
 			else if (UNIC_UNLIKELY(flen + (uint64_t)d.length > room))
 				too_long = true;
 			else {
-				memcpy(dst + flen, src, d.length);
+				memif_copy(dst + flen, src, d.length);
 				flen += d.length;
 			}
-		} while (more);
-		q->last = (uint16_t)(q->last + used);
+		} while (UNIC_UNLIKELY(more));
+		last = (uint16_t)(last + used);
 		avail = (uint16_t)(avail - used);
 		if (UNIC_UNLIKELY(bad || too_long || flen == 0)) {
 			unic_counter_add(too_long ? &q->too_long : &q->bad_desc, 1);
@@ -197,8 +270,11 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		pkts[got++] = p;
 	}
 done:
+	/* Not reset, so not unic_pkt_free_bulk (it follows p->next). */
 	if (bulk && next < want)
-		unic_pkt_free_bulk(pkts + next, (uint32_t)(want - next));
+		unic_pool_put_bulk(q->pool, (void *const *)(pkts + next), (uint32_t)(want - next));
+	q->last = last;
+refill:
 	if (q->we_own_head)
 		memif_rx_refill(q, ring);
 	else if (q->own != q->last) {
@@ -214,6 +290,39 @@ done:
 	return got;
 }
 
+/* Where slot @p s's buffer is and how much it takes: ours (client, C2S),
+ * or the one the client put in the descriptor (server, S2C). @return NULL
+ * if the peer's descriptor is bad. */
+static inline uint8_t *memif_tx_buf(const struct memif_queue *q, const struct memif_ring *ring,
+				    uint16_t s, uint32_t *cap)
+{
+	struct memif_desc d;
+	uint8_t *dst;
+
+	if (q->we_own_head) {
+		*cap = q->bsize;
+		return q->regions[0].addr + q->buf_off + (uint32_t)s * q->bsize;
+	}
+	memif_desc_read(&d, &ring->desc[s]);
+	*cap = d.length;
+	dst = memif_buf(q->regions, q->nb_regions, &d, d.length);
+	return d.length == 0 ? NULL : dst;
+}
+
+/* Write slot @p s's descriptor: @p len bytes, more to follow or not. */
+static inline void memif_tx_desc(const struct memif_queue *q, struct memif_ring *ring, uint16_t s,
+				 uint32_t len, bool more)
+{
+	struct memif_desc *sd = &ring->desc[s];
+
+	if (q->we_own_head) {
+		sd->region = 0;
+		sd->offset = q->buf_off + (uint32_t)s * q->bsize;
+	}
+	sd->length = len;
+	sd->flags = more ? MEMIF_DESC_FLAG_NEXT : 0;
+}
+
 /* Copy @p p into slots from q->own + @p first on; @return the slots used,
  * 0 if the ring has too few free (nothing is published), -1 if the peer's
  * buffer is bad. */
@@ -226,24 +335,14 @@ static int memif_tx_one(struct memif_queue *q, struct memif_ring *ring, const st
 
 	while (left > 0) {
 		uint16_t s = (uint16_t)(q->own + first + used) & q->mask;
-		struct memif_desc *sd = &ring->desc[s];
 		uint32_t cap, off = 0;
 		uint8_t *dst;
 
 		if (used == free)
 			return 0;
-		if (q->we_own_head) {
-			cap = q->bsize;
-			dst = q->regions[0].addr + q->buf_off + (uint32_t)s * q->bsize;
-		} else {
-			struct memif_desc d;
-
-			memif_desc_read(&d, sd);
-			cap = d.length;
-			dst = memif_buf(q, &d, cap);
-			if (UNIC_UNLIKELY(dst == NULL || cap == 0))
-				return -1;
-		}
+		dst = memif_tx_buf(q, ring, s, &cap);
+		if (UNIC_UNLIKELY(dst == NULL))
+			return -1;
 		while (off < cap && left > 0) {
 			uint32_t chunk;
 
@@ -257,20 +356,71 @@ static int memif_tx_one(struct memif_queue *q, struct memif_ring *ring, const st
 			}
 			chunk = UNIC_MIN(cap - off, (uint32_t)seg->data_len - seg_off);
 			chunk = UNIC_MIN(chunk, left);
-			memcpy(dst + off, (const uint8_t *)unic_pkt_data(seg) + seg_off, chunk);
+			memif_copy(dst + off, (const uint8_t *)unic_pkt_data(seg) + seg_off, chunk);
 			off += chunk;
 			seg_off += chunk;
 			left -= chunk;
 		}
-		if (q->we_own_head) {
-			sd->region = 0;
-			sd->offset = q->buf_off + (uint32_t)s * q->bsize;
-		}
-		sd->length = off;
-		sd->flags = left > 0 ? MEMIF_DESC_FLAG_NEXT : 0;
+		memif_tx_desc(q, ring, s, off, left > 0);
 		used++;
 	}
 	return used;
+}
+
+/*
+ * Transmit, the common case: single-segment frames that fit one buffer,
+ * from slot q->own on. Client (C2S): our own buffers, each descriptor
+ * written whole in one store. Server (S2C): the buffer the
+ * client put in the slot's descriptor, read once and checked; only length
+ * and flags are written. @return the frames taken: it stops at the first
+ * other frame (longer than the buffer, chained, empty, or a descriptor
+ * that is bad: the general loop deals with those) or when @p free slots
+ * are used; *bytes grows by theirs.
+ */
+static uint16_t memif_tx_fast(struct memif_queue *q, struct memif_ring *ring,
+			      struct unic_pkt *const *pkts, uint16_t n, uint16_t free, uint64_t *bytes)
+{
+	const struct memif_region *regions = q->regions;
+	uint16_t own = q->own, mask = q->mask, nb_regions = q->nb_regions, i, k = UNIC_MIN(n, free);
+
+	if (q->we_own_head) {
+		uint8_t *base = regions[0].addr + q->buf_off;
+		uint32_t bsize = q->bsize, buf_off = q->buf_off;
+
+		for (i = 0; i < k; i++) {
+			const struct unic_pkt *p = pkts[i];
+			uint32_t len = p->pkt_len;
+			uint16_t s = (uint16_t)(own + i) & mask;
+			struct memif_desc d = { .flags = 0, .region = 0, .length = len,
+						.offset = buf_off + (uint32_t)s * bsize, .metadata = 0 };
+
+			if (UNIC_UNLIKELY(p->next != NULL || len != p->data_len || len > bsize || len == 0))
+				break;
+			memif_copy(base + (uint32_t)s * bsize, unic_pkt_data(p), len);
+			memcpy(&ring->desc[s], &d, sizeof(d)); /* our own slot: one store */
+			*bytes += len;
+		}
+		return i;
+	}
+	for (i = 0; i < k; i++) {
+		const struct unic_pkt *p = pkts[i];
+		uint32_t len = p->pkt_len;
+		struct memif_desc *sd = &ring->desc[(uint16_t)(own + i) & mask];
+		struct memif_desc d;
+		uint8_t *dst;
+
+		if (UNIC_UNLIKELY(p->next != NULL || len != p->data_len || len == 0))
+			break;
+		memif_desc_read(&d, sd);
+		dst = memif_buf(regions, nb_regions, &d, d.length);
+		if (UNIC_UNLIKELY(dst == NULL || len > d.length))
+			break;
+		memif_copy(dst, unic_pkt_data(p), len);
+		unic_store_relaxed(&sd->length, len);
+		unic_store_relaxed(&sd->flags, (uint16_t)0);
+		*bytes += len;
+	}
+	return i;
 }
 
 uint16_t memif_tx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
@@ -299,14 +449,17 @@ uint16_t memif_tx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		if (UNIC_UNLIKELY(free > q->size))
 			goto broken;
 	}
-	for (sent = 0; sent < n; sent++) {
+	slot = sent = memif_tx_fast(q, ring, pkts, n, free, &bytes);
+	for (; sent < n; sent++) {
+		const struct unic_pkt *p = pkts[sent];
+		uint32_t len = p->pkt_len;
 		int used;
 
-		if (UNIC_UNLIKELY(pkts[sent]->pkt_len == 0)) {
+		if (UNIC_UNLIKELY(len == 0)) {
 			dropped++; /* nothing to send: taken and counted */
 			continue;
 		}
-		used = memif_tx_one(q, ring, pkts[sent], slot, (uint16_t)(free - slot));
+		used = memif_tx_one(q, ring, p, slot, (uint16_t)(free - slot));
 		if (used == 0)
 			break;
 		if (UNIC_UNLIKELY(used < 0)) {
@@ -314,7 +467,7 @@ uint16_t memif_tx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 			break;
 		}
 		slot = (uint16_t)(slot + used);
-		bytes += pkts[sent]->pkt_len;
+		bytes += len;
 	}
 	if (slot > 0) {
 		q->own = (uint16_t)(q->own + slot);
