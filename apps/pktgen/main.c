@@ -1977,7 +1977,8 @@ static void threads_merge(struct pg_app *a)
 	char err[256];
 
 	for (unsigned t = 0; t < a->nb_thr; t++)
-		thr_stat_of(t ? a->thr[t].a : a, &a->tst[t]);
+		if (t == 0 || a->thr[t].a)
+			thr_stat_of(t ? a->thr[t].a : a, &a->tst[t]);
 	for (unsigned t = 1; t < a->nb_thr; t++) {
 		struct pg_app *w = a->thr[t].a;
 
