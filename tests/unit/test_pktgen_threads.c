@@ -314,6 +314,21 @@ Test(pktgen_threads_bin, two_tx_queues_send_exactly_the_count_every_frame_accoun
 	cr_assert_eq(json_u64(st0, "lost"), 0, "%s", j);
 	cr_assert_eq(json_u64(st1, "duplicated"), 0, "%s", j);
 	cr_assert_float_eq(json_dbl(st0, "rate_requested"), 10000.0, 0.1, "the stream's whole rate: %s", j);
+	/* Each stream's frames in a sequence per tx queue (the stamp's id
+	 * carries the queue): both queues' numbered from 0, none missing. */
+	for (const char *st = st0; st; st = st == st0 ? st1 : NULL) {
+		const char *q0 = strstr(st, "{\"queue\":0,"), *q1 = strstr(st, "{\"queue\":1,");
+		uint64_t r0, r1;
+
+		cr_assert_not_null(q0, "%s", st);
+		cr_assert_not_null(q1, "%s", st);
+		r0 = json_u64(q0, "received");
+		r1 = json_u64(q1, "received");
+		cr_assert_gt(r1, 0, "queue 1's frames in its own sequence: %s", st);
+		cr_assert_eq(r0 + r1, json_u64(st, "received"), "%s", st);
+		cr_assert_eq(json_u64(q0, "highest") + 1, r0, "queue 0 numbered 0..n-1: %s", st);
+		cr_assert_eq(json_u64(q1, "highest") + 1, r1, "queue 1 numbered 0..n-1: %s", st);
+	}
 }
 
 Test(pktgen_threads_bin, the_text_report_shows_each_threads_share, .timeout = 120)
