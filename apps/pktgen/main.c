@@ -273,7 +273,14 @@ struct pg_app {
 	unsigned rate_gen;
 	pthread_mutex_t rate_lock;
 	struct pg_rate_spec rate_now;
-	int wstop, wgo;
+	int wstop, wgo, wquit;     /* session generations (wgo starts one, wstop = wgo ends it); thread exit */
+	int done_gen;              /* a worker's: the last session it finished */
+	/* A trial with threads: tx queue q's measured part starts at its
+	 * sequence number qbase[q] once qmarked[q] (docs: the sweep). */
+	bool trial;
+	uint64_t warmup_ns;
+	uint32_t qbase[PG_MAX_QUEUES];
+	int qmarked[PG_MAX_QUEUES];
 	struct pg_pub tot;         /* the sum of every thread's counts (pub_total) */
 	struct pg_hist lat_tot;    /* the workers' latency since the screen last took it */
 	struct pg_thr_stat tst[PG_MAX_QUEUES];
@@ -285,6 +292,26 @@ struct pg_app {
 static uint32_t stream_link(const struct pg_app *a, const struct pg_stream_run *sr);
 static int worker_main(void *arg);
 static void pub_fill(const struct pg_app *a, struct pg_pub *p);
+
+/*
+ * A trial with threads: a frame of stream 0 from tx queue q counts once q's
+ * thread has marked the start of its measured part and the frame is
+ * numbered from that mark on (warm-up frames and late ones of an earlier
+ * trial are below it). Every thread's counts were reset when the trial
+ * started, so which thread marks first does not matter.
+ */
+static bool trial_frame_stale_q(const struct pg_app *a, enum pg_parse_result r, const struct pg_stamp *s)
+{
+	const struct pg_app *m = a->main_app ? a->main_app : a;
+	unsigned q = a->o.txq > 1 ? s->stream >> PG_STAMP_QUEUE_SHIFT : 0;
+
+	if (!m->trial || r != PG_PARSE_OK || (s->stream & ((1u << PG_STAMP_QUEUE_SHIFT) - 1)) != a->rs.stream_id ||
+	    q >= a->o.txq)
+		return false;
+	if (!__atomic_load_n(&m->qmarked[q], __ATOMIC_ACQUIRE))
+		return true;
+	return !pg_trial_seq_counts(m->qbase[q], s->seq);
+}
 
 static void port_counts_get(struct unic_port *port, const char *hw_name, struct port_counts *c)
 {
@@ -306,7 +333,8 @@ static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 	enum pg_parse_result r = pg_pkt_parse(p, a->scratch, PG_PCAP_SNAPLEN, &pp);
 
 	/* A trial's warm-up, or a late frame of an earlier trial: not counted. */
-	if (pg_trial_frame_stale(a->epoch, a->seq_base, a->rs.stream_id, r, &pp.stamp)) {
+	if (a->nb_thr > 1 ? trial_frame_stale_q(a, r, &pp.stamp)
+			  : pg_trial_frame_stale(a->epoch, a->seq_base, a->rs.stream_id, r, &pp.stamp)) {
 		a->stale++;
 		return;
 	}
@@ -1105,6 +1133,17 @@ static double real_now(void)
  */
 static void trial_mark(struct pg_app *a, uint64_t now_ns)
 {
+	if (a->nb_thr > 1) {  /* this thread's queue: its base, then the mark (trial_frame_stale_q) */
+		struct pg_app *m = a->main_app ? a->main_app : a;
+
+		a->sent_mark = a->sent + a->npend_all;
+		m->qbase[a->q] = a->sr[0].seq;
+		__atomic_store_n(&m->qmarked[a->q], 1, __ATOMIC_RELEASE);
+		a->epoch = true;
+		a->t_start_ns = now_ns;
+		a->start_real = real_now();
+		return;
+	}
 	a->sent_mark = a->sent + a->npend_all;
 	a->bytes_mark = a->sent_bytes;
 	for (unsigned k = 0; k < a->nb_txp; k++)
@@ -1658,21 +1697,34 @@ static bool all_tx_over(const struct pg_app *a)
 	return true;
 }
 
-/*
- * A worker thread (--txq/--rxq): sends on its tx queue at its share until
- * its part of --count, --duration or a signal, receives on its rx queue
- * until the main thread says stop (wstop, once every frame is back or the
- * drain is over); publishes its counts every 100 ms.
- */
-static int worker_main(void *arg)
+/* A trial with threads starts (every thread, the main's too): its counts
+ * from zero; the measured part is marked per tx queue (trial_mark). */
+static void trial_session_start(struct pg_app *a)
 {
-	struct pg_thr *th = arg;
-	struct pg_app *w = th->a, *m = w->main_app;
-	uint64_t next_pub, prev_tsc;
+	const struct pg_app *m = a->main_app ? a->main_app : a;
 
-	while (!__atomic_load_n(&m->wgo, __ATOMIC_ACQUIRE) && !__atomic_load_n(&m->wstop, __ATOMIC_ACQUIRE))
-		sched_yield();
+	pg_rxstats_reset(&a->rs);
+	a->stale = 0;
+	a->epoch = false;
+	a->sent_mark = a->sent;
+	a->o.count = 0;
+	a->o.duration = m->o.duration;
+	if (a->main_app)
+		rate_apply_slice(a, &m->rate_now);
+}
+
+/* One session of a worker: a plain run, or a trial. */
+static void worker_session(struct pg_thr *th, int gen)
+{
+	struct pg_app *w = th->a, *m = w->main_app;
+	uint64_t next_pub, prev_tsc, warm_end;
+	bool warming = m->trial;
+
+	if (m->trial)
+		trial_session_start(w);
+	w->t_tx_end_ns = 0;
 	w->t_start_ns = unic_time_ns();
+	warm_end = w->t_start_ns + m->warmup_ns;
 	next_pub = w->t_start_ns + 100000000ull;
 	for (unsigned k = 0; k < w->nb_txp; k++)
 		w->txp[k].last_take_ns = w->t_start_ns;
@@ -1683,20 +1735,24 @@ static int worker_main(void *arg)
 	prev_tsc = w->tsc_tx0;
 	for (;;) {
 		uint64_t now_ns = unic_time_ns();
-		unsigned gen = __atomic_load_n(&m->rate_gen, __ATOMIC_ACQUIRE);
+		unsigned rgen = __atomic_load_n(&m->rate_gen, __ATOMIC_ACQUIRE);
 
+		if (warming && now_ns >= warm_end) {
+			trial_mark(w, now_ns);
+			warming = false;
+		}
 		if (w->t_tx_end_ns == 0) {
 			tx_clock_round(w, &prev_tsc);
-			if (gen != w->rate_gen) {  /* a rate change (keys, /pktgen/rate) */
+			if (!m->trial && rgen != w->rate_gen) {  /* a rate change (keys, /pktgen/rate) */
 				struct pg_rate_spec spec;
 
 				pthread_mutex_lock(&m->rate_lock);
 				spec = m->rate_now;
 				pthread_mutex_unlock(&m->rate_lock);
-				w->rate_gen = gen;
+				w->rate_gen = rgen;
 				rate_apply_slice(w, &spec);
 			}
-			if (tx_done(w, now_ns) && w->npend_all == 0) {
+			if ((!warming || g_stop) && tx_done(w, now_ns) && w->npend_all == 0) {
 				w->t_tx_end_ns = now_ns;
 				tx_clock_stop(w);
 				pub_publish(w, th);
@@ -1705,19 +1761,49 @@ static int worker_main(void *arg)
 			}
 		}
 		poll_rx(w);
-		if (__atomic_load_n(&m->wstop, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&m->wstop, __ATOMIC_ACQUIRE) == gen)
 			break;
 		if (now_ns >= next_pub) {
 			pub_publish(w, th);
 			next_pub = now_ns + (w->t_tx_end_ns ? 10000000ull : 100000000ull);
 		}
 	}
+	if (warming)
+		trial_mark(w, unic_time_ns());
 	if (w->t_tx_end_ns == 0) {
 		w->t_tx_end_ns = unic_time_ns();
 		tx_clock_stop(w);
 	}
 	drop_all_pending(w);
 	pub_publish(w, th);
+}
+
+/*
+ * A worker thread (--txq/--rxq): one session each time the main thread
+ * starts one (wgo; a plain run has one, a sweep or a search one a trial):
+ * it sends on its tx queue at its share until its part of --count,
+ * --duration or a signal, receives on its rx queue until the main thread
+ * ends the session (wstop, once every frame is back or the drain is over),
+ * publishing its counts every 100 ms; then waits for the next, or wquit.
+ */
+static int worker_main(void *arg)
+{
+	struct pg_thr *th = arg;
+	struct pg_app *w = th->a, *m = w->main_app;
+	int gen = 0;
+
+	for (;;) {
+		int g;
+
+		while ((g = __atomic_load_n(&m->wgo, __ATOMIC_ACQUIRE)) == gen &&
+		       !__atomic_load_n(&m->wquit, __ATOMIC_ACQUIRE))
+			sched_yield();
+		if (g == gen)
+			break;
+		gen = g;
+		worker_session(th, gen);
+		__atomic_store_n(&w->done_gen, gen, __ATOMIC_RELEASE);
+	}
 	return 0;
 }
 
@@ -1754,10 +1840,17 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 	if (live)  /* the screen from the top, redrawn there every second */
 		fprintf(stderr, "\033[H\033[2J");
 	pg_rate_start(&a->rate, unic_rdtsc());
+	if (a->nb_thr > 1) {  /* the workers' session starts with ours */
+		a->trial = trial;
+		a->warmup_ns = warmup_ns;
+		for (unsigned q = 0; q < PG_MAX_QUEUES; q++)
+			__atomic_store_n(&a->qmarked[q], 0, __ATOMIC_RELEASE);
+		if (trial)
+			trial_session_start(a);
+		__atomic_add_fetch(&a->wgo, 1, __ATOMIC_RELEASE);
+	}
 	tx_clock_start(a);
 	prev_tsc = a->tsc_tx0;
-	if (a->nb_thr > 1)
-		__atomic_store_n(&a->wgo, 1, __ATOMIC_RELEASE);
 	for (;;) {
 		uint64_t now_ns = unic_time_ns();
 
@@ -1799,7 +1892,7 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 		}
 		poll_rx(a);
 		if (draining) {
-			if (a->nb_thr > 1 ? all_back_threads(a) : all_back(a))
+			if (a->nb_thr > 1 ? !trial && all_back_threads(a) : all_back(a))
 				break;
 			if (now_ns >= drain_until || g_signals > 1)
 				break;
@@ -1807,7 +1900,7 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 			break;
 		}
 		if (now_ns >= next_status) {
-			if (live || a->lines)
+			if (live || (a->lines && !trial))
 				screen_draw(a, now_ns, (double)(now_ns - last_ns) / 1e9, live);
 			last_ns = now_ns;
 			if (a->csv && !trial)
@@ -1817,6 +1910,14 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 	}
 	if (warming)  /* stopped during the warm-up: an empty measured part */
 		trial_mark(a, unic_time_ns());
+	if (a->nb_thr > 1) {  /* the session ends for every worker */
+		int gen = __atomic_load_n(&a->wgo, __ATOMIC_ACQUIRE);
+
+		__atomic_store_n(&a->wstop, gen, __ATOMIC_RELEASE);
+		for (unsigned t = 1; t < a->nb_thr; t++)
+			while (a->thr[t].launched && __atomic_load_n(&a->thr[t].a->done_gen, __ATOMIC_ACQUIRE) != gen)
+				sched_yield();
+	}
 }
 
 /* Does every CPU's TSC tick at one rate and on in deep sleep states, kept
@@ -1930,7 +2031,7 @@ static int threads_start(struct pg_app *a, const struct unic_env_options *eo)
 
 static void threads_stop(struct pg_app *a)
 {
-	__atomic_store_n(&a->wstop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->wquit, 1, __ATOMIC_RELEASE);
 	for (unsigned t = 1; t < a->nb_thr; t++)
 		if (a->thr[t].launched) {
 			unic_env_wait(a->env, t - 1);
@@ -2061,9 +2162,24 @@ static int trial_cb(void *ctx, double pps, struct pg_trial_result *r)
 	}
 	a->o.count = 0;
 	a->o.duration = c->measure_s;
+	if (a->nb_thr > 1) {  /* each thread paces its share; the workers take it at their start */
+		pthread_mutex_lock(&a->rate_lock);
+		a->rate_now = spec;
+		pthread_mutex_unlock(&a->rate_lock);
+		rate_apply_slice(a, &spec);
+	}
 	run_loop(a, c->pool, false, true, (uint64_t)(c->warmup_s * 1e9));
-	end_real = a->start_real + (double)(a->t_tx_end_ns > a->t_start_ns ? a->t_tx_end_ns - a->t_start_ns : 0) / 1e9;
 	r->sent = a->sent - a->sent_mark;
+	for (unsigned t = 1; t < a->nb_thr; t++) {  /* every thread's part of the trial */
+		const struct pg_app *w = a->thr[t].a;
+
+		pg_rxstats_merge(&a->rs, &w->rs);
+		r->sent += w->sent - w->sent_mark;
+		a->stale += w->stale;
+		if (w->t_tx_end_ns > a->t_tx_end_ns)
+			a->t_tx_end_ns = w->t_tx_end_ns;
+	}
+	end_real = a->start_real + (double)(a->t_tx_end_ns > a->t_start_ns ? a->t_tx_end_ns - a->t_start_ns : 0) / 1e9;
 	r->received = st->seq.received;
 	r->lost = pg_seq_lost(&st->seq, r->sent);
 	r->reordered = st->seq.reordered;
@@ -2577,6 +2693,10 @@ int main(int argc, char **argv)
 	/* Not a terminal (a pipe, a file, CI): a line a second instead. */
 	a.lines = !a.o.json && !a.o.quiet && !isatty(fileno(a.out));
 
+	if (threads_start(&a, &eo)) {
+		g_stop = 1;
+		goto out;
+	}
 	if (a.o.bench.sweep_arg || a.o.bench.mode != PG_RFC2544_NONE) {
 		struct trial_ctx tc = { .a = &a, .pool = pool, .warmup_s = a.o.bench.warmup_s };
 
@@ -2590,13 +2710,6 @@ int main(int argc, char **argv)
 			pg_hist_init(&a.lat_sec_s[i]);
 	}
 	a.keys = live && term_raw();
-	if (threads_start(&a, &eo)) {
-		g_stop = 1;
-		threads_stop(&a);
-		threads_merge(&a);
-		term_restore();
-		goto out;
-	}
 	__atomic_store_n(&a.phase, 1, __ATOMIC_RELEASE);
 	run_loop(&a, pool, live, false, 0);
 	threads_stop(&a);

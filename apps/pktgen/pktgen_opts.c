@@ -471,11 +471,7 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 	if (o->txq > 1 || o->rxq > 1) {
 		const char *q = o->txq > 1 ? "--txq" : "--rxq", *other = NULL;
 
-		if (o->bench.sweep_arg)
-			other = "--sweep";
-		else if (o->bench.mode != PG_RFC2544_NONE)
-			other = "--rfc2544";
-		else if (o->replay)
+		if (o->replay)
 			other = "--replay";
 		else if (o->write_tx)
 			other = "--write-tx";

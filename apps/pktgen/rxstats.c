@@ -294,6 +294,21 @@ int pg_rxstats_set_queues(struct pg_rxstats *s, unsigned nq)
 	return 0;
 }
 
+void pg_rxstats_reset(struct pg_rxstats *s)
+{
+	s->frames = s->bytes = s->no_stamp = s->other_stream = 0;
+	memset(s->by_result, 0, sizeof(s->by_result));
+	for (unsigned i = 0; i < s->nb_streams; i++) {
+		struct pg_stream_stats *st = s->streams[i];
+
+		st->bytes = 0;
+		pg_seq_init(&st->seq);
+		pg_hist_init(&st->lat_ns);
+		if (st->qseq)
+			memset(st->qseq, 0, st->nq * sizeof(*st->qseq));
+	}
+}
+
 void pg_rxstats_merge(struct pg_rxstats *dst, const struct pg_rxstats *src)
 {
 	dst->frames += src->frames;

@@ -127,6 +127,10 @@ int pg_rxstats_add_stream(struct pg_rxstats *s, uint16_t id);
  * id that does not fit below the shift), -EEXIST (an id taken), -ENOMEM. */
 int pg_rxstats_set_queues(struct pg_rxstats *s, unsigned nq);
 
+/* Every count back to zero, the streams and their queues kept (a trial's
+ * start with threads). */
+void pg_rxstats_reset(struct pg_rxstats *s);
+
 /* Add @p src's counts into @p dst (the same streams, in the same order, the
  * same queues): another receive thread's part of the run. */
 void pg_rxstats_merge(struct pg_rxstats *dst, const struct pg_rxstats *src);

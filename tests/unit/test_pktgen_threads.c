@@ -44,6 +44,9 @@ Test(pktgen_threads_opts, txq_rxq_and_quiet_are_taken_and_default_to_one_queue)
 	cr_assert_eq(o.txq, 4);
 	cr_assert_eq(o.rxq, 2);
 	cr_assert(o.quiet);
+	/* A sweep and a search run their trials on every thread. */
+	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port 1 --txq 2 --sweep 1kpps,2kpps"), 0, "%s", err);
+	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port 1 --rxq 2 --txq 2 --rfc2544 ndr"), 0, "%s", err);
 }
 
 Test(pktgen_threads_opts, bad_queue_counts_and_one_thread_modes_are_refused_by_name)
@@ -56,8 +59,7 @@ Test(pktgen_threads_opts, bad_queue_counts_and_one_thread_modes_are_refused_by_n
 		{ "--tx-port 0 --rx-port 1 --txq 17", { "--txq", "17" } },
 		{ "--tx-port 0 --rx-port 1 --rxq x", { "--rxq", "'x'" } },
 		{ "--tx-port 0 --rx-port 1 --txq", { "--txq" } },
-		{ "--tx-port 0 --rx-port 1 --txq 2 --sweep 1kpps,2kpps", { "--txq 2", "--sweep" } },
-		{ "--tx-port 0 --rx-port 1 --rxq 2 --rfc2544 ndr", { "--rxq 2", "--rfc2544" } },
+		{ "--tx-port 0 --rx-port 1 --rxq 2 --replay /tmp/x.pcap", { "--rxq 2", "--replay" } },
 		{ "--tx-port 0 --rx-port 1 --txq 2 --write-tx /tmp/x.pcap", { "--txq 2", "--write-tx" } },
 		{ "--tx-port 0 --rx-port 1 --txq 2 --csv -", { "--txq 2", "--csv" } },
 		{ "--tx-port 0 --rx-port 1 --txq 3 --arp-reply", { "--txq 3", "--arp-reply" } },
@@ -420,4 +422,50 @@ Test(pktgen_threads_bin, a_ring_nobody_drains_names_the_port_the_limit, .timeout
 	HAS(out, "took no frame for 2 s");
 	HAS(out, "generator limit: the port, not pktgen");
 	HAS(out, "tx port 0 queue 0");
+}
+
+Test(pktgen_threads_bin, a_sweep_on_two_threads_counts_every_frame_of_each_step_once, .timeout = 180)
+{
+	static char out[32768];
+	unsigned rows = 0;
+
+	/* Each step starts both threads and stops both; the warm-up's frames
+	 * (of either queue) are stale, never counted. */
+	cr_assert_eq(run("--no-pci --no-huge -l 0-1 --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
+			 "--txq 2 --rxq 2 --sweep 1kpps,3kpps --step-duration 0.5 --warmup 0.3 --json", out, sizeof(out)),
+		     0, "%s", out);
+	const char *j = strstr(out, "\"steps\":[");
+
+	cr_assert_not_null(j, "%s", out);
+	for (const char *p = strstr(j, "{\"step\":"); p; p = strstr(p + 1, "{\"step\":")) {
+		uint64_t sent = json_u64(p, "sent");
+
+		cr_assert_gt(sent, 0, "%s", p);
+		cr_assert_eq(json_u64(p, "received"), sent, "%s", p);
+		cr_assert_eq(json_u64(p, "lost"), 0, "%s", p);
+		cr_assert_eq(json_u64(p, "duplicated"), 0, "%s", p);
+		cr_assert_gt(json_u64(p, "stale"), 0, "the warm-up's frames, apart: %s", p);
+		rows++;
+	}
+	cr_assert_eq(rows, 2, "%s", out);
+}
+
+Test(pktgen_threads_bin, an_rfc2544_search_on_two_threads_loses_nothing_over_a_ring_pair, .timeout = 180)
+{
+	static char out[32768];
+	unsigned trials = 0;
+
+	cr_assert_eq(run("--no-pci --no-huge -l 0-1 --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
+			 "--txq 2 --rxq 2 --rfc2544 ndr --frame-sizes 64 --rate 2kpps --trial-duration 0.5 "
+			 "--warmup 0.2 --resolution 10 --json", out, sizeof(out)), 0, "%s", out);
+	HAS(out, "\"found\":true");
+	for (const char *p = strstr(out, "{\"offered_pps\":"); p; p = strstr(p + 1, "{\"offered_pps\":")) {
+		uint64_t sent = json_u64(p, "sent");
+
+		cr_assert_gt(sent, 0, "%s", p);
+		cr_assert_eq(json_u64(p, "received"), sent, "%s", p);
+		cr_assert_eq(json_u64(p, "lost"), 0, "%s", p);
+		trials++;
+	}
+	cr_assert_geq(trials, 2, "a trial and the latency trial: %s", out);
 }
