@@ -706,7 +706,7 @@ static void report_threads_text(const struct pg_app *a, FILE *o)
 static void report_threads_json(const struct pg_app *a, const char *lim, enum pg_limit l)
 {
 	printf(",\"timestamps\":\"software\",\"tsc_invariant\":%s,\"latency_skipped\":%" PRIu64 ",\"threads\":[",
-	       a->nb_thr == 1 || a->tsc_ok ? "true" : "false", a->lat_skipped);
+	       a->tsc_ok ? "true" : "false", a->lat_skipped);
 	for (unsigned t = 0; t < a->nb_thr; t++) {
 		const struct pg_thr_stat *s = &a->tst[t];
 
@@ -1847,6 +1847,11 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 			__atomic_store_n(&a->qmarked[q], 0, __ATOMIC_RELEASE);
 		if (trial)
 			trial_session_start(a);
+		/* The workers wait for wgo: their last session's "over" is cleared
+		 * now, so all_tx_over never sees it before they start again. */
+		for (unsigned t = 1; t < a->nb_thr; t++)
+			if (a->thr[t].a)
+				__atomic_store_n(&a->thr[t].a->tx_over, 0, __ATOMIC_RELEASE);
 		__atomic_add_fetch(&a->wgo, 1, __ATOMIC_RELEASE);
 	}
 	tx_clock_start(a);
@@ -2539,10 +2544,10 @@ int main(int argc, char **argv)
 				goto out;
 			}
 		}
-		a.tsc_ok = tsc_invariant(a.tsc_missing, sizeof(a.tsc_missing));
 	} else {
 		a.nb_thr = 1;
 	}
+	a.tsc_ok = tsc_invariant(a.tsc_missing, sizeof(a.tsc_missing));
 
 	{
 		struct unic_port_info ti = { 0 }, ri = { 0 };
