@@ -469,3 +469,29 @@ Test(pktgen_threads_bin, an_rfc2544_search_on_two_threads_loses_nothing_over_a_r
 	}
 	cr_assert_geq(trials, 2, "a trial and the latency trial: %s", out);
 }
+
+Test(pktgen_threads_bin, with_two_threads_the_line_a_second_sums_both, .timeout = 180)
+{
+	static char out[65536];
+	long long most = 0;
+	unsigned n = 0;
+
+	/* 12000 frames, 6000 a thread, over 3 s or more: a line after 2 s
+	 * shows more than one thread's 6000 only if it sums both. */
+	cr_assert_eq(run("--no-pci --no-huge -l 0-1 --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
+			 "--txq 2 --rxq 2 --rate 4kpps --count 12000", out, sizeof(out)), 0, "%s", out);
+	HAS(out, "stream 0: received 12000, lost 0, reordered 0, duplicated 0");
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		long long sent;
+
+		if (strncmp(l, "unic-pktgen: ", 13) != 0 || strstr(l, " s: tx ") == NULL)
+			continue;
+		sent = field(l, ", sent ");
+		cr_assert_leq(sent, 12000, "%s", l);
+		if (sent > most)
+			most = sent;
+		n++;
+	}
+	cr_assert_geq(n, 2, "at least two lines");
+	cr_assert_gt(most, 6000, "the lines sum both threads (most %lld)", most);
+}
