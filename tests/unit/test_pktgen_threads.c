@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "limit.h"
 #include "live.h"
@@ -494,4 +495,38 @@ Test(pktgen_threads_bin, with_two_threads_the_line_a_second_sums_both, .timeout 
 	}
 	cr_assert_geq(n, 2, "at least two lines");
 	cr_assert_gt(most, 6000, "the lines sum both threads (most %lld)", most);
+}
+
+Test(pktgen_threads_bin, without_an_invariant_tsc_a_thread_takes_latency_only_of_its_own_frames, .timeout = 120)
+{
+	static char out[32768];
+	char path[] = "/tmp/unic-pgthr-cpuinfo-XXXXXX";
+	int fd = mkstemp(path);
+	const char *j;
+	FILE *f;
+
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "processor\t: 0\nflags\t\t: fpu tsc msr constant_tsc rep_good nopl\n");
+	fclose(f);
+	setenv("UNIC_PKTGEN_CPUINFO", path, 1);
+	/* The ring pair hands tx queue q to rx queue q: each thread receives
+	 * only what it sent, so every frame still has its latency. */
+	cr_assert_eq(run("--no-pci --no-huge -l 0-1 --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
+			 "--txq 2 --rxq 2 --rate 10kpps --count 2000 --json", out, sizeof(out)), 0, "%s", out);
+	unsetenv("UNIC_PKTGEN_CPUINFO");
+	unlink(path);
+	j = strstr(out, "{\"tsc_hz\"");
+	cr_assert_not_null(j, "%s", out);
+	HAS(j, "\"tsc_invariant\":false");
+	cr_assert_eq(json_u64(j, "latency_skipped"), 0, "%s", j);
+	cr_assert_eq(json_u64(j, "received"), 2000, "%s", j);
+	cr_assert_eq(json_u64(j, "samples"), 2000, "a thread's own frames keep their latency: %s", j);
+	/* The text header says so. */
+	setenv("UNIC_PKTGEN_CPUINFO", "/dev/null", 1);
+	cr_assert_eq(run("--no-pci --no-huge -l 0-1 --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
+			 "--txq 2 --rxq 2 --rate 10kpps --count 200 --quiet", out, sizeof(out)), 0, "%s", out);
+	unsetenv("UNIC_PKTGEN_CPUINFO");
+	HAS(out, "TSC NOT invariant (/proc/cpuinfo lacks constant_tsc and nonstop_tsc): latency only of frames received by the thread that sent them");
 }
