@@ -162,6 +162,7 @@ struct pg_live_snap {
  */
 struct pg_pub {
 	uint64_t sent, sent_bytes, rx_frames, rx_bytes;
+	uint64_t rx_frame_bytes, no_stamp;  /* rxstats' bytes (frame lengths), frames without a stamp */
 	uint64_t txp_sent[PG_MAX_STREAMS], txp_bytes[PG_MAX_STREAMS];
 	uint64_t rxp_frames[PG_MAX_STREAMS], rxp_bytes[PG_MAX_STREAMS];
 	uint64_t st_sent[PG_MAX_STREAMS], st_bytes[PG_MAX_STREAMS];
@@ -292,6 +293,8 @@ struct pg_app {
 static uint32_t stream_link(const struct pg_app *a, const struct pg_stream_run *sr);
 static int worker_main(void *arg);
 static void pub_fill(const struct pg_app *a, struct pg_pub *p);
+static void pub_total(struct pg_app *a);
+static uint64_t pub_lost(const struct pg_app *a, const struct pg_pub *p, unsigned i);
 
 /*
  * A trial with threads: a frame of stream 0 from tx queue q counts once q's
@@ -625,6 +628,21 @@ static void csv_tick(struct pg_app *a, uint64_t now_ns)
 		s.lost = a->sent > a->rs.frames ? a->sent - a->rs.frames : 0;
 	else
 		s.lost = lost_so_far(a);
+	if (a->nb_thr > 1) {  /* every thread's counts (one stream: the options refuse more) */
+		const struct pg_pub *T = &a->tot;
+
+		if (!a->merged) {
+			pub_total(a);
+			s.tx_frames = T->sent;
+			s.tx_bytes = T->sent_bytes;
+			s.rx_frames = T->rx_frames;
+			s.rx_bytes = T->rx_frame_bytes;
+			s.no_stamp = T->no_stamp;
+			s.lost = pub_lost(a, T, 0);
+		}
+		pg_hist_merge(&a->lat_sec, &a->lat_tot);  /* the workers' latency of this second */
+		pg_hist_init(&a->lat_tot);
+	}
 	if (a->nb_sr < 2) {
 		pg_csv_row(a->csv, &a->csv_prev, &s, &a->lat_sec);
 	} else {
@@ -1332,6 +1350,8 @@ static void pub_fill(const struct pg_app *a, struct pg_pub *p)
 	p->sent = a->sent;
 	p->sent_bytes = a->sent_bytes;
 	p->rx_frames = a->rs.frames;
+	p->rx_frame_bytes = a->rs.bytes;
+	p->no_stamp = a->rs.no_stamp;
 	p->rx_bytes = 0;
 	for (unsigned k = 0; k < a->nb_txp; k++) {
 		p->txp_sent[k] = a->txp[k].sent;
@@ -1366,6 +1386,8 @@ static void pub_add(const struct pg_app *a, struct pg_pub *d, const struct pg_pu
 	d->sent_bytes += x->sent_bytes;
 	d->rx_frames += x->rx_frames;
 	d->rx_bytes += x->rx_bytes;
+	d->rx_frame_bytes += x->rx_frame_bytes;
+	d->no_stamp += x->no_stamp;
 	for (unsigned k = 0; k < a->nb_txp; k++) {
 		d->txp_sent[k] += x->txp_sent[k];
 		d->txp_bytes[k] += x->txp_bytes[k];
@@ -1559,7 +1581,8 @@ static void screen_draw(struct pg_app *a, uint64_t now_ns, double dt, bool live)
 	/* The next second's latency (--csv with several streams resets them itself). */
 	for (unsigned i = 0; a->lat_sec_s && !(a->csv && a->nb_sr > 1) && i < a->nb_sr; i++)
 		pg_hist_init(&a->lat_sec_s[i]);
-	pg_hist_init(&a->lat_tot);
+	if (!a->csv)  /* else csv_tick, next, takes the workers' latency */
+		pg_hist_init(&a->lat_tot);
 }
 
 /* The terminal's settings before the screen made stdin raw (keys). */
@@ -2120,6 +2143,8 @@ static void threads_merge(struct pg_app *a)
 			a->sr[i].refused += w->sr[i].refused;
 		}
 		pg_rxstats_merge(&a->rs, &w->rs);
+		pg_hist_merge(&a->lat_tot, &a->thr[t].pub.lat);  /* its last part-second, for --csv */
+		pg_hist_init(&a->thr[t].pub.lat);
 	}
 	for (unsigned t = 1; t < a->nb_thr; t++) {
 		struct pg_app *w = a->thr[t].a;
@@ -2634,6 +2659,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	pg_hist_init(&a.lat_sec);
+	pg_hist_init(&a.lat_tot);
 	/* A chained received frame is made contiguous here to be parsed (and written). */
 	a.scratch = malloc(PG_PCAP_SNAPLEN);
 	if (a.scratch == NULL) {

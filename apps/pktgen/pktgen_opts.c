@@ -477,8 +477,6 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			other = "--write-tx";
 		else if (o->write_rx)
 			other = "--write-rx";
-		else if (o->csv)
-			other = "--csv";
 		else if (o->arp_reply)
 			other = "--arp-reply";
 		if (other)
@@ -525,6 +523,9 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 	}
 	if (pg_streams_check_shares(o->streams, o->nb_streams, err, errlen))
 		return -EINVAL;
+	if ((o->txq > 1 || o->rxq > 1) && o->csv && o->nb_streams > 1)
+		return ERR("options %s %u, --csv and %u streams: with several threads --csv gives the total's row only; give one stream, or --json for each stream's figures",
+			   o->txq > 1 ? "--txq" : "--rxq", o->txq > 1 ? o->txq : o->rxq, o->nb_streams);
 	for (unsigned i = 0; i < o->nb_streams; i++)
 		if (fabs(o->streams[i].share - o->streams[0].share) > 1e-9 && o->rate.unit == PG_RATE_NONE)
 			return ERR("option --stream: key share: shares split --rate, which is not given; give --rate (without it every stream sends as fast as its port takes frames, in turn)");

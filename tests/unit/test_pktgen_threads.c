@@ -48,6 +48,7 @@ Test(pktgen_threads_opts, txq_rxq_and_quiet_are_taken_and_default_to_one_queue)
 	/* A sweep and a search run their trials on every thread. */
 	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port 1 --txq 2 --sweep 1kpps,2kpps"), 0, "%s", err);
 	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port 1 --rxq 2 --txq 2 --rfc2544 ndr"), 0, "%s", err);
+	cr_assert_eq(parse(&o, "--tx-port 0 --rx-port 1 --txq 2 --csv -"), 0, "one stream's --csv: %s", err);
 }
 
 Test(pktgen_threads_opts, bad_queue_counts_and_one_thread_modes_are_refused_by_name)
@@ -62,7 +63,7 @@ Test(pktgen_threads_opts, bad_queue_counts_and_one_thread_modes_are_refused_by_n
 		{ "--tx-port 0 --rx-port 1 --txq", { "--txq" } },
 		{ "--tx-port 0 --rx-port 1 --rxq 2 --replay /tmp/x.pcap", { "--rxq 2", "--replay" } },
 		{ "--tx-port 0 --rx-port 1 --txq 2 --write-tx /tmp/x.pcap", { "--txq 2", "--write-tx" } },
-		{ "--tx-port 0 --rx-port 1 --txq 2 --csv -", { "--txq 2", "--csv" } },
+		{ "--tx-port 0 --rx-port 1 --txq 2 --csv - --stream tx=0,rx=1", { "--txq 2", "--csv and 2 streams" } },
 		{ "--tx-port 0 --rx-port 1 --txq 3 --arp-reply", { "--txq 3", "--arp-reply" } },
 	};
 
@@ -529,4 +530,36 @@ Test(pktgen_threads_bin, without_an_invariant_tsc_a_thread_takes_latency_only_of
 			 "--txq 2 --rxq 2 --rate 10kpps --count 200 --quiet", out, sizeof(out)), 0, "%s", out);
 	unsetenv("UNIC_PKTGEN_CPUINFO");
 	HAS(out, "TSC NOT invariant (/proc/cpuinfo lacks constant_tsc and nonstop_tsc): latency only of frames received by the thread that sent them");
+}
+
+Test(pktgen_threads_bin, with_two_threads_the_csv_rows_add_up_to_every_frame, .timeout = 120)
+{
+	static char out[32768];
+	uint64_t tx = 0, rx = 0, lat = 0;
+	unsigned rows = 0;
+
+	cr_assert_eq(run("--no-pci --no-huge -l 0-1 --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
+			 "--txq 2 --rxq 2 --rate 4kpps --count 6000 --csv - --quiet", out, sizeof(out)), 0, "%s", out);
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		unsigned long long f[16];
+		double t, dt, pps;
+
+		/* time_s,interval_s,tx_frames,tx_pps,...,rx_frames,...,lat_samples,... */
+		if (sscanf(l, "%lf,%lf,%llu,%lf,", &t, &dt, &f[0], &pps) != 4)
+			continue;
+		const char *c = l;
+
+		for (int k = 0; k < 6; k++)
+			c = strchr(c, ',') + 1;
+		rx += strtoull(c, NULL, 10);          /* rx_frames, the 7th column */
+		for (int k = 0; k < 5; k++)
+			c = strchr(c, ',') + 1;
+		lat += strtoull(c, NULL, 10);         /* lat_samples, the 12th */
+		tx += f[0];
+		rows++;
+	}
+	cr_assert_geq(rows, 2, "%s", out);
+	cr_assert_eq(tx, 6000, "the rows' tx_frames add up to both threads' frames: %s", out);
+	cr_assert_eq(rx, 6000, "%s", out);
+	cr_assert_eq(lat, 6000, "every frame's latency in some row: %s", out);
 }
