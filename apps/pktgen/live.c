@@ -187,3 +187,30 @@ size_t pg_screen_format(const struct pg_screen *s, bool home, char *buf, size_t 
 	sb_printf(&b, "\033[J");  /* and nothing below */
 	return b.used;
 }
+
+size_t pg_screen_line(const struct pg_screen *s, char *buf, size_t len)
+{
+	struct sbuf b = { .p = buf, .len = len };
+	const struct pg_screen_row *t = &s->total;
+
+	if (len)
+		buf[0] = '\0';
+	sb_printf(&b, "unic-pktgen: %.1f s: tx %.0f pps %.3f Mbit/s, rx %.0f pps %.3f Mbit/s, sent %" PRIu64
+		  ", received %" PRIu64, s->elapsed_s, t->tx_pps, t->tx_mbps, t->rx_pps, t->rx_mbps, t->sent,
+		  t->received);
+	if (t->has_lat) {
+		sb_printf(&b, ", lost %" PRIu64, t->lost);
+		if (t->p50_ns)
+			sb_printf(&b, ", p50 %" PRIu64 " ns", t->p50_ns);
+		else
+			sb_printf(&b, ", p50 -");
+	}
+	if (s->nb_txp > 1 || s->nb_rxp > 1) {
+		for (unsigned i = 0; i < s->nb_txp; i++)
+			sb_printf(&b, "%s tx %d %.0f pps", i ? "," : ";", s->txp[i].id, s->txp[i].tx_pps);
+		for (unsigned i = 0; i < s->nb_rxp; i++)
+			sb_printf(&b, ", rx %d %.0f pps", s->rxp[i].id, s->rxp[i].rx_pps);
+	}
+	sb_printf(&b, ", rate %s\n", s->rate);
+	return b.used;
+}

@@ -83,4 +83,13 @@ struct pg_screen {
  */
 size_t pg_screen_format(const struct pg_screen *s, bool home, char *buf, size_t len);
 
+/*
+ * The same second as one line (when the output is not a terminal: a pipe, a
+ * file, CI): elapsed time, the total's tx and rx rates, sent, received, lost
+ * so far and the last second's latency p50 ("-" when none came back), each
+ * port's rate when there are several, the rate asked; ended by a newline.
+ * @return the length it needed (as snprintf).
+ */
+size_t pg_screen_line(const struct pg_screen *s, char *buf, size_t len);
+
 #endif /* PG_LIVE_H */

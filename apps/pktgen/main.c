@@ -5,8 +5,15 @@
  * report what came back of each stream: received, lost, reordered,
  * duplicated, latency percentiles. docs/pktgen.md.
  *
- * One thread does both, so the transmit and receive timestamps come from the
- * same core's TSC (timestamps taken on different cores are not comparable).
+ * By default one thread does both, so the transmit and receive timestamps
+ * come from the same core's TSC. With --txq/--rxq N, thread t (t = 0 is the
+ * main thread) sends on tx queue t and receives on rx queue t of every port,
+ * each a slice of the run (a copy of struct pg_app with its own streams'
+ * sequence numbers, pacing at its share, counts); the main thread sums the
+ * slices (published every 100 ms) for the screen, the line a second and
+ * /pktgen/stats, and merges them at the end. Latency across cores needs an
+ * invariant TSC (constant_tsc and nonstop_tsc); without one, a thread takes
+ * latency only of the frames it sent itself.
  */
 #include <assert.h>
 #include <errno.h>
@@ -16,6 +23,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdio.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +36,7 @@
 #include <unic/port.h>
 
 #include "arp.h"
+#include "limit.h"
 #include "app_telemetry.h"
 #include "csv.h"
 #include "live.h"
@@ -78,8 +88,14 @@ static void signals_install(void)
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time: g_signals counts both */
 	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGQUIT);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A Ctrl-\ or a closed terminal stops the run the same way, so the
+	 * report is written and the terminal's mode restored (term_restore). */
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* A signal came during set-up: say so; the caller stops and closes what is up. */
@@ -109,6 +125,7 @@ struct pg_txp {
 	uint16_t pend_stream[BURST];
 	unsigned npend;
 	uint64_t last_take_ns;     /* the port last took a frame */
+	uint64_t full_bursts;      /* tx_burst calls it took fewer of than asked */
 	unsigned streams[PG_MAX_STREAMS], nb_streams, rr;  /* its streams; the next to try */
 	uint64_t sent, sent_bytes;
 	struct port_counts c;
@@ -133,6 +150,34 @@ struct pg_live_snap {
 	uint64_t sent[PG_MAX_STREAMS], received[PG_MAX_STREAMS], lost[PG_MAX_STREAMS];
 	uint64_t sent_all, rx_frames;
 	unsigned nb_changes;
+};
+
+/*
+ * A thread's counts as the main thread reads them while the run goes on
+ * (pub_fill, every 100 ms under its lock) and their sum over the threads
+ * (pub_add): the screen, the line a second, /pktgen/stats, the end of the
+ * drain. q_expect/q_unique: per stream and tx queue, the highest sequence
+ * number + 1 received and the distinct numbers received (lost so far is
+ * their difference, summed; the highest over every rx thread).
+ */
+struct pg_pub {
+	uint64_t sent, sent_bytes, rx_frames, rx_bytes;
+	uint64_t rx_frame_bytes, no_stamp;  /* rxstats' bytes (frame lengths), frames without a stamp */
+	uint64_t txp_sent[PG_MAX_STREAMS], txp_bytes[PG_MAX_STREAMS];
+	uint64_t rxp_frames[PG_MAX_STREAMS], rxp_bytes[PG_MAX_STREAMS];
+	uint64_t st_sent[PG_MAX_STREAMS], st_bytes[PG_MAX_STREAMS];
+	uint64_t st_rx[PG_MAX_STREAMS], st_rx_bytes[PG_MAX_STREAMS];
+	uint64_t q_expect[PG_MAX_STREAMS][PG_MAX_TXQ], q_unique[PG_MAX_STREAMS][PG_MAX_TXQ];
+	struct pg_hist lat;        /* a worker's latency since the main thread took it */
+	bool tx_over;
+};
+
+/* A worker thread (thread t >= 1) and its slice of the run. */
+struct pg_thr {
+	struct pg_app *a;
+	pthread_mutex_t lock;
+	struct pg_pub pub;
+	bool launched;
 };
 
 /* The live screen's counts a second ago, for its rates. */
@@ -207,7 +252,69 @@ struct pg_app {
 	struct pg_screen scr;
 	char msg[160];             /* the screen's message line */
 	bool keys;                 /* stdin is a terminal in raw mode */
+	/* Threads (--txq, --rxq; main.c's header). Thread q of nb_thr: this
+	 * slice sends on tx queue q when tx_role, receives on rx queue q when
+	 * rx_role. A worker's main_app is the main thread's app. */
+	unsigned q, nb_thr;
+	bool tx_role, rx_role;
+	struct pg_app *main_app;
+	struct pg_thr thr[PG_MAX_QUEUES];  /* the main's: [1..nb_thr-1] */
+	int core;
+	bool tsc_ok;               /* invariant TSC: latency across cores holds */
+	char tsc_missing[48];      /* the flags /proc/cpuinfo lacks */
+	uint64_t lat_skipped;      /* frames whose latency was not taken (another core, TSC not invariant) */
+	/* This thread's sending: the generator-limit figures. */
+	uint64_t bursts, full_bursts;  /* tx_burst calls; those that took fewer than asked */
+	uint64_t idle_cycles;      /* loop time with nothing due (waiting for the pacer) */
+	uint64_t tsc_tx0, tsc_tx1, cpu_tx0_ns, cpu_tx1_ns;
+	bool worked;               /* this loop round built or sent a frame */
+	int tx_over;               /* atomic: this thread's sending is over */
+	/* The main's: rate changes for the workers (rate_gen bumps; workers
+	 * read rate_now under rate_lock), their stop and start. */
+	unsigned rate_gen;
+	pthread_mutex_t rate_lock;
+	struct pg_rate_spec rate_now;
+	int wstop, wgo, wquit;     /* session generations (wgo starts one, wstop = wgo ends it); thread exit */
+	int done_gen;              /* a worker's: the last session it finished */
+	/* A trial with threads: tx queue q's measured part starts at its
+	 * sequence number qbase[q] once qmarked[q] (docs: the sweep). */
+	bool trial;
+	uint64_t warmup_ns;
+	uint32_t qbase[PG_MAX_QUEUES];
+	int qmarked[PG_MAX_QUEUES];
+	struct pg_pub tot;         /* the sum of every thread's counts (pub_total) */
+	struct pg_hist lat_tot;    /* the workers' latency since the screen last took it */
+	struct pg_thr_stat tst[PG_MAX_QUEUES];
+	bool lines;                /* a line a second (not a terminal) */
+	bool merged;               /* the workers' counts are in this app's own */
+	struct unic_env *env;
 };
+
+static uint32_t stream_link(const struct pg_app *a, const struct pg_stream_run *sr);
+static int worker_main(void *arg);
+static void pub_fill(const struct pg_app *a, struct pg_pub *p);
+static void pub_total(struct pg_app *a);
+static uint64_t pub_lost(const struct pg_app *a, const struct pg_pub *p, unsigned i);
+
+/*
+ * A trial with threads: a frame of stream 0 from tx queue q counts once q's
+ * thread has marked the start of its measured part and the frame is
+ * numbered from that mark on (warm-up frames and late ones of an earlier
+ * trial are below it). Every thread's counts were reset when the trial
+ * started, so which thread marks first does not matter.
+ */
+static bool trial_frame_stale_q(const struct pg_app *a, enum pg_parse_result r, const struct pg_stamp *s)
+{
+	const struct pg_app *m = a->main_app ? a->main_app : a;
+	unsigned q = a->o.txq > 1 ? s->stream >> PG_STAMP_QUEUE_SHIFT : 0;
+
+	if (!m->trial || r != PG_PARSE_OK || (s->stream & ((1u << PG_STAMP_QUEUE_SHIFT) - 1)) != a->rs.stream_id ||
+	    q >= a->o.txq)
+		return false;
+	if (!__atomic_load_n(&m->qmarked[q], __ATOMIC_ACQUIRE))
+		return true;
+	return !pg_trial_seq_counts(m->qbase[q], s->seq);
+}
 
 static void port_counts_get(struct unic_port *port, const char *hw_name, struct port_counts *c)
 {
@@ -229,20 +336,27 @@ static void rx_frame(struct pg_app *a, struct unic_pkt *p, uint64_t now_tsc)
 	enum pg_parse_result r = pg_pkt_parse(p, a->scratch, PG_PCAP_SNAPLEN, &pp);
 
 	/* A trial's warm-up, or a late frame of an earlier trial: not counted. */
-	if (pg_trial_frame_stale(a->epoch, a->seq_base, a->rs.stream_id, r, &pp.stamp)) {
+	if (a->nb_thr > 1 ? trial_frame_stale_q(a, r, &pp.stamp)
+			  : pg_trial_frame_stale(a->epoch, a->seq_base, a->rs.stream_id, r, &pp.stamp)) {
 		a->stale++;
 		return;
 	}
 	st = pg_rxstats_frame(&a->rs, p->pkt_len, r, &pp.stamp);
 	if (st == NULL)
 		return;
-	pg_seq_add(&st->seq, pp.stamp.seq);
+	pg_stream_seq_add(st, a->rs.last_q, pp.stamp.seq);
 	st->bytes += p->pkt_len;
+	if (a->nb_thr > 1 && !a->tsc_ok && a->rs.last_q != a->q) {
+		/* Sent by another thread, on another core, whose TSC need not
+		 * agree with ours: no latency (docs/pktgen.md, "Threads"). */
+		a->lat_skipped++;
+		return;
+	}
 	if (now_tsc >= pp.stamp.tsc) {
 		uint64_t ns = (uint64_t)((double)(now_tsc - pp.stamp.tsc) * a->ns_per_cycle);
 
 		pg_hist_add(&st->lat_ns, ns);
-		if (a->csv)
+		if (a->csv || a->main_app)
 			pg_hist_add(&a->lat_sec, ns);
 		if (a->lat_sec_s)
 			pg_hist_add(&a->lat_sec_s[a->rs.last], ns);
@@ -281,7 +395,7 @@ static void poll_rx(struct pg_app *a)
 {
 	for (unsigned r = 0; r < a->nb_rxp; r++) {
 		struct unic_pkt *pk[BURST];
-		uint16_t n = unic_rx_burst(a->rxp[r].port, 0, pk, BURST);
+		uint16_t n = a->rx_role ? unic_rx_burst(a->rxp[r].port, (uint16_t)a->q, pk, BURST) : 0;
 		uint64_t now = unic_rdtsc();
 
 		for (uint16_t i = 0; i < n; i++) {
@@ -320,7 +434,7 @@ static bool tx_done(const struct pg_app *a, uint64_t now_ns)
 	if (g_stop)
 		return true;
 	/* --count frames built: sent, or refused by the port (never retried). */
-	if (a->o.count && a->sent + a->tx_refused >= a->o.count)
+	if (!a->tx_role || (a->o.count && a->sent + a->tx_refused >= a->o.count))
 		return true;
 	return a->o.duration > 0 && (double)(now_ns - a->t_start_ns) >= a->o.duration * 1e9;
 }
@@ -377,6 +491,10 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
 			struct pg_stamp s = { .magic = PG_STAMP_MAGIC, .stream = sr->id };
 
 			pg_stream_next_flow(sr, &f);
+			if (a->o.txq > 1) {  /* the queues take turns over the flows */
+				pg_stream_skip_flows(sr, a->o.txq - 1);
+				s.stream = (uint16_t)(sr->id | a->q << PG_STAMP_QUEUE_SHIFT);
+			}
 			s.seq = sr->seq++;
 			s.tsc = unic_rdtsc();
 			pg_frame_build(d, size, &sr->tmpl, &f, &s);
@@ -392,7 +510,7 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
 	 * sent, recorded or retried; the frames after it go on. */
 	for (unsigned i = *npend; i < n;) {
 		int err;
-		uint16_t ok = unic_tx_prepare(t->port, 0, pend + i, (uint16_t)(n - i), &err);
+		uint16_t ok = unic_tx_prepare(t->port, (uint16_t)a->q, pend + i, (uint16_t)(n - i), &err);
 
 		i += ok;
 		if (UNIC_LIKELY(i == n))
@@ -422,7 +540,13 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
 			pg_pcap_write(a->wtx, unic_pkt_data(pend[i]), pend[i]->data_len, tsc);
 		a->npend_written = n;
 	}
-	took = unic_tx_burst(t->port, 0, pend, (uint16_t)n);
+	took = unic_tx_burst(t->port, (uint16_t)a->q, pend, (uint16_t)n);
+	a->worked = true;
+	a->bursts++;
+	if (took < n) {
+		a->full_bursts++;
+		t->full_bursts++;
+	}
 	for (unsigned i = 0; i < took; i++) {
 		struct pg_stream_run *sr = &a->sr[t->pend_stream[i]];
 		uint64_t b = pg_link_bytes(pend_size[i]);
@@ -504,6 +628,21 @@ static void csv_tick(struct pg_app *a, uint64_t now_ns)
 		s.lost = a->sent > a->rs.frames ? a->sent - a->rs.frames : 0;
 	else
 		s.lost = lost_so_far(a);
+	if (a->nb_thr > 1) {  /* every thread's counts (one stream: the options refuse more) */
+		const struct pg_pub *T = &a->tot;
+
+		if (!a->merged) {
+			pub_total(a);
+			s.tx_frames = T->sent;
+			s.tx_bytes = T->sent_bytes;
+			s.rx_frames = T->rx_frames;
+			s.rx_bytes = T->rx_frame_bytes;
+			s.no_stamp = T->no_stamp;
+			s.lost = pub_lost(a, T, 0);
+		}
+		pg_hist_merge(&a->lat_sec, &a->lat_tot);  /* the workers' latency of this second */
+		pg_hist_init(&a->lat_tot);
+	}
 	if (a->nb_sr < 2) {
 		pg_csv_row(a->csv, &a->csv_prev, &s, &a->lat_sec);
 	} else {
@@ -549,8 +688,60 @@ static void report_ports_json(const struct pg_app *a)
 	printf("]");
 }
 
+/* Each thread's line: what it sent at what share, its CPU, its ring. */
+static void report_threads_text(const struct pg_app *a, FILE *o)
+{
+	const char *unit = pg_rate_unit_name(a->rate.spec.unit);
+
+	for (unsigned t = 0; t < a->nb_thr; t++) {
+		const struct pg_thr_stat *s = &a->tst[t];
+		char core[16];
+
+		if (s->core >= 0)
+			snprintf(core, sizeof(core), "core %d", s->core);
+		else
+			snprintf(core, sizeof(core), "not pinned");
+		if (!s->tx) {
+			fprintf(o, "rx thread %u (rx queue %u, %s): received %" PRIu64 " frames\n", s->q, s->q, core,
+				s->rx_frames);
+			continue;
+		}
+		fprintf(o, "tx thread %u (tx queue %u, %s): sent %" PRIu64 " frames in %.3f s, ", s->q, s->q, core,
+			s->sent, s->tx_s);
+		if (s->asked > 0)
+			fprintf(o, "asked %.1f, achieved %.1f %s", s->asked, s->achieved, unit);
+		else
+			fprintf(o, "unpaced, achieved %.1f pps", s->tx_s > 0 ? (double)s->sent / s->tx_s : 0);
+		fprintf(o, "; CPU %.1f%%, busy %.1f%% (the rest waiting for the pacer), ring full in %" PRIu64 " of %" PRIu64
+			" bursts (%.1f%%)", s->tx_s > 0 ? 100 * s->cpu_s / s->tx_s : 0, 100 * pg_thr_busy(s),
+			s->full_bursts, s->bursts, 100 * pg_thr_full(s));
+		if (s->rx && a->nb_thr > 1)
+			fprintf(o, "; received %" PRIu64 " frames on rx queue %u", s->rx_frames, s->q);
+		fprintf(o, "\n");
+	}
+}
+
+static void report_threads_json(const struct pg_app *a, const char *lim, enum pg_limit l)
+{
+	printf(",\"timestamps\":\"software\",\"tsc_invariant\":%s,\"latency_skipped\":%" PRIu64 ",\"threads\":[",
+	       a->tsc_ok ? "true" : "false", a->lat_skipped);
+	for (unsigned t = 0; t < a->nb_thr; t++) {
+		const struct pg_thr_stat *s = &a->tst[t];
+
+		printf("%s{\"thread\":%u,\"core\":%d,\"tx\":%s,\"rx\":%s,\"sent\":%" PRIu64 ",\"rx_frames\":%" PRIu64
+		       ",\"tx_seconds\":%.6f,\"asked\":%.1f,\"achieved\":%.1f,\"cpu_pct\":%.1f,\"busy_pct\":%.1f"
+		       ",\"bursts\":%" PRIu64 ",\"ring_full_bursts\":%" PRIu64 "}",
+		       t ? "," : "", s->q, s->core, s->tx ? "true" : "false", s->rx ? "true" : "false", s->sent,
+		       s->rx_frames, s->tx_s, s->asked, s->achieved, s->tx_s > 0 ? 100 * s->cpu_s / s->tx_s : 0,
+		       100 * pg_thr_busy(s), s->bursts, s->full_bursts);
+	}
+	printf("],\"limit\":{\"by\":\"%s\",\"line\":\"%s\"}", pg_limit_name(l), lim);
+}
+
 static void report(struct pg_app *a)
 {
+	char lim[640];
+	enum pg_limit lim_by;
 	double tx_s = (double)(a->t_tx_end_ns - a->t_start_ns) / 1e9;
 	double req = pg_rate_requested(&a->rate);
 	double ach = pg_rate_achieved(&a->rate, a->sent, a->sent_bytes, tx_s);
@@ -576,6 +767,7 @@ static void report(struct pg_app *a)
 			req += pg_rate_requested(&a->sr[i].rate);
 	}
 	miss = pg_rate_missed(req, ach) && a->nb_changes == 0;  /* changed: the average of several rates */
+	lim_by = pg_limit_judge(req > 0, req > 0 && ach < req * 0.99, a->tst, a->nb_thr, lim, sizeof(lim));
 
 	if (a->cap.nb) {  /* replayed: counted by frames, not stamps */
 		received = a->rs.frames;
@@ -599,6 +791,7 @@ static void report(struct pg_app *a)
 		       reordered, duplicated, a->rs.no_stamp, a->rs.other_stream,
 		       a->rs.frames, a->tx_full,
 		       a->alloc_fail, a->tx_dropped, a->tx_refused, (int)g_signals, tx_s, pps, l2, wire);
+		report_threads_json(a, lim, lim_by);
 		if (a->cap.nb)
 			printf(",\"replay\":{\"frames\":%u,\"bytes\":%" PRIu64 "}", a->cap.nb, a->cap.bytes);
 		if (a->wtx)
@@ -676,6 +869,11 @@ static void report(struct pg_app *a)
 			fprintf(o, ", hardware tx_good_packets %" PRIu64, a->txc.hw);
 		fprintf(o, "\n");
 	}
+	report_threads_text(a, o);
+	fprintf(o, "%s\n", lim);
+	if (a->lat_skipped)
+		fprintf(o, "latency not taken of %" PRIu64 " frames received by another thread than their sender's (the TSC is not invariant: /proc/cpuinfo lacks %s)\n",
+			a->lat_skipped, a->tsc_missing);
 	if (g_key_quit && !g_signals)
 		fprintf(o, "stopped by the q key after %.3f s of sending\n", tx_s);
 	if (g_signals)
@@ -872,6 +1070,19 @@ static int streams_rates_init(struct pg_app *a, char *err, size_t errlen)
 	return 0;
 }
 
+/* Several tx queues: each thread paces its stream's share over the queues
+ * (the whole was checked against the link). */
+static void streams_rates_split(struct pg_app *a)
+{
+	char err[256];
+
+	for (unsigned i = 0; a->o.txq > 1 && i < a->nb_sr; i++) {
+		struct pg_rate_spec rs = pg_rate_share(&a->o.rate, a->sr[i].spec->share / a->o.txq);
+
+		pg_rate_init(&a->sr[i].rate, &rs, a->hz, stream_link(a, &a->sr[i]), err, sizeof(err));
+	}
+}
+
 /* The receive side: a stream table entry per stream (the first is built
  * in), and the per-stream CSV state. */
 static int streams_rx_init(struct pg_app *a, char *err, size_t errlen)
@@ -882,6 +1093,15 @@ static int streams_rx_init(struct pg_app *a, char *err, size_t errlen)
 
 		if (r < 0) {
 			snprintf(err, errlen, "stream %u: cannot add its receive statistics: %s", i, strerror(-r));
+			return r;
+		}
+	}
+	if (a->o.txq > 1) {  /* a sequence per tx queue (rxstats.h) */
+		int r = pg_rxstats_set_queues(&a->rs, a->o.txq);
+
+		if (r < 0) {
+			snprintf(err, errlen, "option --txq %u: cannot keep a sequence per queue: %s", a->o.txq,
+				 strerror(-r));
 			return r;
 		}
 	}
@@ -931,6 +1151,17 @@ static double real_now(void)
  */
 static void trial_mark(struct pg_app *a, uint64_t now_ns)
 {
+	if (a->nb_thr > 1) {  /* this thread's queue: its base, then the mark (trial_frame_stale_q) */
+		struct pg_app *m = a->main_app ? a->main_app : a;
+
+		a->sent_mark = a->sent + a->npend_all;
+		m->qbase[a->q] = a->sr[0].seq;
+		__atomic_store_n(&m->qmarked[a->q], 1, __ATOMIC_RELEASE);
+		a->epoch = true;
+		a->t_start_ns = now_ns;
+		a->start_real = real_now();
+		return;
+	}
 	a->sent_mark = a->sent + a->npend_all;
 	a->bytes_mark = a->sent_bytes;
 	for (unsigned k = 0; k < a->nb_txp; k++)
@@ -995,7 +1226,9 @@ static int rate_check(const struct pg_app *a, const struct pg_rate_spec *spec, c
 
 /* The sending loop's side: every stream paced at its share of @p spec
  * from now on (checked by rate_check), and the change recorded. */
-static void rate_apply(struct pg_app *a, const struct pg_rate_spec *spec, uint64_t now_ns)
+/* This thread's streams paced at their share of @p spec, split over the tx
+ * queues (each thread paces its own share). */
+static void rate_apply_slice(struct pg_app *a, const struct pg_rate_spec *spec)
 {
 	char err[256];
 	uint64_t now = unic_rdtsc();
@@ -1003,12 +1236,23 @@ static void rate_apply(struct pg_app *a, const struct pg_rate_spec *spec, uint64
 	pg_rate_init(&a->rate, spec, a->hz, a->link_mbps, err, sizeof(err));
 	pg_rate_start(&a->rate, now);
 	for (unsigned i = 0; i < a->nb_sr; i++) {
-		struct pg_rate_spec s = pg_rate_share(spec, a->sr[i].spec->share);
+		struct pg_rate_spec s = pg_rate_share(spec, a->sr[i].spec->share / a->o.txq);
 
 		pg_rate_init(&a->sr[i].rate, &s, a->hz, stream_link(a, &a->sr[i]), err, sizeof(err));
 		pg_rate_start(&a->sr[i].rate, now);
 	}
 	a->cur_rate = *spec;
+}
+
+static void rate_apply(struct pg_app *a, const struct pg_rate_spec *spec, uint64_t now_ns)
+{
+	rate_apply_slice(a, spec);
+	if (a->nb_thr > 1) {  /* every worker takes it at its next round */
+		pthread_mutex_lock(&a->rate_lock);
+		a->rate_now = *spec;
+		pthread_mutex_unlock(&a->rate_lock);
+		__atomic_add_fetch(&a->rate_gen, 1, __ATOMIC_RELEASE);
+	}
 	if (a->nb_changes < PG_RATE_CHANGES_MAX) {
 		a->changes[a->nb_changes].t_s = (double)(now_ns - a->t_start_ns) / 1e9;
 		pg_rate_spec_format(spec, a->changes[a->nb_changes].text, sizeof(a->changes[0].text));
@@ -1098,22 +1342,129 @@ static void tel_register(struct unic_telemetry *tel, void *arg)
 				"Frames sent, received and lost so far, per stream (copied every 100 ms)");
 }
 
+/* This thread's counts into @p p (all but the latency). */
+static void pub_fill(const struct pg_app *a, struct pg_pub *p)
+{
+	unsigned nq = a->o.txq;
+
+	p->sent = a->sent;
+	p->sent_bytes = a->sent_bytes;
+	p->rx_frames = a->rs.frames;
+	p->rx_frame_bytes = a->rs.bytes;
+	p->no_stamp = a->rs.no_stamp;
+	p->rx_bytes = 0;
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		p->txp_sent[k] = a->txp[k].sent;
+		p->txp_bytes[k] = a->txp[k].sent_bytes;
+	}
+	for (unsigned k = 0; k < a->nb_rxp; k++) {
+		p->rxp_frames[k] = a->rxp[k].frames;
+		p->rxp_bytes[k] = a->rxp[k].bytes;
+		p->rx_bytes += a->rxp[k].bytes;
+	}
+	for (unsigned i = 0; i < a->nb_sr && i < a->rs.nb_streams; i++) {
+		const struct pg_stream_stats *st = a->rs.streams[i];
+
+		p->st_sent[i] = a->sr[i].sent;
+		p->st_bytes[i] = a->sr[i].sent_bytes;
+		p->st_rx[i] = st->seq.received;
+		p->st_rx_bytes[i] = st->bytes;
+		for (unsigned q = 0; q < nq; q++) {
+			const struct pg_seq *x = pg_stream_qseq(st, q);
+
+			p->q_expect[i][q] = x->any ? x->highest + 1 : 0;
+			p->q_unique[i][q] = x->unique;
+		}
+	}
+	p->tx_over = __atomic_load_n(&a->tx_over, __ATOMIC_ACQUIRE);
+}
+
+/* Another thread's counts added: the highest sequence numbers the larger. */
+static void pub_add(const struct pg_app *a, struct pg_pub *d, const struct pg_pub *x)
+{
+	d->sent += x->sent;
+	d->sent_bytes += x->sent_bytes;
+	d->rx_frames += x->rx_frames;
+	d->rx_bytes += x->rx_bytes;
+	d->rx_frame_bytes += x->rx_frame_bytes;
+	d->no_stamp += x->no_stamp;
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		d->txp_sent[k] += x->txp_sent[k];
+		d->txp_bytes[k] += x->txp_bytes[k];
+	}
+	for (unsigned k = 0; k < a->nb_rxp; k++) {
+		d->rxp_frames[k] += x->rxp_frames[k];
+		d->rxp_bytes[k] += x->rxp_bytes[k];
+	}
+	for (unsigned i = 0; i < a->nb_sr; i++) {
+		d->st_sent[i] += x->st_sent[i];
+		d->st_bytes[i] += x->st_bytes[i];
+		d->st_rx[i] += x->st_rx[i];
+		d->st_rx_bytes[i] += x->st_rx_bytes[i];
+		for (unsigned q = 0; q < a->o.txq; q++) {
+			if (x->q_expect[i][q] > d->q_expect[i][q])
+				d->q_expect[i][q] = x->q_expect[i][q];
+			d->q_unique[i][q] += x->q_unique[i][q];
+		}
+	}
+	d->tx_over = d->tx_over && x->tx_over;
+}
+
+/* Stream @p i's frames lost so far: each tx queue's gaps. */
+static uint64_t pub_lost(const struct pg_app *a, const struct pg_pub *p, unsigned i)
+{
+	uint64_t lost = 0;
+
+	for (unsigned q = 0; q < a->o.txq; q++)
+		if (p->q_expect[i][q] > p->q_unique[i][q])
+			lost += p->q_expect[i][q] - p->q_unique[i][q];
+	return lost;
+}
+
+/* a->tot: every thread's counts (the main's now, the workers' as last
+ * published); the workers' latency goes into a->lat_tot. */
+static void pub_total(struct pg_app *a)
+{
+	pub_fill(a, &a->tot);
+	for (unsigned t = 1; !a->merged && t < a->nb_thr; t++) {
+		struct pg_thr *th = &a->thr[t];
+
+		pthread_mutex_lock(&th->lock);
+		pub_add(a, &a->tot, &th->pub);
+		pg_hist_merge(&a->lat_tot, &th->pub.lat);
+		pg_hist_init(&th->pub.lat);
+		pthread_mutex_unlock(&th->lock);
+	}
+}
+
+/* A worker's counts for the main thread. */
+static void pub_publish(struct pg_app *w, struct pg_thr *th)
+{
+	pthread_mutex_lock(&th->lock);
+	pub_fill(w, &th->pub);
+	pg_hist_merge(&th->pub.lat, &w->lat_sec);
+	pthread_mutex_unlock(&th->lock);
+	pg_hist_init(&w->lat_sec);
+}
+
 /* The loop's counts for /pktgen/stats. */
 static void snap_publish(struct pg_app *a, uint64_t now_ns)
 {
 	struct pg_live_snap *s = &a->snap;
+	const struct pg_pub *T = &a->tot;
 
+	pub_total(a);
 	pthread_mutex_lock(&s->lock);
 	s->t_s = (double)(now_ns - a->t_start_ns) / 1e9;
 	pg_rate_spec_format(&a->cur_rate, s->rate, sizeof(s->rate));
 	s->nb = a->cap.nb ? 0 : a->nb_sr;
 	for (unsigned i = 0; i < s->nb; i++) {
-		s->sent[i] = a->sr[i].sent;
-		s->received[i] = a->rs.streams[i]->seq.received;
-		s->lost[i] = pg_seq_lost(&a->rs.streams[i]->seq, 0);
+		s->sent[i] = T->st_sent[i];
+		s->received[i] = T->st_rx[i];
+		s->lost[i] = pub_lost(a, T, i);
 	}
-	s->sent_all = a->sent;
-	s->rx_frames = a->rs.frames;
+	s->sent_all = T->sent;
+	s->rx_frames = T->rx_frames;
 	s->nb_changes = a->nb_changes;
 	pthread_mutex_unlock(&s->lock);
 }
@@ -1129,7 +1480,8 @@ static void screen_fill(struct pg_app *a, uint64_t now_ns, double dt)
 {
 	struct pg_screen *s = &a->scr;
 	struct pg_screen_prev *p = &a->prev;
-	uint64_t rx_bytes_all = 0;
+	const struct pg_pub *T = &a->tot;
+	uint64_t rx_bytes_all = 0, lost_all = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->elapsed_s = (double)(now_ns - a->t_start_ns) / 1e9;
@@ -1138,56 +1490,58 @@ static void screen_fill(struct pg_app *a, uint64_t now_ns, double dt)
 	snprintf(s->msg, sizeof(s->msg), "%s", a->msg);
 	s->nb_txp = a->nb_txp;
 	for (unsigned k = 0; k < a->nb_txp; k++) {
-		struct pg_txp *t = &a->txp[k];
+		uint64_t sent = T->txp_sent[k], bytes = T->txp_bytes[k];
 		struct pg_screen_row *r = &s->txp[k];
 
-		*r = (struct pg_screen_row){ .id = t->idx, .has_tx = true, .sent = t->sent };
-		r->tx_pps = (double)(t->sent - p->txp_sent[k]) / dt;
-		r->tx_mbps = l2_mbps(t->sent - p->txp_sent[k], t->sent_bytes - p->txp_bytes[k], dt);
-		p->txp_sent[k] = t->sent;
-		p->txp_bytes[k] = t->sent_bytes;
+		*r = (struct pg_screen_row){ .id = a->txp[k].idx, .has_tx = true, .sent = sent };
+		r->tx_pps = (double)(sent - p->txp_sent[k]) / dt;
+		r->tx_mbps = l2_mbps(sent - p->txp_sent[k], bytes - p->txp_bytes[k], dt);
+		p->txp_sent[k] = sent;
+		p->txp_bytes[k] = bytes;
 	}
 	s->nb_rxp = a->nb_rxp;
 	for (unsigned k = 0; k < a->nb_rxp; k++) {
-		struct pg_rxp *x = &a->rxp[k];
+		uint64_t frames = T->rxp_frames[k], bytes = T->rxp_bytes[k];
 		struct pg_screen_row *r = &s->rxp[k];
 
-		*r = (struct pg_screen_row){ .id = x->idx, .has_rx = true, .received = x->frames };
-		r->rx_pps = (double)(x->frames - p->rxp_frames[k]) / dt;
-		r->rx_mbps = l2_mbps(x->frames - p->rxp_frames[k], x->bytes - p->rxp_bytes[k], dt);
-		p->rxp_frames[k] = x->frames;
-		p->rxp_bytes[k] = x->bytes;
-		rx_bytes_all += x->bytes;
+		*r = (struct pg_screen_row){ .id = a->rxp[k].idx, .has_rx = true, .received = frames };
+		r->rx_pps = (double)(frames - p->rxp_frames[k]) / dt;
+		r->rx_mbps = l2_mbps(frames - p->rxp_frames[k], bytes - p->rxp_bytes[k], dt);
+		p->rxp_frames[k] = frames;
+		p->rxp_bytes[k] = bytes;
+		rx_bytes_all += bytes;
 	}
 	s->nb_st = a->cap.nb ? 0 : a->nb_sr;
 	for (unsigned i = 0; i < s->nb_st; i++) {
 		const struct pg_stream_run *sr = &a->sr[i];
-		const struct pg_stream_stats *st = a->rs.streams[i];
+		uint64_t sent = T->st_sent[i], bytes = T->st_bytes[i], rx = T->st_rx[i], rxb = T->st_rx_bytes[i];
 		struct pg_screen_row *r = &s->st[i];
 
+		/* The latency of a stream's last second: the main thread's own
+		 * frames only, so none with several threads (the total has it). */
 		*r = (struct pg_screen_row){ .id = sr->id, .has_tx = true, .has_rx = true, .has_lat = true,
-					     .sent = sr->sent, .received = st->seq.received,
-					     .lost = pg_seq_lost(&st->seq, 0) };
-		r->tx_pps = (double)(sr->sent - p->st_sent[i]) / dt;
-		r->tx_mbps = l2_mbps(sr->sent - p->st_sent[i], sr->sent_bytes - p->st_bytes[i], dt);
-		r->rx_pps = (double)(st->seq.received - p->st_rx[i]) / dt;
-		r->rx_mbps = l2_mbps(st->seq.received - p->st_rx[i], st->bytes - p->st_rx_bytes[i], dt);
-		if (a->lat_sec_s && a->lat_sec_s[i].count) {
+					     .sent = sent, .received = rx, .lost = pub_lost(a, T, i) };
+		lost_all += r->lost;
+		r->tx_pps = (double)(sent - p->st_sent[i]) / dt;
+		r->tx_mbps = l2_mbps(sent - p->st_sent[i], bytes - p->st_bytes[i], dt);
+		r->rx_pps = (double)(rx - p->st_rx[i]) / dt;
+		r->rx_mbps = l2_mbps(rx - p->st_rx[i], rxb - p->st_rx_bytes[i], dt);
+		if (a->nb_thr == 1 && a->lat_sec_s && a->lat_sec_s[i].count) {
 			r->p50_ns = pg_hist_percentile(&a->lat_sec_s[i], 50);
 			r->p99_ns = pg_hist_percentile(&a->lat_sec_s[i], 99);
 		}
-		p->st_sent[i] = sr->sent;
-		p->st_bytes[i] = sr->sent_bytes;
-		p->st_rx[i] = st->seq.received;
-		p->st_rx_bytes[i] = st->bytes;
+		p->st_sent[i] = sent;
+		p->st_bytes[i] = bytes;
+		p->st_rx[i] = rx;
+		p->st_rx_bytes[i] = rxb;
 	}
 	s->total = (struct pg_screen_row){ .id = -1, .has_tx = true, .has_rx = true, .has_lat = !a->cap.nb,
-					   .sent = a->sent, .received = a->rs.frames,
-					   .lost = a->cap.nb ? 0 : lost_so_far(a) };
-	s->total.tx_pps = (double)(a->sent - p->sent) / dt;
-	s->total.tx_mbps = l2_mbps(a->sent - p->sent, a->sent_bytes - p->sent_bytes, dt);
-	s->total.rx_pps = (double)(a->rs.frames - p->rx) / dt;
-	s->total.rx_mbps = l2_mbps(a->rs.frames - p->rx, rx_bytes_all - p->rx_bytes, dt);
+					   .sent = T->sent, .received = T->rx_frames,
+					   .lost = a->cap.nb ? 0 : lost_all };
+	s->total.tx_pps = (double)(T->sent - p->sent) / dt;
+	s->total.tx_mbps = l2_mbps(T->sent - p->sent, T->sent_bytes - p->sent_bytes, dt);
+	s->total.rx_pps = (double)(T->rx_frames - p->rx) / dt;
+	s->total.rx_mbps = l2_mbps(T->rx_frames - p->rx, rx_bytes_all - p->rx_bytes, dt);
 	if (a->csv) {  /* this second's latency over every stream */
 		s->total.p50_ns = pg_hist_percentile(&a->lat_sec, 50);
 		s->total.p99_ns = pg_hist_percentile(&a->lat_sec, 99);
@@ -1197,26 +1551,38 @@ static void screen_fill(struct pg_app *a, uint64_t now_ns, double dt)
 		pg_hist_init(&all);
 		for (unsigned i = 0; i < s->nb_st; i++)
 			pg_hist_merge(&all, &a->lat_sec_s[i]);
+		pg_hist_merge(&all, &a->lat_tot);  /* the workers' */
 		s->total.p50_ns = all.count ? pg_hist_percentile(&all, 50) : 0;
 		s->total.p99_ns = all.count ? pg_hist_percentile(&all, 99) : 0;
 	}
-	p->sent = a->sent;
-	p->sent_bytes = a->sent_bytes;
-	p->rx = a->rs.frames;
+	p->sent = T->sent;
+	p->sent_bytes = T->sent_bytes;
+	p->rx = T->rx_frames;
 	p->rx_bytes = rx_bytes_all;
 }
 
-static void screen_draw(struct pg_app *a, uint64_t now_ns, double dt)
+/* A second is over: the screen (@p live) and the line (a->lines). */
+static void screen_draw(struct pg_app *a, uint64_t now_ns, double dt, bool live)
 {
 	static char buf[64 * 1024];
 
+	pub_total(a);
 	screen_fill(a, now_ns, dt);
-	pg_screen_format(&a->scr, true, buf, sizeof(buf));
-	fputs(buf, stderr);
-	fflush(stderr);
+	if (live) {
+		pg_screen_format(&a->scr, true, buf, sizeof(buf));
+		fputs(buf, stderr);
+		fflush(stderr);
+	}
+	if (a->lines) {
+		pg_screen_line(&a->scr, buf, sizeof(buf));
+		fputs(buf, a->out);
+		fflush(a->out);
+	}
 	/* The next second's latency (--csv with several streams resets them itself). */
 	for (unsigned i = 0; a->lat_sec_s && !(a->csv && a->nb_sr > 1) && i < a->nb_sr; i++)
 		pg_hist_init(&a->lat_sec_s[i]);
+	if (!a->csv)  /* else csv_tick, next, takes the workers' latency */
+		pg_hist_init(&a->lat_tot);
 }
 
 /* The terminal's settings before the screen made stdin raw (keys). */
@@ -1281,16 +1647,208 @@ static void keys_poll(struct pg_app *a, uint64_t now_ns)
 	}
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* This thread's sending starts: the generator-limit clocks. */
+static void tx_clock_start(struct pg_app *a)
+{
+	a->tsc_tx0 = unic_rdtsc();
+	a->cpu_tx0_ns = thread_cpu_ns();
+	a->idle_cycles = 0;
+	a->bursts = a->full_bursts = 0;
+	a->worked = true;
+	__atomic_store_n(&a->tx_over, 0, __ATOMIC_RELEASE);
+}
+
+/* A loop round: the time since the last round was idle when the last
+ * round built and sent nothing (waiting for the pacer). */
+static void tx_clock_round(struct pg_app *a, uint64_t *prev_tsc)
+{
+	uint64_t t = unic_rdtsc();
+
+	if (!a->worked)
+		a->idle_cycles += t - *prev_tsc;
+	*prev_tsc = t;
+	a->worked = false;
+}
+
+static void tx_clock_stop(struct pg_app *a)
+{
+	a->tsc_tx1 = unic_rdtsc();
+	a->cpu_tx1_ns = thread_cpu_ns();
+	__atomic_store_n(&a->tx_over, 1, __ATOMIC_RELEASE);
+}
+
+/* One step of sending on every tx port of this thread; a port that takes
+ * nothing for TX_STALL_NS stops the run. */
+static void tx_step(struct pg_app *a, struct unic_pool *pool, uint64_t now_ns)
+{
+	for (unsigned k = 0; k < a->nb_txp; k++) {
+		struct pg_txp *t = &a->txp[k];
+
+		do_tx(a, pool, t);
+		if (t->npend && now_ns - t->last_take_ns > TX_STALL_NS && !a->stalled) {
+			char qn[24] = "";
+
+			if (a->nb_thr > 1)
+				snprintf(qn, sizeof(qn), " (queue %u)", a->q);
+			fprintf(stderr, "\nunic-pktgen: tx port %d (%s) took no frame for %.0f s%s (link down, or no peer?); stopping\n",
+				t->idx, unic_port_name(t->port), TX_STALL_NS / 1e9, qn);
+			a->stalled = true;
+			g_stop = 1;
+		}
+	}
+	if (g_stop && a->npend_all)  /* interrupted: drop what the ports did not take */
+		drop_all_pending(a);
+}
+
+/* Every thread's sending is over (the main's own included). */
+static bool all_tx_over(const struct pg_app *a)
+{
+	if (!__atomic_load_n(&a->tx_over, __ATOMIC_ACQUIRE))
+		return false;
+	for (unsigned t = 1; t < a->nb_thr; t++)
+		if (!__atomic_load_n(&a->thr[t].a->tx_over, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* A trial with threads starts (every thread, the main's too): its counts
+ * from zero; the measured part is marked per tx queue (trial_mark). */
+static void trial_session_start(struct pg_app *a)
+{
+	const struct pg_app *m = a->main_app ? a->main_app : a;
+
+	pg_rxstats_reset(&a->rs);
+	a->stale = 0;
+	a->epoch = false;
+	a->sent_mark = a->sent;
+	a->o.count = 0;
+	a->o.duration = m->o.duration;
+	if (a->main_app)
+		rate_apply_slice(a, &m->rate_now);
+}
+
+/* One session of a worker: a plain run, or a trial. */
+static void worker_session(struct pg_thr *th, int gen)
+{
+	struct pg_app *w = th->a, *m = w->main_app;
+	uint64_t next_pub, prev_tsc, warm_end;
+	bool warming = m->trial;
+
+	if (m->trial)
+		trial_session_start(w);
+	w->t_tx_end_ns = 0;
+	w->t_start_ns = unic_time_ns();
+	warm_end = w->t_start_ns + m->warmup_ns;
+	next_pub = w->t_start_ns + 100000000ull;
+	for (unsigned k = 0; k < w->nb_txp; k++)
+		w->txp[k].last_take_ns = w->t_start_ns;
+	for (unsigned i = 0; i < w->nb_sr; i++)
+		pg_rate_start(&w->sr[i].rate, unic_rdtsc());
+	pg_rate_start(&w->rate, unic_rdtsc());
+	tx_clock_start(w);
+	prev_tsc = w->tsc_tx0;
+	for (;;) {
+		uint64_t now_ns = unic_time_ns();
+		unsigned rgen = __atomic_load_n(&m->rate_gen, __ATOMIC_ACQUIRE);
+
+		if (warming && now_ns >= warm_end) {
+			trial_mark(w, now_ns);
+			warming = false;
+		}
+		if (w->t_tx_end_ns == 0) {
+			tx_clock_round(w, &prev_tsc);
+			if (!m->trial && rgen != w->rate_gen) {  /* a rate change (keys, /pktgen/rate) */
+				struct pg_rate_spec spec;
+
+				pthread_mutex_lock(&m->rate_lock);
+				spec = m->rate_now;
+				pthread_mutex_unlock(&m->rate_lock);
+				w->rate_gen = rgen;
+				rate_apply_slice(w, &spec);
+			}
+			if ((!warming || g_stop) && tx_done(w, now_ns) && w->npend_all == 0) {
+				w->t_tx_end_ns = now_ns;
+				tx_clock_stop(w);
+				pub_publish(w, th);
+			} else if (!g_stop || w->npend_all) {
+				tx_step(w, w->pool, now_ns);
+			}
+		}
+		poll_rx(w);
+		if (__atomic_load_n(&m->wstop, __ATOMIC_ACQUIRE) == gen)
+			break;
+		if (now_ns >= next_pub) {
+			pub_publish(w, th);
+			next_pub = now_ns + (w->t_tx_end_ns ? 10000000ull : 100000000ull);
+		}
+	}
+	if (warming)
+		trial_mark(w, unic_time_ns());
+	if (w->t_tx_end_ns == 0) {
+		w->t_tx_end_ns = unic_time_ns();
+		tx_clock_stop(w);
+	}
+	drop_all_pending(w);
+	pub_publish(w, th);
+}
+
+/*
+ * A worker thread (--txq/--rxq): one session each time the main thread
+ * starts one (wgo; a plain run has one, a sweep or a search one a trial):
+ * it sends on its tx queue at its share until its part of --count,
+ * --duration or a signal, receives on its rx queue until the main thread
+ * ends the session (wstop, once every frame is back or the drain is over),
+ * publishing its counts every 100 ms; then waits for the next, or wquit.
+ */
+static int worker_main(void *arg)
+{
+	struct pg_thr *th = arg;
+	struct pg_app *w = th->a, *m = w->main_app;
+	int gen = 0;
+
+	for (;;) {
+		int g;
+
+		while ((g = __atomic_load_n(&m->wgo, __ATOMIC_ACQUIRE)) == gen &&
+		       !__atomic_load_n(&m->wquit, __ATOMIC_ACQUIRE))
+			sched_yield();
+		if (g == gen)
+			break;
+		gen = g;
+		worker_session(th, gen);
+		__atomic_store_n(&w->done_gen, gen, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* Every frame back, over every thread (a->tot, refreshed by the caller). */
+static bool all_back_threads(const struct pg_app *a)
+{
+	return a->tot.sent > 0 && a->tot.rx_frames >= a->tot.sent;
+}
+
 /*
  * The run's loop: send at the streams' rates until tx_done (--count,
  * --duration, a signal), then wait for the frames in flight, up to --drain.
  * A trial (@p trial) first sends for @p warmup_ns without counting, then
  * marks the start of its measured part (trial_mark) and counts from there.
+ * With worker threads, this is thread 0's loop and the run's: it starts the
+ * workers, waits for every thread's sending to end, then for the frames in
+ * flight, and stops the workers.
  */
 static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool trial, uint64_t warmup_ns)
 {
-	uint64_t last_ns, next_status, next_snap, next_keys, drain_until = 0, warm_end;
-	bool warming = trial;
+	uint64_t last_ns, next_status, next_snap, next_keys, drain_until = 0, warm_end, prev_tsc;
+	bool warming = trial, draining = false;
 
 	a->t_tx_end_ns = 0;
 	a->t_start_ns = last_ns = unic_time_ns();
@@ -1305,9 +1863,27 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 	if (live)  /* the screen from the top, redrawn there every second */
 		fprintf(stderr, "\033[H\033[2J");
 	pg_rate_start(&a->rate, unic_rdtsc());
+	if (a->nb_thr > 1) {  /* the workers' session starts with ours */
+		a->trial = trial;
+		a->warmup_ns = warmup_ns;
+		for (unsigned q = 0; q < PG_MAX_QUEUES; q++)
+			__atomic_store_n(&a->qmarked[q], 0, __ATOMIC_RELEASE);
+		if (trial)
+			trial_session_start(a);
+		/* The workers wait for wgo: their last session's "over" is cleared
+		 * now, so all_tx_over never sees it before they start again. */
+		for (unsigned t = 1; t < a->nb_thr; t++)
+			if (a->thr[t].a)
+				__atomic_store_n(&a->thr[t].a->tx_over, 0, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&a->wgo, 1, __ATOMIC_RELEASE);
+	}
+	tx_clock_start(a);
+	prev_tsc = a->tsc_tx0;
 	for (;;) {
 		uint64_t now_ns = unic_time_ns();
 
+		if (a->t_tx_end_ns == 0)
+			tx_clock_round(a, &prev_tsc);
 		if (warming && now_ns >= warm_end) {
 			trial_mark(a, now_ns);
 			warming = false;
@@ -1327,39 +1903,33 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 		}
 		if (!trial && now_ns >= next_snap) {
 			snap_publish(a, now_ns);
-			next_snap = now_ns + 100000000ull;
+			next_snap = now_ns + (draining && a->nb_thr > 1 ? 10000000ull : 100000000ull);
 		}
 		if (a->t_tx_end_ns == 0) {
 			/* A signal ends a warm-up too (tx_done is then true). */
 			if ((!warming || g_stop) && tx_done(a, now_ns) && a->npend_all == 0) {
 				a->t_tx_end_ns = now_ns;
-				drain_until = now_ns + (uint64_t)(a->o.drain * 1e9);
+				tx_clock_stop(a);
 			} else if (!g_stop || a->npend_all) {
-				for (unsigned k = 0; k < a->nb_txp; k++) {
-					struct pg_txp *t = &a->txp[k];
-
-					do_tx(a, pool, t);
-					if (t->npend && now_ns - t->last_take_ns > TX_STALL_NS && !a->stalled) {
-						fprintf(stderr, "\nunic-pktgen: tx port %d (%s) took no frame for %.0f s (link down, or no peer?); stopping\n",
-							t->idx, unic_port_name(t->port), TX_STALL_NS / 1e9);
-						a->stalled = true;
-						g_stop = 1;
-					}
-				}
-				if (g_stop && a->npend_all)  /* interrupted: drop what the ports did not take */
-					drop_all_pending(a);
+				tx_step(a, pool, now_ns);
 			}
 		}
+		if (a->t_tx_end_ns && !draining && all_tx_over(a)) {
+			draining = true;
+			drain_until = now_ns + (uint64_t)(a->o.drain * 1e9);
+		}
 		poll_rx(a);
-		if (a->t_tx_end_ns) {
-			if (all_back(a))
+		if (draining) {
+			if (a->nb_thr > 1 ? !trial && all_back_threads(a) : all_back(a))
 				break;
 			if (now_ns >= drain_until || g_signals > 1)
 				break;
+		} else if (a->t_tx_end_ns && g_signals > 1) {
+			break;
 		}
 		if (now_ns >= next_status) {
-			if (live)
-				screen_draw(a, now_ns, (double)(now_ns - last_ns) / 1e9);
+			if (live || (a->lines && !trial))
+				screen_draw(a, now_ns, (double)(now_ns - last_ns) / 1e9, live);
 			last_ns = now_ns;
 			if (a->csv && !trial)
 				csv_tick(a, now_ns);
@@ -1368,6 +1938,231 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 	}
 	if (warming)  /* stopped during the warm-up: an empty measured part */
 		trial_mark(a, unic_time_ns());
+	if (a->nb_thr > 1) {  /* the session ends for every worker */
+		int gen = __atomic_load_n(&a->wgo, __ATOMIC_ACQUIRE);
+
+		__atomic_store_n(&a->wstop, gen, __ATOMIC_RELEASE);
+		for (unsigned t = 1; t < a->nb_thr; t++)
+			while (a->thr[t].launched && __atomic_load_n(&a->thr[t].a->done_gen, __ATOMIC_ACQUIRE) != gen)
+				sched_yield();
+	}
+}
+
+/* Does every CPU's TSC tick at one rate and on in deep sleep states, kept
+ * in step by the kernel? (/proc/cpuinfo's constant_tsc and nonstop_tsc.)
+ * @p missing gets the flags not found. */
+static bool tsc_invariant(char *missing, size_t len)
+{
+	/* UNIC_PKTGEN_CPUINFO: another file in /proc/cpuinfo's form, for the
+	 * tests of a CPU without the flags (docs/pktgen.md). */
+	const char *path = getenv("UNIC_PKTGEN_CPUINFO");
+	FILE *f = fopen(path && path[0] ? path : "/proc/cpuinfo", "r");
+	static char line[8192];
+	bool c = false, n = false;
+
+	missing[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		c = strstr(line, " constant_tsc") != NULL;
+		n = strstr(line, " nonstop_tsc") != NULL;
+		break;
+	}
+	if (f)
+		fclose(f);
+	snprintf(missing, len, "%s%s%s", c ? "" : "constant_tsc", !c && !n ? " and " : "", n ? "" : "nonstop_tsc");
+	return c && n;
+}
+
+/*
+ * The worker threads' slices: a copy of the main app each, with its own
+ * counts, streams (sequence numbers from 0, flows from its queue on,
+ * pacing at the share already split), receive statistics and part of
+ * --count; then launched on the cores of -l (they wait for run_loop's go).
+ */
+static int threads_start(struct pg_app *a, const struct unic_env_options *eo)
+{
+	uint64_t count = a->o.count;
+
+	a->q = 0;
+	a->core = eo->nb_cores ? eo->cores[0] : -1;
+	a->tx_role = true;
+	a->rx_role = true;
+	if (a->nb_thr == 1)
+		return 0;
+	pthread_mutex_init(&a->rate_lock, NULL);
+	for (unsigned t = 0; t < a->nb_thr; t++) {
+		struct pg_app *w;
+		struct pg_thr *th = &a->thr[t];
+		uint64_t share = count / a->o.txq + (t < count % a->o.txq);
+		char err[256];
+
+		if (t == 0) {
+			a->o.count = share;
+			a->tx_role = count == 0 || share > 0;
+			continue;
+		}
+		w = malloc(sizeof(*w));
+		if (w == NULL) {
+			fprintf(stderr, "unic-pktgen: error: out of memory for thread %u\n", t);
+			return -ENOMEM;
+		}
+		memcpy(w, a, sizeof(*w));
+		pg_rxstats_init(&w->rs, a->sr[0].id);  /* not the main's streams: its own, below */
+		w->main_app = a;
+		w->q = t;
+		w->core = eo->cores[t];
+		w->tx_role = t < a->o.txq && (count == 0 || share > 0);
+		w->rx_role = t < a->o.rxq;
+		w->o.count = share;
+		w->sent = w->sent_bytes = w->tx_full = w->alloc_fail = w->tx_dropped = w->tx_refused = 0;
+		w->npend_all = 0;
+		w->stalled = false;
+		w->lat_skipped = 0;
+		w->t_tx_end_ns = 0;
+		for (unsigned k = 0; k < w->nb_txp; k++) {
+			w->txp[k].npend = 0;
+			w->txp[k].rr = 0;
+			w->txp[k].sent = w->txp[k].sent_bytes = w->txp[k].full_bursts = 0;
+		}
+		for (unsigned k = 0; k < w->nb_rxp; k++)
+			w->rxp[k].frames = w->rxp[k].bytes = 0;
+		for (unsigned i = 0; i < w->nb_sr; i++) {
+			w->sr[i].sent = w->sr[i].sent_bytes = w->sr[i].refused = 0;
+			w->sr[i].seq = 0;
+			pg_stream_skip_flows(&w->sr[i], t);
+		}
+		w->lat_sec_s = NULL;
+		w->csv_prev_s = NULL;
+		w->csv = NULL;
+		w->wtx = w->wrx = NULL;
+		pg_hist_init(&w->lat_sec);
+		w->scratch = malloc(PG_PCAP_SNAPLEN);
+		th->a = w;
+		pthread_mutex_init(&th->lock, NULL);
+		pg_hist_init(&th->pub.lat);
+		if (w->scratch == NULL || streams_rx_init(w, err, sizeof(err))) {
+			fprintf(stderr, "unic-pktgen: error: thread %u: %s\n", t,
+				w->scratch ? err : "out of memory for its receive buffer");
+			return -ENOMEM;
+		}
+		pub_fill(w, &th->pub);
+		int r = unic_env_launch(a->env, t - 1, worker_main, th);
+
+		if (r) {
+			fprintf(stderr, "unic-pktgen: error: cannot start thread %u on core %d: %s\n", t, w->core,
+				strerror(-r));
+			return r;
+		}
+		th->launched = true;
+	}
+	/* Thread 0 (this one) sends flows from 0 on, like the others from theirs. */
+	return 0;
+}
+
+static void threads_stop(struct pg_app *a)
+{
+	__atomic_store_n(&a->wquit, 1, __ATOMIC_RELEASE);
+	for (unsigned t = 1; t < a->nb_thr; t++)
+		if (a->thr[t].launched) {
+			unic_env_wait(a->env, t - 1);
+			a->thr[t].launched = false;
+		}
+}
+
+/* A thread's generator-limit figures for the report. */
+static void thr_stat_of(const struct pg_app *s, struct pg_thr_stat *o)
+{
+	double hz = (double)s->hz;
+	uint64_t most = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->q = s->q;
+	o->core = s->core;
+	o->tx = s->tx_role;
+	o->rx = s->rx_role;
+	o->sent = s->sent;
+	o->sent_bytes = s->sent_bytes;
+	o->rx_frames = s->rs.frames;
+	o->bursts = s->bursts;
+	o->full_bursts = s->full_bursts;
+	o->tx_s = s->tsc_tx1 > s->tsc_tx0 ? (double)(s->tsc_tx1 - s->tsc_tx0) / hz : 0;
+	o->cpu_s = s->cpu_tx1_ns > s->cpu_tx0_ns ? (double)(s->cpu_tx1_ns - s->cpu_tx0_ns) / 1e9 : 0;
+	o->idle_s = (double)s->idle_cycles / hz;
+	o->port = -1;
+	for (unsigned k = 0; k < s->nb_txp; k++)
+		if (s->txp[k].full_bursts > most) {
+			most = s->txp[k].full_bursts;
+			o->port = s->txp[k].idx;
+		}
+	if (s->rate.spec.unit != PG_RATE_NONE && !s->cap.nb)
+		for (unsigned i = 0; i < s->nb_sr; i++)
+			o->asked += pg_rate_requested(&s->sr[i].rate);
+	else if (s->rate.spec.unit != PG_RATE_NONE)
+		o->asked = pg_rate_requested(&s->rate);
+	o->achieved = pg_rate_achieved(&s->rate, s->sent, s->sent_bytes, o->tx_s);
+}
+
+/* The workers' counts added into the main app's (after threads_stop). */
+static void threads_merge(struct pg_app *a)
+{
+	char err[256];
+
+	for (unsigned t = 0; t < a->nb_thr; t++)
+		if (t == 0 || a->thr[t].a)
+			thr_stat_of(t ? a->thr[t].a : a, &a->tst[t]);
+	for (unsigned t = 1; t < a->nb_thr; t++) {
+		struct pg_app *w = a->thr[t].a;
+
+		if (w == NULL)
+			continue;
+		a->sent += w->sent;
+		a->sent_bytes += w->sent_bytes;
+		a->tx_full += w->tx_full;
+		a->alloc_fail += w->alloc_fail;
+		a->tx_dropped += w->tx_dropped;
+		a->tx_refused += w->tx_refused;
+		if (w->tx_refused)
+			a->tx_refused_err = w->tx_refused_err;
+		a->stalled |= w->stalled;
+		a->lat_skipped += w->lat_skipped;
+		if (w->t_tx_end_ns > a->t_tx_end_ns)
+			a->t_tx_end_ns = w->t_tx_end_ns;
+		for (unsigned k = 0; k < a->nb_txp; k++) {
+			a->txp[k].sent += w->txp[k].sent;
+			a->txp[k].sent_bytes += w->txp[k].sent_bytes;
+			a->txp[k].full_bursts += w->txp[k].full_bursts;
+		}
+		for (unsigned k = 0; k < a->nb_rxp; k++) {
+			a->rxp[k].frames += w->rxp[k].frames;
+			a->rxp[k].bytes += w->rxp[k].bytes;
+		}
+		for (unsigned i = 0; i < a->nb_sr; i++) {
+			a->sr[i].sent += w->sr[i].sent;
+			a->sr[i].sent_bytes += w->sr[i].sent_bytes;
+			a->sr[i].refused += w->sr[i].refused;
+		}
+		pg_rxstats_merge(&a->rs, &w->rs);
+		pg_hist_merge(&a->lat_tot, &a->thr[t].pub.lat);  /* its last part-second, for --csv */
+		pg_hist_init(&a->thr[t].pub.lat);
+	}
+	for (unsigned t = 1; t < a->nb_thr; t++) {
+		struct pg_app *w = a->thr[t].a;
+
+		if (w == NULL)
+			continue;
+		pg_rxstats_fini(&w->rs);
+		free(w->scratch);
+		free(w);
+		a->thr[t].a = NULL;
+	}
+	a->merged = true;
+	/* The report gives each stream's whole rate, not a thread's share. */
+	for (unsigned i = 0; a->o.txq > 1 && i < a->nb_sr; i++) {
+		struct pg_rate_spec rs = pg_rate_share(&a->cur_rate, a->sr[i].spec->share);
+
+		pg_rate_init(&a->sr[i].rate, &rs, a->hz, stream_link(a, &a->sr[i]), err, sizeof(err));
+	}
 }
 
 /* What a trial callback (trial.h) needs of the run. */
@@ -1400,9 +2195,24 @@ static int trial_cb(void *ctx, double pps, struct pg_trial_result *r)
 	}
 	a->o.count = 0;
 	a->o.duration = c->measure_s;
+	if (a->nb_thr > 1) {  /* each thread paces its share; the workers take it at their start */
+		pthread_mutex_lock(&a->rate_lock);
+		a->rate_now = spec;
+		pthread_mutex_unlock(&a->rate_lock);
+		rate_apply_slice(a, &spec);
+	}
 	run_loop(a, c->pool, false, true, (uint64_t)(c->warmup_s * 1e9));
-	end_real = a->start_real + (double)(a->t_tx_end_ns > a->t_start_ns ? a->t_tx_end_ns - a->t_start_ns : 0) / 1e9;
 	r->sent = a->sent - a->sent_mark;
+	for (unsigned t = 1; t < a->nb_thr; t++) {  /* every thread's part of the trial */
+		const struct pg_app *w = a->thr[t].a;
+
+		pg_rxstats_merge(&a->rs, &w->rs);
+		r->sent += w->sent - w->sent_mark;
+		a->stale += w->stale;
+		if (w->t_tx_end_ns > a->t_tx_end_ns)
+			a->t_tx_end_ns = w->t_tx_end_ns;
+	}
+	end_real = a->start_real + (double)(a->t_tx_end_ns > a->t_start_ns ? a->t_tx_end_ns - a->t_start_ns : 0) / 1e9;
 	r->received = st->seq.received;
 	r->lost = pg_seq_lost(&st->seq, r->sent);
 	r->reordered = st->seq.reordered;
@@ -1420,18 +2230,26 @@ static int trial_cb(void *ctx, double pps, struct pg_trial_result *r)
 }
 
 static int setup_port(struct unic_port *port, int idx, struct unic_pool *pool, unsigned mtu,
-		      uint16_t rxd)
+		      uint16_t rxd, unsigned nb_rxq, unsigned nb_txq)
 {
-	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = 1, .nb_txq = 1,
+	struct unic_port_conf c = { .sz = sizeof(c), .nb_rxq = (uint16_t)nb_rxq, .nb_txq = (uint16_t)nb_txq,
 				    .rx_mode = UNIC_RX_MODE_POLL };
+	struct unic_port_info pi = { 0 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = rxd, .numa_node = -1, .pool = pool };
 	struct unic_txq_conf tc = { .sz = sizeof(tc), .numa_node = -1 };
 	int r;
 
 	if (mtu > 1500)
 		c.mtu = (uint16_t)mtu;
-	if ((r = unic_port_configure(port, &c)) || (r = unic_port_rx_queue_setup(port, 0, &rc)) ||
-	    (r = unic_port_tx_queue_setup(port, 0, &tc)) || (r = unic_port_start(port))) {
+	unic_port_info_get(port, &pi);
+	if (nb_rxq > 1)  /* RSS spreads the flows over the rx queues */
+		c.rss_hash_types = pi.rss_hash_capa;
+	r = unic_port_configure(port, &c);
+	for (unsigned q = 0; r == 0 && q < nb_rxq; q++)
+		r = unic_port_rx_queue_setup(port, (uint16_t)q, &rc);
+	for (unsigned q = 0; r == 0 && q < nb_txq; q++)
+		r = unic_port_tx_queue_setup(port, (uint16_t)q, &tc);
+	if (r || (r = unic_port_start(port))) {
 		fprintf(stderr, "unic-pktgen: cannot set up port %d (%s)%s: %s (the message above says why)\n",
 			idx, unic_port_name(port), c.mtu ? " for jumbo frames" : "", strerror(-r));
 		return r;
@@ -1726,6 +2544,38 @@ int main(int argc, char **argv)
 	}
 	a.tx = a.txp[0].port;
 	a.rx = a.rxp[0].port;
+	a.env = env;
+	a.tx_role = a.rx_role = true;  /* thread 0: tx queue 0 and rx queue 0 */
+	a.core = eo.nb_cores ? eo.cores[0] : -1;
+	a.nb_thr = a.o.txq > a.o.rxq ? a.o.txq : a.o.rxq;
+	if (a.nb_thr > 1) {
+		const char *opt = a.o.txq >= a.o.rxq ? "--txq" : "--rxq";
+
+		if (eo.nb_cores < a.nb_thr) {
+			fprintf(stderr, "unic-pktgen: error: option %s %u: %u threads (one a queue) need %u cores in -l, the first the main thread's (e.g. -l 0-%u); %s\n",
+				opt, a.nb_thr, a.nb_thr, a.nb_thr, a.nb_thr - 1,
+				eo.nb_cores ? "-l gives fewer" : "no -l was given");
+			ret = PG_EXIT_USAGE;
+			goto out;
+		}
+		for (unsigned k = 0; k < a.nb_ports; k++) {
+			struct unic_port_info pi = { 0 };
+
+			unic_port_info_get(a.ports[k], &pi);
+			if (pi.max_txq < a.o.txq || pi.max_rxq < a.o.rxq) {
+				bool t = pi.max_txq < a.o.txq;
+
+				fprintf(stderr, "unic-pktgen: error: option %s %u: port %d (%s, driver %s) has at most %u %s queue(s); give at most that\n",
+					t ? "--txq" : "--rxq", t ? a.o.txq : a.o.rxq, a.port_idx[k],
+					unic_port_name(a.ports[k]), pi.driver, t ? pi.max_txq : pi.max_rxq, t ? "tx" : "rx");
+				ret = PG_EXIT_USAGE;
+				goto out;
+			}
+		}
+	} else {
+		a.nb_thr = 1;
+	}
+	a.tsc_ok = tsc_invariant(a.tsc_missing, sizeof(a.tsc_missing));
 
 	{
 		struct unic_port_info ti = { 0 }, ri = { 0 };
@@ -1757,9 +2607,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		/* Every port's rx ring (a tx port's is set up too) and tx ring. */
-		pc.count = (uint32_t)(a.nb_txp + a.nb_rxp) *
+		pc.count = (uint32_t)(a.nb_txp + a.nb_rxp) * (a.o.txq > a.o.rxq ? a.o.txq : a.o.rxq) *
 				   ((uint32_t)ti.tx_desc_default + (a.o.rxd ? a.o.rxd : ri.rx_desc_default) + BURST) +
-			   4 * BURST + 2 * POOL_CACHE * 2;
+			   4 * BURST + 2 * POOL_CACHE * (a.o.txq > a.o.rxq ? a.o.txq : a.o.rxq) * 2;
 		if (pc.count < 4096)
 			pc.count = 4096;
 		/* Room for the MTU's frame as the port counts it (tag, FCS). */
@@ -1772,7 +2622,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (unsigned k = 0; k < a.nb_ports; k++)
-		if (setup_port(a.ports[k], a.port_idx[k], pool, mtu, a.o.rxd))
+		if (setup_port(a.ports[k], a.port_idx[k], pool, mtu, a.o.rxd, a.o.rxq, a.o.txq))
 			goto out;
 	for (unsigned k = 0; a.o.promisc && k < a.nb_rxp; k++) {
 		n = unic_port_promisc_set(a.rxp[k].port, true);
@@ -1803,11 +2653,13 @@ int main(int argc, char **argv)
 		ret = PG_EXIT_USAGE;
 		goto out;
 	}
+	streams_rates_split(&a);
 	if (streams_rx_init(&a, err, sizeof(err))) {
 		fprintf(stderr, "unic-pktgen: error: %s\n", err);
 		goto out;
 	}
 	pg_hist_init(&a.lat_sec);
+	pg_hist_init(&a.lat_tot);
 	/* A chained received frame is made contiguous here to be parsed (and written). */
 	a.scratch = malloc(PG_PCAP_SNAPLEN);
 	if (a.scratch == NULL) {
@@ -1850,14 +2702,35 @@ int main(int argc, char **argv)
 			(double)a.hz / 1e9, a.link_mbps);
 	else if (!a.o.json)
 		streams_header(&a);
+	if (!a.o.json && !a.o.bench.sweep_arg && a.o.bench.mode == PG_RFC2544_NONE)
+		fprintf(a.out, "unic-pktgen: %s\n", PG_TIMESTAMP_NOTE);
+	if (!a.o.json && a.nb_thr > 1) {
+		fprintf(a.out, "unic-pktgen: %u threads: thread t sends on tx queue t (t < %u) and receives on rx queue t (t < %u) of each port; cores", 
+			a.nb_thr, a.o.txq, a.o.rxq);
+		for (unsigned t = 0; t < a.nb_thr; t++)
+			fprintf(a.out, "%s%d", t ? "," : " ", eo.cores[t]);
+		fprintf(a.out, " (thread 0 is the main thread: screen, telemetry, report)\n");
+		if (a.tsc_ok)
+			fprintf(a.out, "unic-pktgen: TSC invariant (constant_tsc, nonstop_tsc): a latency across cores subtracts two cores' TSCs, which the kernel keeps in step\n");
+		else
+			fprintf(a.out, "unic-pktgen: TSC NOT invariant (/proc/cpuinfo lacks %s): latency only of frames received by the thread that sent them; none across cores\n",
+				a.tsc_missing);
+	}
 	if (!a.o.json && a.cap.nb)
 		fprintf(a.out, "unic-pktgen: replay %s: %u frames, %" PRIu64 " bytes, largest %u; sending %" PRIu64 " frames%s\n",
 			a.o.replay, a.cap.nb, a.cap.bytes, a.cap.max_len, a.o.count,
 			a.o.count ? "" : " (until --duration)");
 	fflush(a.out);  /* the run starts now: a reader of a pipe sees it */
 
-	bool live = !a.o.json && isatty(STDERR_FILENO);
+	bool live = !a.o.json && !a.o.quiet && isatty(STDERR_FILENO);
 
+	/* Not a terminal (a pipe, a file, CI): a line a second instead. */
+	a.lines = !a.o.json && !a.o.quiet && !isatty(fileno(a.out));
+
+	if (threads_start(&a, &eo)) {
+		g_stop = 1;
+		goto out;
+	}
 	if (a.o.bench.sweep_arg || a.o.bench.mode != PG_RFC2544_NONE) {
 		struct trial_ctx tc = { .a = &a, .pool = pool, .warmup_s = a.o.bench.warmup_s };
 
@@ -1865,7 +2738,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	a.cur_rate = a.o.rate;
-	if (live && a.lat_sec_s == NULL && !a.cap.nb) {  /* the screen's latency of the last second */
+	if ((live || a.lines) && a.lat_sec_s == NULL && !a.cap.nb) {  /* the screen's latency of the last second */
 		a.lat_sec_s = malloc(a.nb_sr * sizeof(*a.lat_sec_s));
 		for (unsigned i = 0; a.lat_sec_s && i < a.nb_sr; i++)
 			pg_hist_init(&a.lat_sec_s[i]);
@@ -1873,6 +2746,8 @@ int main(int argc, char **argv)
 	a.keys = live && term_raw();
 	__atomic_store_n(&a.phase, 1, __ATOMIC_RELEASE);
 	run_loop(&a, pool, live, false, 0);
+	threads_stop(&a);
+	threads_merge(&a);
 	snap_publish(&a, unic_time_ns());
 	__atomic_store_n(&a.phase, 2, __ATOMIC_RELEASE);
 	term_restore();
@@ -1906,6 +2781,10 @@ int main(int argc, char **argv)
 		ret = PG_EXIT_FAIL;
 	}
 out:
+	if (!a.merged && a.nb_thr > 1) {
+		threads_stop(&a);
+		threads_merge(&a);
+	}
 	unic_telemetry_stop(tel);
 	drop_all_pending(&a);
 	{

@@ -32,6 +32,8 @@ void pg_opts_init(struct pg_opts *o)
 	o->src_port = (struct pg_port_range){ 1024, 1 };
 	o->dst_port = (struct pg_port_range){ 1024, 1 };
 	o->drain = 0.5;
+	o->txq = 1;
+	o->rxq = 1;
 	pg_bench_opts_init(&o->bench);
 }
 
@@ -154,7 +156,7 @@ static const char *const with_value[] = {
 	"--tx-port", "--rx-port", "--size", "--sizes", "--size-range", "--vlan", "--src-ip",
 	"--dst-ip", "--src-port", "--dst-port", "--rate", "--count", "--duration", "--drain", "--write-tx",
 	"--write-rx", "--replay", "--csv", "--rxd", "--stream", "--stream-file", "--src-mac",
-	"--dst-mac", NULL,
+	"--dst-mac", "--txq", "--rxq", NULL,
 };
 
 /* Options that shape the frames pktgen builds: meaningless with --replay. */
@@ -417,6 +419,14 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 			rc = app_parse_u64(name, v, 1, 32768, &x, err, errlen);
 			if (!rc)
 				o->rxd = (uint16_t)x;
+		} else if (strcmp(name, "--txq") == 0 || strcmp(name, "--rxq") == 0) {
+			rc = app_parse_u64(name, v, 1, PG_MAX_QUEUES, &x, err, errlen);
+			if (!rc && name[2] == 't')
+				o->txq = (unsigned)x;
+			else if (!rc)
+				o->rxq = (unsigned)x;
+		} else if (strcmp(name, "--quiet") == 0 || strcmp(name, "-q") == 0) {
+			o->quiet = true;
 		} else if (strcmp(name, "-P") == 0 || strcmp(name, "--promisc") == 0) {
 			o->promisc = true;
 		} else if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
@@ -458,6 +468,21 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 		memcpy(o->bench.frame_sizes, rfc, sizeof(rfc));
 		o->bench.nb_frame_sizes = PG_RFC2544_NB_SIZES;
 	}
+	if (o->txq > 1 || o->rxq > 1) {
+		const char *q = o->txq > 1 ? "--txq" : "--rxq", *other = NULL;
+
+		if (o->replay)
+			other = "--replay";
+		else if (o->write_tx)
+			other = "--write-tx";
+		else if (o->write_rx)
+			other = "--write-rx";
+		else if (o->arp_reply)
+			other = "--arp-reply";
+		if (other)
+			return ERR("options %s %u and %s: %s runs on one thread (one tx and one rx queue a port); give it without %s, or use --json for the report",
+				   q, o->txq > 1 ? o->txq : o->rxq, other, other, q);
+	}
 	if (o->csv && strcmp(o->csv, "-") == 0 && o->json)
 		return ERR("options --csv - and --json: both want stdout; give --csv a file name");
 	{
@@ -498,6 +523,9 @@ int pg_opts_parse(struct pg_opts *o, int argc, char **argv, char *err, size_t er
 	}
 	if (pg_streams_check_shares(o->streams, o->nb_streams, err, errlen))
 		return -EINVAL;
+	if ((o->txq > 1 || o->rxq > 1) && o->csv && o->nb_streams > 1)
+		return ERR("options %s %u, --csv and %u streams: with several threads --csv gives the total's row only; give one stream, or --json for each stream's figures",
+			   o->txq > 1 ? "--txq" : "--rxq", o->txq > 1 ? o->txq : o->rxq, o->nb_streams);
 	for (unsigned i = 0; i < o->nb_streams; i++)
 		if (fabs(o->streams[i].share - o->streams[0].share) > 1e-9 && o->rate.unit == PG_RATE_NONE)
 			return ERR("option --stream: key share: shares split --rate, which is not given; give --rate (without it every stream sends as fast as its port takes frames, in turn)");
@@ -560,7 +588,13 @@ void pg_usage(FILE *f, const char *prog)
 		"                             rx port's MAC)\n"
 		"  --arp-reply                answer ARP requests and neighbour solicitations for\n"
 		"                             the streams' source addresses on their ports\n"
+		"  --txq N                    tx queues a port, one thread each (default 1, at most\n"
+		"                             %d); the rate and --count are split over them\n"
+		"  --rxq N                    rx queues a port, one thread each (default 1); thread t\n"
+		"                             sends on tx queue t and receives on rx queue t: give\n"
+		"                             -l with max(--txq, --rxq) cores, the first the main's\n"
+		"  -q, --quiet                no live screen and no line a second: the report only\n"
 		"\nenv options:\n%s",
 		prog, PG_SIZE_MIN, PG_SIZE_MAX, PG_STEP_S_DEFAULT, PG_WARMUP_S_DEFAULT, PG_TRIAL_S_DEFAULT,
-		PG_RESOLUTION_PCT_DEFAULT, unic_env_usage());
+		PG_RESOLUTION_PCT_DEFAULT, PG_MAX_QUEUES, unic_env_usage());
 }

@@ -56,7 +56,14 @@ struct pg_opts {
 	uint64_t src_mac_set, dst_mac_set;  /* bit p: --src-mac / --dst-mac for port p */
 	uint8_t src_mac[PG_MAX_PORTS][6], dst_mac[PG_MAX_PORTS][6];
 	bool arp_reply;             /* answer ARP / neighbour solicitations for our addresses */
+	/* Threads: thread t sends on tx queue t and receives on rx queue t of
+	 * every port (t < txq, t < rxq); max(txq, rxq) threads, on the cores of
+	 * -l in order (the first is the main thread's). */
+	unsigned txq, rxq;          /* --txq, --rxq: queues a port (default 1) */
+	bool quiet;                 /* --quiet: no screen, no line a second; the report only */
 };
+
+#define PG_MAX_QUEUES 16            /* UNIC_PORT_MAX_QUEUES */
 
 void pg_opts_init(struct pg_opts *o);
 

@@ -160,6 +160,72 @@ uint64_t pg_seq_lost(const struct pg_seq *q, uint64_t sent)
 	return expect > q->unique ? expect - q->unique : 0;
 }
 
+void pg_seq_merge(struct pg_seq *dst, const struct pg_seq *src)
+{
+	if (!src->any)
+		return;
+	if (!dst->any || src->highest > dst->highest)
+		dst->highest = src->highest;
+	dst->any = true;
+	dst->unique += src->unique;
+	dst->received += src->received;
+	dst->reordered += src->reordered;
+	dst->duplicated += src->duplicated;
+}
+
+const struct pg_seq *pg_stream_qseq(const struct pg_stream_stats *st, unsigned q)
+{
+	return st->nq > 1 ? &st->qseq[q < st->nq ? q : 0] : &st->seq;
+}
+
+void pg_stream_seq_fold(struct pg_stream_stats *st)
+{
+	uint64_t expect = 0;
+	struct pg_seq *a = &st->seq;
+
+	if (st->nq <= 1)
+		return;
+	a->any = false;
+	a->unique = a->received = a->reordered = a->duplicated = 0;
+	for (unsigned q = 0; q < st->nq; q++) {
+		const struct pg_seq *x = &st->qseq[q];
+
+		if (!x->any)
+			continue;
+		a->any = true;
+		expect += x->highest + 1;
+		a->unique += x->unique;
+		a->received += x->received;
+		a->reordered += x->reordered;
+		a->duplicated += x->duplicated;
+	}
+	a->highest = expect ? expect - 1 : 0;
+}
+
+void pg_stream_seq_add(struct pg_stream_stats *st, unsigned q, uint32_t seq32)
+{
+	struct pg_seq *x, *a = &st->seq;
+	uint64_t before;
+
+	if (st->nq <= 1) {
+		pg_seq_add(a, seq32);
+		return;
+	}
+	/* The sum kept as it goes: this queue's change added to it. */
+	x = &st->qseq[q < st->nq ? q : 0];
+	before = x->any ? x->highest + 1 : 0;
+	a->unique -= x->unique;
+	a->reordered -= x->reordered;
+	a->duplicated -= x->duplicated;
+	pg_seq_add(x, seq32);
+	a->received++;
+	a->unique += x->unique;
+	a->reordered += x->reordered;
+	a->duplicated += x->duplicated;
+	a->highest = (a->any ? a->highest + 1 : 0) + x->highest + 1 - before - 1;
+	a->any = true;
+}
+
 void pg_hist_merge(struct pg_hist *dst, const struct pg_hist *src)
 {
 	if (src->count == 0)
@@ -203,8 +269,78 @@ int pg_rxstats_add_stream(struct pg_rxstats *s, uint16_t id)
 	return (int)s->nb_streams++;
 }
 
+int pg_rxstats_set_queues(struct pg_rxstats *s, unsigned nq)
+{
+	if (nq < 2 || nq > PG_MAX_TXQ)
+		return -EINVAL;
+	for (unsigned i = 0; i < s->nb_streams; i++)
+		if (s->ids[i] >> PG_STAMP_QUEUE_SHIFT)
+			return -EINVAL;
+	for (unsigned i = 0; i < s->nb_streams; i++)
+		for (unsigned q = 1; q < nq; q++)
+			if (s->index_of[s->ids[i] | q << PG_STAMP_QUEUE_SHIFT])
+				return -EEXIST;
+	for (unsigned i = 0; i < s->nb_streams; i++) {
+		struct pg_stream_stats *st = s->streams[i];
+
+		st->qseq = calloc(nq, sizeof(*st->qseq));
+		if (st->qseq == NULL)
+			return -ENOMEM;
+		st->nq = nq;
+		for (unsigned q = 1; q < nq; q++)
+			s->index_of[s->ids[i] | q << PG_STAMP_QUEUE_SHIFT] = (uint8_t)(i + 1);
+	}
+	s->nq = nq;
+	return 0;
+}
+
+void pg_rxstats_reset(struct pg_rxstats *s)
+{
+	s->frames = s->bytes = s->no_stamp = s->other_stream = 0;
+	memset(s->by_result, 0, sizeof(s->by_result));
+	for (unsigned i = 0; i < s->nb_streams; i++) {
+		struct pg_stream_stats *st = s->streams[i];
+
+		st->bytes = 0;
+		pg_seq_init(&st->seq);
+		pg_hist_init(&st->lat_ns);
+		if (st->qseq)
+			memset(st->qseq, 0, st->nq * sizeof(*st->qseq));
+	}
+}
+
+void pg_rxstats_merge(struct pg_rxstats *dst, const struct pg_rxstats *src)
+{
+	dst->frames += src->frames;
+	dst->bytes += src->bytes;
+	dst->no_stamp += src->no_stamp;
+	dst->other_stream += src->other_stream;
+	for (unsigned r = 0; r < PG_PARSE_NB; r++)
+		dst->by_result[r] += src->by_result[r];
+	for (unsigned i = 0; i < dst->nb_streams && i < src->nb_streams; i++) {
+		struct pg_stream_stats *d = dst->streams[i];
+		const struct pg_stream_stats *x = src->streams[i];
+
+		d->bytes += x->bytes;
+		pg_hist_merge(&d->lat_ns, &x->lat_ns);
+		if (d->nq > 1 && x->nq == d->nq) {
+			for (unsigned q = 0; q < d->nq; q++)
+				pg_seq_merge(&d->qseq[q], &x->qseq[q]);
+			pg_stream_seq_fold(d);
+		} else {
+			pg_seq_merge(&d->seq, &x->seq);
+		}
+	}
+}
+
 void pg_rxstats_fini(struct pg_rxstats *s)
 {
+	for (unsigned i = 0; i < s->nb_streams; i++) {
+		free(s->streams[i]->qseq);
+		s->streams[i]->qseq = NULL;
+		s->streams[i]->nq = 0;
+	}
+	s->nq = 0;
 	for (unsigned i = 1; i < s->nb_streams; i++) {
 		free(s->streams[i]);
 		s->streams[i] = NULL;
@@ -230,5 +366,6 @@ struct pg_stream_stats *pg_rxstats_frame(struct pg_rxstats *s, uint32_t bytes,
 		return NULL;
 	}
 	s->last = k - 1;
+	s->last_q = s->nq > 1 ? stamp->stream >> PG_STAMP_QUEUE_SHIFT : 0;
 	return s->streams[k - 1];
 }

@@ -59,11 +59,36 @@ void pg_seq_add(struct pg_seq *q, uint32_t seq32);
  * (unknown), the gaps below the highest number seen. */
 uint64_t pg_seq_lost(const struct pg_seq *q, uint64_t sent);
 
+/* Merge @p src into @p dst: two receivers' parts of one sequence (frames of
+ * one sender spread over several rx queues): counts added, the highest
+ * number the larger. @p dst is then for reading only (its window is not
+ * merged). */
+void pg_seq_merge(struct pg_seq *dst, const struct pg_seq *src);
+
+/*
+ * A stream's frames are numbered per tx queue when several send it
+ * (PG_STAMP_QUEUE_SHIFT): one sequence a queue, each tracked on its own
+ * (qseq[q]), and seq the sum of them (received, unique, reordered,
+ * duplicated; highest + 1 the sum of each queue's highest + 1, so
+ * pg_seq_lost(&seq, 0) is the gaps of every queue).
+ */
+#define PG_MAX_TXQ 16                 /* UNIC_PORT_MAX_QUEUES */
+#define PG_STAMP_QUEUE_SHIFT 8        /* the stamp's stream id: id | queue << 8 */
+
 struct pg_stream_stats {
 	uint64_t bytes;          /* of the frames counted in seq.received */
 	struct pg_seq seq;
 	struct pg_hist lat_ns;
+	struct pg_seq *qseq;     /* [nq] when nq > 1, else NULL */
+	unsigned nq;
 };
+
+/* Record sequence number @p seq32 of tx queue @p q (0 with one queue). */
+void pg_stream_seq_add(struct pg_stream_stats *st, unsigned q, uint32_t seq32);
+/* Tx queue @p q's sequence (the stream's own with one queue). */
+const struct pg_seq *pg_stream_qseq(const struct pg_stream_stats *st, unsigned q);
+/* Recompute st->seq from the queues' (after pg_seq_merge of each). */
+void pg_stream_seq_fold(struct pg_stream_stats *st);
 
 /*
  * What one receiver counts. A run sends one or more streams, each with its
@@ -82,6 +107,8 @@ struct pg_rxstats {
 	struct pg_stream_stats stream;  /* stream 0's frames */
 	unsigned nb_streams;
 	unsigned last;                  /* the stream of the last frame pg_rxstats_frame took */
+	unsigned last_q;                /* its tx queue (the stamp's id >> PG_STAMP_QUEUE_SHIFT) */
+	unsigned nq;                    /* tx queues each stream is sent from */
 	uint16_t ids[PG_MAX_STREAMS];
 	struct pg_stream_stats *streams[PG_MAX_STREAMS];  /* [0] is &stream; the rest allocated */
 	uint8_t index_of[65536];        /* stream id -> index + 1; 0: none of ours */
@@ -94,7 +121,21 @@ void pg_rxstats_init(struct pg_rxstats *s, uint16_t stream_id);
  * taken), -ENOSPC (PG_MAX_STREAMS already), -ENOMEM. */
 int pg_rxstats_add_stream(struct pg_rxstats *s, uint16_t id);
 
-/* Free what pg_rxstats_add_stream allocated. */
+/* Every stream is sent from @p nq tx queues (2..PG_MAX_TXQ), each with its
+ * own sequence; their stamps carry id | q << PG_STAMP_QUEUE_SHIFT. Call once
+ * every stream is added. @return 0, -EINVAL (nq out of range, or a stream
+ * id that does not fit below the shift), -EEXIST (an id taken), -ENOMEM. */
+int pg_rxstats_set_queues(struct pg_rxstats *s, unsigned nq);
+
+/* Every count back to zero, the streams and their queues kept (a trial's
+ * start with threads). */
+void pg_rxstats_reset(struct pg_rxstats *s);
+
+/* Add @p src's counts into @p dst (the same streams, in the same order, the
+ * same queues): another receive thread's part of the run. */
+void pg_rxstats_merge(struct pg_rxstats *dst, const struct pg_rxstats *src);
+
+/* Free what pg_rxstats_add_stream and pg_rxstats_set_queues allocated. */
 void pg_rxstats_fini(struct pg_rxstats *s);
 
 /*

@@ -455,3 +455,16 @@ void pg_stream_next_flow(struct pg_stream_run *r, struct pg_flow *f)
 		r->flow_k[i] = 0;
 	}
 }
+
+void pg_stream_skip_flows(struct pg_stream_run *r, unsigned n)
+{
+	const struct pg_stream_spec *s = r->spec;
+	const uint32_t cnt[4] = { s->src_ip.count, s->dst_ip.count, s->src_port.count, s->dst_port.count };
+
+	for (unsigned k = 0; k < n; k++)
+		for (unsigned i = 0; i < 4; i++) {
+			if (++r->flow_k[i] < cnt[i])
+				break;
+			r->flow_k[i] = 0;
+		}
+}

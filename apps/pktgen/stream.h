@@ -125,5 +125,8 @@ struct pg_stream_run {
 void pg_stream_run_init(struct pg_stream_run *r, const struct pg_stream_spec *s, uint16_t id);
 unsigned pg_stream_next_size(struct pg_stream_run *r);
 void pg_stream_next_flow(struct pg_stream_run *r, struct pg_flow *f);
+/* Move on @p n flows without building them (tx queue q of N starts q flows
+ * on and moves N - 1 more after each frame: the queues take turns). */
+void pg_stream_skip_flows(struct pg_stream_run *r, unsigned n);
 
 #endif /* PG_STREAM_H */

@@ -61,6 +61,14 @@ void pg_streams_report_json(FILE *o, const struct pg_stream_run *srs, unsigned n
 		       st->seq.duplicated);
 		if (sr->rate.spec.unit != PG_RATE_NONE)
 			fprintf(o, ",\"rate_requested\":%.1f", pg_rate_requested(&sr->rate));
+		for (unsigned q = 0; st->nq > 1 && q < st->nq; q++) {  /* a sequence per tx queue */
+			const struct pg_seq *x = &st->qseq[q];
+
+			fprintf(o, "%s{\"queue\":%u,\"received\":%" PRIu64 ",\"unique\":%" PRIu64 ",\"highest\":%" PRId64
+				",\"reordered\":%" PRIu64 ",\"duplicated\":%" PRIu64 "}%s", q ? "," : ",\"tx_queues\":[", q,
+				x->received, x->unique, x->any ? (int64_t)x->highest : -1, x->reordered, x->duplicated,
+				q + 1 == st->nq ? "]" : "");
+		}
 		fprintf(o, ",\"latency_ns\":{\"samples\":%" PRIu64 ",\"min\":%" PRIu64 ",\"avg\":%.0f,\"p50\":%" PRIu64
 		       ",\"p99\":%" PRIu64 ",\"p999\":%" PRIu64 ",\"max\":%" PRIu64 "}}",
 		       h->count, h->count ? h->min : 0, h->count ? (double)h->sum / (double)h->count : 0,

@@ -414,3 +414,36 @@ Test(pktgen_live_binary, at_a_terminal_the_screen_shows_and_the_keys_change_the_
 	HAS(out, "rate changed 1 time(s) while sending: at ");
 	HAS(out, " s to 11kpps");
 }
+
+Test(pktgen_live_binary, with_two_threads_a_rate_change_reaches_both)
+{
+	char *const argv[] = { "unic-pktgen", "--no-huge", "--no-pci", "-l", "0-1", "--file-prefix", "pgt",
+			       "--vdev", "ring0", "--vdev", "ring1,peer=ring0", "--tx-port", "0", "--rx-port", "1",
+			       "--txq", "2", "--rxq", "2", "--rate", "4kpps", "--duration", "4", NULL };
+	static char buf[1 << 16];
+	const char *a;
+	size_t n = 0;
+	pid_t pid;
+	int out, fd, st;
+
+	pid = binary_spawn(binary_path("UNIC_PKTGEN"), argv, NULL, &out);
+	fd = pktgen_sock(out, buf, sizeof(buf), &n);
+	wait_sending(fd);
+	a = ask(fd, "/pktgen/rate,20kpps");
+	cr_assert_str_eq(a, "{\"/pktgen/rate\":{\"rate\":\"20kpps\"}}");
+	while (!strstr(a = ask(fd, "/pktgen/stats"), "\"rate\":\"20kpps\",\"rate_changes\":1,"))
+		usleep(20 * 1000);
+	close(fd);
+	binary_read_until(out, buf, sizeof(buf), &n, NULL, 60000);
+	close(out);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, buf);
+	/* Each thread paces half of the new rate (a worker that missed the
+	 * change would still ask 2000.0). */
+	HAS(buf, "tx thread 0 (tx queue 0, core 0): sent ");
+	HAS(buf, "tx thread 1 (tx queue 1, core 1): sent ");
+	cr_assert_null(strstr(buf, "asked 2000.0"), "a thread kept the old rate: %s", buf);
+	HAS(strstr(buf, "tx thread 0 ("), "asked 10000.0, achieved ");
+	HAS(strstr(buf, "tx thread 1 ("), "asked 10000.0, achieved ");
+	HAS(buf, "rate changed 1 time(s) while sending: at ");
+}
