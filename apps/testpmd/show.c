@@ -209,9 +209,9 @@ static int show_napi(struct tp_app *app, uint16_t id)
 	struct tp_port *p = &app->ports[id];
 	unsigned shown = 0;
 
-	fprintf(app->out, "Port %u napi: knobs budget %u weight %u empty-polls %u idle-us %u max-sleep-ms %u (0: default)\n",
+	fprintf(app->out, "Port %u napi: knobs budget %u weight %u empty-polls %u idle-us %u max-sleep-ms %u latency-target %u cpu-budget %u (0: default)\n",
 		id, p->knobs.budget, p->knobs.weight, p->knobs.empty_polls, p->knobs.idle_us,
-		p->knobs.max_sleep_ms);
+		p->knobs.max_sleep_ms, p->knobs.latency_target_us, p->knobs.cpu_budget);
 	for (unsigned t = 0; t < app->nb_threads; t++) {
 		struct tp_thread *th = &app->threads[t];
 
