@@ -251,6 +251,7 @@ static void napi_prewake(struct unic_napi_ctx *ctx, uint32_t n, uint64_t t)
 		qs->prewake_for = qs->arrival_ns;
 		unic_rx_intr_disable(qs->port, qs->q);
 		qs->state = NAPI_Q_ACTIVE;
+		qs->in_window = true; /* a packet found now needed no interrupt */
 		any = true;
 	}
 	if (any)
