@@ -127,8 +127,10 @@ struct unic_napi_hooks {
 
 /**
  * Create a context. @return it, or NULL with errno EINVAL (sz unset, unknown
- * mode, budget or inject_size out of range: the log says which), ENOMEM, or
- * epoll/eventfd's errno.
+ * mode, budget or inject_size out of range; latency_target_us or cpu_budget
+ * out of range, set in a mode other than hybrid, or set with
+ * hybrid_idle_us: the log says which), ENOMEM, or epoll/eventfd/timerfd's
+ * errno.
  */
 struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf);
 
