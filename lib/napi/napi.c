@@ -403,6 +403,7 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->woken = false;
 	qs->last_pkt_ns = unic_time_ns();
 	qs->gap_ns = 0;
+	qs->gap_dev_ns = 0;
 	qs->arrival_ns = 0;
 	qs->prev_poll_ns = 0;
 	qs->prewake_for = 0;

@@ -157,6 +157,7 @@ struct napi_queue {
 	uint64_t wake_ns;
 	/* The adaptive policy's (docs/napi.md, "The adaptive policy"). */
 	uint64_t gap_ns;             /* EWMA of the gap between its packets; 0: none yet (atomic: read by getters) */
+	uint64_t gap_dev_ns;         /* EWMA of |gap - estimate|: how regular the gaps are */
 	uint64_t arrival_ns;         /* estimated arrival of its last packet; 0: none yet */
 	uint64_t prev_poll_ns;       /* round time of its last poll (a packet found now came after it) */
 	uint64_t prewake_for;        /* arrival_ns a pre-wake was taken for (one per gap) */

@@ -95,6 +95,8 @@ static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *
 		uint64_t g = UNIC_MIN(arrival - qs->arrival_ns, NAPI_GAP_MAX_NS);
 		uint64_t est = qs->gap_ns;
 
+		if (est)
+			qs->gap_dev_ns = napi_ewma(qs->gap_dev_ns, g > est ? g - est : est - g, 2);
 		est = est == 0 ? g : napi_ewma(est, g, g < est ? 1 : 3);
 		__atomic_store_n(&qs->gap_ns, est, __ATOMIC_RELAXED);
 	}
@@ -116,9 +118,12 @@ static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *
  *    (gap <= wake cost): poll from the last packet for two gaps, and at
  *    least a wake cost (a sender's jitter of that much costs no sleep);
  *  - sparse, with a latency target a sleep would miss (wake cost >
- *    target): sleep, but poll around the next expected arrival, from a
+ *    target), and regular gaps (their mean deviation under a quarter of
+ *    the gap): sleep, but poll around the next expected arrival, from a
  *    lead (what a timed wake overshoots, plus our way to the handler,
- *    plus an eighth of the gap for jitter) before it to half a gap after;
+ *    plus twice the deviation and an eighth of the gap for jitter) before
+ *    it to half a gap after (irregular gaps: the packet would seldom come
+ *    inside, and the budget would go on waiting for it);
  *  - otherwise none: a sleep costs less than polling, and meets the target.
  * Every window ends within 2 x NAPI_GAP_MAX_NS of the last packet, so a
  * context whose traffic stopped sleeps within that.
@@ -135,8 +140,8 @@ static bool napi_busy_window(const struct unic_napi_ctx *ctx, const struct napi_
 		*until = qs->arrival_ns + UNIC_MAX(2 * g, w);
 		return true;
 	}
-	if (ctx->target_ns && w > ctx->target_ns) {
-		lead = UNIC_MIN(ctx->timer_late_ns + ctx->wake_user_ns + g / 8, g);
+	if (ctx->target_ns && w > ctx->target_ns && qs->gap_dev_ns < g / 4) {
+		lead = UNIC_MIN(ctx->timer_late_ns + ctx->wake_user_ns + 2 * qs->gap_dev_ns + g / 8, g);
 		*from = qs->arrival_ns + g - lead;
 		*until = qs->arrival_ns + g + g / 2;
 		return true;

@@ -9,7 +9,7 @@
  *  - arrivals denser than the wake cost are polled through (no sleeps);
  *  - the time spent busy-waiting stays within the CPU budget;
  *  - a latency target below the wake cost makes the context wake itself
- *    before regular packets;
+ *    before regular packets, and not before irregular ones;
  *  - the gaps between bursts are slept through;
  *  - after traffic stops the context sleeps.
  * The sudden-stop tests (no stranded packet) run in this mode too, in
@@ -260,12 +260,12 @@ Test(napi_adaptive, arrivals_denser_than_the_wake_cost_are_polled_through_withou
 /* ---- the CPU budget ------------------------------------------------------------------- */
 
 /*
- * A latency target of 1 us (below any wake cost) over sparse traffic with
- * random gaps (100..900 us): the policy would busy-wait around each
- * expected arrival, from a lead before it to half a gap after, and the
- * packets often come outside. With cpu_budget 3, the time the engine
- * counts as busy-waiting stays within 3% of the wall time (plus the
- * bucket's 3 ms, and slack), and the budget did bind (budget_arms).
+ * A latency target of 1 us (below any wake cost) over sparse, regular
+ * traffic (a packet every 500 us): the policy would wake before each
+ * packet and poll until it comes, several percent of the time. With
+ * cpu_budget 1, the time the engine counts as busy-waiting stays within 1%
+ * of the wall time (plus the bucket's 1 ms, and slack for the rounds
+ * charged before a refusal), and the budget did bind (budget_arms).
  */
 Test(napi_adaptive, busy_waiting_stays_within_the_cpu_budget)
 {
@@ -275,18 +275,18 @@ Test(napi_adaptive, busy_waiting_stays_within_the_cpu_budget)
 	double share;
 	uint64_t t;
 
-	bench_up(&b, 1, 3);
-	t = drive_timed(b.ctx, b.tx, n, 1, 500000, 400000);
+	bench_up(&b, 1, 1);
+	t = drive_timed(b.ctx, b.tx, n, 1, 500000, 0);
 	st = ctx_stats(b.ctx);
 	share = (double)st.busy_wait_ns / (double)t;
-	fprintf(stderr, "# adaptive, budget 3%%, target 1 us, a packet every 100..900 us: busy-waiting %.1f%% "
+	fprintf(stderr, "# adaptive, budget 1%%, target 1 us, a packet every 500 us: busy-waiting %.2f%% "
 		"of %.2f s, budget arms %" PRIu64 ", prewakes %" PRIu64 ", sleeps %" PRIu64
 		", target met %" PRIu64 " missed %" PRIu64 ", wake cost %.1f us, gap %.1f us\n",
 		100.0 * share, t / 1e9, st.budget_arms, st.prewakes, st.sleeps, st.target_met,
 		st.target_missed, st.est_wake_ns / 1e3, st.est_gap_ns / 1e3);
 	cr_expect_gt(st.busy_polls_kept, 0, "the policy never kept polling: the test tested nothing");
 	cr_expect_gt(st.budget_arms, 0, "the budget never bound: the test tested nothing");
-	cr_expect_lt(share, 0.05, "busy-waiting %.1f%% of the time with cpu_budget 3", 100.0 * share);
+	cr_expect_lt(share, 0.02, "busy-waiting %.2f%% of the time with cpu_budget 1", 100.0 * share);
 	bench_down(&b);
 }
 
@@ -322,8 +322,8 @@ Test(napi_adaptive, a_target_below_the_wake_cost_wakes_the_context_before_regula
 
 	sparse_regular(1, &with, n);
 	sparse_regular(0, &without, n);
-	cr_expect_gt(with.prewakes, n / 2, "%" PRIu64 " pre-wakes for %u regular packets", with.prewakes, n);
-	cr_expect_gt(with.sleeps_avoided, n / 2, "%" PRIu64 " of %u packets found by busy-waiting",
+	cr_expect_gt(with.prewakes, n / 4, "%" PRIu64 " pre-wakes for %u regular packets", with.prewakes, n);
+	cr_expect_gt(with.sleeps_avoided, n / 4, "%" PRIu64 " of %u packets found by busy-waiting",
 		     with.sleeps_avoided, n);
 	/* Counted for every poll that found a packet (met or not depends on
 	 * how long a round takes: a microsecond is about one here, more
@@ -334,6 +334,30 @@ Test(napi_adaptive, a_target_below_the_wake_cost_wakes_the_context_before_regula
 	cr_expect_eq(without.target_met + without.target_missed, 0, "a target counted without one");
 	cr_expect_gt(without.sleeps, n / 2, "without a target, %" PRIu64 " sleeps for %u packets 500 us apart",
 		     without.sleeps, n);
+}
+
+/*
+ * Gaps drawn at random between 100 and 900 us: a pre-wake would seldom
+ * find the packet near where the mean gap puts it, so the policy does not
+ * try (a few, while the deviation estimate settles), and the packets are
+ * slept for, target missed, budget kept.
+ */
+Test(napi_adaptive, irregular_arrivals_are_not_woken_for)
+{
+	struct bench b;
+	struct unic_napi_ctx_stats st;
+	const uint32_t n = 2000;
+	uint64_t t;
+
+	bench_up(&b, 1, 100);
+	t = drive_timed(b.ctx, b.tx, n, 1, 500000, 400000);
+	st = ctx_stats(b.ctx);
+	fprintf(stderr, "# adaptive, budget 100%%, target 1 us, a packet every 100..900 us: prewakes %" PRIu64
+		", sleeps %" PRIu64 ", busy-waiting %.2f%%, gap %.1f us\n", st.prewakes, st.sleeps,
+		100.0 * st.busy_wait_ns / t, st.est_gap_ns / 1e3);
+	cr_expect_lt(st.prewakes, n / 20, "%" PRIu64 " pre-wakes for %u packets at random gaps", st.prewakes, n);
+	cr_expect_gt(st.sleeps, n / 2, "%" PRIu64 " sleeps for %u packets", st.sleeps, n);
+	bench_down(&b);
 }
 
 /* ---- bursts: the gaps between them are slept through ---------------------------------------- */
