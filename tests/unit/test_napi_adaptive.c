@@ -357,6 +357,8 @@ Test(napi_adaptive, irregular_arrivals_are_not_woken_for)
 		100.0 * st.busy_wait_ns / t, st.est_gap_ns / 1e3);
 	cr_expect_lt(st.prewakes, n / 20, "%" PRIu64 " pre-wakes for %u packets at random gaps", st.prewakes, n);
 	cr_expect_gt(st.sleeps, n / 2, "%" PRIu64 " sleeps for %u packets", st.sleeps, n);
+	cr_expect_lt((double)st.busy_wait_ns / (double)t, 0.05, "busy-waiting %.1f%% of the time for packets at "
+		     "random gaps", 100.0 * st.busy_wait_ns / t);
 	bench_down(&b);
 }
 
