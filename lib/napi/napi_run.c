@@ -631,13 +631,6 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 		woken = true;
 		napi_source_fired(ctx, s, t_wake);
 	}
-	/* Hybrid: polling longer would have saved this sleep only if what
-	 * woke us came within T of the last packet (dense traffic): then keep
-	 * polling longer next time (fewer interrupts per packet). Otherwise no
-	 * window up to T could have bridged the gap and polling is CPU spent
-	 * for nothing: shrink it. (Judging by the sleep alone, a window near T
-	 * kept itself there under traffic whose gaps were just over T: the
-	 * sleep was short because the window was long.) */
 	if (ctx->adaptive) {
 		if (nev == 0 && bounded) {
 			/* The timeout ended it: how late (the timer slack and
@@ -658,6 +651,13 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 		if (prewake && t_wake >= prewake)
 			napi_prewake(ctx, n, t_wake);
 	}
+	/* Hybrid: polling longer would have saved this sleep only if what
+	 * woke us came within T of the last packet (dense traffic): then keep
+	 * polling longer next time (fewer interrupts per packet). Otherwise no
+	 * window up to T could have bridged the gap and polling is CPU spent
+	 * for nothing: shrink it. (Judging by the sleep alone, a window near T
+	 * kept itself there under traffic whose gaps were just over T: the
+	 * sleep was short because the window was long.) */
 	if (ctx->idle_ns != UINT64_MAX) {
 		if (woken && t_wake - ctx->last_pkt_ns < ctx->idle_ns)
 			ctx->poll_window_ns = UNIC_MIN(ctx->poll_window_ns * 2 + 1000, ctx->idle_ns);
