@@ -13,6 +13,9 @@
  *                  while the context slept (sent inside its last sleep)
  *   slept_pkts     how many packets that is
  *   all_p50, all_p99   send -> handler, us, over every packet
+ *   (adaptive only) prewakes_per_pkt, polled_per_pkt (found by busy-waiting),
+ *                  budget_arms, busy_wait (% of the wall time), est_wake,
+ *                  est_gap (us): the policy's decisions and estimates
  *   engine_wake_p99    the engine's own histogram (epoll returned -> first
  *                  packet handed over), us (bucket upper edge)
  *   achieved_pps   what the producer managed (a software producer may not
@@ -323,6 +326,17 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	FIG("engine_wake_p99", (double)unic_napi_hist_percentile(st1.wake_latency_ns,
 								 UNIC_NAPI_HIST_BUCKETS, 0.99) / 1e3, "us");
 	FIG("lost", (double)(r.sent - r.handled), "packets");
+	if (mode == BENCH_MODE_ADAPTIVE) {
+		/* The policy's decisions (docs/napi.md, "The adaptive policy"). */
+		FIG("prewakes_per_pkt", r.handled ? (double)(st1.prewakes - st0.prewakes) / (double)r.handled : 0,
+		    "ratio");
+		FIG("polled_per_pkt", r.handled ? (double)(st1.sleeps_avoided - st0.sleeps_avoided) /
+		    (double)r.handled : 0, "ratio");
+		FIG("budget_arms", (double)(st1.budget_arms - st0.budget_arms), "arms");
+		FIG("busy_wait", 100.0 * (double)(st1.busy_wait_ns - st0.busy_wait_ns) / (double)(t1 - t0), "%");
+		FIG("est_wake", (double)st1.est_wake_ns / 1e3, "us");
+		FIG("est_gap", (double)st1.est_gap_ns / 1e3, "us");
+	}
 	/* The machine's part: how long the context thread waited for a CPU
 	 * per wake-up (it is runnable from the wake until it runs), and the
 	 * load average when the run began. */
