@@ -56,6 +56,8 @@ struct l2fwd_opts {
 	uint16_t weight;            /* per rx queue, packets per poll */
 	uint32_t hybrid_empty_polls;
 	uint32_t hybrid_idle_us;
+	uint32_t latency_target_us; /* 0: none (the adaptive policy, docs/napi.md) */
+	uint32_t cpu_budget;        /* percent; 0: the engine's default */
 	uint32_t retry_us;
 	uint32_t max_sleep_ms;
 	uint16_t rxd, txd;          /* 0: the driver's default */

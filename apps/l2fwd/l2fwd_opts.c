@@ -144,7 +144,7 @@ static int parse_stats_format(const char *v, enum l2fwd_stats_format *f, char *e
 
 enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
-	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
+	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_TARGET, O_CPU, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
 	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES, O_NO_IRQAFF, O_IRQAFF,
 	O_STATS_FORMAT,
 };
@@ -169,6 +169,8 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "weight", true, O_WEIGHT },
 	{ 0, "hybrid-empty-polls", true, O_EMPTY },
 	{ 0, "hybrid-idle-us", true, O_IDLE },
+	{ 0, "latency-target", true, O_TARGET },
+	{ 0, "cpu-budget", true, O_CPU },
 	{ 0, "retry-us", true, O_RETRY },
 	{ 0, "max-sleep-ms", true, O_MAXSLEEP },
 	{ 0, "rxd", true, O_RXD },
@@ -240,6 +242,16 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		rc = app_parse_u64(name, v, 1, UINT32_MAX, &x, err, errlen);
 		if (rc == 0)
 			o->hybrid_idle_us = (uint32_t)x;
+		break;
+	case O_TARGET:
+		rc = app_parse_u64(name, v, 1, UNIC_NAPI_LATENCY_TARGET_MAX_US, &x, err, errlen);
+		if (rc == 0)
+			o->latency_target_us = (uint32_t)x;
+		break;
+	case O_CPU:
+		rc = app_parse_u64(name, v, 1, 100, &x, err, errlen);
+		if (rc == 0)
+			o->cpu_budget = (uint32_t)x;
 		break;
 	case O_RETRY:
 		rc = app_parse_u64(name, v, 1, 1000000, &x, err, errlen);
@@ -352,6 +364,15 @@ int l2fwd_opts_parse(struct l2fwd_opts *o, int argc, char **argv, char *err, siz
 		if (rc)
 			return rc;
 	}
+	/* The adaptive policy is hybrid's, in place of the fixed window
+	 * (the engine refuses the rest; say it in the options' terms). */
+	if ((o->latency_target_us || o->cpu_budget) && o->mode != UNIC_RX_MODE_HYBRID)
+		return ERR("options --latency-target and --cpu-budget set the hybrid mode's adaptive policy; "
+			   "--rx-mode is %s: drop them or use --rx-mode hybrid (the default)",
+			   unic_rx_mode_name(o->mode));
+	if ((o->latency_target_us || o->cpu_budget) && o->hybrid_idle_us)
+		return ERR("option --hybrid-idle-us sets the fixed polling window, which --latency-target and "
+			   "--cpu-budget replace with the adaptive policy: give one or the other");
 	return 0;
 }
 
@@ -490,6 +511,11 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --weight N           packets per poll of one queue, 1..%u (default 32)\n"
 		"      --hybrid-empty-polls N  hybrid: empty polls before sleeping (default %u)\n"
 		"      --hybrid-idle-us N   hybrid: longest polling window without a packet (default %u)\n"
+		"      --latency-target US  hybrid, adaptive policy: keep the median latency under US\n"
+		"                           microseconds when the CPU budget allows (1..%u; default none)\n"
+		"      --cpu-budget PCT     hybrid, adaptive policy: percent of a core a thread may spend\n"
+		"                           busy-waiting on drained queues, 1..100 (default %u with\n"
+		"                           --latency-target; either option turns the policy on)\n"
 		"      --retry-us N         longest sleep while packets are held (default %u)\n"
 		"      --max-sleep-ms N     longest sleep (default %u)\n"
 		"      --rxd N, --txd N     rx/tx descriptors per queue (default: the driver's)\n"
@@ -509,6 +535,7 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"failure; 2 bad command line (option, value, port mask or port map).\n",
 		prog, L2FWD_MAX_THREAD_PORTS, UNIC_NAPI_BUDGET_MAX, UNIC_NAPI_BUDGET_DEFAULT,
 		UNIC_NAPI_WEIGHT_MAX, UNIC_NAPI_EMPTY_POLLS_DEFAULT, UNIC_NAPI_IDLE_US_DEFAULT,
+		UNIC_NAPI_LATENCY_TARGET_MAX_US, UNIC_NAPI_CPU_BUDGET_DEFAULT,
 		UNIC_NAPI_RETRY_US_DEFAULT, UNIC_NAPI_MAX_SLEEP_MS_DEFAULT, UNIC_PORT_MAX_QUEUES,
 		unic_env_usage());
 }

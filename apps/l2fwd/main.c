@@ -421,6 +421,7 @@ int main(int argc, char **argv)
 		.hybrid_empty_polls = app.opts.hybrid_empty_polls,
 		.hybrid_idle_us = app.opts.hybrid_idle_us, .retry_us = app.opts.retry_us,
 		.max_sleep_ms = app.opts.max_sleep_ms,
+		.latency_target_us = app.opts.latency_target_us, .cpu_budget = app.opts.cpu_budget,
 	};
 	const struct unic_env_options *eopts = unic_env_opts(env);
 

@@ -46,7 +46,7 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_PORT_MTU_DPDK, "port config mtu <port> <n>", "the same, DPDK's spelling" },
 	{ TP_CMD_PORT_COALESCE, "port config <port> coalesce rx-usecs|tx-usecs <n>", "interrupt coalescing" },
 	{ TP_CMD_SET_RXMODE,
-	  "set rx-mode <port|all> poll|interrupt|hybrid [budget=<n>] [weight=<n>] [empty-polls=<n>] [idle-us=<n>] [max-sleep-ms=<n>]",
+	  "set rx-mode <port|all> poll|interrupt|hybrid [budget=<n>] [weight=<n>] [empty-polls=<n>] [idle-us=<n>] [max-sleep-ms=<n>] [latency-target=<n>] [cpu-budget=<n>]",
 	  "receive mode and the napi engine's knobs (port stopped)" },
 	{ TP_CMD_VLAN_SET, "vlan set strip|filter|insert <port> on|off", "VLAN offloads (port stopped)" },
 	{ TP_CMD_VLAN_SET_DPDK, "vlan set strip|filter|insert on|off <port>", "the same, DPDK's order" },

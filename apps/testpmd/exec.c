@@ -415,17 +415,18 @@ static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
 		{ "budget", 1, UNIC_NAPI_BUDGET_MAX }, { "weight", 1, UNIC_NAPI_WEIGHT_MAX },
 		{ "empty-polls", 1, UINT32_MAX }, { "idle-us", 1, UINT32_MAX - 1 },
 		{ "max-sleep-ms", 1, 60000 },
+		{ "latency-target", 1, UNIC_NAPI_LATENCY_TARGET_MAX_US }, { "cpu-budget", 1, 100 },
 	};
 	static const enum unic_rx_mode modes[] = { UNIC_RX_MODE_POLL, UNIC_RX_MODE_INTERRUPT,
 						   UNIC_RX_MODE_HYBRID };
 	uint16_t ids[TP_MAX_PORTS] = { 0 };
-	uint32_t val[5] = { 0 };
-	bool given[5] = { false };
+	uint32_t val[UNIC_ARRAY_SIZE(kn)] = { 0 };
+	bool given[UNIC_ARRAY_SIZE(kn)] = { false };
 	int n = tp_ports_of(app, &cmd->arg[2], ids);
 
 	if (n < 0)
 		return n;
-	for (unsigned k = 0; k < 5; k++) {
+	for (unsigned k = 0; k < UNIC_ARRAY_SIZE(kn); k++) {
 		int i = tp_cmd_knob(cmd, kn[k].key);
 
 		if (i < 0 || !cmd->arg[i].set)
@@ -442,11 +443,38 @@ static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
 	for (int i = 0; i < n; i++)
 		if (need_stopped(app, ids[i]))
 			return -EBUSY;
+	/* The adaptive policy is hybrid's, in place of the fixed window
+	 * (the engine would refuse the context at start): refused with
+	 * another mode or with idle-us in the same command. The last one
+	 * given wins: latency-target/cpu-budget drop an earlier idle-us,
+	 * idle-us or another mode drops them. */
+	if ((given[5] || given[6]) && modes[cmd->arg[3].kw] != UNIC_RX_MODE_HYBRID) {
+		fprintf(app->err, "set rx-mode: latency-target and cpu-budget set the hybrid mode's adaptive "
+			"policy; drop them or use hybrid\n");
+		usage(app, cmd);
+		return -EINVAL;
+	}
+	if ((given[5] || given[6]) && given[3]) {
+		fprintf(app->err, "set rx-mode: idle-us sets the fixed polling window, which latency-target "
+			"and cpu-budget replace with the adaptive policy: give one or the other\n");
+		usage(app, cmd);
+		return -EINVAL;
+	}
 	for (int i = 0; i < n; i++) {
 		struct tp_port *p = &app->ports[ids[i]];
 		struct unic_port_info info;
 
 		p->conf.rx_mode = modes[cmd->arg[3].kw];
+		if (p->conf.rx_mode != UNIC_RX_MODE_HYBRID || given[3]) {
+			p->knobs.latency_target_us = 0;
+			p->knobs.cpu_budget = 0;
+		}
+		if (given[5] || given[6]) {
+			/* Both, the one not given to its default. */
+			p->knobs.latency_target_us = val[5];
+			p->knobs.cpu_budget = val[6];
+			p->knobs.idle_us = 0;
+		}
 		if (given[0])
 			p->knobs.budget = val[0];
 		if (given[1])

@@ -233,7 +233,8 @@ struct group {
 static bool group_eq(const struct group *g, enum unic_rx_mode mode, const struct tp_knobs *k)
 {
 	return g->mode == mode && g->k.budget == k->budget && g->k.empty_polls == k->empty_polls &&
-	       g->k.idle_us == k->idle_us && g->k.max_sleep_ms == k->max_sleep_ms;
+	       g->k.idle_us == k->idle_us && g->k.max_sleep_ms == k->max_sleep_ms &&
+	       g->k.latency_target_us == k->latency_target_us && g->k.cpu_budget == k->cpu_budget;
 }
 
 static void stream_init(struct tp_app *app, struct tp_stream *s, uint16_t p, uint16_t q, uint16_t d,
@@ -304,6 +305,7 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 		.sz = sizeof(nc), .name = name, .mode = g->mode, .budget = g->k.budget,
 		.hybrid_empty_polls = g->k.empty_polls, .hybrid_idle_us = g->k.idle_us,
 		.max_sleep_ms = g->k.max_sleep_ms,
+		.latency_target_us = g->k.latency_target_us, .cpu_budget = g->k.cpu_budget,
 		/* A slot for every queue the thread polls or sends on. */
 		.max_queues = UNIC_MAX(t->nb_streams, (unsigned)UNIC_NAPI_MAX_QUEUES_DEFAULT),
 		.max_txqs = UNIC_MAX(t->nb_streams, (unsigned)UNIC_NAPI_MAX_QUEUES_DEFAULT),

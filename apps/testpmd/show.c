@@ -212,15 +212,30 @@ static int show_napi(struct tp_app *app, uint16_t id)
 	unsigned shown = 0;
 
 	/* The values the engine uses: a knob left at 0 takes the engine's
-	 * default, the weight the burst size (fwd.c). */
-	fprintf(app->out, "Port %u napi: budget %u%s weight %u%s empty-polls %u%s idle-us %u%s max-sleep-ms %u%s\n",
+	 * default, the weight the burst size (fwd.c); the adaptive policy's
+	 * knobs are off at 0, and a target alone takes the default budget. */
+	bool adaptive = p->knobs.latency_target_us || p->knobs.cpu_budget;
+	char target[24], budget[32];
+
+	if (p->knobs.latency_target_us)
+		snprintf(target, sizeof(target), "%u", p->knobs.latency_target_us);
+	else
+		snprintf(target, sizeof(target), "off");
+	if (p->knobs.cpu_budget)
+		snprintf(budget, sizeof(budget), "%u", p->knobs.cpu_budget);
+	else if (adaptive)
+		snprintf(budget, sizeof(budget), "%u (default)", UNIC_NAPI_CPU_BUDGET_DEFAULT);
+	else
+		snprintf(budget, sizeof(budget), "off");
+	fprintf(app->out, "Port %u napi: budget %u%s weight %u%s empty-polls %u%s idle-us %u%s max-sleep-ms %u%s latency-target %s cpu-budget %s\n",
 		id, p->knobs.budget ? p->knobs.budget : UNIC_NAPI_BUDGET_DEFAULT, p->knobs.budget ? "" : " (default)",
 		p->knobs.weight ? p->knobs.weight : app->burst, p->knobs.weight ? "" : " (the burst)",
 		p->knobs.empty_polls ? p->knobs.empty_polls : UNIC_NAPI_EMPTY_POLLS_DEFAULT,
 		p->knobs.empty_polls ? "" : " (default)",
-		p->knobs.idle_us ? p->knobs.idle_us : UNIC_NAPI_IDLE_US_DEFAULT, p->knobs.idle_us ? "" : " (default)",
+		p->knobs.idle_us ? p->knobs.idle_us : UNIC_NAPI_IDLE_US_DEFAULT,
+		p->knobs.idle_us ? "" : adaptive ? " (default; unused: the adaptive policy decides)" : " (default)",
 		p->knobs.max_sleep_ms ? p->knobs.max_sleep_ms : UNIC_NAPI_MAX_SLEEP_MS_DEFAULT,
-		p->knobs.max_sleep_ms ? "" : " (default)");
+		p->knobs.max_sleep_ms ? "" : " (default)", target, budget);
 	for (unsigned t = 0; t < app->nb_threads; t++) {
 		struct tp_thread *th = &app->threads[t];
 

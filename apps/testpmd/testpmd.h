@@ -53,6 +53,7 @@ const char *tp_engine_name(enum tp_engine e);
 /* The napi engine's knobs of one port (0: the engine's default). */
 struct tp_knobs {
 	uint32_t budget, weight, empty_polls, idle_us, max_sleep_ms;
+	uint32_t latency_target_us, cpu_budget; /* hybrid's adaptive policy (docs/napi.md) */
 };
 
 /* Counters of one (port, queue): rx by the thread polling it, tx/dropped by

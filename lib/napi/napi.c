@@ -143,6 +143,26 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		errno = EINVAL;
 		return NULL;
 	}
+	if ((c.latency_target_us || c.cpu_budget) && c.mode != UNIC_RX_MODE_HYBRID) {
+		UNIC_LOG(ERR, NAPI, "napi context: latency_target_us %u and cpu_budget %u are the hybrid mode's adaptive policy; a %s context never decides when to sleep: leave them 0 or use UNIC_RX_MODE_HYBRID",
+			 c.latency_target_us, c.cpu_budget, unic_rx_mode_name(c.mode));
+		errno = EINVAL;
+		return NULL;
+	}
+	if (c.cpu_budget > 100 || c.latency_target_us > UNIC_NAPI_LATENCY_TARGET_MAX_US) {
+		UNIC_LOG(ERR, NAPI, "napi context: cpu_budget %u (expected a percentage of a core, 1..100) or latency_target_us %u (expected 1..%u us) out of range",
+			 c.cpu_budget, c.latency_target_us, UNIC_NAPI_LATENCY_TARGET_MAX_US);
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((c.latency_target_us || c.cpu_budget) && c.hybrid_idle_us != 0) {
+		UNIC_LOG(ERR, NAPI, "napi context: hybrid_idle_us %u is the fixed polling window's; the adaptive policy (latency_target_us %u, cpu_budget %u) replaces it: leave hybrid_idle_us 0, or the adaptive knobs 0 to keep the window",
+			 c.hybrid_idle_us, c.latency_target_us, c.cpu_budget);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (c.latency_target_us && c.cpu_budget == 0)
+		c.cpu_budget = UNIC_NAPI_CPU_BUDGET_DEFAULT;
 	if (c.hybrid_empty_polls == 0)
 		c.hybrid_empty_polls = UNIC_NAPI_EMPTY_POLLS_DEFAULT;
 	if (c.hybrid_idle_us == 0)
@@ -184,6 +204,18 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	ctx->retry_ns = (uint64_t)c.retry_us * 1000;
 	ctx->min_empty_polls = c.hybrid_empty_polls == UINT32_MAX ? 0 : c.hybrid_empty_polls;
 	ctx->max_sleep_ns = (uint64_t)c.max_sleep_ms * 1000000;
+	ctx->adaptive = c.cpu_budget != 0;
+	if (ctx->adaptive) {
+		ctx->idle_ns = UINT64_MAX; /* the fixed window is off */
+		ctx->cpu_budget = c.cpu_budget;
+		ctx->target_ns = (uint64_t)c.latency_target_us * 1000;
+		ctx->tokens_cap_ns = NAPI_BUDGET_WINDOW_NS / 100 * c.cpu_budget;
+		ctx->tokens_ns = ctx->tokens_cap_ns;
+		ctx->refill_ns = unic_time_ns();
+		ctx->wake_kernel_ns = NAPI_WAKE_KERNEL_SEED_NS;
+		ctx->wake_user_ns = NAPI_WAKE_USER_SEED_NS;
+		ctx->timer_late_ns = NAPI_TIMER_LATE_SEED_NS;
+	}
 
 	ctx->qs = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*ctx->qs) * c.max_queues);
 	ctx->srcs = calloc(c.max_queues, sizeof(*ctx->srcs));
@@ -220,10 +252,13 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	 * context's CPU at 10 000 wakes a second, docs/performance.md).
 	 * Read when it fires: a periodic timerfd is re-armed by its read. */
 	ctx->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	/* Absolute: its expiries are timer_t0 + k * max_sleep, so a wake by it
+	 * measures the kernel's wake-up (the adaptive policy's wake cost). */
+	ctx->timer_t0 = unic_time_ns() + ctx->max_sleep_ns;
 	if (ctx->timer_fd < 0 ||
-	    timerfd_settime(ctx->timer_fd, 0,
+	    timerfd_settime(ctx->timer_fd, TFD_TIMER_ABSTIME,
 			    &(struct itimerspec){ .it_interval = napi_ts(ctx->max_sleep_ns),
-						  .it_value = napi_ts(ctx->max_sleep_ns) },
+						  .it_value = napi_ts(ctx->timer_t0) },
 			    NULL) != 0 ||
 	    epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->timer_fd,
 		      &(struct epoll_event){ .events = EPOLLIN, .data.ptr = NAPI_TIMER_TAG }) != 0) {
@@ -231,8 +266,9 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		UNIC_LOG(ERR, NAPI, "%s: timerfd for max_sleep_ms: %s", ctx->name, strerror(err));
 		goto fail;
 	}
-	UNIC_LOG(DEBUG, NAPI, "%s: created, mode %s, budget %u", ctx->name,
-		 unic_rx_mode_name(c.mode), c.budget);
+	UNIC_LOG(DEBUG, NAPI, "%s: created, mode %s, budget %u, adaptive %s (latency target %u us, cpu budget %u%%)",
+		 ctx->name, unic_rx_mode_name(c.mode), c.budget, ctx->adaptive ? "on" : "off",
+		 c.latency_target_us, c.cpu_budget);
 	napi_registry_add(ctx);
 	return ctx;
 fail:
@@ -366,6 +402,12 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->backoff = false;
 	qs->woken = false;
 	qs->last_pkt_ns = unic_time_ns();
+	qs->gap_ns = 0;
+	qs->gap_dev_ns = 0;
+	qs->arrival_ns = 0;
+	qs->prev_poll_ns = 0;
+	qs->prewake_for = 0;
+	qs->in_window = false;
 	/* A poll context never waits on its epoll set: a source in it would
 	 * only make the kernel run the epoll wake-up on every doorbell (for a
 	 * socket, on every receive flush, on the CPU that delivers). */
@@ -508,7 +550,9 @@ static void napi_post_and_wait(struct unic_napi_ctx *ctx)
 static const char *const ctx_xstat_names[] = {
 	"rounds", "polls", "empty_polls", "packets", "refused", "injected", "dropped", "arms",
 	"arm_failures", "rechecks_caught", "interrupts", "wakeups", "sleeps", "asleep_ns",
-	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples",
+	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples", "busy_polls_kept",
+	"sleeps_avoided", "busy_wait_ns", "budget_arms", "prewakes", "target_met", "target_missed",
+	"est_wake_ns", "est_gap_ns", "budget_left_ns",
 };
 #define NAPI_QNAME(name) #name,
 static const char *const q_xstat_names[] = { NAPI_QCOUNTERS(NAPI_QNAME) };
@@ -887,6 +931,16 @@ int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stat
 		.tx_reclaimed = unic_counter_read(&c->tx_reclaimed),
 		.cpu_ns = unic_counter_read(&c->cpu_ns),
 		.wake_latency_samples = unic_counter_read(&c->wake_latency_samples),
+		.busy_polls_kept = unic_counter_read(&c->busy_polls_kept),
+		.sleeps_avoided = unic_counter_read(&c->sleeps_avoided),
+		.busy_wait_ns = unic_counter_read(&c->busy_wait_ns),
+		.budget_arms = unic_counter_read(&c->budget_arms),
+		.prewakes = unic_counter_read(&c->prewakes),
+		.target_met = unic_counter_read(&c->target_met),
+		.target_missed = unic_counter_read(&c->target_missed),
+		.est_wake_ns = unic_counter_read(&c->est_wake_ns),
+		.est_gap_ns = unic_counter_read(&c->est_gap_ns),
+		.budget_left_ns = unic_counter_read(&c->budget_left_ns),
 	};
 	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++)
 		st->wake_latency_ns[i] = unic_counter_read(&c->wake_latency_ns[i]);
@@ -933,6 +987,7 @@ int unic_napi_queues_get(struct unic_napi_ctx *ctx, struct unic_napi_queue_info 
 				 unic_port_name(qs->port));
 			info[n].q = qs->q;
 			info[n].weight = qs->weight;
+			info[n].gap_ns = __atomic_load_n(&qs->gap_ns, __ATOMIC_RELAXED);
 			napi_qcounters_take(&info[n].stats, &qs->cnt, false);
 		}
 		n++;

@@ -59,6 +59,14 @@
 #include "unic_port_driver.h"
 
 #define NAPI_MAX_EVENTS 32
+
+/* The adaptive policy (napi_run.c, docs/napi.md "The adaptive policy"). */
+#define NAPI_BUDGET_WINDOW_NS   100000000ull /* cpu_budget holds over any 100 ms (+ its share) */
+#define NAPI_GAP_MAX_NS         10000000ull  /* a gap sample is capped: windows end within 2x this */
+#define NAPI_WAKE_KERNEL_SEED_NS 10000ull    /* wake cost estimates before the first samples */
+#define NAPI_WAKE_USER_SEED_NS   2000ull
+#define NAPI_TIMER_LATE_SEED_NS  60000ull    /* epoll's default timer slack is 50 us */
+#define NAPI_ROUND_CHARGE_MAX_NS 100000ull   /* a busy round charged more was preempted */
 /* epoll data of the max_sleep timer (the wake fd's is NULL, a source's its
  * struct napi_src). */
 #define NAPI_TIMER_TAG ((void *)&napi_timer_tag)
@@ -90,6 +98,11 @@ struct napi_qcounters {
 struct napi_ctx_counters {
 	struct unic_counter rounds, interrupts, wakeups, sleeps, asleep_ns, sleeps_retry;
 	struct unic_counter tx_reclaimed, cpu_ns, wake_latency_samples;
+	/* The adaptive policy's, then its estimates (gauges, set by the ctx
+	 * thread before each sleep and every NAPI_CPU_ROUNDS rounds). */
+	struct unic_counter busy_polls_kept, sleeps_avoided, busy_wait_ns, budget_arms, prewakes;
+	struct unic_counter target_met, target_missed;
+	struct unic_counter est_wake_ns, est_gap_ns, budget_left_ns;
 	struct unic_counter wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
 };
 
@@ -142,6 +155,13 @@ struct napi_queue {
 	uint32_t empty_streak;
 	uint64_t last_pkt_ns;
 	uint64_t wake_ns;
+	/* The adaptive policy's (docs/napi.md, "The adaptive policy"). */
+	uint64_t gap_ns;             /* EWMA of the gap between its packets; 0: none yet (atomic: read by getters) */
+	uint64_t gap_dev_ns;         /* EWMA of |gap - estimate|: how regular the gaps are */
+	uint64_t arrival_ns;         /* estimated arrival of its last packet; 0: none yet */
+	uint64_t prev_poll_ns;       /* round time of its last poll (a packet found now came after it) */
+	uint64_t prewake_for;        /* arrival_ns a pre-wake was taken for (one per gap) */
+	bool in_window;              /* the policy kept polling it since its last packet */
 	uint16_t held_n;
 	struct unic_pkt *held[UNIC_NAPI_WEIGHT_MAX];
 
@@ -205,6 +225,19 @@ struct unic_napi_ctx {
 	uint32_t min_empty_polls;    /* hybrid: N (0 if only the time counts) */
 	uint64_t poll_window_ns;     /* hybrid: adaptive, 0..T */
 	uint64_t last_pkt_ns;        /* round start of the last poll that found packets */
+	/* The adaptive policy (hybrid with latency_target_us or cpu_budget). */
+	bool adaptive;
+	bool busy_round;             /* this round, the policy kept a drained queue polling */
+	bool busy_prev;              /* ... and the last round did, and handled nothing */
+	uint32_t cpu_budget;         /* percent of a core for busy-waiting */
+	uint64_t target_ns;          /* latency target; 0: none */
+	uint64_t wake_kernel_ns;     /* EWMA: timer expiry -> epoll returned (the periodic timerfd) */
+	uint64_t wake_user_ns;       /* EWMA: epoll returned -> first packet handed (wake latency) */
+	uint64_t timer_late_ns;      /* EWMA: a sleep's timeout -> epoll returned (slack included) */
+	uint64_t timer_t0;           /* CLOCK_MONOTONIC ns of the periodic timer's first expiry */
+	uint64_t tokens_ns, tokens_cap_ns; /* busy-wait time the budget allows, and its most */
+	uint64_t refill_ns;          /* when the tokens were last refilled */
+	uint64_t prev_round_ns;      /* start of the last round */
 	struct napi_ctx_counters cnt;
 };
 

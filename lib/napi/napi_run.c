@@ -36,6 +36,233 @@ static inline void napi_latency(struct unic_napi_ctx *ctx, uint64_t ns)
 	unic_counter_add(&ctx->cnt.wake_latency_samples, 1);
 }
 
+/* ---- the adaptive policy (docs/napi.md, "The adaptive policy") ---------------- */
+
+/* est += (sample - est) / 2^shift, in unsigned arithmetic. */
+static inline uint64_t napi_ewma(uint64_t est, uint64_t sample, unsigned shift)
+{
+	return sample >= est ? est + ((sample - est) >> shift) : est - ((est - sample) >> shift);
+}
+
+/*
+ * A cost estimate (the wake-up, a timer's lateness): follows a lower
+ * sample at once by half, a higher one by an eighth, and a sample above
+ * twice the estimate counts as twice the estimate. A busy machine that
+ * keeps the thread off its CPU for a while stretches some wakes by
+ * milliseconds; that is the scheduler's doing, not what a wake costs, and
+ * an estimate pulled up by it would have the context busy-wait more and
+ * make it worse.
+ */
+static inline uint64_t napi_cost_update(uint64_t est, uint64_t sample)
+{
+	if (sample < est)
+		return napi_ewma(est, sample, 1);
+	return napi_ewma(est, UNIC_MIN(sample, 2 * est + 1000), 3);
+}
+
+/* What a sleep costs in latency: the kernel's wake-up and our way from
+ * epoll's return to the handler. */
+static inline uint64_t napi_wake_cost(const struct unic_napi_ctx *ctx)
+{
+	return ctx->wake_kernel_ns + ctx->wake_user_ns;
+}
+
+/*
+ * Packets came to a queue in this poll (round time @p now). Estimate when
+ * they arrived: now if the queue was being polled (they came after its
+ * previous poll), or, after its interrupt woke us, the wake minus the
+ * kernel's part of the wake cost. The gap since the last arrival feeds the
+ * queue's gap estimate: the time from one poll that finds packets to the
+ * next, whatever their number (a burst of 32 every millisecond is a gap
+ * of a millisecond: what matters is whether something comes before a
+ * wake would), quick to follow denser traffic (1/2), slow to give it up
+ * (1/8), so one long silence does not undo it; the window it opens is
+ * bounded by the CPU budget anyway. Then the latency target: was it met?
+ */
+static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint64_t now)
+{
+	uint64_t arrival = now, lat;
+
+	if (qs->woken) {
+		arrival = qs->wake_ns - UNIC_MIN(qs->wake_ns, ctx->wake_kernel_ns);
+		lat = ctx->wake_kernel_ns + (unic_time_ns() - qs->wake_ns);
+	} else {
+		lat = qs->prev_poll_ns ? now - qs->prev_poll_ns : 0;
+	}
+	if (arrival < qs->arrival_ns)
+		arrival = qs->arrival_ns;
+	if (qs->arrival_ns) {
+		uint64_t g = UNIC_MIN(arrival - qs->arrival_ns, NAPI_GAP_MAX_NS);
+		uint64_t est = qs->gap_ns;
+
+		if (est)
+			qs->gap_dev_ns = napi_ewma(qs->gap_dev_ns, g > est ? g - est : est - g, 2);
+		est = est == 0 ? g : napi_ewma(est, g, g < est ? 1 : 3);
+		__atomic_store_n(&qs->gap_ns, est, __ATOMIC_RELAXED);
+	}
+	qs->arrival_ns = arrival;
+	if (qs->in_window) {
+		/* Busy-waiting found it: a sleep and a wake saved. */
+		unic_counter_add(&ctx->cnt.sleeps_avoided, 1);
+		qs->in_window = false;
+	}
+	if (ctx->target_ns)
+		unic_counter_add(lat <= ctx->target_ns ? &ctx->cnt.target_met : &ctx->cnt.target_missed, 1);
+}
+
+/*
+ * The queue's busy-wait window after its last packet, [*from, *until): the
+ * time in which the policy would rather poll than sleep. @return false:
+ * none (sleep as soon as the queue is drained).
+ *  - dense: the next packet is expected sooner than a wake would take
+ *    (gap <= wake cost): poll from the last packet for two gaps, and at
+ *    least a wake cost (a sender's jitter of that much costs no sleep);
+ *  - sparse, with a latency target a sleep would miss (wake cost >
+ *    target), and regular gaps (their mean deviation under a quarter of
+ *    the gap): sleep, but poll around the next expected arrival, from a
+ *    lead (what a timed wake overshoots, plus our way to the handler,
+ *    plus twice the deviation and an eighth of the gap for jitter) before
+ *    it to half a gap after (irregular gaps: the packet would seldom come
+ *    inside, and the budget would go on waiting for it);
+ *  - otherwise none: a sleep costs less than polling, and meets the target.
+ * Every window ends within 2 x NAPI_GAP_MAX_NS of the last packet, so a
+ * context whose traffic stopped sleeps within that.
+ */
+static bool napi_busy_window(const struct unic_napi_ctx *ctx, const struct napi_queue *qs,
+			     uint64_t *from, uint64_t *until)
+{
+	uint64_t g = qs->gap_ns, w = napi_wake_cost(ctx), lead;
+
+	if (g == 0 || qs->arrival_ns == 0)
+		return false;
+	if (g <= w) {
+		*from = qs->arrival_ns;
+		*until = qs->arrival_ns + UNIC_MAX(2 * g, w);
+		return true;
+	}
+	if (ctx->target_ns && w > ctx->target_ns && qs->gap_dev_ns < g / 4) {
+		lead = UNIC_MIN(ctx->timer_late_ns + ctx->wake_user_ns + 2 * qs->gap_dev_ns + g / 8, g);
+		*from = qs->arrival_ns + g - lead;
+		*until = qs->arrival_ns + g + g / 2;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Hybrid, adaptive: after the minimum of empty polls, keep polling the
+ * drained queue? Yes inside its busy-wait window while the CPU budget has
+ * time left; the rounds spent so are charged to it (napi_budget_tick).
+ */
+static bool napi_adaptive_keep(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint64_t now)
+{
+	uint64_t from, until;
+
+	if (!napi_busy_window(ctx, qs, &from, &until) || now < from || now >= until) {
+		qs->in_window = false;
+		return false;
+	}
+	if (ctx->tokens_ns == 0) {
+		unic_counter_add(&ctx->cnt.budget_arms, 1);
+		qs->in_window = false;
+		return false;
+	}
+	unic_counter_add(&ctx->cnt.busy_polls_kept, 1);
+	qs->in_window = true;
+	ctx->busy_round = true;
+	return true;
+}
+
+/*
+ * At a round's start: refill the budget (cpu_budget percent of the time
+ * since the last refill, up to that share of NAPI_BUDGET_WINDOW_NS) and
+ * charge it the last round if the policy kept it polling and it handled
+ * nothing: from that round's start to this one's, the time of its empty
+ * polls.
+ */
+static void napi_budget_tick(struct unic_napi_ctx *ctx, uint64_t now)
+{
+	uint64_t t = ctx->tokens_ns + (now - ctx->refill_ns) * ctx->cpu_budget / 100;
+
+	ctx->refill_ns = now;
+	if (t > ctx->tokens_cap_ns)
+		t = ctx->tokens_cap_ns;
+	if (ctx->busy_prev) {
+		/* A round of empty polls takes a microsecond or so; longer,
+		 * the thread was off its CPU (not our time): charged up to
+		 * NAPI_ROUND_CHARGE_MAX_NS. */
+		uint64_t busy = UNIC_MIN(now - ctx->prev_round_ns, NAPI_ROUND_CHARGE_MAX_NS);
+
+		unic_counter_add(&ctx->cnt.busy_wait_ns, busy);
+		t = t > busy ? t - busy : 0;
+	}
+	ctx->tokens_ns = t;
+	ctx->prev_round_ns = now;
+	ctx->busy_round = false;
+}
+
+/* The estimates, for the metrics (gauges; before sleeps, and now and then). */
+static void napi_adaptive_publish(struct unic_napi_ctx *ctx)
+{
+	uint32_t n = unic_load_relaxed(&ctx->nb_slots);
+	uint64_t gap = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->state != NAPI_Q_OFF && qs->gap_ns && (gap == 0 || qs->gap_ns < gap))
+			gap = qs->gap_ns;
+	}
+	unic_counter_set(&ctx->cnt.est_wake_ns, napi_wake_cost(ctx));
+	unic_counter_set(&ctx->cnt.est_gap_ns, gap);
+	unic_counter_set(&ctx->cnt.budget_left_ns, ctx->tokens_ns);
+}
+
+/*
+ * Before a sleep: the earliest start of an armed queue's busy-wait window
+ * that is still ahead (one pre-wake per gap, only with budget left), or 0.
+ */
+static uint64_t napi_prewake_at(struct unic_napi_ctx *ctx, uint32_t n, uint64_t now)
+{
+	uint64_t at = 0, from, until;
+
+	if (ctx->target_ns == 0 || ctx->tokens_ns == 0)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->state != NAPI_Q_ARMED || qs->prewake_for == qs->arrival_ns ||
+		    !napi_busy_window(ctx, qs, &from, &until) || from <= now)
+			continue;
+		if (at == 0 || from < at)
+			at = from;
+	}
+	return at;
+}
+
+/* After a sleep the pre-wake ended: disarm the queues whose window is
+ * open, so the rounds poll them. */
+static void napi_prewake(struct unic_napi_ctx *ctx, uint32_t n, uint64_t t)
+{
+	bool any = false;
+	uint64_t from, until;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->state != NAPI_Q_ARMED || qs->prewake_for == qs->arrival_ns ||
+		    !napi_busy_window(ctx, qs, &from, &until) || t < from || t >= until)
+			continue;
+		qs->prewake_for = qs->arrival_ns;
+		unic_rx_intr_disable(qs->port, qs->q);
+		qs->state = NAPI_Q_ACTIVE;
+		qs->in_window = true; /* a packet found now needed no interrupt */
+		any = true;
+	}
+	if (any)
+		unic_counter_add(&ctx->cnt.prewakes, 1);
+}
+
 /*
  * Poll one queue for at most @p quota packets: first those its handler
  * refused last time, then injected ones, then the rx ring. Hand them to the
@@ -73,7 +300,10 @@ static uint16_t napi_poll_queue(struct unic_napi_ctx *ctx, struct napi_queue *qs
 		qs->empty_streak = 0;
 		qs->last_pkt_ns = now;
 		ctx->last_pkt_ns = now;
+		if (ctx->adaptive)
+			napi_adaptive_arrival(ctx, qs, now);
 	}
+	qs->prev_poll_ns = now;
 	if (n == 0) {
 		qs->woken = false; /* a wake that found nothing: no latency sample */
 		qs->backoff = false;
@@ -81,7 +311,11 @@ static uint16_t napi_poll_queue(struct unic_napi_ctx *ctx, struct napi_queue *qs
 	}
 	if (qs->woken) {
 		/* Interrupt source readable -> first packet handed over. */
-		napi_latency(ctx, unic_time_ns() - qs->wake_ns);
+		uint64_t lat = unic_time_ns() - qs->wake_ns;
+
+		napi_latency(ctx, lat);
+		if (ctx->adaptive)
+			ctx->wake_user_ns = napi_cost_update(ctx->wake_user_ns, lat);
 		qs->woken = false;
 	}
 	c = qs->handler(qs->port, qs->q, batch, n, qs->arg);
@@ -124,9 +358,17 @@ static void napi_complete(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint
 	case UNIC_RX_MODE_POLL:
 		return;
 	case UNIC_RX_MODE_HYBRID:
-		/* N empty polls, then as long as the adaptive window says
+		if (qs->empty_streak < ctx->min_empty_polls)
+			return;
+		/* Adaptive: as long as the estimates and the CPU budget say. */
+		if (ctx->adaptive) {
+			if (napi_adaptive_keep(ctx, qs, now))
+				return;
+			break;
+		}
+		/* Else N empty polls, then as long as the window says
 		 * (0 after long sleeps, up to T when wakes come quickly). */
-		if (qs->empty_streak < ctx->min_empty_polls || now - qs->last_pkt_ns < ctx->poll_window_ns)
+		if (now - qs->last_pkt_ns < ctx->poll_window_ns)
 			return;
 		break;
 	case UNIC_RX_MODE_INTERRUPT:
@@ -281,8 +523,8 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 {
 	struct epoll_event evs[NAPI_MAX_EVENTS];
 	uint32_t n = unic_load_relaxed(&ctx->nb_slots);
-	bool retry = false, reclaimed = false, bounded, woken = false;
-	uint64_t now, t_wake;
+	bool retry = false, reclaimed = false, bounded, woken = false, timer = false;
+	uint64_t now, t_wake, prewake = 0;
 	struct timespec ts;
 	int nev;
 
@@ -327,6 +569,16 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 		if (d - now < timeout_ns)
 			timeout_ns = d - now;
 	}
+	if (ctx->adaptive) {
+		/* Wake just before a queue's next packet is due (its
+		 * busy-wait window), when the latency target needs it. */
+		prewake = napi_prewake_at(ctx, n, now);
+		if (prewake && prewake - now < timeout_ns)
+			timeout_ns = prewake - now;
+		else
+			prewake = 0;
+		napi_adaptive_publish(ctx);
+	}
 
 	unic_store_relaxed(&ctx->sleeping, 1);
 	unic_smp_mb(); /* (N2): pairs with (N1) in unic_napi_inject */
@@ -370,6 +622,7 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 			/* max_sleep's timer (its read re-arms it), or the wake fd:
 			 * injection, a request, unic_napi_wake. */
 			woken |= s == NULL;
+			timer |= s != NULL;
 			if (read(s == NULL ? ctx->wake_fd : ctx->timer_fd, &v, sizeof(v)) < 0) {
 				/* EAGAIN: another event already drained it */
 			}
@@ -377,6 +630,26 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 		}
 		woken = true;
 		napi_source_fired(ctx, s, t_wake);
+	}
+	if (ctx->adaptive) {
+		if (nev == 0 && bounded) {
+			/* The timeout ended it: how late (the timer slack and
+			 * the wake-up), for the pre-wake's lead. */
+			uint64_t due = now + timeout_ns;
+
+			if (t_wake > due && t_wake - due < NAPI_GAP_MAX_NS)
+				ctx->timer_late_ns = napi_cost_update(ctx->timer_late_ns, t_wake - due);
+		} else if (timer && !woken && t_wake > ctx->timer_t0) {
+			/* The periodic timer alone (no slack: a timerfd): its
+			 * last expiry -> here is the kernel's wake-up, if it
+			 * expired while we slept (not a stale expiry). */
+			uint64_t late = (t_wake - ctx->timer_t0) % ctx->max_sleep_ns;
+
+			if (t_wake - late > now && late < NAPI_GAP_MAX_NS)
+				ctx->wake_kernel_ns = napi_cost_update(ctx->wake_kernel_ns, late);
+		}
+		if (prewake && t_wake >= prewake)
+			napi_prewake(ctx, n, t_wake);
 	}
 	/* Hybrid: polling longer would have saved this sleep only if what
 	 * woke us came within T of the last packet (dense traffic): then keep
@@ -410,13 +683,18 @@ int unic_napi_run_once(struct unic_napi_ctx *ctx, int64_t timeout_us)
 	napi_check_requests(ctx);
 
 	now = unic_time_ns();
+	if (ctx->adaptive)
+		napi_budget_tick(ctx, now);
 	handled = napi_round(ctx, now);
 	if (ctx->hooks.round)
 		ctx->hooks.round(ctx, ctx->hooks.arg);
+	ctx->busy_prev = ctx->busy_round && handled == 0;
 	napi_sleep(ctx, timeout_us < 0 ? UINT64_MAX : (uint64_t)timeout_us * 1000);
 	if (UNIC_UNLIKELY(unic_counter_read(&ctx->cnt.rounds) >= ctx->cpu_check_round)) {
 		ctx->cpu_check_round = unic_counter_read(&ctx->cnt.rounds) + NAPI_CPU_ROUNDS;
 		napi_update_cpu(ctx);
+		if (ctx->adaptive)
+			napi_adaptive_publish(ctx);
 	}
 
 	unic_store_release(&ctx->online, 0);

@@ -16,7 +16,7 @@
 #include <unic/log.h>
 #include <unic/mem.h>
 
-#define BENCH_MAX_RESULTS 64
+#define BENCH_MAX_RESULTS 1024
 
 struct bench {
 	const char *name;
@@ -71,8 +71,12 @@ static inline int bench_init(struct bench *b, const char *name, int argc, char *
 
 static inline void bench_add(struct bench *b, const char *name, double value, const char *unit)
 {
-	if (b->nb >= BENCH_MAX_RESULTS)
+	if (b->nb >= BENCH_MAX_RESULTS) {
+		/* Never silently: say which figure was dropped. */
+		fprintf(stderr, "%s: more than %d figures; %s not kept (raise BENCH_MAX_RESULTS)\n",
+			b->name, BENCH_MAX_RESULTS, name);
 		return;
+	}
 	snprintf(b->res[b->nb].name, sizeof(b->res[b->nb].name), "%s", name);
 	b->res[b->nb].value = value;
 	b->res[b->nb].unit = unit;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The napi engine on a ring pair: for each mode (hybrid, interrupt, poll)
+ * The napi engine on a ring pair: for each mode (hybrid, interrupt, poll,
+ * and adaptive: hybrid with the adaptive policy, docs/napi.md)
  * and offered load (1k, 10k, 100k, 1M packets/s), a paced producer thread
  * stamps each packet with its send time (CLOCK_MONOTONIC) and sends it; the
  * context's handler takes the time again. Prints, per mode and load:
@@ -11,6 +12,10 @@
  *                  packets that arrived
  *                  while the context slept (sent inside its last sleep)
  *   slept_pkts     how many packets that is
+ *   all_p50, all_p99   send -> handler, us, over every packet
+ *   (adaptive only) prewakes_per_pkt, polled_per_pkt (found by busy-waiting),
+ *                  budget_arms, busy_wait (% of the wall time), est_wake,
+ *                  est_gap (us): the policy's decisions and estimates
  *   engine_wake_p99    the engine's own histogram (epoll returned -> first
  *                  packet handed over), us (bucket upper edge)
  *   achieved_pps   what the producer managed (a software producer may not
@@ -20,10 +25,12 @@
  *   load1          the 1-minute load average when the run began
  *
  * One line per figure, or --json. --scale multiplies the run times.
- * BENCH_NAPI_MODES (hybrid,interrupt,poll) and BENCH_NAPI_LOADS
+ * BENCH_NAPI_MODES (hybrid,interrupt,poll,adaptive) and BENCH_NAPI_LOADS
  * (1000,10000,100000,1000000) pick the runs; unset: all.
  * BENCH_NAPI_EMPTY_POLLS and BENCH_NAPI_IDLE_US set hybrid_empty_polls and
- * hybrid_idle_us (unset: the defaults); BENCH_NAPI_PIN=P,C pins the
+ * hybrid_idle_us (unset: the defaults); BENCH_NAPI_LATENCY_TARGET_US and
+ * BENCH_NAPI_CPU_BUDGET the adaptive mode's knobs (unset: 10 us and the
+ * engine's default budget); BENCH_NAPI_PIN=P,C pins the
  * producer to CPU P and the context's thread to CPU C.
  */
 #include <errno.h>
@@ -57,6 +64,8 @@ struct run {
 	uint64_t handled;
 	uint32_t nb_slept;
 	uint64_t *slept_lat;     /* ns, packets sent while the context slept */
+	uint32_t nb_all;
+	uint64_t *all_lat;       /* ns, every packet */
 };
 
 static uint16_t handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
@@ -73,6 +82,8 @@ static uint16_t handler(struct unic_port *port, uint16_t q, struct unic_pkt **pk
 
 		if (sent >= s0 && sent <= s1 && r->nb_slept < MAX_SAMPLES)
 			r->slept_lat[r->nb_slept++] = now - sent;
+		if (r->nb_all < MAX_SAMPLES)
+			r->all_lat[r->nb_all++] = now - sent;
 	}
 	unic_pkt_free_bulk(pkts, n);
 	__atomic_store_n(&r->handled, r->handled + n, __ATOMIC_RELEASE);
@@ -217,16 +228,26 @@ static struct unic_port *make_port(const char *spec)
 	return p;
 }
 
+/* The adaptive policy is hybrid's: a mode of this benchmark, not of the engine. */
+#define BENCH_MODE_ADAPTIVE ((enum unic_rx_mode)100)
+
+static const char *mode_name(enum unic_rx_mode mode)
+{
+	return mode == BENCH_MODE_ADAPTIVE ? "adaptive" : unic_rx_mode_name(mode);
+}
+
 static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum unic_rx_mode mode,
 	       uint64_t pps, uint64_t duration_ns)
 {
-	struct unic_napi_conf c = { .sz = sizeof(c), .name = "bench", .mode = mode };
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = "bench",
+				    .mode = mode == BENCH_MODE_ADAPTIVE ? UNIC_RX_MODE_HYBRID : mode };
+	const char *lt = getenv("BENCH_NAPI_LATENCY_TARGET_US"), *cb = getenv("BENCH_NAPI_CPU_BUDGET");
 	const char *ep = getenv("BENCH_NAPI_EMPTY_POLLS"), *iu = getenv("BENCH_NAPI_IDLE_US");
 	struct unic_napi_ctx_stats st0, st1;
 	struct run r = { .tx = tx, .pps = pps, .duration_ns = duration_ns };
 	struct ctx_thread ct;
 	pthread_t ctid, ptid;
-	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p90 = 0, p99 = 0, p999 = 0, rd0, rd1;
+	uint64_t t0, t1, cpu0, cpu1, p50 = 0, p90 = 0, p99 = 0, p999 = 0, rd0, rd1, all50 = 0, all99 = 0;
 	double load0;
 	char name[64], tag[32];
 	int rc;
@@ -234,11 +255,16 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	/* Knobs to compare (unset: the defaults). */
 	if (ep && *ep)
 		c.hybrid_empty_polls = (uint32_t)strtoul(ep, NULL, 0);
-	if (iu && *iu)
+	if (iu && *iu && mode != BENCH_MODE_ADAPTIVE)
 		c.hybrid_idle_us = (uint32_t)strtoul(iu, NULL, 0);
+	if (mode == BENCH_MODE_ADAPTIVE) {
+		c.latency_target_us = lt && *lt ? (uint32_t)strtoul(lt, NULL, 0) : 10;
+		c.cpu_budget = cb && *cb ? (uint32_t)strtoul(cb, NULL, 0) : 0;
+	}
 	r.slept_lat = malloc(MAX_SAMPLES * sizeof(uint64_t));
+	r.all_lat = malloc(MAX_SAMPLES * sizeof(uint64_t));
 	r.ctx = unic_napi_ctx_create(&c);
-	if (r.ctx == NULL || r.slept_lat == NULL)
+	if (r.ctx == NULL || r.slept_lat == NULL || r.all_lat == NULL)
 		return -ENOMEM;
 	rc = unic_napi_queue_add(r.ctx, rx, 0, 64, handler, &r);
 	if (rc)
@@ -273,9 +299,14 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 		p99 = r.slept_lat[(uint64_t)r.nb_slept * 99 / 100];
 		p999 = r.slept_lat[(uint64_t)r.nb_slept * 999 / 1000];
 	}
+	if (r.nb_all) {
+		qsort(r.all_lat, r.nb_all, sizeof(uint64_t), cmp_u64);
+		all50 = r.all_lat[r.nb_all / 2];
+		all99 = r.all_lat[(uint64_t)r.nb_all * 99 / 100];
+	}
 	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++)
 		st1.wake_latency_ns[i] -= st0.wake_latency_ns[i];
-	snprintf(tag, sizeof(tag), "%s_%s", unic_rx_mode_name(mode),
+	snprintf(tag, sizeof(tag), "%s_%s", mode_name(mode),
 		 pps >= 1000000 ? "1M" : pps >= 100000 ? "100k" : pps >= 10000 ? "10k" : "1k");
 #define FIG(suffix, val, unit)                                              \
 	do {                                                                \
@@ -290,9 +321,22 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 	FIG("wake_p90", (double)p90 / 1e3, "us");
 	FIG("wake_p99", (double)p99 / 1e3, "us");
 	FIG("wake_p999", (double)p999 / 1e3, "us");
+	FIG("all_p50", (double)all50 / 1e3, "us");
+	FIG("all_p99", (double)all99 / 1e3, "us");
 	FIG("engine_wake_p99", (double)unic_napi_hist_percentile(st1.wake_latency_ns,
 								 UNIC_NAPI_HIST_BUCKETS, 0.99) / 1e3, "us");
 	FIG("lost", (double)(r.sent - r.handled), "packets");
+	if (mode == BENCH_MODE_ADAPTIVE) {
+		/* The policy's decisions (docs/napi.md, "The adaptive policy"). */
+		FIG("prewakes_per_pkt", r.handled ? (double)(st1.prewakes - st0.prewakes) / (double)r.handled : 0,
+		    "ratio");
+		FIG("polled_per_pkt", r.handled ? (double)(st1.sleeps_avoided - st0.sleeps_avoided) /
+		    (double)r.handled : 0, "ratio");
+		FIG("budget_arms", (double)(st1.budget_arms - st0.budget_arms), "arms");
+		FIG("busy_wait", 100.0 * (double)(st1.busy_wait_ns - st0.busy_wait_ns) / (double)(t1 - t0), "%");
+		FIG("est_wake", (double)st1.est_wake_ns / 1e3, "us");
+		FIG("est_gap", (double)st1.est_gap_ns / 1e3, "us");
+	}
 	/* The machine's part: how long the context thread waited for a CPU
 	 * per wake-up (it is runnable from the wake until it runs), and the
 	 * load average when the run began. */
@@ -302,6 +346,7 @@ static int one(struct bench *b, struct unic_port *tx, struct unic_port *rx, enum
 #undef FIG
 	unic_napi_ctx_destroy(r.ctx);
 	free(r.slept_lat);
+	free(r.all_lat);
 	return 0;
 }
 
@@ -324,7 +369,8 @@ static bool wanted(const char *var, const char *item)
 int main(int argc, char **argv)
 {
 	static const uint64_t loads[] = { 1000, 10000, 100000, 1000000 };
-	static const enum unic_rx_mode modes[] = { UNIC_RX_MODE_HYBRID, UNIC_RX_MODE_INTERRUPT, UNIC_RX_MODE_POLL };
+	static const enum unic_rx_mode modes[] = { UNIC_RX_MODE_HYBRID, UNIC_RX_MODE_INTERRUPT, UNIC_RX_MODE_POLL,
+						   BENCH_MODE_ADAPTIVE };
 	struct bench b;
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "napib", .count = POOL_PKTS,
 					  .cache_size = 256, .numa_node = -1 };
@@ -346,7 +392,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (unsigned m = 0; m < UNIC_ARRAY_SIZE(modes); m++) {
-		if (!wanted("BENCH_NAPI_MODES", unic_rx_mode_name(modes[m])))
+		if (!wanted("BENCH_NAPI_MODES", mode_name(modes[m])))
 			continue;
 		for (unsigned l = 0; l < UNIC_ARRAY_SIZE(loads); l++) {
 			char lname[16];
@@ -358,7 +404,7 @@ int main(int argc, char **argv)
 				continue;
 			rc = one(&b, tx, rx, modes[m], loads[l], (uint64_t)((double)dur * b.scale));
 			if (rc) {
-				fprintf(stderr, "run %s at %" PRIu64 " pps: %s\n", unic_rx_mode_name(modes[m]),
+				fprintf(stderr, "run %s at %" PRIu64 " pps: %s\n", mode_name(modes[m]),
 					loads[l], strerror(-rc));
 				return 1;
 			}

@@ -249,6 +249,36 @@ Test(l2fwd_opts, bad_values_are_refused_with_the_accepted_range)
 	HAS(err, "option --rx-mode: empty value");
 }
 
+Test(l2fwd_opts, the_adaptive_policy_options_are_taken_and_checked_against_the_mode)
+{
+	struct l2fwd_opts o;
+
+	cr_assert_eq(parse(&o, "--latency-target 20 --cpu-budget=30"), 0, "%s", err);
+	cr_assert_eq(o.latency_target_us, 20);
+	cr_assert_eq(o.cpu_budget, 30);
+	cr_assert_eq(o.mode, UNIC_RX_MODE_HYBRID);
+	cr_assert_eq(parse(&o, "--rx-mode=hybrid --cpu-budget 100"), 0, "%s", err);
+	cr_assert_eq(o.latency_target_us, 0);
+	cr_assert_eq(o.cpu_budget, 100);
+	cr_assert_eq(parse(&o, "--cpu-budget 101"), -EINVAL);
+	HAS(err, "option --cpu-budget: bad value '101'; expected a whole number from 1 to 100");
+	cr_assert_eq(parse(&o, "--cpu-budget 0"), -EINVAL);
+	cr_assert_eq(parse(&o, "--latency-target 0"), -EINVAL);
+	HAS(err, "option --latency-target: bad value '0'; expected a whole number from 1 to 1000000");
+	cr_assert_eq(parse(&o, "--latency-target 1000001"), -EINVAL);
+	cr_assert_eq(parse(&o, "--latency-target=x"), -EINVAL);
+	cr_assert_eq(parse(&o, "--latency-target"), -EINVAL);
+	HAS(err, "option --latency-target: missing value");
+	/* Hybrid's, in place of the fixed window. */
+	cr_assert_eq(parse(&o, "--rx-mode poll --latency-target 20"), -EINVAL);
+	HAS(err, "--rx-mode is poll: drop them or use --rx-mode hybrid");
+	cr_assert_eq(parse(&o, "--cpu-budget 10 --rx-mode interrupt"), -EINVAL);
+	HAS(err, "--rx-mode is interrupt");
+	cr_assert_eq(parse(&o, "--hybrid-idle-us 20 --cpu-budget 10"), -EINVAL);
+	HAS(err, "option --hybrid-idle-us sets the fixed polling window");
+	cr_assert_eq(parse(&o, "--hybrid-empty-polls 8 --latency-target 5"), 0, "%s", err);
+}
+
 Test(l2fwd_opts, unknown_options_and_stray_words_are_refused)
 {
 	struct l2fwd_opts o;

@@ -10,15 +10,20 @@ TestSuite(napi_idle, .init = setup, .fini = teardown, .timeout = 120);
 
 #define IDLE_NS (5 * 1000000000ull)
 
-static struct unic_napi_ctx_stats idle_run(enum unic_rx_mode mode, uint64_t *cpu_ns)
+/* @p target_us, @p cpu_budget: hybrid's adaptive policy (0, 0: off). */
+static struct unic_napi_ctx_stats idle_run_conf(enum unic_rx_mode mode, uint32_t target_us,
+						uint32_t cpu_budget, uint64_t *cpu_ns)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(mode, 0);
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(mode), .mode = mode,
+				    .latency_target_us = target_us, .cpu_budget = cpu_budget };
+	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
 	struct unic_napi_ctx_stats st;
 	struct runner r;
 	uint64_t c0;
 
+	cr_assert_not_null(ctx, "napi context: %s (%s)", strerror(errno), logbuf);
 	port_up(tx, 1);
 	port_up(rx, 1);
 	cr_assert_eq(unic_napi_queue_add(ctx, rx, 0, 64, drop_handler, NULL), 0, "%s", logbuf);
@@ -28,14 +33,38 @@ static struct unic_napi_ctx_stats idle_run(enum unic_rx_mode mode, uint64_t *cpu
 	*cpu_ns = thread_cpu_ns(r.tid) - c0;
 	runner_stop(&r);
 	st = ctx_stats(ctx);
-	fprintf(stderr, "# idle %s, 5 s: CPU %.2f ms (metric %.2f ms), rounds %" PRIu64 ", polls %" PRIu64
+	fprintf(stderr, "# idle %s%s, 5 s: CPU %.2f ms (metric %.2f ms), rounds %" PRIu64 ", polls %" PRIu64
 		", empty polls %" PRIu64 ", arms %" PRIu64 ", sleeps %" PRIu64 ", asleep %.3f s, wake-ups %" PRIu64 "\n",
-		unic_rx_mode_name(mode), *cpu_ns / 1e6, st.cpu_ns / 1e6, st.rounds, st.polls,
+		unic_rx_mode_name(mode), cpu_budget ? " (adaptive)" : "", *cpu_ns / 1e6, st.cpu_ns / 1e6, st.rounds, st.polls,
 		st.empty_polls, st.arms, st.sleeps, st.asleep_ns / 1e9, st.wakeups);
 	unic_napi_ctx_destroy(ctx);
 	port_down(rx);
 	port_down(tx);
 	return st;
+}
+
+static struct unic_napi_ctx_stats idle_run(enum unic_rx_mode mode, uint64_t *cpu_ns)
+{
+	return idle_run_conf(mode, 0, 0, cpu_ns);
+}
+
+/* With no packet there is no gap estimate, so no busy-wait window: the
+ * adaptive policy arms after the empty polls, as the fixed window does,
+ * even with a target below any wake-up and the whole core allowed. */
+Test(napi_idle, an_idle_adaptive_context_sleeps_and_never_busy_waits)
+{
+	uint64_t cpu;
+	struct unic_napi_ctx_stats st = idle_run_conf(UNIC_RX_MODE_HYBRID, 1, 100, &cpu);
+
+	cr_assert_gt(st.sleeps, 0, "it never slept");
+	cr_assert_leq(st.polls, 2ull * UNIC_NAPI_EMPTY_POLLS_DEFAULT,
+		      "%" PRIu64 " polls: it should stop after %u empty polls", st.polls,
+		      UNIC_NAPI_EMPTY_POLLS_DEFAULT);
+	cr_assert_eq(st.busy_polls_kept + st.busy_wait_ns + st.prewakes, 0,
+		     "idle, it kept polling %" PRIu64 " times (%" PRIu64 " ns) and pre-woke %" PRIu64 " times",
+		     st.busy_polls_kept, st.busy_wait_ns, st.prewakes);
+	cr_assert_gt(st.asleep_ns, 4500000000ull, "asleep only %.3f s of 5", st.asleep_ns / 1e9);
+	cr_assert_lt(cpu, 50000000ull, "the context's thread used %.2f ms of CPU", cpu / 1e6);
 }
 
 Test(napi_idle, an_idle_hybrid_context_sleeps_and_uses_under_50ms_of_cpu_in_5s)

@@ -56,11 +56,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void sudden_stop(enum unic_rx_mode mode)
+/* In @p mode; hybrid with the adaptive policy when @p cpu_budget is set. */
+static void sudden_stop_conf(enum unic_rx_mode mode, uint32_t latency_target_us, uint32_t cpu_budget)
 {
 	struct unic_port *tx = port_create("ring0");
 	struct unic_port *rx = port_create("ring1,peer=ring0");
-	struct unic_napi_ctx *ctx = ctx_make(mode, 0);
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(mode), .mode = mode,
+				    .latency_target_us = latency_target_us, .cpu_budget = cpu_budget };
+	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
 	struct sstop s = { 0 };
 	struct runner r;
 	uint64_t *lat = calloc(SSTOP_BURSTS, sizeof(*lat));
@@ -68,6 +71,7 @@ static void sudden_stop(enum unic_rx_mode mode)
 	uint32_t seq = 0, rnd = 12345;
 	struct unic_napi_ctx_stats st;
 
+	cr_assert_not_null(ctx, "napi context: %s (%s)", strerror(errno), logbuf);
 	cr_assert_not_null(lat);
 	port_up(tx, 1);
 	port_up(rx, 1);
@@ -118,11 +122,12 @@ static void sudden_stop(enum unic_rx_mode mode)
 	st = ctx_stats(ctx);
 	qsort(lat, SSTOP_BURSTS, sizeof(*lat), cmp_u64);
 	fprintf(stderr,
-		"# sudden stop, %s: %u bursts in %.1f s; burst handled after (us): p50 %.1f p90 %.1f "
+		"# sudden stop, %s%s: %u bursts in %.1f s; burst handled after (us): p50 %.1f p90 %.1f "
 		"p99 %.1f p99.9 %.1f max %.1f; over 50 ms: %" PRIu64 " (%" PRIu64 " by the wall clock, "
 		"up to %.1f ms of it waiting for a CPU); sleeps %" PRIu64
 		" interrupts %" PRIu64 " arms %" PRIu64 " rechecks caught %" PRIu64 "\n",
-		unic_rx_mode_name(mode), SSTOP_BURSTS, (double)(unic_time_ns() - t_start) / 1e9,
+		unic_rx_mode_name(mode), cpu_budget ? " (adaptive)" : "", SSTOP_BURSTS,
+		(double)(unic_time_ns() - t_start) / 1e9,
 		lat[SSTOP_BURSTS / 2] / 1e3, lat[SSTOP_BURSTS * 9 / 10] / 1e3,
 		lat[SSTOP_BURSTS * 99 / 100] / 1e3, lat[SSTOP_BURSTS * 999 / 1000] / 1e3,
 		lat[SSTOP_BURSTS - 1] / 1e3, late, late_wall, sched_max / 1e6, st.sleeps, st.interrupts, st.arms,
@@ -139,6 +144,25 @@ static void sudden_stop(enum unic_rx_mode mode)
 	port_down(rx);
 	port_down(tx);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "pool in use: %u", unic_pool_in_use_count(pool));
+}
+
+static void sudden_stop(enum unic_rx_mode mode)
+{
+	sudden_stop_conf(mode, 0, 0);
+}
+
+/* The adaptive policy (docs/napi.md): with the CPU budget alone (it
+ * busy-waits only through gaps shorter than a wake-up), and with a latency
+ * target below any wake-up (it also wakes itself before expected packets,
+ * disarming queues on its own). */
+Test(napi, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_adaptive_hybrid_mode)
+{
+	sudden_stop_conf(UNIC_RX_MODE_HYBRID, 0, 50);
+}
+
+Test(napi, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_adaptive_hybrid_mode_with_a_latency_target)
+{
+	sudden_stop_conf(UNIC_RX_MODE_HYBRID, 1, 25);
 }
 
 Test(napi, no_burst_waits_over_50ms_after_traffic_stops_suddenly_in_hybrid_mode)

@@ -274,6 +274,31 @@ Test(telemetry, napi_commands_show_a_context_until_it_is_destroyed)
 	unic_telemetry_stop(tel);
 }
 
+Test(telemetry, napi_context_shows_the_adaptive_policy_counters_and_estimates)
+{
+	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "teladapt", .latency_target_us = 10 };
+	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&nc);
+	struct unic_telemetry *tel = tel_start("napia", 0, 0);
+	char req[64];
+	int fd = tel_connect(tel);
+	const char *a;
+
+	cr_assert_not_null(ctx);
+	/* A round and a sleep publish the estimates: the wake cost's seeds
+	 * (10 + 2 us, no wake measured yet) and the whole budget (the
+	 * default 25% of 100 ms). */
+	cr_assert_geq(unic_napi_run_once(ctx, 1000), 0);
+	snprintf(req, sizeof(req), "/napi/context,%u", unic_napi_ctx_id(ctx));
+	a = tel_ask(fd, req);
+	HAS(a, "\"mode\":\"hybrid\"");
+	HAS(a, "\"adaptive\":{\"busy_polls_kept\":0,\"sleeps_avoided\":0,\"busy_wait_ns\":0,"
+	       "\"budget_arms\":0,\"prewakes\":0,\"target_met\":0,\"target_missed\":0,"
+	       "\"est_wake_ns\":12000,\"est_gap_ns\":0,\"budget_left_ns\":25000000}");
+	unic_napi_ctx_destroy(ctx);
+	close(fd);
+	unic_telemetry_stop(tel);
+}
+
 static uint16_t tel_eat(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n, void *arg)
 {
 	(void)port, (void)q, (void)arg;

@@ -135,6 +135,7 @@ Test(testpmd_dpdk, show_port_napi_prints_the_values_in_effect, .timeout = 60)
 	HAS(out, "Port 0 napi: budget 256 (default) weight 16 (the burst) empty-polls 4 (default) "
 		 "idle-us 50 (default) max-sleep-ms 100 (default)");
 	HAS(out, "Port 0 napi: budget 64 weight 8 empty-polls 4 (default)");
+	HAS(out, "max-sleep-ms 100 (default) latency-target off cpu-budget off");
 	HASNT(out, "(0: default)");
 }
 

@@ -116,6 +116,23 @@ Test(testpmd_binary, each_rx_mode_forwards_and_shows_its_napi_figures, .timeout 
 		cr_assert_gt(num_after(out, "Accumulated forward statistics", "RX-packets:"), 1000, "%s: %s",
 			     modes[i], out);
 	}
+	/* Hybrid with the adaptive policy's knobs: forwards, and shows them. */
+	cr_assert_eq(run(RING_PAIR, "port stop all\nset rx-mode all hybrid latency-target=20 cpu-budget=30\n"
+			 "port start all\nstart tx_first\nsleep 300\nshow port napi 0\nstop\n", out, sizeof(out)),
+		     0, "%s", out);
+	HAS(out, "latency-target 20 cpu-budget 30");
+	HAS(out, "(hybrid): polls");
+	cr_assert_gt(num_after(out, "Accumulated forward statistics", "RX-packets:"), 1000, "adaptive: %s", out);
+	/* ... which are the hybrid mode's, and not with its fixed window. */
+	cr_assert_eq(run_ex(RING_PAIR, "port stop all\nset rx-mode all poll cpu-budget=30\n", true, out, sizeof(out)),
+		     1, "%s", out);
+	HAS(out, "set rx-mode: latency-target and cpu-budget set the hybrid mode's adaptive policy");
+	cr_assert_eq(run_ex(RING_PAIR, "port stop all\nset rx-mode all hybrid idle-us=20 latency-target=5\n", true,
+			    out, sizeof(out)), 1, "%s", out);
+	HAS(out, "give one or the other");
+	cr_assert_eq(run_ex(RING_PAIR, "port stop all\nset rx-mode all hybrid cpu-budget=101\n", true, out,
+			    sizeof(out)), 1, "%s", out);
+	HAS(out, "set rx-mode: cpu-budget=101: expected 1..100");
 	/* A port without rx interrupts polls, and says so. */
 	cr_assert_eq(run("--vdev null0", "port stop 0\nset rx-mode 0 interrupt\nport start 0\nshow port info 0\n",
 			 out, sizeof(out)), 0, "%s", out);

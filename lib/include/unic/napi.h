@@ -53,6 +53,8 @@ struct unic_napi_ctx;
 #define UNIC_NAPI_INJECT_SIZE_DEFAULT 256 /**< inject_size */
 #define UNIC_NAPI_WEIGHT_MAX          256 /**< largest weight of a queue (unic_napi_queue_add()) */
 #define UNIC_NAPI_BUDGET_MAX          65535 /**< largest budget */
+#define UNIC_NAPI_CPU_BUDGET_DEFAULT  25  /**< cpu_budget when only latency_target_us is set */
+#define UNIC_NAPI_LATENCY_TARGET_MAX_US 1000000 /**< largest latency_target_us (1 s) */
 
 /** Options for unic_napi_ctx_create(). Zero-initialise, then set: 0 means the default. */
 struct unic_napi_conf {
@@ -79,6 +81,20 @@ struct unic_napi_conf {
 	/** tx queue slots (unic_napi_txq_add): one per tx queue the context's
 	 *  handlers send on; 0: as many as max_queues. Up to 1024. */
 	uint32_t max_txqs;
+	/** Hybrid, adaptive policy (docs/napi.md, "The adaptive policy"):
+	 *  keep the median latency of a queue's packets under this many us
+	 *  when the CPU budget allows (the context busy-waits where a sleep's
+	 *  wake-up would take longer, and wakes itself just before a packet
+	 *  that arrives regularly). 0: no target. 1..1000000. Setting this or
+	 *  cpu_budget turns the adaptive policy on, in place of the fixed
+	 *  window (hybrid_idle_us must then be left 0); poll and interrupt
+	 *  modes refuse both. */
+	uint32_t latency_target_us;
+	/** Hybrid, adaptive policy: the percentage of a core (1..100) the
+	 *  context may spend busy-waiting on drained queues (empty polls),
+	 *  over any 100 ms plus that share of 100 ms. 0: 25 when
+	 *  latency_target_us is set, else the adaptive policy is off. */
+	uint32_t cpu_budget;
 };
 
 /**
@@ -111,8 +127,10 @@ struct unic_napi_hooks {
 
 /**
  * Create a context. @return it, or NULL with errno EINVAL (sz unset, unknown
- * mode, budget or inject_size out of range: the log says which), ENOMEM, or
- * epoll/eventfd's errno.
+ * mode, budget or inject_size out of range; latency_target_us or cpu_budget
+ * out of range, set in a mode other than hybrid, or set with
+ * hybrid_idle_us: the log says which), ENOMEM, or epoll/eventfd/timerfd's
+ * errno.
  */
 struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf);
 
@@ -250,6 +268,18 @@ struct unic_napi_ctx_stats {
 	uint64_t tx_reclaimed;     /**< buffers freed by tx reclaim */
 	uint64_t cpu_ns;           /**< the context thread's CPU time (CLOCK_THREAD_CPUTIME_ID) */
 	uint64_t wake_latency_samples; /**< wakes measured in wake_latency_ns */
+	/* The adaptive policy (docs/napi.md): 0 when it is off. */
+	uint64_t busy_polls_kept;  /**< drained polls after which the policy kept polling instead of arming */
+	uint64_t sleeps_avoided;   /**< busy-wait windows that ended with a packet: a sleep and a wake saved */
+	uint64_t busy_wait_ns;     /**< time in rounds of empty polls the policy kept (charged to cpu_budget) */
+	uint64_t budget_arms;      /**< arms the CPU budget forced where the policy wanted to keep polling */
+	uint64_t prewakes;         /**< sleeps ended early by the policy, just before an expected packet */
+	uint64_t target_met;       /**< polls that found packets within latency_target_us (estimated) */
+	uint64_t target_missed;    /**< ... later than latency_target_us (estimated) */
+	/* Estimates now (gauges, not counters). */
+	uint64_t est_wake_ns;      /**< a sleep's wake cost: kernel wake-up + epoll return -> packet handed */
+	uint64_t est_gap_ns;       /**< the smallest inter-arrival gap estimate over the queues (0: none yet) */
+	uint64_t budget_left_ns;   /**< busy-wait time the CPU budget allows now */
 	/** interrupt source readable (epoll returned) -> first packet handed to the handler */
 	uint64_t wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
 };
@@ -267,6 +297,9 @@ struct unic_napi_queue_info {
 	uint16_t weight;           /**< packets per poll */
 	char port_name[32];        /**< the port's name, truncated */
 	struct unic_napi_queue_stats stats; /**< its counters */
+	/** The adaptive policy's estimate of the gap between its packets
+	 *  (ns; 0: none yet, or the policy is off). */
+	uint64_t gap_ns;
 };
 
 /**
