@@ -1694,7 +1694,10 @@ static void tx_step(struct pg_app *a, struct unic_pool *pool, uint64_t now_ns)
 		struct pg_txp *t = &a->txp[k];
 
 		do_tx(a, pool, t);
-		if (t->npend && now_ns - t->last_take_ns > TX_STALL_NS && !a->stalled) {
+		/* A take in do_tx stamps last_take_ns after now_ns was read:
+		 * only a stamp before now_ns can be TX_STALL_NS old. */
+		if (t->npend && now_ns > t->last_take_ns && now_ns - t->last_take_ns > TX_STALL_NS &&
+		    !a->stalled) {
 			char qn[24] = "";
 
 			if (a->nb_thr > 1)

@@ -426,6 +426,31 @@ Test(pktgen_threads_bin, a_ring_nobody_drains_names_the_port_the_limit, .timeout
 	HAS(out, "tx port 0 queue 0");
 }
 
+/*
+ * A port that takes part of a burst and then nothing is stalled 2 s after
+ * the last frame it took, not at once: the stall check compared a clock read
+ * at the top of the loop with the take's later one, and the unsigned
+ * difference wrapped (a false stall at 1 Mpps into a memif forwarder that
+ * fell behind for a moment). Ring1's rx queue of 100 descriptors takes 3
+ * whole bursts of 32, then 4 of the next.
+ */
+Test(pktgen_threads_bin, a_port_that_took_part_of_a_burst_is_stalled_only_2_s_after, .timeout = 120)
+{
+	static char out[32768];
+	const char *p;
+	double secs;
+
+	cr_assert_eq(run("--no-pci --no-huge --no-telemetry --vdev ring0 --vdev ring1,peer=ring0 --rxd 100 "
+			 "--stream tx=0,rx=0 --stream tx=1,rx=0 --count 100000", out, sizeof(out)), 1, "%s", out);
+	HAS(out, "took no frame for 2 s");
+	p = strstr(out, "tx port 0: sent 100 frames");
+	cr_assert_not_null(p, "%s", out);
+	p = strstr(p, " in ");
+	cr_assert_not_null(p, "%s", out);
+	secs = strtod(p + 4, NULL);
+	cr_assert_geq(secs, 1.99, "tx port 0 was called stalled after %.3f s of sending:\n%s", secs, out);
+}
+
 Test(pktgen_threads_bin, a_sweep_on_two_threads_counts_every_frame_of_each_step_once, .timeout = 180)
 {
 	static char out[32768];
