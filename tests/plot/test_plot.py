@@ -116,6 +116,67 @@ class Sweep(unittest.TestCase):
         self.assertEqual(self.sweeps[0].label, 'poll (illustrative)')
 
 
+class Rounds(unittest.TestCase):
+    """Sweeps with one label are rounds of a configuration: one line, the
+    median per offered load of every figure, CPU included."""
+
+    def rounds(self):
+        out = []
+        for k, name in enumerate(('poll', 'hybrid', 'poll')):
+            sw = up.load_sweep(fx(name + '.json'), label='both')
+            up.attach_cpu(sw, fx(name + '.jsonl'))
+            # the third round: every figure 10 % above the first's
+            if k == 2:
+                for s in sw.steps:
+                    s['achieved_pps'] *= 1.1
+                    s['latency_us'] = {p: v * 1.1 for p, v in s['latency_us'].items()}
+                sw.cpu = [c * 1.1 for c in sw.cpu]
+            out.append(sw)
+        return out
+
+    def test_rounds_of_one_label_are_one_line_of_medians(self):
+        rs = self.rounds()
+        merged = up.merge_rounds(rs)
+        self.assertEqual(len(merged), 1)
+        m = merged[0]
+        self.assertEqual(m.label, 'both (median of 3)')
+        self.assertEqual([s['offered_pps'] for s in m.steps], [s['offered_pps'] for s in rs[0].steps])
+        for i, s in enumerate(m.steps):
+            self.assertEqual(s['rounds'], 3)
+            want = sorted(r.steps[i]['achieved_pps'] for r in rs)[1]
+            self.assertAlmostEqual(s['achieved_pps'], want)
+            want = sorted(r.steps[i]['latency_us']['p99'] for r in rs)[1]
+            self.assertAlmostEqual(s['latency_us']['p99'], want)
+            self.assertAlmostEqual(m.cpu[i], sorted(r.cpu[i] for r in rs)[1])
+        figs = up.sweep_figures(merged)
+        self.assertEqual(labels(figs['cpu'].axes[0]), ['both (median of 3)'])
+        self.assertEqual(list(figs['cpu'].axes[0].get_lines()[0].get_ydata()), m.cpu)
+
+    def test_a_load_in_some_rounds_only_is_the_median_of_those(self):
+        rs = self.rounds()[:2]
+        del rs[1].steps[0]
+        rs[1].cpu = rs[1].cpu[1:]
+        m = up.merge_rounds(rs)[0]
+        self.assertEqual(m.steps[0]['rounds'], 1)
+        self.assertEqual(m.steps[0]['achieved_pps'], rs[0].steps[0]['achieved_pps'])
+        self.assertEqual(m.cpu[0], rs[0].cpu[0])
+        self.assertAlmostEqual(m.cpu[1], (rs[0].cpu[1] + rs[1].cpu[0]) / 2)
+
+    def test_different_labels_stay_apart(self):
+        a = up.load_sweep(fx('poll.json'))
+        b = up.load_sweep(fx('hybrid.json'))
+        self.assertEqual(up.merge_rounds([a, b]), [a, b])
+
+    def test_the_command_line_merges_rounds(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = run('--sweep', fx('poll.json'), '--samples', fx('poll.jsonl'), '--label', 'x',
+                               '--sweep', fx('hybrid.json'), '--samples', fx('hybrid.jsonl'), '--label', 'x',
+                               '--format', 'svg', '--out', os.path.join(d, 'r'))
+            self.assertEqual(rc, 0, err)
+            svg = open(os.path.join(d, 'r-cpu.svg')).read()
+            self.assertIn('x (median of 2)', svg)
+
+
 class StepCpu(unittest.TestCase):
     # Samples (time, cpu_seconds) and a step [10.2, 11.5]: inside it are the
     # samples at 10.5 (1.2 s) and 11.0 (1.45 s), so 100 * 0.25 / 0.5 = 50 %.
