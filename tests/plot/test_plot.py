@@ -162,6 +162,15 @@ class Rounds(unittest.TestCase):
         self.assertEqual(m.cpu[0], rs[0].cpu[0])
         self.assertAlmostEqual(m.cpu[1], (rs[0].cpu[1] + rs[1].cpu[0]) / 2)
 
+    def test_many_labels_wrap_the_overview_title(self):
+        sws = [up.load_sweep(fx('poll.json'), label='a rather long configuration label %d' % i)
+               for i in range(6)]
+        title = up.sweep_figures(sws)['sweep']._suptitle.get_text()
+        self.assertIn('\n', title)
+        self.assertTrue(all(len(line) <= 150 for line in title.split('\n')))
+        for i in range(6):
+            self.assertIn('label %d' % i, title.replace('\n', ' '))
+
     def test_different_labels_stay_apart(self):
         a = up.load_sweep(fx('poll.json'))
         b = up.load_sweep(fx('hybrid.json'))
