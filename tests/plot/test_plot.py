@@ -186,6 +186,66 @@ class Rounds(unittest.TestCase):
             self.assertIn('x (median of 2)', svg)
 
 
+class Idle(unittest.TestCase):
+    """A report's "idle" window: the forwarder's CPU without traffic, from
+    the samples inside it, drawn left of the lowest load."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='unic-plot-idle-')
+        with open(fx('hybrid.json')) as f:
+            doc = json.load(f)
+        # the fixture's samples at 999.0, 999.5 and 1000.0 precede step 0
+        doc['idle'] = {'start_time': 1764859999.0, 'end_time': 1764860000.0}
+        self.path = os.path.join(self.tmp, 'idle.json')
+        with open(self.path, 'w') as f:
+            json.dump(doc, f)
+        samples = up.load_samples(fx('hybrid.jsonl'))
+        inside = [c for t, c in samples if 1764859999.0 <= t <= 1764860000.0]
+        self.want = 100.0 * (inside[-1] - inside[0]) / 1.0
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_the_idle_cpu_is_drawn_left_of_the_lowest_load(self):
+        sw = up.load_sweep(self.path)
+        up.attach_cpu(sw, fx('hybrid.jsonl'))
+        self.assertAlmostEqual(sw.idle_cpu, self.want)
+        ax = up.sweep_figures([sw])['cpu'].axes[0]
+        idle = [ln for ln in ax.get_lines() if ln.get_label().startswith('_idle')]
+        self.assertEqual(len(idle), 1)
+        self.assertEqual(list(idle[0].get_xdata())[0], 1000 / 4)   # log axis: a quarter of 1 kpps
+        self.assertAlmostEqual(list(idle[0].get_ydata())[0], self.want)
+        self.assertIn('idle', [t.get_text() for t in ax.texts])
+        self.assertEqual(labels(ax)[0], 'hybrid (illustrative)')   # the legend is the sweep's
+
+    def test_rounds_give_the_median_idle_cpu(self):
+        rs = []
+        for k in range(3):
+            sw = up.load_sweep(self.path, label='x')
+            up.attach_cpu(sw, fx('hybrid.jsonl'))
+            sw.idle_cpu *= (1, 3, 2)[k]
+            rs.append(sw)
+        self.assertAlmostEqual(up.merge_rounds(rs)[0].idle_cpu, 2 * self.want)
+
+    def test_without_an_idle_window_there_is_no_idle_point(self):
+        sw = up.load_sweep(fx('hybrid.json'))
+        up.attach_cpu(sw, fx('hybrid.jsonl'))
+        self.assertIsNone(sw.idle_cpu)
+        ax = up.sweep_figures([sw])['cpu'].axes[0]
+        self.assertFalse([ln for ln in ax.get_lines() if ln.get_label().startswith('_idle')])
+
+    def test_a_backwards_idle_window_is_refused(self):
+        with open(self.path) as f:
+            doc = json.load(f)
+        doc['idle'] = {'start_time': 10.0, 'end_time': 9.0}
+        with open(self.path, 'w') as f:
+            json.dump(doc, f)
+        rc, so, se = run('--sweep', self.path, '--out', os.path.join(self.tmp, 'x'))
+        self.assertEqual(rc, 1)
+        self.assertIn('idle: key "end_time"', se)
+        self.assertNotIn('Traceback', se)
+
+
 class StepCpu(unittest.TestCase):
     # Samples (time, cpu_seconds) and a step [10.2, 11.5]: inside it are the
     # samples at 10.5 (1.2 s) and 11.0 (1.45 s), so 100 * 0.25 / 0.5 = 50 %.
