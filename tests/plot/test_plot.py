@@ -192,6 +192,136 @@ class CpuFromTheReport(unittest.TestCase):
             self.assertEqual(len(se.strip().splitlines()), 1, se)
 
 
+class Rounds(unittest.TestCase):
+    """Sweeps with one label are rounds of a configuration: one line, the
+    median per offered load of every figure, CPU included."""
+
+    def rounds(self):
+        out = []
+        for k, name in enumerate(('poll', 'hybrid', 'poll')):
+            sw = up.load_sweep(fx(name + '.json'), label='both')
+            up.attach_cpu(sw, fx(name + '.jsonl'))
+            # the third round: every figure 10 % above the first's
+            if k == 2:
+                for s in sw.steps:
+                    s['achieved_pps'] *= 1.1
+                    s['latency_us'] = {p: v * 1.1 for p, v in s['latency_us'].items()}
+                sw.cpu = [c * 1.1 for c in sw.cpu]
+            out.append(sw)
+        return out
+
+    def test_rounds_of_one_label_are_one_line_of_medians(self):
+        rs = self.rounds()
+        merged = up.merge_rounds(rs)
+        self.assertEqual(len(merged), 1)
+        m = merged[0]
+        self.assertEqual(m.label, 'both (median of 3)')
+        self.assertEqual([s['offered_pps'] for s in m.steps], [s['offered_pps'] for s in rs[0].steps])
+        for i, s in enumerate(m.steps):
+            self.assertEqual(s['rounds'], 3)
+            want = sorted(r.steps[i]['achieved_pps'] for r in rs)[1]
+            self.assertAlmostEqual(s['achieved_pps'], want)
+            want = sorted(r.steps[i]['latency_us']['p99'] for r in rs)[1]
+            self.assertAlmostEqual(s['latency_us']['p99'], want)
+            self.assertAlmostEqual(m.cpu[i], sorted(r.cpu[i] for r in rs)[1])
+        figs = up.sweep_figures(merged)
+        self.assertEqual(labels(figs['cpu'].axes[0]), ['both (median of 3)'])
+        self.assertEqual(list(figs['cpu'].axes[0].get_lines()[0].get_ydata()), m.cpu)
+
+    def test_a_load_in_some_rounds_only_is_the_median_of_those(self):
+        rs = self.rounds()[:2]
+        del rs[1].steps[0]
+        rs[1].cpu = rs[1].cpu[1:]
+        m = up.merge_rounds(rs)[0]
+        self.assertEqual(m.steps[0]['rounds'], 1)
+        self.assertEqual(m.steps[0]['achieved_pps'], rs[0].steps[0]['achieved_pps'])
+        self.assertEqual(m.cpu[0], rs[0].cpu[0])
+        self.assertAlmostEqual(m.cpu[1], (rs[0].cpu[1] + rs[1].cpu[0]) / 2)
+
+    def test_many_labels_wrap_the_overview_title(self):
+        sws = [up.load_sweep(fx('poll.json'), label='a rather long configuration label %d' % i)
+               for i in range(6)]
+        title = up.sweep_figures(sws)['sweep']._suptitle.get_text()
+        self.assertIn('\n', title)
+        self.assertTrue(all(len(line) <= 150 for line in title.split('\n')))
+        for i in range(6):
+            self.assertIn('label %d' % i, title.replace('\n', ' '))
+
+    def test_different_labels_stay_apart(self):
+        a = up.load_sweep(fx('poll.json'))
+        b = up.load_sweep(fx('hybrid.json'))
+        self.assertEqual(up.merge_rounds([a, b]), [a, b])
+
+    def test_the_command_line_merges_rounds(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = run('--sweep', fx('poll.json'), '--samples', fx('poll.jsonl'), '--label', 'x',
+                               '--sweep', fx('hybrid.json'), '--samples', fx('hybrid.jsonl'), '--label', 'x',
+                               '--format', 'svg', '--out', os.path.join(d, 'r'))
+            self.assertEqual(rc, 0, err)
+            svg = open(os.path.join(d, 'r-cpu.svg')).read()
+            self.assertIn('x (median of 2)', svg)
+
+
+class Idle(unittest.TestCase):
+    """A report's "idle" window: the forwarder's CPU without traffic, from
+    the samples inside it, drawn left of the lowest load."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='unic-plot-idle-')
+        with open(fx('hybrid.json')) as f:
+            doc = json.load(f)
+        # the fixture's samples at 999.0, 999.5 and 1000.0 precede step 0
+        doc['idle'] = {'start_time': 1764859999.0, 'end_time': 1764860000.0}
+        self.path = os.path.join(self.tmp, 'idle.json')
+        with open(self.path, 'w') as f:
+            json.dump(doc, f)
+        samples = up.load_samples(fx('hybrid.jsonl'))
+        inside = [c for t, c in samples if 1764859999.0 <= t <= 1764860000.0]
+        self.want = 100.0 * (inside[-1] - inside[0]) / 1.0
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_the_idle_cpu_is_drawn_left_of_the_lowest_load(self):
+        sw = up.load_sweep(self.path)
+        up.attach_cpu(sw, fx('hybrid.jsonl'))
+        self.assertAlmostEqual(sw.idle_cpu, self.want)
+        ax = up.sweep_figures([sw])['cpu'].axes[0]
+        idle = [ln for ln in ax.get_lines() if ln.get_label().startswith('_idle')]
+        self.assertEqual(len(idle), 1)
+        self.assertEqual(list(idle[0].get_xdata())[0], 1000 / 4)   # log axis: a quarter of 1 kpps
+        self.assertAlmostEqual(list(idle[0].get_ydata())[0], self.want)
+        self.assertIn('idle', [t.get_text() for t in ax.texts])
+        self.assertEqual(labels(ax)[0], 'hybrid (illustrative)')   # the legend is the sweep's
+
+    def test_rounds_give_the_median_idle_cpu(self):
+        rs = []
+        for k in range(3):
+            sw = up.load_sweep(self.path, label='x')
+            up.attach_cpu(sw, fx('hybrid.jsonl'))
+            sw.idle_cpu *= (1, 3, 2)[k]
+            rs.append(sw)
+        self.assertAlmostEqual(up.merge_rounds(rs)[0].idle_cpu, 2 * self.want)
+
+    def test_without_an_idle_window_there_is_no_idle_point(self):
+        sw = up.load_sweep(fx('hybrid.json'))
+        up.attach_cpu(sw, fx('hybrid.jsonl'))
+        self.assertIsNone(sw.idle_cpu)
+        ax = up.sweep_figures([sw])['cpu'].axes[0]
+        self.assertFalse([ln for ln in ax.get_lines() if ln.get_label().startswith('_idle')])
+
+    def test_a_backwards_idle_window_is_refused(self):
+        with open(self.path) as f:
+            doc = json.load(f)
+        doc['idle'] = {'start_time': 10.0, 'end_time': 9.0}
+        with open(self.path, 'w') as f:
+            json.dump(doc, f)
+        rc, so, se = run('--sweep', self.path, '--out', os.path.join(self.tmp, 'x'))
+        self.assertEqual(rc, 1)
+        self.assertIn('idle: key "end_time"', se)
+        self.assertNotIn('Traceback', se)
+
+
 class StepCpu(unittest.TestCase):
     # Samples (time, cpu_seconds) and a step [10.2, 11.5]: inside it are the
     # samples at 10.5 (1.2 s) and 11.0 (1.45 s), so 100 * 0.25 / 0.5 = 50 %.
