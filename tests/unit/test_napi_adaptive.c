@@ -227,34 +227,57 @@ static void bench_down(struct bench *b)
  */
 Test(napi_adaptive, arrivals_denser_than_the_wake_cost_are_polled_through_without_sleeping)
 {
-	struct bench b;
-	struct unic_napi_ctx_stats st;
 	const uint32_t n = 20000;
-	uint64_t t0, t;
+	double gap_us = 0, mean_us = 0, wake_us = 0;
 
-	bench_up(&b, 0, 100);
-	t0 = unic_time_ns();
-	for (uint32_t i = 0; i < n; i++) {
-		struct unic_pkt *p = pkt_make(i);
+	/*
+	 * The premise is checked as the engine saw it (its own gap estimate
+	 * against its wake cost). A preemption of the test's thread near the
+	 * end makes the arrivals look sparse, and then the policy is right to
+	 * sleep: such a run proves nothing either way and is run again, up to
+	 * five times (CI's ASan build, two tests at a time, once saw 6.3 us
+	 * apart against a wake cost of 12 us). The policy is judged on the
+	 * first run whose arrivals were dense.
+	 */
+	for (unsigned attempt = 0; attempt < 5; attempt++) {
+		struct bench b;
+		struct unic_napi_ctx_stats st;
+		uint64_t t0, t;
 
-		cr_assert_not_null(p);
-		cr_assert_eq(unic_tx_burst(b.tx, 0, &p, 1), 1);
-		for (unsigned r = 0; r < 6; r++)
-			cr_assert_geq(unic_napi_run_once(b.ctx, 0), 0);
+		bench_up(&b, 0, 100);
+		t0 = unic_time_ns();
+		for (uint32_t i = 0; i < n; i++) {
+			struct unic_pkt *p = pkt_make(i);
+
+			cr_assert_not_null(p);
+			cr_assert_eq(unic_tx_burst(b.tx, 0, &p, 1), 1);
+			for (unsigned r = 0; r < 6; r++)
+				cr_assert_geq(unic_napi_run_once(b.ctx, 0), 0);
+		}
+		t = unic_time_ns() - t0;
+		st = ctx_stats(b.ctx);
+		fprintf(stderr, "# adaptive, dense (a packet every 6 rounds, %.2f us; wake cost %.1f us): "
+			"%.4f arms per packet, %" PRIu64 " sleeps avoided, %" PRIu64 " polls kept, gap %.2f us\n",
+			t / 1e3 / n, st.est_wake_ns / 1e3, (double)st.arms / n, st.sleeps_avoided,
+			st.busy_polls_kept, st.est_gap_ns / 1e3);
+		cr_assert_eq(drive_handled, n);
+		cr_assert_gt(st.est_gap_ns, 0, "no gap estimate after %u packets", n);
+		gap_us = st.est_gap_ns / 1e3;
+		mean_us = t / 1e3 / n;
+		wake_us = st.est_wake_ns / 1e3;
+		if (st.est_gap_ns < st.est_wake_ns / 2) {
+			cr_expect_lt(st.arms, n / 20, "%" PRIu64 " arms for %u packets denser than the wake cost",
+				     st.arms, n);
+			cr_expect_gt(st.sleeps_avoided, n / 2, "busy-waiting bridged only %" PRIu64 " of %u gaps",
+				     st.sleeps_avoided, n);
+			bench_down(&b);
+			return;
+		}
+		bench_down(&b);
 	}
-	t = unic_time_ns() - t0;
-	st = ctx_stats(b.ctx);
-	fprintf(stderr, "# adaptive, dense (a packet every 6 rounds, %.2f us; wake cost %.1f us): "
-		"%.4f arms per packet, %" PRIu64 " sleeps avoided, %" PRIu64 " polls kept, gap %.2f us\n",
-		t / 1e3 / n, st.est_wake_ns / 1e3, (double)st.arms / n, st.sleeps_avoided,
-		st.busy_polls_kept, st.est_gap_ns / 1e3);
-	cr_assert_eq(drive_handled, n);
-	cr_assert_lt(t / n, st.est_wake_ns / 2, "the packets were not dense: %.2f us apart, wake cost %.2f us",
-		     t / 1e3 / n, st.est_wake_ns / 1e3);
-	cr_expect_lt(st.arms, n / 20, "%" PRIu64 " arms for %u packets denser than the wake cost", st.arms, n);
-	cr_expect_gt(st.sleeps_avoided, n / 2, "busy-waiting bridged only %" PRIu64 " of %u gaps",
-		     st.sleeps_avoided, n);
-	bench_down(&b);
+	cr_assert_fail("in five runs the packets were never dense: the engine saw them %.2f us apart last "
+		       "(%.2f us on average), wake cost %.2f us",
+		       gap_us, mean_us, wake_us);
 }
 
 /* ---- the CPU budget ------------------------------------------------------------------- */
