@@ -156,3 +156,33 @@ const char *binary_telemetry_ask(int fd, const char *req, size_t len, char *buf,
 	buf[n] = '\0';
 	return buf;
 }
+
+int binary_run_args(const char *var, const char *args, char *buf, size_t len)
+{
+	char cmd[1024];
+	int n = snprintf(cmd, sizeof(cmd), "%s %s 2>&1", binary_path(var), args);
+
+	cr_assert_lt(n, (int)sizeof(cmd), "command line too long: %s", args);
+	return binary_run(cmd, buf, len);
+}
+
+static const char *json_value(const char *json, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(json, k);
+	cr_assert_not_null(p, "%s not in %s", key, json);
+	return p + strlen(k);
+}
+
+unsigned long long binary_json_u64(const char *json, const char *key)
+{
+	return strtoull(json_value(json, key), NULL, 10);
+}
+
+double binary_json_dbl(const char *json, const char *key)
+{
+	return strtod(json_value(json, key), NULL);
+}

@@ -23,6 +23,15 @@ const char *binary_path(const char *var);
  */
 int binary_run(const char *cmdline, char *buf, size_t len);
 
+/* Runs the binary named by the environment variable @p var (binary_path)
+ * with @p args, stderr merged into stdout; as binary_run. */
+int binary_run_args(const char *var, const char *args, char *buf, size_t len);
+
+/* The number after "KEY": in a JSON text (the first such key); the test
+ * fails when the key is missing. */
+unsigned long long binary_json_u64(const char *json, const char *key);
+double binary_json_dbl(const char *json, const char *key);
+
 /**
  * Read what a terminal (the master side of a pty, @p fd) shows for @p ms
  * milliseconds, appended to @p buf (of @p size bytes) at *@p n, which

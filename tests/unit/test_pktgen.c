@@ -592,34 +592,9 @@ Test(pktgen_opts, errors_name_the_option_the_value_and_the_forms)
 
 static int run(const char *args, char *out, size_t outlen)
 {
-	char cmd[1024];
-	int len = snprintf(cmd, sizeof(cmd), "%s %s 2>&1", binary_path("UNIC_PKTGEN"), args);
-
-	cr_assert_lt(len, (int)sizeof(cmd), "command line too long: %s", args);
-	return binary_run(cmd, out, outlen);
+	return binary_run_args("UNIC_PKTGEN", args, out, outlen);
 }
 
-static uint64_t json_u64(const char *s, const char *key)
-{
-	char k[64];
-	const char *p;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	p = strstr(s, k);
-	cr_assert_not_null(p, "%s not in %s", key, s);
-	return strtoull(p + strlen(k), NULL, 10);
-}
-
-static double json_dbl(const char *s, const char *key)
-{
-	char k[64];
-	const char *p;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	p = strstr(s, k);
-	cr_assert_not_null(p, "%s not in %s", key, s);
-	return strtod(p + strlen(k), NULL);
-}
 
 Test(pktgen_bin, ring_pair_in_one_process_sends_and_receives_every_frame)
 {
@@ -630,13 +605,13 @@ Test(pktgen_bin, ring_pair_in_one_process_sends_and_receives_every_frame)
 	const char *j = strstr(out, "{\"tsc_hz\"");
 
 	cr_assert_not_null(j, "%s", out);
-	cr_assert_eq(json_u64(j, "sent"), 10000, "%s", j);
-	cr_assert_eq(json_u64(j, "received"), 10000, "%s", j);
-	cr_assert_eq(json_u64(j, "lost"), 0);
-	cr_assert_eq(json_u64(j, "reordered"), 0);
-	cr_assert_eq(json_u64(j, "duplicated"), 0);
-	cr_assert_eq(json_u64(j, "no_stamp"), 0);
-	cr_assert_eq(json_u64(j, "samples"), 10000);
+	cr_assert_eq(binary_json_u64(j, "sent"), 10000, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "received"), 10000, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "lost"), 0);
+	cr_assert_eq(binary_json_u64(j, "reordered"), 0);
+	cr_assert_eq(binary_json_u64(j, "duplicated"), 0);
+	cr_assert_eq(binary_json_u64(j, "no_stamp"), 0);
+	cr_assert_eq(binary_json_u64(j, "samples"), 10000);
 }
 
 Test(pktgen_bin, mixed_sizes_ipv6_vlan_at_a_rate_lose_nothing)
@@ -648,14 +623,14 @@ Test(pktgen_bin, mixed_sizes_ipv6_vlan_at_a_rate_lose_nothing)
 	const char *j = strstr(out, "{\"tsc_hz\"");
 
 	cr_assert_not_null(j, "%s", out);
-	cr_assert_eq(json_u64(j, "received"), 20000, "%s", j);
-	cr_assert_eq(json_u64(j, "lost"), 0);
+	cr_assert_eq(binary_json_u64(j, "received"), 20000, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "lost"), 0);
 	/* Whether this loaded machine reached the rate is not for a test to
 	 * judge (no timed assertions); that the report states the request and
 	 * flags a miss of more than 1% exactly when there was one, is. */
 	const char *r = strstr(j, "\"rate\":");
 	cr_assert_not_null(r, "%s", j);
-	double req = json_dbl(r, "requested"), got = json_dbl(r, "achieved");
+	double req = binary_json_dbl(r, "requested"), got = binary_json_dbl(r, "achieved");
 	cr_assert_eq(req, 1e8, "1%% of the ring port's 10 Gbit/s on the wire: %s", r);
 	cr_assert_gt(got, 0.0, "%s", r);
 	HAS(r, got < 0.99 * req ? "\"missed\":true" : "\"missed\":false");
@@ -671,15 +646,15 @@ Test(pktgen_bin, a_frame_the_port_refuses_is_counted_as_refused_not_sent_and_nev
 	const char *j = strstr(out, "{\"tsc_hz\"");
 
 	cr_assert_not_null(j, "%s", out);
-	cr_assert_eq(json_u64(j, "sent"), 50, "only the frames the port accepts are sent: %s", j);
-	cr_assert_eq(json_u64(j, "tx_refused"), 50, "%s", j);
-	cr_assert_eq(json_u64(j, "tx_full_retries"), 0, "a refused frame is not retried: %s", j);
-	cr_assert_eq(json_u64(j, "tx_dropped"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "sent"), 50, "only the frames the port accepts are sent: %s", j);
+	cr_assert_eq(binary_json_u64(j, "tx_refused"), 50, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "tx_full_retries"), 0, "a refused frame is not retried: %s", j);
+	cr_assert_eq(binary_json_u64(j, "tx_dropped"), 0, "%s", j);
 	const char *ps = strstr(j, "\"tx_port_stats\"");
 
 	cr_assert_not_null(ps, "%s", j);
-	cr_assert_eq(json_u64(ps, "opackets"), 50, "%s", ps);
-	cr_assert_eq(json_u64(ps, "oerrors"), 0, "refused before tx_burst: %s", ps);
+	cr_assert_eq(binary_json_u64(ps, "opackets"), 50, "%s", ps);
+	cr_assert_eq(binary_json_u64(ps, "oerrors"), 0, "refused before tx_burst: %s", ps);
 	/* The text report says so. */
 	run("--no-pci --no-huge --vdev null0,tx_max_len=100 --vdev ring0 --tx-port 0 --rx-port 1 "
 	    "--count 10 --sizes 64,512", out, sizeof(out));
@@ -719,10 +694,10 @@ Test(pktgen_bin, a_tx_port_above_15_counts_its_own_frames)
 	const char *j = strstr(out, "{\"tsc_hz\"");
 
 	cr_assert_not_null(j, "%s", out);
-	cr_assert_eq(json_u64(j, "sent"), 5000, "%s", j);
-	cr_assert_eq(json_u64(j, "received"), 5000, "%s", j);
-	cr_assert_eq(json_u64(j, "lost"), 0, "%s", j);
-	cr_assert_eq(json_u64(j, "samples"), 5000, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "sent"), 5000, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "received"), 5000, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "lost"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "samples"), 5000, "%s", j);
 }
 
 Test(pktgen_bin, a_run_that_gets_none_of_its_frames_back_says_so_and_exits_1)
@@ -863,7 +838,7 @@ Test(pktgen_bin, frames_the_port_never_took_are_counted_as_dropped_not_sent)
 	const char *j = strstr(out, "{\"tsc_hz\"");
 
 	cr_assert_not_null(j, "%s", out);
-	cr_assert_eq(json_u64(j, "sent"), 0, "%s", j);
-	cr_assert_eq(json_u64(j, "tx_dropped"), 10, "%s", j);
-	cr_assert_eq(json_u64(j, "opackets"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "sent"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "tx_dropped"), 10, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "opackets"), 0, "%s", j);
 }

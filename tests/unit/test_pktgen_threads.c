@@ -236,34 +236,9 @@ Test(pktgen_threads_line, the_line_has_the_totals_the_ports_and_the_latency)
 
 static int run(const char *args, char *out, size_t outlen)
 {
-	char cmd[1024];
-	int len = snprintf(cmd, sizeof(cmd), "%s %s 2>&1", binary_path("UNIC_PKTGEN"), args);
-
-	cr_assert_lt(len, (int)sizeof(cmd), "command line too long: %s", args);
-	return binary_run(cmd, out, outlen);
+	return binary_run_args("UNIC_PKTGEN", args, out, outlen);
 }
 
-static uint64_t json_u64(const char *s, const char *key)
-{
-	char k[64];
-	const char *p;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	p = strstr(s, k);
-	cr_assert_not_null(p, "%s not in %s", key, s);
-	return strtoull(p + strlen(k), NULL, 10);
-}
-
-static double json_dbl(const char *s, const char *key)
-{
-	char k[64];
-	const char *p;
-
-	snprintf(k, sizeof(k), "\"%s\":", key);
-	p = strstr(s, k);
-	cr_assert_not_null(p, "%s not in %s", key, s);
-	return strtod(p + strlen(k), NULL);
-}
 
 /* The object of thread @p t in the report's "threads" array. */
 static const char *thread_obj(const char *j, unsigned t)
@@ -289,35 +264,35 @@ Test(pktgen_threads_bin, two_tx_queues_send_exactly_the_count_every_frame_accoun
 			 "--txq 2 --rxq 2 --rate 20kpps --count 4001 --json", out, sizeof(out)), 0, "%s", out);
 	j = strstr(out, "{\"tsc_hz\"");
 	cr_assert_not_null(j, "%s", out);
-	cr_assert_eq(json_u64(j, "sent"), 4001, "%s", j);
-	cr_assert_eq(json_u64(j, "received"), 4001, "%s", j);
-	cr_assert_eq(json_u64(j, "lost"), 0, "%s", j);
-	cr_assert_eq(json_u64(j, "reordered"), 0, "%s", j);
-	cr_assert_eq(json_u64(j, "duplicated"), 0, "%s", j);
-	cr_assert_eq(json_u64(j, "no_stamp"), 0, "%s", j);
-	cr_assert_eq(json_u64(j, "other_stream"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "sent"), 4001, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "received"), 4001, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "lost"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "reordered"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "duplicated"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "no_stamp"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "other_stream"), 0, "%s", j);
 	/* The count and the rate split over the two threads. */
 	s0 = thread_obj(j, 0);
 	s1 = thread_obj(j, 1);
-	cr_assert_eq(json_u64(s0, "sent"), 2001, "%s", j);
-	cr_assert_eq(json_u64(s1, "sent"), 2000, "%s", j);
-	cr_assert_float_eq(json_dbl(s0, "asked"), 10000.0, 0.1, "%s", j);
-	cr_assert_float_eq(json_dbl(s1, "asked"), 10000.0, 0.1, "%s", j);
-	cr_assert_eq(json_u64(s0, "rx_frames") + json_u64(s1, "rx_frames"), 4001, "%s", j);
-	cr_assert_gt(json_u64(s1, "rx_frames"), 0, "thread 1 received on its queue: %s", j);
+	cr_assert_eq(binary_json_u64(s0, "sent"), 2001, "%s", j);
+	cr_assert_eq(binary_json_u64(s1, "sent"), 2000, "%s", j);
+	cr_assert_float_eq(binary_json_dbl(s0, "asked"), 10000.0, 0.1, "%s", j);
+	cr_assert_float_eq(binary_json_dbl(s1, "asked"), 10000.0, 0.1, "%s", j);
+	cr_assert_eq(binary_json_u64(s0, "rx_frames") + binary_json_u64(s1, "rx_frames"), 4001, "%s", j);
+	cr_assert_gt(binary_json_u64(s1, "rx_frames"), 0, "thread 1 received on its queue: %s", j);
 	/* Per stream: what each sent came back, none lost, none duplicated. */
 	const char *st0 = strstr(j, "{\"id\":0,"), *st1 = strstr(j, "{\"id\":1,");
 
 	cr_assert_not_null(st0, "%s", j);
 	cr_assert_not_null(st1, "%s", j);
-	cr_assert_eq(json_u64(st0, "sent") + json_u64(st1, "sent"), 4001, "%s", j);
-	cr_assert_gt(json_u64(st0, "sent"), 1500, "%s", j);
-	cr_assert_gt(json_u64(st1, "sent"), 1500, "%s", j);
-	cr_assert_eq(json_u64(st0, "received"), json_u64(st0, "sent"), "%s", j);
-	cr_assert_eq(json_u64(st1, "received"), json_u64(st1, "sent"), "%s", j);
-	cr_assert_eq(json_u64(st0, "lost"), 0, "%s", j);
-	cr_assert_eq(json_u64(st1, "duplicated"), 0, "%s", j);
-	cr_assert_float_eq(json_dbl(st0, "rate_requested"), 10000.0, 0.1, "the stream's whole rate: %s", j);
+	cr_assert_eq(binary_json_u64(st0, "sent") + binary_json_u64(st1, "sent"), 4001, "%s", j);
+	cr_assert_gt(binary_json_u64(st0, "sent"), 1500, "%s", j);
+	cr_assert_gt(binary_json_u64(st1, "sent"), 1500, "%s", j);
+	cr_assert_eq(binary_json_u64(st0, "received"), binary_json_u64(st0, "sent"), "%s", j);
+	cr_assert_eq(binary_json_u64(st1, "received"), binary_json_u64(st1, "sent"), "%s", j);
+	cr_assert_eq(binary_json_u64(st0, "lost"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(st1, "duplicated"), 0, "%s", j);
+	cr_assert_float_eq(binary_json_dbl(st0, "rate_requested"), 10000.0, 0.1, "the stream's whole rate: %s", j);
 	/* Each stream's frames in a sequence per tx queue (the stamp's id
 	 * carries the queue): both queues' numbered from 0, none missing. */
 	for (const char *st = st0; st; st = st == st0 ? st1 : NULL) {
@@ -326,12 +301,12 @@ Test(pktgen_threads_bin, two_tx_queues_send_exactly_the_count_every_frame_accoun
 
 		cr_assert_not_null(q0, "%s", st);
 		cr_assert_not_null(q1, "%s", st);
-		r0 = json_u64(q0, "received");
-		r1 = json_u64(q1, "received");
+		r0 = binary_json_u64(q0, "received");
+		r1 = binary_json_u64(q1, "received");
 		cr_assert_gt(r1, 0, "queue 1's frames in its own sequence: %s", st);
-		cr_assert_eq(r0 + r1, json_u64(st, "received"), "%s", st);
-		cr_assert_eq(json_u64(q0, "highest") + 1, r0, "queue 0 numbered 0..n-1: %s", st);
-		cr_assert_eq(json_u64(q1, "highest") + 1, r1, "queue 1 numbered 0..n-1: %s", st);
+		cr_assert_eq(r0 + r1, binary_json_u64(st, "received"), "%s", st);
+		cr_assert_eq(binary_json_u64(q0, "highest") + 1, r0, "queue 0 numbered 0..n-1: %s", st);
+		cr_assert_eq(binary_json_u64(q1, "highest") + 1, r1, "queue 1 numbered 0..n-1: %s", st);
 	}
 }
 
@@ -410,7 +385,7 @@ Test(pktgen_threads_bin, an_unpaced_run_on_a_null_port_names_pktgen_the_limit, .
 	j = strstr(out, "{\"tsc_hz\"");
 	cr_assert_not_null(j, "%s", out);
 	HAS(j, "\"limit\":{\"by\":\"pktgen\"");
-	cr_assert_eq(json_u64(thread_obj(j, 0), "ring_full_bursts"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(thread_obj(j, 0), "ring_full_bursts"), 0, "%s", j);
 }
 
 Test(pktgen_threads_bin, a_ring_nobody_drains_names_the_port_the_limit, .timeout = 120)
@@ -465,13 +440,13 @@ Test(pktgen_threads_bin, a_sweep_on_two_threads_counts_every_frame_of_each_step_
 
 	cr_assert_not_null(j, "%s", out);
 	for (const char *p = strstr(j, "{\"step\":"); p; p = strstr(p + 1, "{\"step\":")) {
-		uint64_t sent = json_u64(p, "sent");
+		uint64_t sent = binary_json_u64(p, "sent");
 
 		cr_assert_gt(sent, 0, "%s", p);
-		cr_assert_eq(json_u64(p, "received"), sent, "%s", p);
-		cr_assert_eq(json_u64(p, "lost"), 0, "%s", p);
-		cr_assert_eq(json_u64(p, "duplicated"), 0, "%s", p);
-		cr_assert_gt(json_u64(p, "stale"), 0, "the warm-up's frames, apart: %s", p);
+		cr_assert_eq(binary_json_u64(p, "received"), sent, "%s", p);
+		cr_assert_eq(binary_json_u64(p, "lost"), 0, "%s", p);
+		cr_assert_eq(binary_json_u64(p, "duplicated"), 0, "%s", p);
+		cr_assert_gt(binary_json_u64(p, "stale"), 0, "the warm-up's frames, apart: %s", p);
 		rows++;
 	}
 	cr_assert_eq(rows, 2, "%s", out);
@@ -487,11 +462,11 @@ Test(pktgen_threads_bin, an_rfc2544_search_on_two_threads_loses_nothing_over_a_r
 			 "--warmup 0.2 --resolution 10 --json", out, sizeof(out)), 0, "%s", out);
 	HAS(out, "\"found\":true");
 	for (const char *p = strstr(out, "{\"offered_pps\":"); p; p = strstr(p + 1, "{\"offered_pps\":")) {
-		uint64_t sent = json_u64(p, "sent");
+		uint64_t sent = binary_json_u64(p, "sent");
 
 		cr_assert_gt(sent, 0, "%s", p);
-		cr_assert_eq(json_u64(p, "received"), sent, "%s", p);
-		cr_assert_eq(json_u64(p, "lost"), 0, "%s", p);
+		cr_assert_eq(binary_json_u64(p, "received"), sent, "%s", p);
+		cr_assert_eq(binary_json_u64(p, "lost"), 0, "%s", p);
 		trials++;
 	}
 	cr_assert_geq(trials, 2, "a trial and the latency trial: %s", out);
@@ -546,9 +521,9 @@ Test(pktgen_threads_bin, without_an_invariant_tsc_a_thread_takes_latency_only_of
 	j = strstr(out, "{\"tsc_hz\"");
 	cr_assert_not_null(j, "%s", out);
 	HAS(j, "\"tsc_invariant\":false");
-	cr_assert_eq(json_u64(j, "latency_skipped"), 0, "%s", j);
-	cr_assert_eq(json_u64(j, "received"), 2000, "%s", j);
-	cr_assert_eq(json_u64(j, "samples"), 2000, "a thread's own frames keep their latency: %s", j);
+	cr_assert_eq(binary_json_u64(j, "latency_skipped"), 0, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "received"), 2000, "%s", j);
+	cr_assert_eq(binary_json_u64(j, "samples"), 2000, "a thread's own frames keep their latency: %s", j);
 	/* The text header says so. */
 	setenv("UNIC_PKTGEN_CPUINFO", "/dev/null", 1);
 	cr_assert_eq(run("--no-pci --no-huge -l 0-1 --vdev ring0 --vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 "
