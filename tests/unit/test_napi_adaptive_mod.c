@@ -188,6 +188,15 @@ static int64_t queue_mod_us(struct mbench *b)
 	return qi.moderation_us;
 }
 
+/* What the engine read back from the port after its last set. */
+static int64_t queue_mod_effect_us(struct mbench *b)
+{
+	struct unic_napi_queue_info qi;
+
+	cr_assert_eq(unic_napi_queues_get(b->ctx, &qi, 1), 1);
+	return qi.moderation_effect_us;
+}
+
 /* The premise of a dense phase, as the engine saw it: gaps under half its
  * wake cost (a preemption of the test's thread can make them look sparse:
  * then the phase is run again). */
@@ -230,6 +239,7 @@ Test(napi_moderation, dense_arrivals_get_moderation_and_sparse_ones_none)
 			cr_expect_eq(st.moderation_set, rec.sets, "moderation_set %" PRIu64 ", %u sets seen",
 				     st.moderation_set, rec.sets);
 			cr_expect_eq(queue_mod_us(&b), (int64_t)rec.rx_usecs);
+			cr_expect_eq(queue_mod_effect_us(&b), (int64_t)rec.rx_usecs);
 		}
 		mbench_down(&b);
 	}
@@ -373,6 +383,7 @@ Test(napi_moderation, ports_without_it_or_with_it_fixed_are_left_alone)
 	st = ctx_stats(b.ctx);
 	cr_expect_eq(st.moderation_set, 0);
 	cr_expect_eq(queue_mod_us(&b), -1);
+	cr_expect_eq(queue_mod_effect_us(&b), -1);
 	cr_expect_eq(logbuf[0], 0, "logged: %s", logbuf);
 	mbench_down(&b);
 
