@@ -281,7 +281,8 @@ static inline bool napi_mod_differs(uint64_t cur_us, uint64_t want_us)
  * shared by its queues: a port gets the smallest value its queues in the
  * context ask for (a sparse queue with a target is not delayed for a busy
  * one). A port whose driver has no moderation (-ENOTSUP: ring, null,
- * memif, ...) or refuses it is not asked again while its queues stay.
+ * memif, ...), refuses it, or is going (-ENODEV: its queues leave at the
+ * next boundary) is not asked again while its queues stay.
  * The port's lock is safe to take here: the port layer never waits for
  * a context while it holds it (a stop releases it around each release).
  */
@@ -334,8 +335,8 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 			if (rc == 0) {
 				__atomic_store_n(&o->mod_us, (int64_t)want_us, __ATOMIC_RELAXED);
 				__atomic_store_n(&o->mod_eff_us, eff, __ATOMIC_RELAXED);
-			} else if (rc != -ENODEV) {
-				o->mod_none = true;
+			} else {
+				o->mod_none = true; /* not asked again (no log every 10 ms) */
 			}
 		}
 		if (rc == 0)
