@@ -232,7 +232,7 @@ static void napi_adaptive_publish(struct unic_napi_ctx *ctx)
  * the mean hardly; with no packet in the interval, the traffic stopped
  * and the gap is at least the interval (a packet after a silence is not
  * held back). The moderation itself stretches the gaps a woken context sees
- * by up to its value, so the tests add it to the wake cost, and between
+ * by up to its value, so the comparisons add it to the wake cost, and between
  * "dense" and "sparse" the value is kept (hysteresis):
  *  - dense (gap <= wake cost + moderation): twice the wake cost, at most
  *    NAPI_MOD_MAX_NS: a packet waits at most about two wake-ups more,
