@@ -215,6 +215,7 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		ctx->wake_kernel_ns = NAPI_WAKE_KERNEL_SEED_NS;
 		ctx->wake_user_ns = NAPI_WAKE_USER_SEED_NS;
 		ctx->timer_late_ns = NAPI_TIMER_LATE_SEED_NS;
+		ctx->moderate = !c.moderation_fixed;
 	}
 
 	ctx->qs = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*ctx->qs) * c.max_queues);
@@ -226,6 +227,8 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		goto fail;
 	}
 	memset(ctx->qs, 0, sizeof(*ctx->qs) * c.max_queues);
+	for (uint32_t i = 0; i < c.max_queues; i++)
+		ctx->qs[i].mod_us = ctx->qs[i].mod_eff_us = -1;
 	for (uint32_t i = 0; i < c.max_queues; i++) {
 		char rname[UNIC_RING_NAMESIZE];
 
@@ -408,6 +411,9 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->prev_poll_ns = 0;
 	qs->prewake_for = 0;
 	qs->in_window = false;
+	qs->mod_none = false;
+	__atomic_store_n(&qs->mod_us, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&qs->mod_eff_us, -1, __ATOMIC_RELAXED);
 	/* A poll context never waits on its epoll set: a source in it would
 	 * only make the kernel run the epoll wake-up on every doorbell (for a
 	 * socket, on every receive flush, on the CPU that delivers). */
@@ -552,7 +558,7 @@ static const char *const ctx_xstat_names[] = {
 	"arm_failures", "rechecks_caught", "interrupts", "wakeups", "sleeps", "asleep_ns",
 	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples", "busy_polls_kept",
 	"sleeps_avoided", "busy_wait_ns", "budget_arms", "prewakes", "target_met", "target_missed",
-	"est_wake_ns", "est_gap_ns", "budget_left_ns",
+	"est_wake_ns", "est_gap_ns", "budget_left_ns", "moderation_set",
 };
 #define NAPI_QNAME(name) #name,
 static const char *const q_xstat_names[] = { NAPI_QCOUNTERS(NAPI_QNAME) };
@@ -941,6 +947,7 @@ int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stat
 		.est_wake_ns = unic_counter_read(&c->est_wake_ns),
 		.est_gap_ns = unic_counter_read(&c->est_gap_ns),
 		.budget_left_ns = unic_counter_read(&c->budget_left_ns),
+		.moderation_set = unic_counter_read(&c->moderation_set),
 	};
 	for (unsigned i = 0; i < UNIC_NAPI_HIST_BUCKETS; i++)
 		st->wake_latency_ns[i] = unic_counter_read(&c->wake_latency_ns[i]);
@@ -988,6 +995,8 @@ int unic_napi_queues_get(struct unic_napi_ctx *ctx, struct unic_napi_queue_info 
 			info[n].q = qs->q;
 			info[n].weight = qs->weight;
 			info[n].gap_ns = __atomic_load_n(&qs->gap_ns, __ATOMIC_RELAXED);
+			info[n].moderation_us = __atomic_load_n(&qs->mod_us, __ATOMIC_RELAXED);
+			info[n].moderation_effect_us = __atomic_load_n(&qs->mod_eff_us, __ATOMIC_RELAXED);
 			napi_qcounters_take(&info[n].stats, &qs->cnt, false);
 		}
 		n++;

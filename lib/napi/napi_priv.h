@@ -67,6 +67,8 @@
 #define NAPI_WAKE_USER_SEED_NS   2000ull
 #define NAPI_TIMER_LATE_SEED_NS  60000ull    /* epoll's default timer slack is 50 us */
 #define NAPI_ROUND_CHARGE_MAX_NS 100000ull   /* a busy round charged more was preempted */
+#define NAPI_MOD_INTERVAL_NS    10000000ull  /* device moderation: decided at most every 10 ms */
+#define NAPI_MOD_MAX_NS         250000ull    /* ... and never more than 250 us (4 000 interrupts/s) */
 /* epoll data of the max_sleep timer (the wake fd's is NULL, a source's its
  * struct napi_src). */
 #define NAPI_TIMER_TAG ((void *)&napi_timer_tag)
@@ -103,6 +105,7 @@ struct napi_ctx_counters {
 	struct unic_counter busy_polls_kept, sleeps_avoided, busy_wait_ns, budget_arms, prewakes;
 	struct unic_counter target_met, target_missed;
 	struct unic_counter est_wake_ns, est_gap_ns, budget_left_ns;
+	struct unic_counter moderation_set;
 	struct unic_counter wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
 };
 
@@ -162,6 +165,11 @@ struct napi_queue {
 	uint64_t prev_poll_ns;       /* round time of its last poll (a packet found now came after it) */
 	uint64_t prewake_for;        /* arrival_ns a pre-wake was taken for (one per gap) */
 	bool in_window;              /* the policy kept polling it since its last packet */
+	bool mod_seen;               /* napi_moderate: its port decided this pass */
+	uint32_t mod_arrivals;       /* polls that found packets since napi_moderate's last decision */
+	bool mod_none;               /* its port has no moderation (coalesce refused): not asked again */
+	int64_t mod_us;              /* rx_usecs last set on its port; -1: none (atomic: read by getters) */
+	int64_t mod_eff_us;          /* ... as the port read it back; -1: none (atomic: read by getters) */
 	uint16_t held_n;
 	struct unic_pkt *held[UNIC_NAPI_WEIGHT_MAX];
 
@@ -238,6 +246,8 @@ struct unic_napi_ctx {
 	uint64_t tokens_ns, tokens_cap_ns; /* busy-wait time the budget allows, and its most */
 	uint64_t refill_ns;          /* when the tokens were last refilled */
 	uint64_t prev_round_ns;      /* start of the last round */
+	bool moderate;               /* the policy sets the ports' rx_usecs (conf.moderation_fixed clear) */
+	uint64_t mod_checked_ns;     /* when napi_moderate last decided */
 	struct napi_ctx_counters cnt;
 };
 

@@ -4,10 +4,12 @@
  * arm / re-check / sleep sequence, and the wake. docs/napi.md draws the
  * state machine; napi_priv.h lists the fences.
  *
- * No locks (but a request's lock at a round boundary, when one is pending),
- * no heap, no logs above debug.
+ * No locks (but a request's lock at a round boundary, when one is pending,
+ * and a port's lock when the adaptive policy sets its moderation, at most
+ * every 10 ms), no heap, no logs above debug.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -15,6 +17,7 @@
 
 #include <unic/cycles.h>
 #include <unic/pool.h>
+#include <unic/port.h>
 
 #include "napi_priv.h"
 
@@ -101,6 +104,7 @@ static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *
 		__atomic_store_n(&qs->gap_ns, est, __ATOMIC_RELAXED);
 	}
 	qs->arrival_ns = arrival;
+	qs->mod_arrivals++;
 	if (qs->in_window) {
 		/* Busy-waiting found it: a sleep and a wake saved. */
 		unic_counter_add(&ctx->cnt.sleeps_avoided, 1);
@@ -216,6 +220,134 @@ static void napi_adaptive_publish(struct unic_napi_ctx *ctx)
 	unic_counter_set(&ctx->cnt.est_wake_ns, napi_wake_cost(ctx));
 	unic_counter_set(&ctx->cnt.est_gap_ns, gap);
 	unic_counter_set(&ctx->cnt.budget_left_ns, ctx->tokens_ns);
+}
+
+/*
+ * The device's moderation one queue asks for (ns), from the same estimates:
+ * how long the device may hold an interrupt back after a packet so that
+ * one interrupt serves several. @p cur_ns is what its port has now. The
+ * gap is the smaller of the estimate and the mean gap over the last
+ * decision's interval (@p span ns: its polls that found packets): one
+ * stall of the thread moves the estimate by an eighth of its length, and
+ * the mean hardly; with no packet in the interval, the traffic stopped
+ * and the gap is at least the interval (a packet after a silence is not
+ * held back). The moderation itself stretches the gaps a woken context sees
+ * by up to its value, so the comparisons add it to the wake cost, and between
+ * "dense" and "sparse" the value is kept (hysteresis):
+ *  - dense (gap <= wake cost + moderation): twice the wake cost, at most
+ *    NAPI_MOD_MAX_NS: a packet waits at most about two wake-ups more,
+ *    and an interrupt serves the packets of that time instead of one;
+ *  - sparse (gap > 2 x (wake cost + moderation)): 0: each packet has its
+ *    own interrupt anyway, a delay would only add latency;
+ *  - with a latency target, never more than the target leaves after a
+ *    wake-up (target - wake cost, 0 when a wake alone misses it).
+ * @return UINT64_MAX: no opinion (no estimate yet).
+ */
+static uint64_t napi_mod_want(const struct unic_napi_ctx *ctx, const struct napi_queue *qs,
+			      uint64_t cur_ns, uint64_t span)
+{
+	uint64_t g = qs->gap_ns, w = napi_wake_cost(ctx), want;
+
+	if (g == 0 || qs->arrival_ns == 0)
+		return UINT64_MAX;
+	if (qs->mod_arrivals == 0)
+		g = UNIC_MAX(g, span);
+	else
+		g = UNIC_MIN(g, span / qs->mod_arrivals);
+	if (g <= w + cur_ns)
+		want = UNIC_MIN(2 * w, NAPI_MOD_MAX_NS);
+	else if (g > 2 * (w + cur_ns))
+		want = 0;
+	else
+		want = cur_ns;
+	if (ctx->target_ns)
+		want = UNIC_MIN(want, ctx->target_ns > w ? ctx->target_ns - w : 0);
+	return want;
+}
+
+/* Worth a register write: on <-> off, or a change of more than a quarter. */
+static inline bool napi_mod_differs(uint64_t cur_us, uint64_t want_us)
+{
+	uint64_t d = cur_us > want_us ? cur_us - want_us : want_us - cur_us;
+
+	return (cur_us == 0) != (want_us == 0) || d * 4 > cur_us;
+}
+
+/*
+ * The adaptive policy sets the device's interrupt moderation (rx_usecs,
+ * unic_port_coalesce_set: e1000e's EITR) from its estimates, at a round's
+ * end and at most every NAPI_MOD_INTERVAL_NS: a control op (the port's
+ * lock, a register write), never inside a burst. rx_usecs is the port's,
+ * shared by its queues: a port gets the smallest value its queues in the
+ * context ask for (a sparse queue with a target is not delayed for a busy
+ * one). A port whose driver has no moderation (-ENOTSUP: ring, null,
+ * memif, ...), refuses it, or is going (-ENODEV: its queues leave at the
+ * next boundary) is not asked again while its queues stay.
+ * The port's lock is safe to take here: the port layer never waits for
+ * a context while it holds it (a stop releases it around each release).
+ */
+static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
+{
+	uint32_t n = unic_load_relaxed(&ctx->nb_slots);
+	uint64_t span = now - ctx->mod_checked_ns;
+	bool first = ctx->mod_checked_ns == 0;
+
+	ctx->mod_checked_ns = now;
+	for (uint32_t i = 0; i < n; i++)
+		ctx->qs[i].mod_seen = first; /* the first call starts the interval */
+	for (uint32_t i = 0; i < n; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+		struct unic_port *port = qs->port;
+		int64_t cur = qs->mod_us, eff;
+		uint64_t want = UINT64_MAX, w, want_us;
+		struct unic_coalesce c;
+		int rc;
+
+		if (qs->state == NAPI_Q_OFF || qs->mod_seen || qs->mod_none)
+			continue;
+		for (uint32_t j = i; j < n; j++) {
+			struct napi_queue *o = &ctx->qs[j];
+
+			if (o->port != port || o->state == NAPI_Q_OFF)
+				continue;
+			o->mod_seen = true;
+			w = napi_mod_want(ctx, o, cur > 0 ? (uint64_t)cur * 1000 : 0, span);
+			want = UNIC_MIN(want, w);
+		}
+		if (want == UINT64_MAX)
+			continue;
+		want_us = want / 1000;
+		if (cur >= 0 && !napi_mod_differs((uint64_t)cur, want_us))
+			continue;
+		/* Keep the transmit side's setting as it is. */
+		rc = unic_port_coalesce_get(port, &c);
+		if (rc == 0) {
+			c.rx_usecs = (uint32_t)want_us;
+			rc = unic_port_coalesce_set(port, &c);
+		}
+		/* What the device took (it may round, or have a floor). */
+		eff = rc == 0 && unic_port_coalesce_get(port, &c) == 0 ? (int64_t)c.rx_usecs : -1;
+		for (uint32_t j = i; j < n; j++) {
+			struct napi_queue *o = &ctx->qs[j];
+
+			if (o->port != port || o->state == NAPI_Q_OFF)
+				continue;
+			if (rc == 0) {
+				__atomic_store_n(&o->mod_us, (int64_t)want_us, __ATOMIC_RELAXED);
+				__atomic_store_n(&o->mod_eff_us, eff, __ATOMIC_RELAXED);
+			} else {
+				o->mod_none = true; /* not asked again (no log every 10 ms) */
+			}
+		}
+		if (rc == 0)
+			unic_counter_add(&ctx->cnt.moderation_set, 1);
+		else
+			UNIC_LOG_DP(DEBUG, NAPI, "%s: %s: rx_usecs %" PRIu64 " not set (%d): %s", ctx->name,
+				    unic_port_name(port), want_us, rc,
+				    rc == -ENODEV ? "the port is going" : "its moderation is left alone");
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ctx->qs[i].mod_arrivals = 0;
 }
 
 /*
@@ -686,6 +818,8 @@ int unic_napi_run_once(struct unic_napi_ctx *ctx, int64_t timeout_us)
 	if (ctx->adaptive)
 		napi_budget_tick(ctx, now);
 	handled = napi_round(ctx, now);
+	if (ctx->moderate && now - ctx->mod_checked_ns >= NAPI_MOD_INTERVAL_NS)
+		napi_moderate(ctx, now);
 	if (ctx->hooks.round)
 		ctx->hooks.round(ctx, ctx->hooks.arg);
 	ctx->busy_prev = ctx->busy_round && handled == 0;

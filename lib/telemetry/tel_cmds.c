@@ -272,10 +272,10 @@ static int tel_napi_ctx_one(struct unic_napi_ctx *ctx, void *arg)
 			    ",\"busy_wait_ns\":%" PRIu64 ",\"budget_arms\":%" PRIu64 ",\"prewakes\":%" PRIu64
 			    ",\"target_met\":%" PRIu64 ",\"target_missed\":%" PRIu64
 			    ",\"est_wake_ns\":%" PRIu64 ",\"est_gap_ns\":%" PRIu64
-			    ",\"budget_left_ns\":%" PRIu64 "}",
+			    ",\"budget_left_ns\":%" PRIu64 ",\"moderation_set\":%" PRIu64 "}",
 			    st->busy_polls_kept, st->sleeps_avoided, st->busy_wait_ns, st->budget_arms,
 			    st->prewakes, st->target_met, st->target_missed, st->est_wake_ns, st->est_gap_ns,
-			    st->budget_left_ns);
+			    st->budget_left_ns, st->moderation_set);
 	tel_latency(out, st->wake_latency_ns);
 	unic_tel_out_printf(out, ",\"queues\":[");
 	for (int i = 0; i < nq; i++) {
@@ -288,10 +288,11 @@ static int tel_napi_ctx_one(struct unic_napi_ctx *ctx, void *arg)
 				    ",\"refused\":%" PRIu64 ",\"injected\":%" PRIu64 ",\"dropped\":%" PRIu64
 				    ",\"arms\":%" PRIu64 ",\"arm_failures\":%" PRIu64
 				    ",\"rechecks_caught\":%" PRIu64 ",\"interrupts\":%" PRIu64
-				    ",\"gap_ns\":%" PRIu64 "}",
+				    ",\"gap_ns\":%" PRIu64 ",\"moderation_us\":%" PRId64
+				    ",\"moderation_effect_us\":%" PRId64 "}",
 				    qi[i].q, qi[i].weight, q->polls, q->empty_polls, q->packets, q->refused,
 				    q->injected, q->dropped, q->arms, q->arm_failures, q->rechecks_caught,
-				    q->interrupts, qi[i].gap_ns);
+				    q->interrupts, qi[i].gap_ns, qi[i].moderation_us, qi[i].moderation_effect_us);
 	}
 	unic_tel_out_printf(out, "]}");
 out:

@@ -223,6 +223,32 @@ Test(e1000e_gone, link_of_a_vanished_device_is_enodev_not_up_at_1000)
 	assert_bus_told();
 }
 
+/*
+ * rx_usecs / tx_usecs (what napi's adaptive policy sets, docs/napi.md "The
+ * device's moderation") go to the EITR of every rx / tx vector and ITR in
+ * 256 ns units, rounded up, and are read back from EITR.
+ */
+Test(e1000e_gone, coalescing_writes_every_vectors_eitr_and_reads_it_back)
+{
+	struct unic_coalesce c = { .rx_usecs = 250, .tx_usecs = 7 };
+
+	cr_assert_eq(unic_port_coalesce_set(fk.port, &c), 0);
+	for (unsigned q = 0; q < E1000E_MAX_QUEUES; q++) {
+		cr_assert_eq(fake_e1000e_reg(&fk, E1000E_EITR(E1000E_VEC_RX(q))), 977, "rx vector %u", q);
+		cr_assert_eq(fake_e1000e_reg(&fk, E1000E_EITR(E1000E_VEC_TX(q))), 28, "tx vector %u", q);
+	}
+	cr_assert_eq(fake_e1000e_reg(&fk, E1000E_ITR), 977);
+	memset(&c, 0, sizeof(c));
+	cr_assert_eq(unic_port_coalesce_get(fk.port, &c), 0);
+	cr_assert_eq(c.rx_usecs, 250);
+	cr_assert_eq(c.tx_usecs, 7);
+	c.rx_usecs = 0;
+	cr_assert_eq(unic_port_coalesce_set(fk.port, &c), 0);
+	cr_assert_eq(fake_e1000e_reg(&fk, E1000E_EITR(E1000E_VEC_RX(0))), 0);
+	cr_assert_eq(unic_port_coalesce_get(fk.port, &c), 0);
+	cr_assert_eq(c.rx_usecs, 0);
+}
+
 Test(e1000e_gone, coalescing_of_a_vanished_device_is_enodev)
 {
 	struct unic_coalesce c;

@@ -293,7 +293,7 @@ Test(telemetry, napi_context_shows_the_adaptive_policy_counters_and_estimates)
 	HAS(a, "\"mode\":\"hybrid\"");
 	HAS(a, "\"adaptive\":{\"busy_polls_kept\":0,\"sleeps_avoided\":0,\"busy_wait_ns\":0,"
 	       "\"budget_arms\":0,\"prewakes\":0,\"target_met\":0,\"target_missed\":0,"
-	       "\"est_wake_ns\":12000,\"est_gap_ns\":0,\"budget_left_ns\":25000000}");
+	       "\"est_wake_ns\":12000,\"est_gap_ns\":0,\"budget_left_ns\":25000000,\"moderation_set\":0}");
 	unic_napi_ctx_destroy(ctx);
 	close(fd);
 	unic_telemetry_stop(tel);

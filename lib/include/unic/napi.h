@@ -95,6 +95,12 @@ struct unic_napi_conf {
 	 *  over any 100 ms plus that share of 100 ms. 0: 25 when
 	 *  latency_target_us is set, else the adaptive policy is off. */
 	uint32_t cpu_budget;
+	/** Hybrid, adaptive policy: true leaves the devices' interrupt
+	 *  moderation (unic_port_coalesce_set()'s rx_usecs) as the
+	 *  application set it. false (default): the policy sets the rx_usecs
+	 *  of each port whose queues it polls from its estimates (docs/napi.md,
+	 *  "The device's moderation"), at most every 10 ms. */
+	bool moderation_fixed;
 };
 
 /**
@@ -280,6 +286,7 @@ struct unic_napi_ctx_stats {
 	uint64_t est_wake_ns;      /**< a sleep's wake cost: kernel wake-up + epoll return -> packet handed */
 	uint64_t est_gap_ns;       /**< the smallest inter-arrival gap estimate over the queues (0: none yet) */
 	uint64_t budget_left_ns;   /**< busy-wait time the CPU budget allows now */
+	uint64_t moderation_set;   /**< device moderation changes the policy made (unic_port_coalesce_set() calls that succeeded) */
 	/** interrupt source readable (epoll returned) -> first packet handed to the handler */
 	uint64_t wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
 };
@@ -300,6 +307,14 @@ struct unic_napi_queue_info {
 	/** The adaptive policy's estimate of the gap between its packets
 	 *  (ns; 0: none yet, or the policy is off). */
 	uint64_t gap_ns;
+	/** The rx_usecs the adaptive policy last set on the queue's port
+	 *  (docs/napi.md, "The device's moderation"); -1: none set (policy
+	 *  off, no estimate yet, or the port has no moderation). */
+	int64_t moderation_us;
+	/** ... and what the port reported in effect right after
+	 *  (unic_port_coalesce_get(): e1000e reads EITR back, and QEMU 7.2
+	 *  raises anything under 128 us); -1: none. */
+	int64_t moderation_effect_us;
 };
 
 /**
