@@ -168,6 +168,7 @@ static void memif_queue_up(struct memif_port *mp, struct memif_queue *q, bool rx
 	q->mask = (uint16_t)(q->size - 1);
 	q->last = 0;
 	q->own = 0;
+	q->tx_free = 0;
 	q->regions = c->regions;
 	q->nb_regions = c->nb_regions;
 	q->bsize = c->cfg.bsize;

@@ -157,6 +157,9 @@ struct memif_queue {
 	uint16_t last;                   /* rx: the next slot to read (free-running) */
 	uint16_t own;                    /* the index we write (head or tail): our copy,
 					  * never read back from shared memory */
+	uint16_t tx_free;                /* tx: slots known free at the last read of the
+					  * peer's index (0 at connect); read again only
+					  * when a burst needs more */
 	uint16_t nb_regions;
 	const struct memif_region *regions;
 	uint32_t bsize;                  /* client: our buffers' size */
