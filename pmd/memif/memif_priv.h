@@ -222,6 +222,14 @@ int memif_ctrl_start(struct unic_port *port);
 void memif_ctrl_stop(struct unic_port *port);
 int memif_listen(struct unic_port *port);
 
+/*
+ * 1 once this process is registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED
+ * (memif_ctrl_start): the fast path's entry then needs no fence of its own,
+ * the control thread's membarrier() before it reads busy being one on
+ * every thread (see (B1)/(B2) in memif_rxtx.c). Never goes back to 0.
+ */
+extern uint32_t memif_membarrier_ok;
+
 /* memif_rxtx.c */
 uint16_t memif_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n);
 uint16_t memif_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n);

@@ -23,7 +23,12 @@
  * Fences:
  *  (B1) entry: busy = 1, fence, load q->ring. Pairs with (B2) in
  *       memif_ctrl.c: ring = NULL, fence, load busy. Either we see NULL, or
- *       the control thread sees busy and waits before it unmaps.
+ *       the control thread sees busy and waits before it unmaps. Once the
+ *       process is registered for membarrier (memif_membarrier_ok), the
+ *       entry's fence is a compiler barrier and (B2)'s fence is
+ *       membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), which runs a full
+ *       fence on every thread of the process: the same guarantee, paid
+ *       by the control thread at a disconnect instead of by every burst.
  *  (D1) tx: store of the index (release), fence, load of the peer's
  *       MASK_INT flag. Pairs with (D2) in memif_rx_intr_enable: clear
  *       MASK_INT, fence, the caller's re-check (memif_rx_pending). One of the
@@ -45,10 +50,30 @@
  * prefetched first, then copied). */
 #define MEMIF_BATCH 32
 
+uint32_t memif_membarrier_ok;
+
 static inline struct memif_ring *memif_enter(struct memif_queue *q)
 {
 	unic_store_relaxed(&q->busy, 1);
-	unic_smp_mb(); /* (B1) */
+	/* (B1). A full fence is a wait for every store still in flight,
+	 * on memif the previous burst's to lines the peer's core reads
+	 * (about 10 ticks a frame of a receive with the vCPUs far apart:
+	 * docs/performance-notebook.md); with membarrier the control thread
+	 * pays it instead, once per disconnect. */
+	if (UNIC_LIKELY(unic_load_relaxed(&memif_membarrier_ok)))
+		unic_compiler_barrier();
+	else
+		unic_smp_mb();
+	return unic_load_acquire(&q->ring);
+}
+
+/* memif_enter with a fence whatever membarrier says: for a caller whose
+ * store before it must be ordered before the load of the ring (arming
+ * the interrupt, against memif_queue_up). */
+static inline struct memif_ring *memif_enter_fenced(struct memif_queue *q)
+{
+	unic_store_relaxed(&q->busy, 1);
+	unic_smp_mb();
 	return unic_load_acquire(&q->ring);
 }
 
@@ -618,7 +643,7 @@ int memif_rx_intr_enable(void *qv)
 	struct memif_ring *ring;
 
 	unic_store_relaxed(&q->intr_enabled, 1);
-	ring = memif_enter(q); /* its fence orders the store above before the load of ring */
+	ring = memif_enter_fenced(q); /* orders the store above before the load of ring */
 	if (ring != NULL)
 		__atomic_and_fetch(&ring->flags, (uint16_t)~MEMIF_RING_FLAG_MASK_INT, __ATOMIC_RELAXED);
 	/* (D2): pairs with (D1) in the peer's tx; the caller re-checks next. */
