@@ -14,8 +14,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -168,6 +170,7 @@ static void memif_queue_up(struct memif_port *mp, struct memif_queue *q, bool rx
 	q->mask = (uint16_t)(q->size - 1);
 	q->last = 0;
 	q->own = 0;
+	q->tx_free = 0;
 	q->regions = c->regions;
 	q->nb_regions = c->nb_regions;
 	q->bsize = c->cfg.bsize;
@@ -243,7 +246,12 @@ static void memif_queue_down(struct memif_queue *q, bool rx)
 	if (ring == NULL && q->intr_member < 0)
 		return;
 	unic_store_relaxed(&q->ring, NULL);
-	unic_smp_mb(); /* (B2): pairs with (B1) in memif_rxtx.c */
+	/* (B2): pairs with (B1) in memif_rxtx.c. membarrier() runs a full
+	 * fence on every running thread of the process (and returns after
+	 * it), so a fast path that entered without one is covered; it fails
+	 * only if no thread ever registered, and then every entry fences. */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+		unic_smp_mb();
 	while (unic_load_acquire(&q->busy))
 		sched_yield();
 	if (rx && ring != NULL)
@@ -601,6 +609,12 @@ int memif_ctrl_start(struct unic_port *port)
 	memif_conn_init(&mp->conn, &mp->cfg);
 	mp->conn_fd = -1;
 	mp->warned = false;
+	/* Before any ring is published: from here the fast path's entry may
+	 * leave its fence to the control thread's membarrier(). A kernel
+	 * without it (before 4.14) keeps the fence. */
+	if (!unic_load_relaxed(&memif_membarrier_ok) &&
+	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		unic_store_relaxed(&memif_membarrier_ok, 1);
 	rc = pthread_create(&mp->thread, NULL, memif_ctrl_main, port);
 	if (rc != 0) {
 		UNIC_PORT_LOG(port, ERR, "memif: cannot start the control thread: %s", strerror(rc));

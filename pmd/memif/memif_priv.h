@@ -157,6 +157,9 @@ struct memif_queue {
 	uint16_t last;                   /* rx: the next slot to read (free-running) */
 	uint16_t own;                    /* the index we write (head or tail): our copy,
 					  * never read back from shared memory */
+	uint16_t tx_free;                /* tx: slots known free at the last read of the
+					  * peer's index (0 at connect); read again only
+					  * when a burst needs more */
 	uint16_t nb_regions;
 	const struct memif_region *regions;
 	uint32_t bsize;                  /* client: our buffers' size */
@@ -218,6 +221,14 @@ static inline struct memif_port *memif_priv(struct unic_port *port)
 int memif_ctrl_start(struct unic_port *port);
 void memif_ctrl_stop(struct unic_port *port);
 int memif_listen(struct unic_port *port);
+
+/*
+ * 1 once this process is registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED
+ * (memif_ctrl_start): the fast path's entry then needs no fence of its own,
+ * the control thread's membarrier() before it reads busy being one on
+ * every thread (see (B1)/(B2) in memif_rxtx.c). Never goes back to 0.
+ */
+extern uint32_t memif_membarrier_ok;
 
 /* memif_rxtx.c */
 uint16_t memif_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n);

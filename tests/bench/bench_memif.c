@@ -10,7 +10,18 @@
  * compare-memif's). Run it under `valgrind --tool=callgrind` for
  * instructions per frame (docs/performance-notebook.md). Uses hugepages
  * unless --no-huge.
+ *
+ * --two-cores: the client's tx_burst on a thread on CPU 0 and the server's
+ * rx_burst on one on CPU 1 for --scale x 5 seconds, each with its own
+ * pool: the median cycles per frame inside each call (over the calls
+ * that moved a full burst), where the cache lines do move between two
+ * cores. A call the scheduler cut into is an outlier the median ignores,
+ * so the figure holds on a loaded machine better than a rate does. The
+ * cost follows where the host runs the two vCPUs (see c2c-probe).
  */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +65,131 @@ static double median_per_frame(uint32_t *v, unsigned long n)
 	return (double)v[n / 2] / BURST;
 }
 
+struct side {
+	struct unic_port *port;
+	struct unic_pool *pool;  /* tx: where the frames come from */
+	int cpu;
+	uint64_t end_tsc;
+	uint32_t *samples;
+	unsigned long nb, max;
+	uint64_t frames, calls;
+	double cpu_s;
+};
+
+static int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static double thread_cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void *tx_side(void *arg)
+{
+	struct side *sd = arg;
+	double c0;
+
+	if (pin_self(sd->cpu) != 0)
+		return NULL;
+	c0 = thread_cpu_s();
+	while (unic_rdtsc() < sd->end_tsc) {
+		struct unic_pkt *pkts[BURST];
+		uint64_t t0, t1;
+		uint16_t s;
+
+		if (unic_pkt_alloc_bulk(sd->pool, pkts, BURST) != 0)
+			break;
+		for (unsigned k = 0; k < BURST; k++)
+			memset(unic_pkt_append(pkts[k], FRAME), (int)k, FRAME);
+		t0 = unic_rdtsc();
+		s = unic_tx_burst(sd->port, 0, pkts, BURST);
+		t1 = unic_rdtsc();
+		if (s < BURST)
+			unic_pkt_free_bulk(pkts + s, BURST - s);
+		if (s == BURST && sd->nb < sd->max)
+			sd->samples[sd->nb++] = (uint32_t)UNIC_MIN(t1 - t0, (uint64_t)UINT32_MAX);
+		sd->frames += s;
+		sd->calls++;
+	}
+	sd->cpu_s = thread_cpu_s() - c0;
+	return NULL;
+}
+
+static void *rx_side(void *arg)
+{
+	struct side *sd = arg;
+	double c0;
+
+	if (pin_self(sd->cpu) != 0)
+		return NULL;
+	c0 = thread_cpu_s();
+	while (unic_rdtsc() < sd->end_tsc) {
+		struct unic_pkt *pkts[BURST];
+		uint64_t t0, t1;
+		uint16_t r;
+
+		t0 = unic_rdtsc();
+		r = unic_rx_burst(sd->port, 0, pkts, BURST);
+		t1 = unic_rdtsc();
+		unic_pkt_free_bulk(pkts, r);
+		if (r == BURST && sd->nb < sd->max)
+			sd->samples[sd->nb++] = (uint32_t)UNIC_MIN(t1 - t0, (uint64_t)UINT32_MAX);
+		sd->frames += r;
+		sd->calls++;
+	}
+	sd->cpu_s = thread_cpu_s() - c0;
+	return NULL;
+}
+
+static int two_cores(struct bench *b, struct unic_port *cli, struct unic_pool *txpool,
+		     struct unic_port *srv)
+{
+	double secs = 5.0 * b->scale;
+	uint64_t end = unic_rdtsc() + (uint64_t)(secs * (double)unic_tsc_hz());
+	unsigned long max = 50000000;
+	struct side tx = { .port = cli, .pool = txpool, .cpu = 0, .end_tsc = end, .max = max };
+	struct side rx = { .port = srv, .cpu = 1, .end_tsc = end, .max = max };
+	pthread_t th[2];
+
+	tx.samples = calloc(max, sizeof(uint32_t));
+	rx.samples = calloc(max, sizeof(uint32_t));
+	if (tx.samples == NULL || rx.samples == NULL ||
+	    pthread_create(&th[0], NULL, tx_side, &tx) != 0 ||
+	    pthread_create(&th[1], NULL, rx_side, &rx) != 0) {
+		fprintf(stderr, "cannot start the two threads\n");
+		return 1;
+	}
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	if (tx.nb == 0 || rx.nb == 0) {
+		fprintf(stderr, "no full burst on one side (tx %lu, rx %lu): did the threads get pinned to CPUs 0 and 1?\n",
+			tx.nb, rx.nb);
+		return 1;
+	}
+	bench_add(b, "memif_2core_tx_burst32_64B_median_cycles", median_per_frame(tx.samples, tx.nb),
+		  "cycles/frame");
+	bench_add(b, "memif_2core_rx_burst32_64B_median_cycles", median_per_frame(rx.samples, rx.nb),
+		  "cycles/frame");
+	bench_add(b, "memif_2core_rx_full_bursts", 100.0 * (double)rx.nb / (double)rx.calls, "%");
+	bench_add(b, "memif_2core_frames_per_s", (double)rx.frames / secs, "frames/s");
+	bench_add(b, "memif_2core_frames_per_rx_cpu_s", rx.cpu_s > 0 ? (double)rx.frames / rx.cpu_s : 0,
+		  "frames/s");
+	bench_add(b, "memif_2core_tx_cpu", 100.0 * tx.cpu_s / secs, "%");
+	bench_add(b, "memif_2core_rx_cpu", 100.0 * rx.cpu_s / secs, "%");
+	free(tx.samples);
+	free(rx.samples);
+	return 0;
+}
+
 static bool link_up(struct unic_port *p)
 {
 	struct unic_link link;
@@ -70,7 +206,14 @@ int main(int argc, char **argv)
 	struct unic_pool *pool;
 	struct unic_port *srv, *cli;
 	char spec[160];
-	int rc = bench_init(&b, "memif", argc, argv);
+	bool two = false;
+	int rc;
+
+	if (argc > 1 && strcmp(argv[argc - 1], "--two-cores") == 0) {
+		two = true;
+		argc--;
+	}
+	rc = bench_init(&b, two ? "memif_two_cores" : "memif", argc, argv);
 
 	if (rc)
 		return rc;
@@ -96,6 +239,26 @@ int main(int argc, char **argv)
 	if (!link_up(srv) || !link_up(cli)) {
 		fprintf(stderr, "the memif pair did not connect within 5 s\n");
 		return 1;
+	}
+
+	if (two) {
+		struct unic_pktpool_conf tc = pc;
+		struct unic_pool *txpool;
+
+		tc.name = "memifbtx";
+		txpool = unic_pktpool_create(&tc);
+		if (txpool == NULL) {
+			fprintf(stderr, "cannot create the sender's packet pool: %s\n", strerror(errno));
+			return 1;
+		}
+		rc = two_cores(&b, cli, txpool, srv);
+		bench_finish(&b);
+		vdev_port_close(cli);
+		vdev_port_close(srv);
+		unic_pool_destroy(txpool);
+		unic_pool_destroy(pool);
+		unic_mem_destroy(mem);
+		return rc;
 	}
 
 	unsigned long iters = bench_iters(&b, 2000000);
