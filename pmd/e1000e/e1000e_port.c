@@ -477,6 +477,56 @@ static int e1000e_eeprom_get(struct unic_port *port, uint32_t offset, uint32_t l
 	return 0;
 }
 
+/* ---- RSS (10.2.5.17-10.2.5.19): the port layer checked the arguments ---------- */
+
+static int e1000e_rss_hash_get(struct unic_port *port, struct unic_rss_conf *rss)
+{
+	rss->types = port->conf.rss_hash_types;
+	memcpy(rss->key, e1000e_rss_key(port), E1000E_RSS_KEY_LEN);
+	rss->key_len = E1000E_RSS_KEY_LEN;
+	return 0;
+}
+
+/* The registers now when the port runs with RSS, else at the next start
+ * (from port->conf, which the port layer updates). Types 0 on a running
+ * port: MRQC 0, every packet to queue 0 (RXCSUM.PCSD stays until the next
+ * start; the rx path reads the hash only with an RSS type set). */
+static int e1000e_rss_hash_update(struct unic_port *port, const struct unic_rss_conf *rss)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	if (!ep->rss_on || unic_port_state(port) != UNIC_PORT_STARTED)
+		return 0;
+	if (rss->key_len)
+		e1000e_rss_key_write(&ep->hw, rss->key);
+	write32(&ep->hw, E1000E_MRQC, rss->types ? e1000e_mrqc_types(rss->types) | E1000E_MRQC_RSS_EN : 0);
+	return 0;
+}
+
+static int e1000e_rss_reta_query(struct unic_port *port, uint16_t *reta)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	for (unsigned i = 0; i < E1000E_RETA_SIZE; i++)
+		reta[i] = ep->reta_set ? ep->reta[i] : (uint16_t)(i & 1);
+	return 0;
+}
+
+static int e1000e_rss_reta_update(struct unic_port *port, const uint16_t *reta)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	for (unsigned i = 0; i < E1000E_RETA_SIZE; i++)
+		ep->reta[i] = (uint8_t)reta[i];
+	ep->reta_set = true;
+	e1000e_reta_write(ep);
+	return 0;
+}
+
 const struct unic_port_ops e1000e_ops = {
 	.info_get = e1000e_info_get,
 	.configure = e1000e_configure,
@@ -500,6 +550,10 @@ const struct unic_port_ops e1000e_ops = {
 	.coalesce_get = e1000e_coalesce_get,
 	.coalesce_set = e1000e_coalesce_set,
 	.vlan_filter_set = e1000e_vlan_filter_set,
+	.rss_hash_get = e1000e_rss_hash_get,
+	.rss_hash_update = e1000e_rss_hash_update,
+	.rss_reta_query = e1000e_rss_reta_query,
+	.rss_reta_update = e1000e_rss_reta_update,
 	.link_get = e1000e_link_get,
 	.link_set = e1000e_link_set,
 	.mac_set = e1000e_mac_set,

@@ -238,6 +238,11 @@ struct e1000e_port {
 	uint32_t vfta[E1000E_VFTA_SIZE];
 	uint32_t mta[E1000E_MTA_SIZE];  /* multicast list as hash bits (RCTL.MO = 0) */
 	uint32_t rx_usecs, tx_usecs;
+	/* RSS redirection table (rx queue per entry) once set
+	 * (unic_port_rss_reta_update); else start spreads over the queues. */
+	bool reta_set;
+	uint8_t reta[E1000E_RETA_SIZE];
+	bool rss_on;                  /* the last start turned RSS on (MRQC) */
 	uint32_t rctl_bsize;          /* RCTL.BSIZE/BSEX chosen by e1000e_init_rx */
 	bool link_admin_down;         /* link_set(false): MAC stopped, link reported down */
 	/* interrupts */
@@ -288,6 +293,12 @@ void e1000e_init_link(struct e1000e_port *ep);
 void e1000e_init_filters(struct e1000e_port *ep, struct unic_port *port);
 void e1000e_init_tx(struct e1000e_port *ep, struct unic_port *port);
 int e1000e_init_rx(struct e1000e_port *ep, struct unic_port *port);
+/* RSS registers (e1000e_init.c): the key in use (the configured one or
+ * the default), RSSRK, RETA from ep->reta, MRQC's hash type bits. */
+const uint8_t *e1000e_rss_key(const struct unic_port *port);
+void e1000e_rss_key_write(struct e1000e_hw *hw, const uint8_t *key);
+void e1000e_reta_write(struct e1000e_port *ep);
+uint32_t e1000e_mrqc_types(uint64_t types);
 int e1000e_init_intr(struct e1000e_port *ep, struct unic_port *port);
 void e1000e_init_enable(struct e1000e_port *ep, struct unic_port *port);
 /** RCTL's filter bits for the port's settings (promiscuous, VLAN filter, LPE). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bus/bus_private.h"
+#include "port/port_private.h"
 #include "fake_e1000e.h"
 
 /* The fake device (fake_e1000e.h); each suite builds it afresh. */
@@ -951,4 +952,100 @@ Test(e1000e_rings, close_frees_the_rings_and_any_zone_the_driver_kept)
 	cr_assert_eq(unic_port_dma_alloc(ring_port, "test zone", 4096, 128, 0, &kept), 0);
 	cr_assert_eq(unic_port_close(ring_port), 0);
 	cr_assert_eq(unic_mem_bytes_in_use(ring_mem), 0, "close left %zu bytes", unic_mem_bytes_in_use(ring_mem));
+}
+
+/* ---- RSS through the port layer (unic_port_rss_*) ------------------------------ */
+
+Test(e1000e_hw, reta_update_writes_the_masked_entries_as_bit_7_of_each_reta_byte)
+{
+	uint16_t reta[E1000E_RETA_SIZE] = { 0 }, back[E1000E_RETA_SIZE];
+	uint64_t mask[2] = { 0, 0 };
+
+	fk.port->conf.nb_rxq = 2;
+	/* Untouched: every other entry to queue 1, as start programs it. */
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, back, E1000E_RETA_SIZE), 0);
+	cr_assert_eq(back[0], 0);
+	cr_assert_eq(back[1], 1);
+	/* Entries 0..3 to queue 1, entry 5 to queue 0; the others unmasked. */
+	for (unsigned i = 0; i < 4; i++) {
+		reta[i] = 1;
+		mask[0] |= 1ull << i;
+	}
+	reta[5] = 0;
+	mask[0] |= 1ull << 5;
+	reta[127] = 1; /* not in the mask: stays */
+	cr_assert_eq(unic_port_rss_reta_update(fk.port, reta, mask, E1000E_RETA_SIZE), 0);
+	cr_assert_eq(regs[E1000E_RETA(0) / 4], 0x80808080u);
+	cr_assert_eq(regs[E1000E_RETA(1) / 4], 0x80000000u, "entry 5 to 0, 7 still 1: 0x%08x",
+		     regs[E1000E_RETA(1) / 4]);
+	cr_assert_eq(regs[E1000E_RETA(31) / 4], 0x80008000u);
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, back, E1000E_RETA_SIZE), 0);
+	cr_assert_eq(back[2], 1);
+	cr_assert_eq(back[5], 0);
+	cr_assert_eq(back[126], 0);
+	cr_assert_eq(back[127], 1);
+}
+
+Test(e1000e_hw, reta_update_refuses_a_queue_past_nb_rxq_and_another_table_size)
+{
+	uint16_t reta[E1000E_RETA_SIZE] = { 0 };
+	uint64_t mask[2] = { 1, 0 };
+
+	fk.port->conf.nb_rxq = 1;
+	reta[0] = 1;
+	cr_assert_eq(unic_port_rss_reta_update(fk.port, reta, mask, E1000E_RETA_SIZE), -EINVAL);
+	cr_assert_eq(regs[E1000E_RETA(0) / 4], 0, "nothing written");
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, reta, 64), -EINVAL);
+}
+
+Test(e1000e_hw, rss_hash_get_gives_the_default_key_and_update_keeps_types_and_key)
+{
+	struct unic_rss_conf r;
+
+	fk.port->conf.rss_hash_types = UNIC_RSS_IPV4;
+	cr_assert_eq(unic_port_rss_hash_get(fk.port, &r), 0);
+	cr_assert_eq(r.types, UNIC_RSS_IPV4);
+	cr_assert_eq(r.key_len, E1000E_RSS_KEY_LEN);
+	cr_assert_eq(r.key[0], 0x6d);
+	cr_assert_eq(r.key[39], 0xfa);
+	/* UDP: the 82574 does not hash UDP ports. */
+	r.types = UNIC_RSS_IPV4_UDP;
+	r.key_len = 0;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), -EINVAL);
+	r.key_len = 16;
+	r.types = UNIC_RSS_IPV4;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), -EINVAL);
+	memset(r.key, 0xab, sizeof(r.key));
+	r.key_len = E1000E_RSS_KEY_LEN;
+	r.types = UNIC_RSS_IPV4_TCP | UNIC_RSS_IPV6;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), 0);
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(unic_port_rss_hash_get(fk.port, &r), 0);
+	cr_assert_eq(r.types, UNIC_RSS_IPV4_TCP | UNIC_RSS_IPV6);
+	cr_assert_eq(r.key[0], 0xab);
+	cr_assert_eq(r.key[39], 0xab);
+}
+
+Test(e1000e_hw, rss_hash_update_on_a_port_started_with_rss_writes_rssrk_and_mrqc)
+{
+	struct e1000e_port *ep = fk.ep;
+	struct unic_rss_conf r = { .types = UNIC_RSS_IPV4, .key_len = E1000E_RSS_KEY_LEN };
+
+	/* What start leaves: RSS on. The port layer writes the registers only then. */
+	ep->rss_on = true;
+	fk.port->conf.nb_rxq = 2;
+	enum unic_port_state was = port_core(fk.port)->state;
+
+	port_core(fk.port)->state = UNIC_PORT_STARTED;
+	for (unsigned i = 0; i < E1000E_RSS_KEY_LEN; i++)
+		r.key[i] = (uint8_t)i;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), 0);
+	cr_assert_eq(regs[E1000E_RSSRK(0) / 4], 0x03020100u);
+	cr_assert_eq(regs[E1000E_RSSRK(9) / 4], 0x27262524u);
+	cr_assert_eq(regs[E1000E_MRQC / 4], E1000E_MRQC_IPV4 | E1000E_MRQC_RSS_EN);
+	r.types = 0;
+	r.key_len = 0;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), 0);
+	cr_assert_eq(regs[E1000E_MRQC / 4], 0, "types none: every packet to queue 0");
+	port_core(fk.port)->state = was;
 }
