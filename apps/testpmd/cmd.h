@@ -13,7 +13,8 @@
  *   <vid>        VLAN id 0..4095
  *   <level>      1..5 or error|warning|notice|info|debug (num = 1..5)
  *   <sizes>      comma-separated sizes 1..65535, at most TP_CMD_MAX_SIZES
- *   <spec>       any one word
+ *   <spec>       any one word (also <masks> <types> <entries> <type> <hexkey>
+ *                <offload> <name> <device>: checked by the command)
  *   <words...>   one or more words to the end of the line (rest)
  *   <anything>   a whole number 0..4294967295
  *   [key=<n>]    optional "key=N" (whole number), any order, at the end
@@ -77,6 +78,23 @@ enum tp_cmd_id {
 	TP_CMD_PORT_ATTACH,
 	TP_CMD_PORT_DETACH,
 	TP_CMD_SET_ETH_PEER,
+	TP_CMD_SHOW_RSS_HASH,
+	TP_CMD_SHOW_RSS_KEY,
+	TP_CMD_SHOW_RSS_RETA,
+	TP_CMD_PORT_RSS,
+	TP_CMD_PORT_RSS_RETA,
+	TP_CMD_PORT_RSS_KEY,
+	TP_CMD_SHOW_OFFLOAD,
+	TP_CMD_PORT_OFFLOAD,
+	TP_CMD_SHOW_DEVICE,
+	TP_CMD_DUMP,
+	TP_CMD_DUMP_NAME,
+	TP_CMD_SET_VERBOSE,
+	TP_CMD_SET_RECORD,
+	TP_CMD_MCAST_ADDR,
+	TP_CMD_SHOW_FLOW_CTRL,
+	TP_CMD_SET_FLOW_CTRL,
+	TP_CMD_UDP_TUNNEL,
 	TP_CMD_COUNT
 };
 
