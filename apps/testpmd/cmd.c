@@ -738,3 +738,127 @@ unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, un
 	}
 	return n;
 }
+
+/* ---- RSS arguments ---------------------------------------------------------------- */
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A decimal number at *p, up to @p max; *p moves past it. */
+static int dec_at(const char **p, unsigned long max, unsigned long *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		*v = *v * 10 + (unsigned long)(*s - '0');
+		if (*v > max)
+			return -1;
+	}
+	*p = s;
+	return 0;
+}
+
+int tp_cmd_parse_reta(const char *s, uint16_t size, uint16_t *reta, uint64_t *mask, char *err,
+		      size_t errlen)
+{
+	const char *p = s;
+
+	if (errlen)
+		err[0] = '\0';
+	if (*p == '\0')
+		goto bad;
+	while (*p) {
+		unsigned long ent, q;
+
+		if (*p++ != '(')
+			goto bad;
+		if (dec_at(&p, 0xffff, &ent) || *p++ != ',')
+			goto bad;
+		if (dec_at(&p, 0xffff, &q) || *p++ != ')')
+			goto bad;
+		if (ent >= size) {
+			snprintf(err, errlen, "entry %lu; the port's table has %u (0..%u)", ent, size,
+				 size ? size - 1 : 0);
+			return -1;
+		}
+		reta[ent] = (uint16_t)q;
+		mask[ent / 64] |= 1ull << (ent % 64);
+		if (*p == ',' && p[1] != '\0')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "bad list '%s'; expected (entry,queue)[,(entry,queue)...], e.g. (0,1),(1,0)", s);
+	return -1;
+}
+
+int tp_cmd_parse_masks(const char *s, uint64_t *mask, unsigned max, unsigned *nb, char *err,
+		       size_t errlen)
+{
+	const char *p = s;
+	bool paren = *p == '(';
+
+	*nb = 0;
+	if (paren)
+		p++;
+	while (*p && *p != ')') {
+		uint64_t m = 0;
+		unsigned digits = 0;
+
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p += 2;
+		for (; hexval(*p) >= 0; p++) {
+			if (++digits > 16)
+				goto bad;
+			m = m << 4 | (uint64_t)hexval(*p);
+		}
+		if (digits == 0 || *nb == max)
+			goto bad;
+		mask[(*nb)++] = m;
+		if (*p == ',' && p[1] != '\0' && p[1] != ')')
+			p++;
+		else if (*p && *p != ')')
+			goto bad;
+	}
+	if ((*p == ')') != paren || (*p == ')' && p[1] != '\0') || *nb == 0)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad masks '%s'; expected %u hex mask%s (64 entries each, comma-separated), e.g. 0xffffffffffffffff",
+		 s, max, max == 1 ? "" : "s");
+	return -1;
+}
+
+int tp_cmd_parse_hexkey(const char *s, uint8_t *key, size_t len, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+
+	if (n != 2 * len) {
+		snprintf(err, errlen, "the key is %zu hex digits; this port takes %zu bytes, %zu hex digits", n, len,
+			 2 * len);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			snprintf(err, errlen, "'%c%c' at digit %zu is not hex (0-9, a-f)", s[i], s[i + 1], i);
+			return -1;
+		}
+		key[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}

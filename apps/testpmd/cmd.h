@@ -160,4 +160,20 @@ int tp_cmd_help(FILE *f, const char *topic);
 unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, unsigned nb_ports,
 			 char (*out)[TP_CMD_CAND_LEN], unsigned max, size_t *start);
 
+/*
+ * Argument parsers of the RSS commands (pure; fuzzed with the parser). Each
+ * returns 0, or -1 with what is wrong in @p err.
+ * reta: "(entry,queue)[,(entry,queue)...]": reta[entry] = queue and the
+ * entry's bit set in mask[entry / 64] (the caller zeroes mask); entries
+ * below @p size, queues up to 65535.
+ */
+int tp_cmd_parse_reta(const char *s, uint16_t size, uint16_t *reta, uint64_t *mask, char *err,
+		      size_t errlen);
+/* masks: hex numbers, comma-separated, optionally in (), at most @p max;
+ * *nb how many. */
+int tp_cmd_parse_masks(const char *s, uint64_t *mask, unsigned max, unsigned *nb, char *err,
+		       size_t errlen);
+/* key: exactly 2 * @p len hex digits into @p key. */
+int tp_cmd_parse_hexkey(const char *s, uint8_t *key, size_t len, char *err, size_t errlen);
+
 #endif /* TP_CMD_H */

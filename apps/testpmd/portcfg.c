@@ -138,22 +138,11 @@ int tp_rss_set(struct tp_app *app, const struct tp_cmd_arg *pa, const char *word
 	return rc;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int tp_rss_key(struct tp_app *app, uint16_t id, const char *type, const char *hex)
 {
 	struct unic_port_info info;
 	struct unic_rss_conf r = { 0 }, cur;
-	size_t len = strlen(hex);
+	char err[256];
 	bool known = false;
 	int rc = tp_port_check(app, id);
 
@@ -169,20 +158,9 @@ int tp_rss_key(struct tp_app *app, uint16_t id, const char *type, const char *he
 	}
 	if (info.rss_key_size == 0)
 		return rss_err(app, id, "port config rss-hash-key", -ENOTSUP);
-	if (len != 2u * info.rss_key_size) {
-		fprintf(app->err, "port config rss-hash-key: the key is %zu hex digits; port %u takes %u bytes, %u hex digits\n",
-			len, id, info.rss_key_size, 2u * info.rss_key_size);
+	if (tp_cmd_parse_hexkey(hex, r.key, info.rss_key_size, err, sizeof(err))) {
+		fprintf(app->err, "port config rss-hash-key: %s\n", err);
 		return -EINVAL;
-	}
-	for (size_t i = 0; i < len; i += 2) {
-		int hi = hexval(hex[i]), lo = hexval(hex[i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			fprintf(app->err, "port config rss-hash-key: '%c%c' at digit %zu is not hex (0-9, a-f)\n",
-				hex[i], hex[i + 1], i);
-			return -EINVAL;
-		}
-		r.key[i / 2] = (uint8_t)(hi << 4 | lo);
 	}
 	r.key_len = info.rss_key_size;
 	rc = unic_port_rss_hash_get(app->ports[id].port, &cur);
@@ -199,61 +177,22 @@ int tp_rss_key(struct tp_app *app, uint16_t id, const char *type, const char *he
 	return 0;
 }
 
-/* "(entry,queue)[,(entry,queue)...]" into @p reta / @p mask. @return 0 or -EINVAL. */
-static int reta_parse(struct tp_app *app, const char *s, uint16_t size, uint16_t *reta, uint64_t *mask)
-{
-	const char *p = s;
-
-	while (*p) {
-		char *e;
-		unsigned long ent, q;
-
-		if (*p != '(')
-			goto bad;
-		ent = strtoul(p + 1, &e, 10);
-		if (e == p + 1 || *e != ',')
-			goto bad;
-		p = e + 1;
-		q = strtoul(p, &e, 10);
-		if (e == p || *e != ')')
-			goto bad;
-		p = e + 1;
-		if (ent >= size) {
-			fprintf(app->err, "port config rss reta: entry %lu; the port's table has %u (0..%u)\n", ent, size,
-				size - 1);
-			return -EINVAL;
-		}
-		if (q > UINT16_MAX) {
-			fprintf(app->err, "port config rss reta: queue %lu is too large\n", q);
-			return -EINVAL;
-		}
-		reta[ent] = (uint16_t)q;
-		mask[ent / 64] |= 1ull << (ent % 64);
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	return 0;
-bad:
-	fprintf(app->err, "port config rss reta: bad list at '%s'; expected (entry,queue)[,(entry,queue)...], e.g. (0,1),(1,0)\n",
-		p);
-	return -EINVAL;
-}
-
 int tp_rss_reta_set(struct tp_app *app, uint16_t id, const char *list)
 {
 	struct unic_port_info info;
 	uint16_t reta[UNIC_RETA_SIZE_MAX] = { 0 };
 	uint64_t mask[UNIC_RETA_SIZE_MAX / 64] = { 0 };
+	char err[256];
 	int rc = tp_port_check(app, id);
 
 	if (rc || (rc = tp_info_of(app, id, &info)))
 		return rc;
 	if (info.reta_size == 0 || info.reta_size > UNIC_RETA_SIZE_MAX)
 		return rss_err(app, id, "port config rss reta", -ENOTSUP);
-	if ((rc = reta_parse(app, list, info.reta_size, reta, mask)))
-		return rc;
+	if (tp_cmd_parse_reta(list, info.reta_size, reta, mask, err, sizeof(err))) {
+		fprintf(app->err, "port config rss reta: %s\n", err);
+		return -EINVAL;
+	}
 	rc = unic_port_rss_reta_update(app->ports[id].port, reta, mask, info.reta_size);
 	if (rc == -EINVAL) {
 		fprintf(app->err, "port config rss reta: a queue is past the port's %u rx queue%s (0..%u); "
@@ -272,8 +211,8 @@ int tp_rss_reta_show(struct tp_app *app, uint16_t id, uint64_t size, const char 
 	struct unic_port_info info;
 	uint16_t reta[UNIC_RETA_SIZE_MAX];
 	uint64_t mask[UNIC_RETA_SIZE_MAX / 64] = { 0 };
-	const char *p = masks;
 	unsigned nm = 0;
+	char err[256];
 	int rc = tp_port_check(app, id);
 
 	if (rc || (rc = tp_info_of(app, id, &info)))
@@ -286,21 +225,9 @@ int tp_rss_reta_show(struct tp_app *app, uint16_t id, uint64_t size, const char 
 		return -EINVAL;
 	}
 	/* Masks: hex, 64 entries each, comma-separated, optionally in (). */
-	if (*p == '(')
-		p++;
-	while (*p && *p != ')') {
-		char *e;
-		unsigned long long m = strtoull(p, &e, 16);
-
-		if (e == p || nm == (info.reta_size + 63u) / 64u) {
-			fprintf(app->err, "show port rss reta: bad masks at '%s'; expected %u hex mask%s (64 entries each), e.g. 0xffffffffffffffff,0xffffffffffffffff\n",
-				p, (info.reta_size + 63) / 64, info.reta_size > 64 ? "s" : "");
-			return -EINVAL;
-		}
-		mask[nm++] = m;
-		p = e;
-		if (*p == ',')
-			p++;
+	if (tp_cmd_parse_masks(masks, mask, (info.reta_size + 63u) / 64u, &nm, err, sizeof(err))) {
+		fprintf(app->err, "show port rss reta: %s\n", err);
+		return -EINVAL;
 	}
 	rc = unic_port_rss_reta_query(app->ports[id].port, reta, info.reta_size);
 	if (rc)
