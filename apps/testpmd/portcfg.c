@@ -120,7 +120,8 @@ int tp_rss_set(struct tp_app *app, const struct tp_cmd_arg *pa, const char *word
 		r1 = tp_port_started(app, ids[i]) ? unic_port_rss_hash_update(p->port, &r) :
 		     info.reta_size ? 0 : -ENOTSUP;
 		if (r1) {
-			rc = rc ? rc : rss_err(app, ids[i], "port config rss", r1);
+			rss_err(app, ids[i], "port config rss", r1);
+			rc = rc ? rc : r1;
 			continue;
 		}
 		p->rss_set = true;
