@@ -88,7 +88,11 @@ static const struct tp_cmd_def cmd_table[] = {
 	  "forward statistics: cycles per packet of each thread, or the burst sizes seen" },
 	{ TP_CMD_MCAST_ADDR, "mcast_addr add|remove <port> <mac>", "a multicast address in the port's list" },
 	{ TP_CMD_SHOW_FLOW_CTRL, "show port <port> flow_ctrl", "802.3x flow control (pause frames)" },
-	{ TP_CMD_SET_FLOW_CTRL, "set flow_ctrl <words...>", "802.3x flow control: not done in unic (refused with the reason)" },
+	{ TP_CMD_SET_FLOW_CTRL,
+	  "set flow_ctrl rx on|off tx on|off <high_water> <low_water> <pause_time> <send_xon> mac_ctrl_frame_fwd on|off autoneg on|off <port>",
+	  "802.3x flow control: obey pause frames, send them above high_water bytes of rx buffer (XON below low_water with send_xon 1), their pause time, pass MAC control frames up; autoneg on is refused where the driver does not negotiate pause" },
+	{ TP_CMD_SET_FLOW_CTRL_ONE, "set flow_ctrl rx|tx|mac_ctrl_frame_fwd|autoneg on|off <port>", "one flow control setting, the others kept" },
+	{ TP_CMD_SET_FLOW_CTRL_NUM, "set flow_ctrl high_water|low_water|pause_time|send_xon <n> <port>", "one flow control value, the others kept" },
 	{ TP_CMD_UDP_TUNNEL, "port config <port> udp_tunnel_port add|rm vxlan|geneve|vxlan-gpe|ecpri <udp-port>",
 	  "UDP tunnel ports: refused (unic has no tunnel offloads)" },
 };

@@ -984,7 +984,9 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	case TP_CMD_SHOW_FLOW_CTRL:
 		return tp_flow_ctrl_show(app, (uint16_t)a[2].num);
 	case TP_CMD_SET_FLOW_CTRL:
-		return tp_flow_ctrl_set(app);
+	case TP_CMD_SET_FLOW_CTRL_ONE:
+	case TP_CMD_SET_FLOW_CTRL_NUM:
+		return tp_flow_ctrl_set(app, cmd);
 	case TP_CMD_UDP_TUNNEL:
 		return tp_udp_tunnel(app, (uint16_t)a[2].num, a[5].str);
 	case TP_CMD_COUNT:

@@ -470,22 +470,107 @@ int tp_mcast(struct tp_app *app, uint16_t id, bool add, const uint8_t *mac)
 	return 0;
 }
 
+static int fc_err(struct tp_app *app, uint16_t id, const char *what, int rc)
+{
+	tp_op_err(app, id, what, rc);
+	if (rc == -ENOTSUP)
+		fprintf(app->err, "port %u (%s) has no 802.3x flow control (virtual ports have no pause frames; "
+			"e1000e has it)\n", id, app->ports[id].driver);
+	return rc;
+}
+
 int tp_flow_ctrl_show(struct tp_app *app, uint16_t id)
 {
+	struct unic_flow_ctrl fc;
 	int rc = tp_port_check(app, id);
 
 	if (rc)
 		return rc;
-	fprintf(app->err, "port %u: show port flow_ctrl: unic has no flow control API (802.3x pause frames are "
-		"left as the driver sets them up; e1000e: the device's defaults) (-ENOTSUP)\n", id);
-	return -ENOTSUP;
+	rc = unic_port_flow_ctrl_get(app->ports[id].port, &fc);
+	if (rc)
+		return fc_err(app, id, "show port flow_ctrl", rc);
+	fprintf(app->out, "\n********************* Flow control infos for port %-2u *********************\n", id);
+	fprintf(app->out, "FC mode:\n   Rx pause: %s\n   Tx pause: %s\n", fc.rx_pause ? "on" : "off",
+		fc.tx_pause ? "on" : "off");
+	fprintf(app->out, "Autoneg: %s\n", fc.autoneg ? "on" : "off");
+	fprintf(app->out, "Pause time: 0x%x\n", fc.pause_time);
+	fprintf(app->out, "High waterline: 0x%x\n", fc.high_water);
+	fprintf(app->out, "Low waterline: 0x%x\n", fc.low_water);
+	fprintf(app->out, "Send XON: %s\n", fc.send_xon ? "on" : "off");
+	fprintf(app->out, "Forward MAC control frames: %s\n", fc.mac_ctrl_frame_fwd ? "on" : "off");
+	return 0;
 }
 
-int tp_flow_ctrl_set(struct tp_app *app)
+/* A number of the set flow_ctrl commands within @p max. */
+static int fc_num(struct tp_app *app, const char *what, uint64_t v, uint64_t max, uint32_t *out)
 {
-	fprintf(app->err, "set flow_ctrl: unic has no flow control API (802.3x pause frames are left as the "
-		"driver sets them up); not done (-ENOTSUP)\n");
-	return -ENOTSUP;
+	if (v > max) {
+		fprintf(app->err, "set flow_ctrl: %s %" PRIu64 "; expected 0..%" PRIu64 "\n", what, v, max);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int tp_flow_ctrl_set(struct tp_app *app, const struct tp_cmd *cmd)
+{
+	const struct tp_cmd_arg *a = cmd->arg;
+	struct unic_flow_ctrl fc;
+	unsigned pi = cmd->nb_args - 1;
+	uint16_t id = (uint16_t)a[pi].num;
+	uint32_t pause = 0, xon = 0;
+	int rc = tp_port_check(app, a[pi].num);
+
+	if (rc)
+		return rc;
+	rc = unic_port_flow_ctrl_get(app->ports[id].port, &fc);
+	if (rc)
+		return fc_err(app, id, "set flow_ctrl", rc);
+	pause = fc.pause_time;
+	xon = fc.send_xon;
+	if (cmd->def->id == TP_CMD_SET_FLOW_CTRL) {
+		/* set flow_ctrl rx X tx X HIGH LOW PAUSE XON mac_ctrl_frame_fwd X autoneg X PORT */
+		if ((rc = fc_num(app, "high_water", a[6].num, UINT32_MAX, &fc.high_water)) ||
+		    (rc = fc_num(app, "low_water", a[7].num, UINT32_MAX, &fc.low_water)) ||
+		    (rc = fc_num(app, "pause_time", a[8].num, UINT16_MAX, &pause)) ||
+		    (rc = fc_num(app, "send_xon", a[9].num, 1, &xon)))
+			return rc;
+		fc.rx_pause = a[3].kw == 0;
+		fc.tx_pause = a[5].kw == 0;
+		fc.mac_ctrl_frame_fwd = a[11].kw == 0;
+		fc.autoneg = a[13].kw == 0;
+	} else if (cmd->def->id == TP_CMD_SET_FLOW_CTRL_ONE) {
+		bool on = a[3].kw == 0;
+
+		if (a[2].kw == 0)
+			fc.rx_pause = on;
+		else if (a[2].kw == 1)
+			fc.tx_pause = on;
+		else if (a[2].kw == 2)
+			fc.mac_ctrl_frame_fwd = on;
+		else
+			fc.autoneg = on;
+	} else {
+		static const char *const what[] = { "high_water", "low_water", "pause_time", "send_xon" };
+		static const uint64_t max[] = { UINT32_MAX, UINT32_MAX, UINT16_MAX, 1 };
+		uint32_t *to[] = { &fc.high_water, &fc.low_water, &pause, &xon };
+
+		if ((rc = fc_num(app, what[a[2].kw], a[3].num, max[a[2].kw], to[a[2].kw])))
+			return rc;
+	}
+	fc.pause_time = (uint16_t)pause;
+	fc.send_xon = xon != 0;
+	rc = unic_port_flow_ctrl_set(app->ports[id].port, &fc);
+	if (rc == -EINVAL) {
+		fprintf(app->err, "set flow_ctrl: port %u (%s) refused these settings (the line above says why)%s\n", id,
+			app->ports[id].driver, fc.autoneg ? "; try autoneg off" : "");
+		return rc;
+	}
+	if (rc)
+		return fc_err(app, id, "set flow_ctrl", rc);
+	fprintf(app->out, "Port %u: flow control rx pause %s, tx pause %s\n", id, fc.rx_pause ? "on" : "off",
+		fc.tx_pause ? "on" : "off");
+	return 0;
 }
 
 int tp_udp_tunnel(struct tp_app *app, uint16_t id, const char *type)

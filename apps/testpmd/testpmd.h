@@ -232,7 +232,7 @@ int tp_offload_show(struct tp_app *app, uint16_t id, bool tx, bool conf);
 int tp_offload_set(struct tp_app *app, uint16_t id, bool tx, const char *name, bool on);
 int tp_mcast(struct tp_app *app, uint16_t id, bool add, const uint8_t *mac);
 int tp_flow_ctrl_show(struct tp_app *app, uint16_t id);
-int tp_flow_ctrl_set(struct tp_app *app);
+int tp_flow_ctrl_set(struct tp_app *app, const struct tp_cmd *cmd);
 int tp_udp_tunnel(struct tp_app *app, uint16_t id, const char *type);
 
 /* misc.c: show device info, the dump_* commands, set verbose/record-* */

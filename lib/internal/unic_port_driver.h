@@ -112,6 +112,10 @@ struct unic_port_ops {
 	int (*rss_hash_update)(struct unic_port *port, const struct unic_rss_conf *rss);
 	int (*rss_reta_query)(struct unic_port *port, uint16_t *reta);
 	int (*rss_reta_update)(struct unic_port *port, const uint16_t *reta);
+	/** 802.3x flow control: the settings in effect; set them (the driver
+	 * checks the thresholds against its buffer). */
+	int (*flow_ctrl_get)(struct unic_port *port, struct unic_flow_ctrl *fc);
+	int (*flow_ctrl_set)(struct unic_port *port, const struct unic_flow_ctrl *fc);
 };
 
 /*

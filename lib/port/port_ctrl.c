@@ -736,3 +736,16 @@ out:
 	port_unlock(port);
 	return rc;
 }
+
+/* ---- flow control ----------------------------------------------------------------- */
+
+int unic_port_flow_ctrl_get(struct unic_port *port, struct unic_flow_ctrl *fc)
+{
+	memset(fc, 0, sizeof(*fc));
+	return PORT_OP(port, flow_ctrl_get, fc);
+}
+
+int unic_port_flow_ctrl_set(struct unic_port *port, const struct unic_flow_ctrl *fc)
+{
+	return PORT_OP(port, flow_ctrl_set, fc);
+}

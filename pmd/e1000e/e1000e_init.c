@@ -31,6 +31,8 @@ uint32_t e1000e_rctl_filters(const struct e1000e_port *ep, const struct unic_por
 		r |= E1000E_RCTL_VFE;
 	if (port->conf.mtu > 1500)
 		r |= E1000E_RCTL_LPE;
+	if (ep->fc_set && ep->fc.mac_ctrl_frame_fwd)
+		r |= E1000E_RCTL_PMCF;
 	return r;
 }
 
@@ -56,6 +58,26 @@ void e1000e_init_filters(struct e1000e_port *ep, struct unic_port *port)
 	for (unsigned i = 0; i < E1000E_VFTA_SIZE; i++)
 		write32(hw, E1000E_VFTA(i), ep->vfta[i]);
 	write32(hw, E1000E_VET, UNIC_ETHER_TYPE_VLAN);
+	if (ep->fc_set)
+		e1000e_fc_write(ep);
+}
+
+void e1000e_fc_write(struct e1000e_port *ep)
+{
+	struct e1000e_hw *hw = &ep->hw;
+	const struct unic_flow_ctrl *fc = &ep->fc;
+	uint32_t ctrl = read32(hw, E1000E_CTRL) & ~(E1000E_CTRL_RFCE | E1000E_CTRL_TFCE);
+
+	write32(hw, E1000E_FCAL, E1000E_FCAL_PAUSE);
+	write32(hw, E1000E_FCAH, E1000E_FCAH_PAUSE);
+	write32(hw, E1000E_FCT, E1000E_FCT_PAUSE);
+	write32(hw, E1000E_FCTTV, fc->pause_time);
+	/* The thresholds matter only while pause frames are sent (TFCE). */
+	write32(hw, E1000E_FCRTL, (fc->tx_pause ? fc->low_water & E1000E_FCRT_MASK : 0) |
+		(fc->tx_pause && fc->send_xon ? E1000E_FCRTL_XONE : 0));
+	write32(hw, E1000E_FCRTH, fc->tx_pause ? fc->high_water & E1000E_FCRT_MASK : 0);
+	write32(hw, E1000E_CTRL, ctrl | (fc->rx_pause ? E1000E_CTRL_RFCE : 0) |
+		(fc->tx_pause ? E1000E_CTRL_TFCE : 0));
 }
 
 /* Transmit (4.6.10): every ring register, a queue not in use left empty. */

@@ -307,7 +307,8 @@ static int e1000e_link_set(struct unic_port *port, bool up)
 static int rctl_update(struct unic_port *port)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
-	uint32_t keep = ~(E1000E_RCTL_UPE | E1000E_RCTL_MPE | E1000E_RCTL_VFE | E1000E_RCTL_LPE | E1000E_RCTL_BAM);
+	uint32_t keep = ~(E1000E_RCTL_UPE | E1000E_RCTL_MPE | E1000E_RCTL_VFE | E1000E_RCTL_LPE | E1000E_RCTL_BAM |
+			  E1000E_RCTL_PMCF);
 	int rc = e1000e_hw_live(ep);
 
 	if (rc == 0 && unic_port_state(port) == UNIC_PORT_STARTED)
@@ -527,6 +528,53 @@ static int e1000e_rss_reta_update(struct unic_port *port, const uint16_t *reta)
 	return 0;
 }
 
+/* ---- flow control (3.7.6) --------------------------------------------------------- */
+
+static int e1000e_flow_ctrl_get(struct unic_port *port, struct unic_flow_ctrl *fc)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	struct e1000e_hw *hw = &ep->hw;
+	uint32_t ctrl, fcrtl;
+
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	ctrl = read32(hw, E1000E_CTRL);
+	fcrtl = read32(hw, E1000E_FCRTL);
+	fc->rx_pause = (ctrl & E1000E_CTRL_RFCE) != 0;
+	fc->tx_pause = (ctrl & E1000E_CTRL_TFCE) != 0;
+	fc->high_water = read32(hw, E1000E_FCRTH) & E1000E_FCRT_MASK;
+	fc->low_water = fcrtl & E1000E_FCRT_MASK;
+	fc->send_xon = (fcrtl & E1000E_FCRTL_XONE) != 0;
+	fc->pause_time = (uint16_t)read32(hw, E1000E_FCTTV);
+	fc->mac_ctrl_frame_fwd = ep->fc_set && ep->fc.mac_ctrl_frame_fwd;
+	fc->autoneg = false;
+	return 0;
+}
+
+static int e1000e_flow_ctrl_set(struct unic_port *port, const struct unic_flow_ctrl *fc)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	if (fc->autoneg) {
+		UNIC_PORT_LOG(port, ERR, "flow control: pause autonegotiation is not done by this driver; "
+			      "set rx/tx pause with autoneg off (they are forced in CTRL.RFCE/TFCE)");
+		return -EINVAL;
+	}
+	if (fc->tx_pause && (fc->high_water > E1000E_RX_FIFO || fc->low_water >= fc->high_water ||
+			     fc->high_water < 8)) {
+		UNIC_PORT_LOG(port, ERR, "flow control: high water %u, low water %u bytes; this device takes "
+			      "low < high, high from 8 to %u (its rx buffer)", fc->high_water, fc->low_water,
+			      E1000E_RX_FIFO);
+		return -EINVAL;
+	}
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	ep->fc = *fc;
+	ep->fc_set = true;
+	e1000e_fc_write(ep);
+	return rctl_update(port);
+}
+
 const struct unic_port_ops e1000e_ops = {
 	.info_get = e1000e_info_get,
 	.configure = e1000e_configure,
@@ -554,6 +602,8 @@ const struct unic_port_ops e1000e_ops = {
 	.rss_hash_update = e1000e_rss_hash_update,
 	.rss_reta_query = e1000e_rss_reta_query,
 	.rss_reta_update = e1000e_rss_reta_update,
+	.flow_ctrl_get = e1000e_flow_ctrl_get,
+	.flow_ctrl_set = e1000e_flow_ctrl_set,
 	.link_get = e1000e_link_get,
 	.link_set = e1000e_link_set,
 	.mac_set = e1000e_mac_set,

@@ -243,6 +243,10 @@ struct e1000e_port {
 	bool reta_set;
 	uint8_t reta[E1000E_RETA_SIZE];
 	bool rss_on;                  /* the last start turned RSS on (MRQC) */
+	/* flow control once set (unic_port_flow_ctrl_set), reprogrammed at
+	 * every start; else the registers are left as reset leaves them */
+	bool fc_set;
+	struct unic_flow_ctrl fc;
 	uint32_t rctl_bsize;          /* RCTL.BSIZE/BSEX chosen by e1000e_init_rx */
 	bool link_admin_down;         /* link_set(false): MAC stopped, link reported down */
 	/* interrupts */
@@ -299,6 +303,8 @@ const uint8_t *e1000e_rss_key(const struct unic_port *port);
 void e1000e_rss_key_write(struct e1000e_hw *hw, const uint8_t *key);
 void e1000e_reta_write(struct e1000e_port *ep);
 uint32_t e1000e_mrqc_types(uint64_t types);
+/* Flow control registers from ep->fc (e1000e_init.c). */
+void e1000e_fc_write(struct e1000e_port *ep);
 int e1000e_init_intr(struct e1000e_port *ep, struct unic_port *port);
 void e1000e_init_enable(struct e1000e_port *ep, struct unic_port *port);
 /** RCTL's filter bits for the port's settings (promiscuous, VLAN filter, LPE). */

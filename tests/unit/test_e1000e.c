@@ -1049,3 +1049,49 @@ Test(e1000e_hw, rss_hash_update_on_a_port_started_with_rss_writes_rssrk_and_mrqc
 	cr_assert_eq(regs[E1000E_MRQC / 4], 0, "types none: every packet to queue 0");
 	port_core(fk.port)->state = was;
 }
+
+/* ---- 802.3x flow control through the port layer ---------------------------------- */
+
+Test(e1000e_hw, flow_ctrl_set_programs_ctrl_thresholds_and_pause_frame_and_get_reads_them_back)
+{
+	struct unic_flow_ctrl fc = { .rx_pause = true, .tx_pause = true, .high_water = 16384,
+				     .low_water = 12000, .pause_time = 0x680, .send_xon = true };
+	struct unic_flow_ctrl back;
+
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), 0);
+	cr_assert(regs[E1000E_CTRL / 4] & E1000E_CTRL_RFCE);
+	cr_assert(regs[E1000E_CTRL / 4] & E1000E_CTRL_TFCE);
+	cr_assert_eq(regs[E1000E_FCRTH / 4], 16384);
+	cr_assert_eq(regs[E1000E_FCRTL / 4], 12000 | E1000E_FCRTL_XONE);
+	cr_assert_eq(regs[E1000E_FCTTV / 4], 0x680);
+	cr_assert_eq(regs[E1000E_FCAL / 4], 0x00C28001u);
+	cr_assert_eq(regs[E1000E_FCT / 4], 0x8808u);
+	cr_assert_eq(unic_port_flow_ctrl_get(fk.port, &back), 0);
+	cr_assert(back.rx_pause && back.tx_pause && back.send_xon);
+	cr_assert_eq(back.high_water, 16384);
+	cr_assert_eq(back.low_water, 12000);
+	cr_assert_eq(back.pause_time, 0x680);
+	/* Off: both CTRL bits clear, the other CTRL bits kept. */
+	reg_set(E1000E_CTRL, regs[E1000E_CTRL / 4] | E1000E_CTRL_SLU);
+	fc.rx_pause = fc.tx_pause = false;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), 0);
+	cr_assert_eq(regs[E1000E_CTRL / 4] & (E1000E_CTRL_RFCE | E1000E_CTRL_TFCE), 0);
+	cr_assert(regs[E1000E_CTRL / 4] & E1000E_CTRL_SLU);
+}
+
+Test(e1000e_hw, flow_ctrl_refuses_thresholds_past_the_rx_buffer_and_pause_autoneg)
+{
+	struct unic_flow_ctrl fc = { .tx_pause = true, .high_water = 30000, .low_water = 1000 };
+
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), -EINVAL);
+	fc.high_water = 1000;
+	fc.low_water = 1000;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), -EINVAL);
+	fc.low_water = 500;
+	fc.autoneg = true;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), -EINVAL);
+	cr_assert_eq(regs[E1000E_FCRTH / 4], 0, "nothing written");
+	fc.autoneg = false;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), 0);
+	cr_assert_eq(regs[E1000E_FCRTH / 4], 1000);
+}

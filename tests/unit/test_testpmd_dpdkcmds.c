@@ -229,9 +229,12 @@ Test(testpmd_dpdkcmds, mcast_flow_ctrl_tunnels_and_missing_engines_are_refused_w
 	HAS(printed(), "is not a multicast address");
 	cr_assert_eq(execf("mcast_addr remove %u 01:00:5e:00:00:01", near_id), -ENOENT);
 	cr_assert_eq(execf("show port %u flow_ctrl", near_id), -ENOTSUP);
-	HAS(printed(), "no flow control API");
+	HAS(printed(), "(ring) has no 802.3x flow control");
 	cr_assert_eq(execf("set flow_ctrl rx on tx on 300 50 10 1 mac_ctrl_frame_fwd off autoneg on %u", near_id),
 		     -ENOTSUP);
+	HAS(printed(), "has no 802.3x flow control");
+	cr_assert_eq(execf("set flow_ctrl tx off %u", near_id), -ENOTSUP);
+	cr_assert_eq(execf("set flow_ctrl pause_time 100 %u", near_id), -ENOTSUP);
 	cr_assert_eq(execf("port config %u udp_tunnel_port add vxlan 4789", near_id), -ENOTSUP);
 	HAS(printed(), "no tunnel offloads");
 	cr_assert_eq(exec("set fwd noisy"), -ENOTSUP);

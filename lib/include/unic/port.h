@@ -210,6 +210,18 @@ struct unic_rss_conf {
 	uint8_t key_len;                 /**< get: the port's key size; update: 0 keeps the key */
 };
 
+/** 802.3x flow control (unic_port_flow_ctrl_get(), unic_port_flow_ctrl_set()). */
+struct unic_flow_ctrl {
+	bool rx_pause;            /**< obey pause frames received (hold transmission) */
+	bool tx_pause;            /**< send pause frames when the receive buffer fills */
+	uint32_t high_water;      /**< bytes of receive buffer in use: send XOFF above */
+	uint32_t low_water;       /**< ... and XON below (with send_xon) */
+	uint16_t pause_time;      /**< in the pause frames sent, in 512-bit-time quanta */
+	bool send_xon;            /**< send XON when the buffer drains below low_water */
+	bool mac_ctrl_frame_fwd;  /**< pass MAC control frames up (else the NIC drops them) */
+	bool autoneg;             /**< pause negotiated with the link partner (get), asked (set) */
+};
+
 /** Interrupt coalescing (unic_port_coalesce_get(), unic_port_coalesce_set()). */
 struct unic_coalesce {
 	uint32_t rx_usecs;         /**< interrupt delay; 0: off */
@@ -697,6 +709,14 @@ int unic_port_rss_reta_query(struct unic_port *port, uint16_t *reta, uint16_t si
  */
 int unic_port_rss_reta_update(struct unic_port *port, const uint16_t *reta, const uint64_t *mask,
 			      uint16_t size);
+/** 802.3x flow control in effect. @return 0, -ENOTSUP (the driver has none: every virtual port), -ENODEV. */
+int unic_port_flow_ctrl_get(struct unic_port *port, struct unic_flow_ctrl *fc);
+/**
+ * Set 802.3x flow control, at once and kept across stop/start.
+ * @return 0, -EINVAL (thresholds the device cannot take, autoneg where the
+ * driver does not negotiate pause: the log says which), -ENOTSUP, -ENODEV.
+ */
+int unic_port_flow_ctrl_set(struct unic_port *port, const struct unic_flow_ctrl *fc);
 /** Message level for this port's driver logs (UNIC_LOG_ERR..DEBUG). */
 int unic_port_msglevel_set(struct unic_port *port, int level);
 /** The message level of this port's driver logs. */
