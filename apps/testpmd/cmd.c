@@ -83,7 +83,7 @@ static const struct tp_cmd_def cmd_table[] = {
 	  "DPDK's EAL dumps, each mapped to unic's equivalent or refused with the reason" },
 	{ TP_CMD_DUMP_NAME, "dump_ring|dump_mempool <name>", "one ring or pool (unic: one packet pool)" },
 	{ TP_CMD_SET_VERBOSE, "set verbose <verbosity>",
-	  "0: quiet; 1: a line per received packet; 2: per sent packet; 3: both (slow: for debugging)" },
+	  "0: quiet; 1: a line per received packet; 2: per sent packet; 3..255: both (slow: for debugging)" },
 	{ TP_CMD_SET_RECORD, "set record-core-cycles|record-burst-stats on|off",
 	  "forward statistics: cycles per packet of each thread, or the burst sizes seen" },
 	{ TP_CMD_MCAST_ADDR, "mcast_addr add|remove <port> <mac>", "a multicast address in the port's list" },

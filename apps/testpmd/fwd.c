@@ -291,7 +291,8 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 	unic_counter_add(&s->rxc->rx, n);
 	if (s->app->record_bursts) /* one writer: this thread; readers load relaxed */
 		__atomic_store_n(&s->rxc->rx_bursts[n], s->rxc->rx_bursts[n] + 1, __ATOMIC_RELAXED);
-	if (verbose & 1)
+	/* DPDK's levels: 1 received, 2 sent, 3 and above both. */
+	if (verbose == 1 || verbose >= 3)
 		tp_verbose_dump(s->app->out, s->rx_port, s->rx_q, "received", pkts, n);
 	switch (s->engine) {
 	case TP_FWD_RXONLY:
@@ -346,7 +347,7 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 			pkts[i]->ol_flags |= UNIC_PKT_TX_VLAN;
 			pkts[i]->vlan_tci = s->vlan;
 		}
-	if (verbose & 2)
+	if (verbose >= 2)
 		tp_verbose_dump(s->app->out, s->tx_port, s->tx_q, "sent", pkts, n);
 	if (s->app->record_bursts)
 		__atomic_store_n(&s->txc->tx_bursts[n], s->txc->tx_bursts[n] + 1, __ATOMIC_RELAXED);

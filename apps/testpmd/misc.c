@@ -126,8 +126,8 @@ int tp_dump(struct tp_app *app, unsigned what, const char *name)
 
 int tp_set_verbose(struct tp_app *app, uint64_t level)
 {
-	if (level > 3) {
-		fprintf(app->err, "set verbose: %" PRIu64 "; expected 0 (quiet), 1 (received packets), 2 (sent), 3 (both)\n",
+	if (level > 255) {
+		fprintf(app->err, "set verbose: %" PRIu64 "; expected 0 (quiet), 1 (received packets), 2 (sent), 3..255 (both)\n",
 			level);
 		return -EINVAL;
 	}

@@ -298,7 +298,7 @@ static void random_line(char *line, size_t len, unsigned *seed)
 			/* Quiet or refused: a verbose level would print every
 			 * packet and bury the output this test reads (set verbose
 			 * has its own test, test_testpmd_dpdkcmds.c). */
-			v = rand_r(seed) % 2 ? "0" : "4";
+			v = rand_r(seed) % 2 ? "0" : "300";
 		} else if (w[0] == '<') {
 			v = nums[rand_r(seed) % 12];
 		} else {
