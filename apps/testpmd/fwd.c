@@ -600,6 +600,10 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		peer[list[i]] = app->topology == TP_TOPO_LOOP ? list[i] :
 				app->topology == TP_TOPO_CHAINED ? list[(i + 1) % nb] :
 				(i % 2 == 0) ? (i + 1 < nb ? list[i + 1] : list[i]) : list[i - 1];
+	/* icmpecho answers on the port that received, whatever the topology (as DPDK's). */
+	if (app->engine == TP_FWD_ICMPECHO)
+		for (unsigned i = 0; i < nb; i++)
+			peer[list[i]] = list[i];
 	for (unsigned i = 0; i < nb; i++) {
 		uint16_t p = list[i], d = peer[p];
 

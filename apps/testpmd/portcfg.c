@@ -82,8 +82,14 @@ int tp_rss_show(struct tp_app *app, uint16_t id, bool key)
 		fprintf(app->out, "RSS disabled\n");
 		return 0;
 	}
-	unic_rss_type_names(r.types, b, sizeof(b));
-	fprintf(app->out, "RSS functions:\n  %s\n", b);
+	/* DPDK's layout: " name name \n" under the title. */
+	fprintf(app->out, "RSS functions:\n ");
+	for (uint64_t t = 1; t && t <= r.types; t <<= 1)
+		if (r.types & t) {
+			unic_rss_type_names(t, b, sizeof(b));
+			fprintf(app->out, "%s ", b);
+		}
+	fprintf(app->out, "\n");
 	if (key) {
 		fprintf(app->out, "RSS key:\n");
 		for (unsigned i = 0; i < r.key_len; i++)

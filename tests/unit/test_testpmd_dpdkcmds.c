@@ -350,3 +350,13 @@ Test(testpmd_dpdkcmds, fivetswap_swaps_addresses_and_ports_and_keeps_the_checksu
 	cr_assert_arr_eq(d + 38, f + 38, 8, "length, checksum and payload kept");
 	unic_pkt_free(p);
 }
+
+Test(testpmd_binary, icmpecho_answers_on_the_receiving_port_whatever_the_topology, .timeout = 60)
+{
+	cr_assert_eq(run(RING_PAIR, "set fwd icmpecho\nstart\nstop\nset fwd io\nstart\nstop\nquit\n", out, sizeof(out)),
+		     0, "%s", out);
+	HAS(out, "icmpecho packet forwarding");
+	HAS(out, "RX P=0/Q=0 (socket 0) -> TX P=0/Q=0");
+	HAS(out, "RX P=1/Q=0 (socket 0) -> TX P=1/Q=0");
+	HAS(out, "RX P=0/Q=0 (socket 0) -> TX P=1/Q=0"); /* io: paired */
+}
