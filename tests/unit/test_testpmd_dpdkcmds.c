@@ -128,6 +128,7 @@ Test(testpmd_dpdkcmds, an_offload_the_port_offers_is_taken_for_the_next_start, .
 	cr_assert_eq(execf("show port %u tx_offload configuration", id), 0);
 	HASNT(printed(), "TCP_TSO");
 	cr_assert_eq(execf("port detach %u", id), 0);
+	unic_port_put(b); /* testpmd took its own reference (tp_port_add) */
 }
 
 Test(testpmd_dpdkcmds, dumps_map_to_unic_or_say_why_not, .init = eng_setup, .fini = eng_teardown, .timeout = 30)
