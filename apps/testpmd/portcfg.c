@@ -62,7 +62,7 @@ static int rss_err(struct tp_app *app, uint16_t id, const char *what, int rc)
 {
 	tp_op_err(app, id, what, rc);
 	if (rc == -ENOTSUP)
-		fprintf(app->err, "port %u (%s) has no RSS: its packets are not hashed to rx queues (ports with RSS: e1000e)\n",
+		fprintf(app->err, "port %u (%s) has no RSS: its packets are not hashed to rx queues (ports with RSS: e1000e, virtio whose device offers RSS)\n",
 			id, app->ports[id].driver);
 	return rc;
 }
