@@ -13,7 +13,7 @@
 #include "app_opts.h"
 #include "cmd.h"
 
-#define ENGINES "io|mac|macswap|rxonly|txonly|flowgen|csum"
+#define ENGINES "io|mac|macswap|rxonly|txonly|flowgen|csum|icmpecho|5tswap|noisy|shared-rxq"
 
 static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_HELP, "help", "list every command" },
@@ -64,6 +64,37 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_PORT_DETACH, "port detach <port>", "stop, close and remove a port; the others keep forwarding" },
 	{ TP_CMD_SET_ETH_PEER, "set eth-peer <port> <mac>",
 	  "the destination address the mac and csum engines write on packets sent on this port, from the next 'start' (default 02:00:00:00:00:<port>)" },
+	{ TP_CMD_SHOW_RSS_HASH, "show port <port> rss-hash", "the RSS hash types in effect" },
+	{ TP_CMD_SHOW_RSS_KEY, "show port <port> rss-hash key", "the RSS hash types and key in effect" },
+	{ TP_CMD_SHOW_RSS_RETA, "show port <port> rss reta <size> <masks>",
+	  "the RSS redirection table entries the masks select (hex, 64 entries each, comma-separated)" },
+	{ TP_CMD_PORT_RSS, "port config <port|all> rss <types>",
+	  "RSS hash types: all, default, ip, tcp, udp, none, ipv4, ipv4-tcp, ipv4-udp, ipv6, ipv6-tcp, ipv6-udp (at once and at the next start)" },
+	{ TP_CMD_PORT_RSS_RETA, "port config <port> rss reta <entries>",
+	  "RSS redirection table entries: (entry,queue)[,(entry,queue)...], at once" },
+	{ TP_CMD_PORT_RSS_KEY, "port config <port> rss-hash-key <type> <hexkey>",
+	  "the RSS hash key (hex, the port's key size) with a hash type; at once and at the next start" },
+	{ TP_CMD_SHOW_OFFLOAD, "show port <port> rx_offload|tx_offload capabilities|configuration",
+	  "offloads the port offers, or those configured, as DPDK names them" },
+	{ TP_CMD_PORT_OFFLOAD, "port config <port> rx_offload|tx_offload <offload> on|off",
+	  "turn an offload on or off by DPDK's name (port stopped; next start)" },
+	{ TP_CMD_SHOW_DEVICE, "show device info <device>", "every port's device: name, driver, bus address, ports" },
+	{ TP_CMD_DUMP, "dump_physmem|dump_memzone|dump_socket_mem|dump_struct_sizes|dump_ring|dump_mempool|dump_devargs|dump_log_types",
+	  "DPDK's EAL dumps, each mapped to unic's equivalent or refused with the reason" },
+	{ TP_CMD_DUMP_NAME, "dump_ring|dump_mempool <name>", "one ring or pool (unic: one packet pool)" },
+	{ TP_CMD_SET_VERBOSE, "set verbose <verbosity>",
+	  "0: quiet; 1: a line per received packet; 2: per sent packet; 3..255: both (slow: for debugging)" },
+	{ TP_CMD_SET_RECORD, "set record-core-cycles|record-burst-stats on|off",
+	  "forward statistics: cycles per packet of each thread, or the burst sizes seen" },
+	{ TP_CMD_MCAST_ADDR, "mcast_addr add|remove <port> <mac>", "a multicast address in the port's list" },
+	{ TP_CMD_SHOW_FLOW_CTRL, "show port <port> flow_ctrl", "802.3x flow control (pause frames)" },
+	{ TP_CMD_SET_FLOW_CTRL,
+	  "set flow_ctrl rx on|off tx on|off <high_water> <low_water> <pause_time> <send_xon> mac_ctrl_frame_fwd on|off autoneg on|off <port>",
+	  "802.3x flow control: obey pause frames, send them above high_water bytes of rx buffer (XON below low_water with send_xon 1), their pause time, pass MAC control frames up; autoneg on is refused where the driver does not negotiate pause" },
+	{ TP_CMD_SET_FLOW_CTRL_ONE, "set flow_ctrl rx|tx|mac_ctrl_frame_fwd|autoneg on|off <port>", "one flow control setting, the others kept" },
+	{ TP_CMD_SET_FLOW_CTRL_NUM, "set flow_ctrl high_water|low_water|pause_time|send_xon <n> <port>", "one flow control value, the others kept" },
+	{ TP_CMD_UDP_TUNNEL, "port config <port> udp_tunnel_port add|rm vxlan|geneve|vxlan-gpe|ecpri <udp-port>",
+	  "UDP tunnel ports: refused (unic has no tunnel offloads)" },
 };
 
 /* Words the parser takes so that the command can say why it refuses them,
@@ -147,7 +178,9 @@ static unsigned syntax_words(const char *syn, struct word *w, unsigned max)
 				x->kind = W_LEVEL;
 			else if (eq(in, il, "sizes"))
 				x->kind = W_SIZES;
-			else if (eq(in, il, "spec"))
+			else if (eq(in, il, "spec") || eq(in, il, "masks") || eq(in, il, "types") ||
+				 eq(in, il, "entries") || eq(in, il, "type") || eq(in, il, "hexkey") ||
+				 eq(in, il, "offload") || eq(in, il, "name") || eq(in, il, "device"))
 				x->kind = W_SPEC;
 			else if (il > 3 && memcmp(in + il - 3, "...", 3) == 0)
 				x->kind = W_REST;
@@ -429,14 +462,14 @@ static void errcat(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Do these commands all have a literal word at @p at? */
-static bool lits_agree(const struct tp_cmd_def *const *defs, unsigned n, unsigned at)
+/* Do these commands all have a word (a literal or a placeholder) at @p at? */
+static bool words_at(const struct tp_cmd_def *const *defs, unsigned n, unsigned at)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct word w[TP_CMD_MAX_TOKENS];
 		unsigned nw = syntax_words(defs[i]->syntax, w, TP_CMD_MAX_TOKENS);
 
-		if (at >= nw || w[at].kind != W_LIT)
+		if (at >= nw || w[at].kind == W_KNOB || w[at].kind == W_REST)
 			return false;
 	}
 	return true;
@@ -516,8 +549,9 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 		case F_NONE:
 			break;
 		}
-	} else if (bm.fail == F_BAD && lits_agree(bestdef, nbest, bm.at_word)) {
-		/* Several commands differ in this word: list every word they take. */
+	} else if (bm.fail == F_BAD && words_at(bestdef, nbest, bm.at_word)) {
+		/* Several commands differ in this word: list every word they take
+		 * (literals, then placeholders such as <port>). */
 		errcat(err, errlen, "bad word '%s'; expected ", bm.tok);
 		for (unsigned i = 0; i < nbest; i++) {
 			struct word w[TP_CMD_MAX_TOKENS], v[TP_CMD_MAX_TOKENS];
@@ -707,4 +741,128 @@ unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, un
 		}
 	}
 	return n;
+}
+
+/* ---- RSS arguments ---------------------------------------------------------------- */
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A decimal number at *p, up to @p max; *p moves past it. */
+static int dec_at(const char **p, unsigned long max, unsigned long *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		*v = *v * 10 + (unsigned long)(*s - '0');
+		if (*v > max)
+			return -1;
+	}
+	*p = s;
+	return 0;
+}
+
+int tp_cmd_parse_reta(const char *s, uint16_t size, uint16_t *reta, uint64_t *mask, char *err,
+		      size_t errlen)
+{
+	const char *p = s;
+
+	if (errlen)
+		err[0] = '\0';
+	if (*p == '\0')
+		goto bad;
+	while (*p) {
+		unsigned long ent, q;
+
+		if (*p++ != '(')
+			goto bad;
+		if (dec_at(&p, 0xffff, &ent) || *p++ != ',')
+			goto bad;
+		if (dec_at(&p, 0xffff, &q) || *p++ != ')')
+			goto bad;
+		if (ent >= size) {
+			snprintf(err, errlen, "entry %lu; the port's table has %u (0..%u)", ent, size,
+				 size ? size - 1 : 0);
+			return -1;
+		}
+		reta[ent] = (uint16_t)q;
+		mask[ent / 64] |= 1ull << (ent % 64);
+		if (*p == ',' && p[1] != '\0')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(err, errlen, "bad list '%s'; expected (entry,queue)[,(entry,queue)...], e.g. (0,1),(1,0)", s);
+	return -1;
+}
+
+int tp_cmd_parse_masks(const char *s, uint64_t *mask, unsigned max, unsigned *nb, char *err,
+		       size_t errlen)
+{
+	const char *p = s;
+	bool paren = *p == '(';
+
+	*nb = 0;
+	if (paren)
+		p++;
+	while (*p && *p != ')') {
+		uint64_t m = 0;
+		unsigned digits = 0;
+
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p += 2;
+		for (; hexval(*p) >= 0; p++) {
+			if (++digits > 16)
+				goto bad;
+			m = m << 4 | (uint64_t)hexval(*p);
+		}
+		if (digits == 0 || *nb == max)
+			goto bad;
+		mask[(*nb)++] = m;
+		if (*p == ',' && p[1] != '\0' && p[1] != ')')
+			p++;
+		else if (*p && *p != ')')
+			goto bad;
+	}
+	if ((*p == ')') != paren || (*p == ')' && p[1] != '\0') || *nb == 0)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad masks '%s'; expected %u hex mask%s (64 entries each, comma-separated), e.g. 0xffffffffffffffff",
+		 s, max, max == 1 ? "" : "s");
+	return -1;
+}
+
+int tp_cmd_parse_hexkey(const char *s, uint8_t *key, size_t len, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+
+	if (n != 2 * len) {
+		snprintf(err, errlen, "the key is %zu hex digits; this port takes %zu bytes, %zu hex digits", n, len,
+			 2 * len);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i += 2) {
+		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			snprintf(err, errlen, "'%c%c' at digit %zu is not hex (0-9, a-f)", s[i], s[i + 1], i);
+			return -1;
+		}
+		key[i / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
 }

@@ -13,7 +13,8 @@
  *   <vid>        VLAN id 0..4095
  *   <level>      1..5 or error|warning|notice|info|debug (num = 1..5)
  *   <sizes>      comma-separated sizes 1..65535, at most TP_CMD_MAX_SIZES
- *   <spec>       any one word
+ *   <spec>       any one word (also <masks> <types> <entries> <type> <hexkey>
+ *                <offload> <name> <device>: checked by the command)
  *   <words...>   one or more words to the end of the line (rest)
  *   <anything>   a whole number 0..4294967295
  *   [key=<n>]    optional "key=N" (whole number), any order, at the end
@@ -77,6 +78,25 @@ enum tp_cmd_id {
 	TP_CMD_PORT_ATTACH,
 	TP_CMD_PORT_DETACH,
 	TP_CMD_SET_ETH_PEER,
+	TP_CMD_SHOW_RSS_HASH,
+	TP_CMD_SHOW_RSS_KEY,
+	TP_CMD_SHOW_RSS_RETA,
+	TP_CMD_PORT_RSS,
+	TP_CMD_PORT_RSS_RETA,
+	TP_CMD_PORT_RSS_KEY,
+	TP_CMD_SHOW_OFFLOAD,
+	TP_CMD_PORT_OFFLOAD,
+	TP_CMD_SHOW_DEVICE,
+	TP_CMD_DUMP,
+	TP_CMD_DUMP_NAME,
+	TP_CMD_SET_VERBOSE,
+	TP_CMD_SET_RECORD,
+	TP_CMD_MCAST_ADDR,
+	TP_CMD_SHOW_FLOW_CTRL,
+	TP_CMD_SET_FLOW_CTRL,
+	TP_CMD_SET_FLOW_CTRL_ONE,
+	TP_CMD_SET_FLOW_CTRL_NUM,
+	TP_CMD_UDP_TUNNEL,
 	TP_CMD_COUNT
 };
 
@@ -141,5 +161,21 @@ int tp_cmd_help(FILE *f, const char *topic);
  */
 unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, unsigned nb_ports,
 			 char (*out)[TP_CMD_CAND_LEN], unsigned max, size_t *start);
+
+/*
+ * Argument parsers of the RSS commands (pure; fuzzed with the parser). Each
+ * returns 0, or -1 with what is wrong in @p err.
+ * reta: "(entry,queue)[,(entry,queue)...]": reta[entry] = queue and the
+ * entry's bit set in mask[entry / 64] (the caller zeroes mask); entries
+ * below @p size, queues up to 65535.
+ */
+int tp_cmd_parse_reta(const char *s, uint16_t size, uint16_t *reta, uint64_t *mask, char *err,
+		      size_t errlen);
+/* masks: hex numbers, comma-separated, optionally in (), at most @p max;
+ * *nb how many. */
+int tp_cmd_parse_masks(const char *s, uint64_t *mask, unsigned max, unsigned *nb, char *err,
+		       size_t errlen);
+/* key: exactly 2 * @p len hex digits into @p key. */
+int tp_cmd_parse_hexkey(const char *s, uint8_t *key, size_t len, char *err, size_t errlen);
 
 #endif /* TP_CMD_H */

@@ -811,6 +811,13 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	case TP_CMD_SET_FWD:
 		if ((rc = need_fwd_off(app)))
 			return rc;
+		if (a[2].kw >= TP_FWD_COUNT) {
+			fprintf(app->err, "set fwd %s: %s (-ENOTSUP)\n", a[2].str, a[2].kw == TP_FWD_COUNT ?
+				"the noisy engine (a VNF's memory and delay) is not done in unic; io or mac "
+				"forward without the simulated load" :
+				"unic ports have no shared rx queues (DPDK's shared-rxq engine); io forwards each queue");
+			return -ENOTSUP;
+		}
 		app->engine = (enum tp_engine)a[2].kw;
 		fprintf(app->out, "Set %s packet forwarding mode\n", tp_engine_name(app->engine));
 		return 0;
@@ -947,6 +954,41 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		return port_attach(app, a[2].str);
 	case TP_CMD_PORT_DETACH:
 		return port_detach(app, a[2].num);
+	case TP_CMD_SHOW_RSS_HASH:
+	case TP_CMD_SHOW_RSS_KEY:
+		return tp_rss_show(app, (uint16_t)a[2].num, cmd->def->id == TP_CMD_SHOW_RSS_KEY);
+	case TP_CMD_SHOW_RSS_RETA:
+		return tp_rss_reta_show(app, (uint16_t)a[2].num, a[5].num, a[6].str);
+	case TP_CMD_PORT_RSS:
+		return tp_rss_set(app, &a[2], a[4].str);
+	case TP_CMD_PORT_RSS_RETA:
+		return tp_rss_reta_set(app, (uint16_t)a[2].num, a[5].str);
+	case TP_CMD_PORT_RSS_KEY:
+		return tp_rss_key(app, (uint16_t)a[2].num, a[4].str, a[5].str);
+	case TP_CMD_SHOW_OFFLOAD:
+		return tp_offload_show(app, (uint16_t)a[2].num, a[3].kw == 1, a[4].kw == 1);
+	case TP_CMD_PORT_OFFLOAD:
+		return tp_offload_set(app, (uint16_t)a[2].num, a[3].kw == 1, a[4].str, a[5].kw == 0);
+	case TP_CMD_SHOW_DEVICE:
+		return tp_show_device(app, a[3].str);
+	case TP_CMD_DUMP:
+		return tp_dump(app, a[0].kw, NULL);
+	case TP_CMD_DUMP_NAME:
+		return tp_dump(app, a[0].kw == 0 ? 4 : 5, a[1].str);
+	case TP_CMD_SET_VERBOSE:
+		return tp_set_verbose(app, a[2].num);
+	case TP_CMD_SET_RECORD:
+		return tp_set_record(app, a[1].kw == 1, a[2].kw == 0);
+	case TP_CMD_MCAST_ADDR:
+		return tp_mcast(app, (uint16_t)a[2].num, a[1].kw == 0, a[3].mac);
+	case TP_CMD_SHOW_FLOW_CTRL:
+		return tp_flow_ctrl_show(app, (uint16_t)a[2].num);
+	case TP_CMD_SET_FLOW_CTRL:
+	case TP_CMD_SET_FLOW_CTRL_ONE:
+	case TP_CMD_SET_FLOW_CTRL_NUM:
+		return tp_flow_ctrl_set(app, cmd);
+	case TP_CMD_UDP_TUNNEL:
+		return tp_udp_tunnel(app, (uint16_t)a[2].num, a[5].str);
 	case TP_CMD_COUNT:
 		break;
 	}

@@ -37,7 +37,7 @@
 #define HDR_LEN 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
 
 static const char *const engine_names[TP_FWD_COUNT] = {
-	"io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum",
+	"io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum", "icmpecho", "5tswap",
 };
 
 const char *tp_engine_name(enum tp_engine e)
@@ -140,14 +140,160 @@ static void gen_burst(struct tp_stream *s)
 	tp_tx_send(s, pkts, (uint16_t)n);
 }
 
+void tp_verbose_dump(FILE *f, uint16_t port, uint16_t q, const char *what, struct unic_pkt **pkts,
+		     uint16_t n)
+{
+	/* One write per burst, so that threads' lines do not interleave. */
+	char buf[8192];
+	size_t off = 0;
+	int l;
+
+	if (n == 0)
+		return;
+	l = snprintf(buf, sizeof(buf), "port %u/queue %u: %s %u packets\n", port, q, what, n);
+	off = l > 0 ? (size_t)l : 0;
+	for (uint16_t i = 0; i < n && off < sizeof(buf); i++) {
+		const uint8_t *d = unic_pkt_data(pkts[i]);
+		uint16_t type = pkts[i]->data_len >= 14 ? (uint16_t)(d[12] << 8 | d[13]) : 0;
+
+		if (pkts[i]->data_len < 14) {
+			l = snprintf(buf + off, sizeof(buf) - off, "  (runt: %u bytes) - length=%u - nb_segs=%u\n",
+				     pkts[i]->data_len, pkts[i]->pkt_len, pkts[i]->nb_segs);
+		} else {
+			l = snprintf(buf + off, sizeof(buf) - off,
+				     "  src=%02X:%02X:%02X:%02X:%02X:%02X - dst=%02X:%02X:%02X:%02X:%02X:%02X - type=0x%04x - length=%u - nb_segs=%u\n",
+				     d[6], d[7], d[8], d[9], d[10], d[11], d[0], d[1], d[2], d[3], d[4], d[5], type,
+				     pkts[i]->pkt_len, pkts[i]->nb_segs);
+		}
+		off += l > 0 ? (size_t)l : 0;
+	}
+	if (off > sizeof(buf))
+		off = sizeof(buf) - 1;
+	fwrite(buf, 1, off, f);
+	fflush(f);
+}
+
+static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint8_t t = a[i];
+
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
+/* The L3 header's offset and EtherType past one 802.1Q tag, or 0. */
+static size_t l3_of(const uint8_t *d, size_t len, uint16_t *type)
+{
+	size_t off = 12;
+
+	if (len < 14)
+		return 0;
+	*type = (uint16_t)(d[off] << 8 | d[off + 1]);
+	if (*type == 0x8100) {
+		if (len < 18)
+			return 0;
+		off += 4;
+		*type = (uint16_t)(d[off] << 8 | d[off + 1]);
+	}
+	return off + 2;
+}
+
+void tp_5tswap_pkt(struct unic_pkt *p)
+{
+	uint8_t *d = unic_pkt_data(p);
+	size_t len = p->data_len, l3, l4 = 0;
+	uint16_t type = 0;
+	uint8_t proto = 0;
+
+	if (len < 12)
+		return;
+	swap_bytes(d, d + 6, 6);
+	l3 = l3_of(d, len, &type);
+	if (l3 == 0)
+		return;
+	if (type == 0x0800 && len >= l3 + 20 && (d[l3] >> 4) == 4) {
+		swap_bytes(d + l3 + 12, d + l3 + 16, 4);
+		proto = d[l3 + 9];
+		l4 = l3 + (size_t)(d[l3] & 0xf) * 4;
+	} else if (type == 0x86dd && len >= l3 + 40) {
+		swap_bytes(d + l3 + 8, d + l3 + 24, 16);
+		proto = d[l3 + 6];
+		l4 = l3 + 40;
+	}
+	/* Swapping leaves the checksums right: a sum does not care for order. */
+	if ((proto == 6 || proto == 17) && l4 && len >= l4 + 4)
+		swap_bytes(d + l4, d + l4 + 2, 2);
+}
+
+bool tp_icmpecho_pkt(struct unic_pkt *p, const uint8_t mac[6])
+{
+	uint8_t *d = unic_pkt_data(p);
+	size_t len = p->data_len, l3, l4;
+	uint16_t type = 0;
+
+	l3 = l3_of(d, len, &type);
+	if (l3 == 0)
+		return false;
+	if (type == 0x0806) {
+		uint8_t *a = d + l3;
+		uint8_t ip[4];
+
+		/* Ethernet/IPv4 ARP request (RFC 826): the reply tells the asker
+		 * that the address it asked for is at @p mac. */
+		if (len < l3 + 28 || a[0] != 0 || a[1] != 1 || a[2] != 0x08 || a[3] != 0 || a[4] != 6 ||
+		    a[5] != 4 || a[6] != 0 || a[7] != 1)
+			return false;
+		a[7] = 2;
+		memcpy(ip, a + 24, 4);          /* the address asked for */
+		memcpy(a + 18, a + 8, 6);       /* target: the asker */
+		memcpy(a + 24, a + 14, 4);
+		memcpy(a + 8, mac, 6);          /* sender: us, the address asked for */
+		memcpy(a + 14, ip, 4);
+		memcpy(d, d + 6, 6);
+		memcpy(d + 6, mac, 6);
+		return true;
+	}
+	if (type != 0x0800 || len < l3 + 20 || (d[l3] >> 4) != 4 || d[l3 + 9] != 1)
+		return false;
+	l4 = l3 + (size_t)(d[l3] & 0xf) * 4;
+	if (len < l4 + 4 || d[l4] != 8 || d[l4 + 1] != 0)
+		return false;
+	/* Echo request to reply: type 8 -> 0, the checksum updated for that
+	 * word alone (RFC 1624: HC' = ~(~HC + ~m + m')). */
+	{
+		uint16_t hc = (uint16_t)(d[l4 + 2] << 8 | d[l4 + 3]);
+		uint32_t c = (uint16_t)~hc + (uint32_t)(uint16_t)~0x0800u + 0x0000u;
+
+		c = (c & 0xffff) + (c >> 16);
+		c = (c & 0xffff) + (c >> 16);
+		hc = (uint16_t)~c;
+		d[l4] = 0;
+		d[l4 + 2] = (uint8_t)(hc >> 8);
+		d[l4 + 3] = (uint8_t)hc;
+	}
+	swap_bytes(d + l3 + 12, d + l3 + 16, 4);
+	memcpy(d, d + 6, 6);
+	memcpy(d + 6, mac, 6);
+	return true;
+}
+
 static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
 			   void *arg)
 {
 	struct tp_stream *s = arg;
+	const uint16_t nb_rx = n;
+	unsigned verbose = __atomic_load_n(&s->app->verbose, __ATOMIC_RELAXED);
 
 	(void)port;
 	(void)q;
 	unic_counter_add(&s->rxc->rx, n);
+	if (s->app->record_bursts) /* one writer: this thread; readers load relaxed */
+		__atomic_store_n(&s->rxc->rx_bursts[n], s->rxc->rx_bursts[n] + 1, __ATOMIC_RELAXED);
+	/* DPDK's levels: 1 received, 2 sent, 3 and above both. */
+	if (verbose == 1 || verbose >= 3)
+		tp_verbose_dump(s->app->out, s->rx_port, s->rx_q, "received", pkts, n);
 	switch (s->engine) {
 	case TP_FWD_RXONLY:
 	case TP_FWD_FLOWGEN:
@@ -163,6 +309,25 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 		for (uint16_t i = 0; i < n; i++)
 			tp_csum_pkt(&s->csum, pkts[i], s->rxc);
 		break;
+	case TP_FWD_5TSWAP:
+		for (uint16_t i = 0; i < n; i++)
+			tp_5tswap_pkt(pkts[i]);
+		break;
+	case TP_FWD_ICMPECHO: {
+		uint16_t k = 0;
+
+		/* Replies go on; everything else is dropped, as DPDK's. */
+		for (uint16_t i = 0; i < n; i++) {
+			if (tp_icmpecho_pkt(pkts[i], s->rx_mac))
+				pkts[k++] = pkts[i];
+			else
+				unic_pkt_free(pkts[i]);
+		}
+		n = k;
+		if (n == 0)
+			return nb_rx;
+		break;
+	}
 	case TP_FWD_MACSWAP:
 		for (uint16_t i = 0; i < n; i++) {
 			uint8_t *d = unic_pkt_data(pkts[i]), t[6];
@@ -182,8 +347,12 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 			pkts[i]->ol_flags |= UNIC_PKT_TX_VLAN;
 			pkts[i]->vlan_tci = s->vlan;
 		}
+	if (verbose >= 2)
+		tp_verbose_dump(s->app->out, s->tx_port, s->tx_q, "sent", pkts, n);
+	if (s->app->record_bursts)
+		__atomic_store_n(&s->txc->tx_bursts[n], s->txc->tx_bursts[n] + 1, __ATOMIC_RELAXED);
 	tp_tx_send(s, pkts, n);
-	return n;
+	return nb_rx;
 }
 
 static void gen_round(struct unic_napi_ctx *ctx, void *arg)
@@ -270,6 +439,7 @@ static void stream_init(struct tp_app *app, struct tp_stream *s, uint16_t p, uin
 		s->eth[5] = (uint8_t)d;
 	}
 	memcpy(s->eth + 6, mac, 6);
+	unic_port_mac_get(s->rxp, s->rx_mac);
 	/* Ethernet, IPv4 198.18.0.1 -> 198.18.0.2 (RFC 2544's range), UDP 9 -> 9. */
 	memcpy(h, s->eth, 12);
 	h[12] = 0x08;
@@ -430,6 +600,10 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		peer[list[i]] = app->topology == TP_TOPO_LOOP ? list[i] :
 				app->topology == TP_TOPO_CHAINED ? list[(i + 1) % nb] :
 				(i % 2 == 0) ? (i + 1 < nb ? list[i + 1] : list[i]) : list[i - 1];
+	/* icmpecho answers on the port that received, whatever the topology (as DPDK's). */
+	if (app->engine == TP_FWD_ICMPECHO)
+		for (unsigned i = 0; i < nb; i++)
+			peer[list[i]] = list[i];
 	for (unsigned i = 0; i < nb; i++) {
 		uint16_t p = list[i], d = peer[p];
 
@@ -638,6 +812,44 @@ static void fwd_lines(FILE *f, uint64_t rx, uint64_t rxd, uint64_t tx, uint64_t 
 		tx, txd, tx + txd);
 }
 
+/* set record-burst-stats: DPDK's line, the two most frequent burst sizes
+ * and the rest, over every queue of port @p id. */
+static void burst_line(struct tp_app *app, FILE *f, uint16_t id, bool tx)
+{
+	uint64_t total = 0, top[2] = { 0, 0 };
+	unsigned size[2] = { 0, 0 };
+
+	for (unsigned b = 1; b <= TP_BURST_MAX; b++) {
+		uint64_t v = 0;
+
+		for (unsigned q = 0; q < TP_MAX_QUEUES; q++) {
+			struct tp_qcnt *c = tp_cnt(app, id, q);
+
+			v += __atomic_load_n(tx ? &c->tx_bursts[b] : &c->rx_bursts[b], __ATOMIC_RELAXED);
+		}
+		total += v;
+		if (v > top[0]) {
+			top[1] = top[0];
+			size[1] = size[0];
+			top[0] = v;
+			size[0] = b;
+		} else if (v > top[1]) {
+			top[1] = v;
+			size[1] = b;
+		}
+	}
+	fprintf(f, "  %s-bursts : %" PRIu64, tx ? "TX" : "RX", total);
+	if (total) {
+		fprintf(f, " [%" PRIu64 "%% of %u pkts", top[0] * 100 / total, size[0]);
+		if (top[1])
+			fprintf(f, " + %" PRIu64 "%% of %u pkts", top[1] * 100 / total, size[1]);
+		if (top[0] + top[1] < total)
+			fprintf(f, " + %" PRIu64 "%% of others", 100 - (top[0] + top[1]) * 100 / total);
+		fprintf(f, "]");
+	}
+	fprintf(f, "\n");
+}
+
 static void print_stats(struct tp_app *app, bool streams)
 {
 	FILE *f = app->out;
@@ -688,6 +900,10 @@ static void print_stats(struct tp_app *app, bool streams)
 				bip, bl4, bhdr);
 			fprintf(f, "  Rx checksums checked by the NIC (rx flags): %" PRIu64 ", in software: %" PRIu64 "\n",
 				cnic, csw);
+		}
+		if (app->record_bursts) {
+			burst_line(app, f, id, false);
+			burst_line(app, f, id, true);
 		}
 		fprintf(f, "  ----------------------------------------------------------------------------\n");
 		trx += rx;

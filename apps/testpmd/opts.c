@@ -161,9 +161,9 @@ static const struct opt_def opt_table[] = {
 
 #define NB_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
-static const char *const engines[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum" };
-static const char *const dpdk_engines[] = { "icmpecho", "ieee1588", "tm", "noisy", "5tswap", "shared-rxq",
-					    "shared_rxq" };
+static const char *const engines[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum",
+					"icmpecho", "5tswap" };
+static const char *const dpdk_engines[] = { "ieee1588", "tm", "noisy", "shared-rxq", "shared_rxq" };
 static const char *const modes[] = { "poll", "interrupt", "hybrid" };
 static const char *const topologies[] = { "paired", "chained", "loop" };
 
@@ -473,10 +473,10 @@ static int apply(struct tp_opts *o, const struct opt_def *d, const char *opt, co
 		for (unsigned i = 0; i < sizeof(dpdk_engines) / sizeof(dpdk_engines[0]); i++)
 			if (strcmp(v, dpdk_engines[i]) == 0) {
 				snprintf(err, errlen, "option %s: '%s' is a DPDK engine unic-testpmd does not have; "
-					 "its engines: io, mac, macswap, rxonly, txonly, flowgen, csum", opt, v);
+					 "its engines: io, mac, macswap, rxonly, txonly, flowgen, csum, icmpecho, 5tswap", opt, v);
 				return -EINVAL;
 			}
-		return pick(opt, v, engines, 7, &o->engine, err, errlen);
+		return pick(opt, v, engines, 9, &o->engine, err, errlen);
 	case O_RX_MODE:
 		return pick(opt, v, modes, 3, &o->mode, err, errlen);
 	case O_TOPOLOGY:
@@ -614,7 +614,8 @@ void tp_opts_usage(FILE *f)
 		"      --burst N            packets per burst, 1..256 (default 32)\n"
 		"      --rxq N, --txq N     queues per port, 1..16 (default 1)\n"
 		"      --rxd N, --txd N     descriptors per queue (default: the driver's)\n"
-		"      --forward-mode ENG   io, mac, macswap, rxonly, txonly, flowgen, csum (default io)\n"
+		"      --forward-mode ENG   io, mac, macswap, rxonly, txonly, flowgen, csum,\n"
+		"                           icmpecho, 5tswap (default io)\n"
 		"      --rx-mode MODE       poll, interrupt or hybrid (default hybrid)\n"
 		"      --txpkts SIZES       txonly/flowgen segment sizes, e.g. 64 or 64,128\n"
 		"      --total-num-mbufs N  packets in each port's pool (default: what its queues need)\n"

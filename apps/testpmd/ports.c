@@ -35,6 +35,8 @@ void tp_port_defaults(struct tp_app *app, uint16_t id)
 	p->tx_vlan = 0;
 	p->tso_mss = 0;
 	memset(p->csum_hw, 0, sizeof(p->csum_hw));
+	p->rss_set = false;
+	p->rss_types = 0;
 	p->need_config = true;
 }
 
@@ -160,7 +162,9 @@ static int port_apply(struct tp_app *app, uint16_t id)
 	/* RSS over several rx queues, as DPDK's testpmd: IP unless told
 	 * otherwise, the types the port can hash. */
 	c.rss_hash_types = 0;
-	if (c.nb_rxq > 1 && app->rss != TP_RSS_OFF) {
+	if (p->rss_set) {
+		c.rss_hash_types = p->rss_types & info.rss_hash_capa;
+	} else if (c.nb_rxq > 1 && app->rss != TP_RSS_OFF) {
 		uint64_t t = UNIC_RSS_IPV4 | UNIC_RSS_IPV6;
 
 		if (app->rss == TP_RSS_UDP)

@@ -37,6 +37,7 @@
 #define TP_MAX_POOLS    256
 #define TP_BURST_MAX    256
 #define TP_POOL_CACHE   256
+#define TP_MAX_MCAST    16
 
 /* Exit codes (docs/testpmd.md). */
 #define TP_EXIT_OK    0
@@ -46,7 +47,7 @@
 
 /* Order as in the "set fwd" syntax. */
 enum tp_engine { TP_FWD_IO, TP_FWD_MAC, TP_FWD_MACSWAP, TP_FWD_RXONLY, TP_FWD_TXONLY,
-		 TP_FWD_FLOWGEN, TP_FWD_CSUM, TP_FWD_COUNT };
+		 TP_FWD_FLOWGEN, TP_FWD_CSUM, TP_FWD_ICMPECHO, TP_FWD_5TSWAP, TP_FWD_COUNT };
 
 const char *tp_engine_name(enum tp_engine e);
 
@@ -65,8 +66,10 @@ struct tp_qcnt {
 	 * (truncated, inconsistent lengths); whose checksums the NIC judged
 	 * (rx checksum flags) or this engine did in software. */
 	struct unic_counter bad_ip, bad_l4, bad_hdr, ck_nic, ck_sw;
+	uint64_t rx_bursts[TP_BURST_MAX + 1];   /* set record-burst-stats: bursts of each size */
 	struct unic_counter tx UNIC_CACHE_ALIGNED;
 	struct unic_counter dropped;
+	uint64_t tx_bursts[TP_BURST_MAX + 1];
 };
 
 struct tp_port {
@@ -82,6 +85,10 @@ struct tp_port {
 	uint16_t tx_vlan;
 	uint16_t tso_mss;
 	bool csum_hw[3];          /* ip, udp, tcp */
+	bool rss_set;             /* "port config rss": rss_types, not --rss-*'s */
+	uint64_t rss_types;
+	uint8_t mcast[TP_MAX_MCAST][6]; /* "mcast_addr add" */
+	unsigned nb_mcast;
 	struct unic_pool *pool;   /* rx pool; old ones stay in app->pools */
 	uint32_t pool_count;
 	/* Forward statistics: the port took part since the last "start". */
@@ -114,6 +121,7 @@ struct tp_stream {
 	enum tp_engine engine;
 	struct unic_pool *pool;   /* for generated packets */
 	uint8_t eth[12];          /* mac engine: destination, source */
+	uint8_t rx_mac[6];        /* icmpecho: the rx port's address */
 	bool vlan_on;
 	uint16_t vlan;
 	uint64_t tx_flags;        /* UNIC_PKT_TX_* for generated packets */
@@ -165,6 +173,8 @@ struct tp_app {
 	uint64_t peer_set;                    /* bit p: peer[p] given (--eth-peer, "set eth-peer") */
 	uint8_t peer[TP_MAX_PORTS][6];        /* else 02:00:00:00:00:<p> */
 	bool no_lsc;                          /* link change events are not printed */
+	unsigned verbose;                     /* "set verbose": 1 rx, 2 tx, 3 both (atomic) */
+	bool record_bursts;                   /* "set record-burst-stats" (forwarding stopped) */
 	/* Forwarding state. */
 	bool fwd_on;
 	bool stop;                            /* threads: stop at the next round */
@@ -212,6 +222,26 @@ int tp_show_fwd(struct tp_app *app);
 /* The stream table (DPDK's "Logical Core N (socket S) forwards packets on K streams:"). */
 void tp_show_streams(struct tp_app *app);
 
+/* portcfg.c: RSS, offloads by DPDK's names, multicast list, flow control, tunnels */
+int tp_rss_show(struct tp_app *app, uint16_t id, bool key);
+int tp_rss_set(struct tp_app *app, const struct tp_cmd_arg *pa, const char *word);
+int tp_rss_key(struct tp_app *app, uint16_t id, const char *type, const char *hex);
+int tp_rss_reta_set(struct tp_app *app, uint16_t id, const char *list);
+int tp_rss_reta_show(struct tp_app *app, uint16_t id, uint64_t size, const char *masks);
+int tp_offload_show(struct tp_app *app, uint16_t id, bool tx, bool conf);
+int tp_offload_set(struct tp_app *app, uint16_t id, bool tx, const char *name, bool on);
+int tp_mcast(struct tp_app *app, uint16_t id, bool add, const uint8_t *mac);
+int tp_flow_ctrl_show(struct tp_app *app, uint16_t id);
+int tp_flow_ctrl_set(struct tp_app *app, const struct tp_cmd *cmd);
+int tp_udp_tunnel(struct tp_app *app, uint16_t id, const char *type);
+
+/* misc.c: show device info, the dump_* commands, set verbose/record-* */
+int tp_show_device(struct tp_app *app, const char *which);
+/* what: the word's index in the TP_CMD_DUMP syntax; name: dump_ring|dump_mempool's, or NULL */
+int tp_dump(struct tp_app *app, unsigned what, const char *name);
+int tp_set_verbose(struct tp_app *app, uint64_t level);
+int tp_set_record(struct tp_app *app, bool bursts, bool on);
+
 /* ports.c */
 void tp_port_defaults(struct tp_app *app, uint16_t id);
 int tp_port_add(struct tp_app *app, struct unic_port *port, bool ours);
@@ -224,6 +254,17 @@ bool tp_port_started(const struct tp_app *app, uint16_t id);
 void tp_pools_free(struct tp_app *app);
 
 /* fwd.c */
+/* icmpecho on one packet, in place: an ARP request becomes its reply (from
+ * @p mac), an ICMP echo request its echo reply. @return true to send it,
+ * false to drop it (anything else). */
+bool tp_icmpecho_pkt(struct unic_pkt *p, const uint8_t mac[6]);
+/* 5tswap on one packet, in place: Ethernet, IPv4/IPv6 and TCP/UDP source and
+ * destination swapped (what is there of them; one VLAN tag skipped). */
+void tp_5tswap_pkt(struct unic_pkt *p);
+/* set verbose: a line for the burst ("port 0/queue 0: received 4 packets"),
+ * then one a packet (addresses, EtherType, length, segments), one write. */
+void tp_verbose_dump(FILE *f, uint16_t port, uint16_t q, const char *what, struct unic_pkt **pkts,
+		     uint16_t n);
 int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset);
 /* Stop the threads; with @p print, the forward statistics first. */
 void tp_fwd_stop(struct tp_app *app, bool print);

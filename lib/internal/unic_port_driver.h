@@ -102,6 +102,20 @@ struct unic_port_ops {
 	/** Accept (on) or stop accepting frames of VLAN @p vlan_id when the
 	 * VLAN filter offload is on. */
 	int (*vlan_filter_set)(struct unic_port *port, uint16_t vlan_id, bool on);
+	/** RSS (the core checked the arguments against info: types within
+	 * rss_hash_capa, key_len 0 or rss_key_size, info.reta_size entries each
+	 * below nb_rxq). hash_get fills the types and key in effect (the
+	 * driver's default key when none was set); hash_update sets them (key_len
+	 * 0: the key stays) and the core then keeps them in port->conf.
+	 * reta_query/update read or write the whole table. */
+	int (*rss_hash_get)(struct unic_port *port, struct unic_rss_conf *rss);
+	int (*rss_hash_update)(struct unic_port *port, const struct unic_rss_conf *rss);
+	int (*rss_reta_query)(struct unic_port *port, uint16_t *reta);
+	int (*rss_reta_update)(struct unic_port *port, const uint16_t *reta);
+	/** 802.3x flow control: the settings in effect; set them (the driver
+	 * checks the thresholds against its buffer). */
+	int (*flow_ctrl_get)(struct unic_port *port, struct unic_flow_ctrl *fc);
+	int (*flow_ctrl_set)(struct unic_port *port, const struct unic_flow_ctrl *fc);
 };
 
 /*

@@ -65,3 +65,23 @@ int unic_offload_names(uint64_t flags, char *buf, size_t len)
 	}
 	return (int)off;
 }
+
+int unic_rss_type_names(uint64_t types, char *buf, size_t len)
+{
+	static const char *const names[] = { "ipv4", "ipv4-tcp", "ipv4-udp", "ipv6", "ipv6-tcp", "ipv6-udp" };
+	size_t off = 0;
+	int n;
+
+	if (len)
+		buf[0] = '\0';
+	if (types == 0)
+		return snprintf(buf, len, "none");
+	for (unsigned i = 0; i < UNIC_ARRAY_SIZE(names); i++) {
+		if (!(types & (1ull << i)))
+			continue;
+		n = snprintf(buf + UNIC_MIN(off, len), off < len ? len - off : 0, "%s%s", off ? " " : "",
+			     names[i]);
+		off += (size_t)n;
+	}
+	return (int)off;
+}

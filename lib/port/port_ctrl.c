@@ -609,3 +609,143 @@ int unic_intr_source_ack(const struct unic_intr_source *src)
 		return src->unmask(src->unmask_ctx);
 	return 0;
 }
+
+/* ---- RSS ------------------------------------------------------------------------ */
+
+/* Lock the port for an RSS call: alive, not removed, the driver has @p op
+ * and the port has RSS. @return 0 with the lock held and *info filled, or
+ * -errno without it. */
+static int rss_lock(struct unic_port *port, const char *what, bool has_op,
+		    struct unic_port_info *info)
+{
+	int rc = port_lock_alive(port, what);
+
+	if (rc)
+		return rc;
+	rc = port_check_removed(port, what);
+	if (rc == 0) {
+		memset(info, 0, sizeof(*info));
+		port->ops->info_get(port, info);
+		if (!has_op || info->reta_size == 0) {
+			UNIC_LOG(DEBUG, PORT, "%s: %s: this port has no RSS", port->name, what);
+			rc = -ENOTSUP;
+		}
+	}
+	if (rc)
+		port_unlock(port);
+	return rc;
+}
+
+int unic_port_rss_hash_get(struct unic_port *port, struct unic_rss_conf *rss)
+{
+	struct unic_port_info info;
+	int rc;
+
+	memset(rss, 0, sizeof(*rss));
+	rc = rss_lock(port, "rss_hash_get", port->ops->rss_hash_get != NULL, &info);
+	if (rc)
+		return rc;
+	rc = port->ops->rss_hash_get(port, rss);
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_rss_hash_update(struct unic_port *port, const struct unic_rss_conf *rss)
+{
+	struct unic_port_info info;
+	int rc = rss_lock(port, "rss_hash_update", port->ops->rss_hash_update != NULL, &info);
+
+	if (rc)
+		return rc;
+	if (rss->types & ~info.rss_hash_capa) {
+		char want[128], can[128];
+
+		unic_rss_type_names(rss->types & ~info.rss_hash_capa, want, sizeof(want));
+		unic_rss_type_names(info.rss_hash_capa, can, sizeof(can));
+		UNIC_LOG(ERR, PORT, "%s: RSS cannot hash %s; this port hashes %s", port->name, want, can);
+		rc = -EINVAL;
+	} else if (rss->key_len != 0 && rss->key_len != info.rss_key_size) {
+		UNIC_LOG(ERR, PORT, "%s: an RSS key of %u bytes; this port takes %u-byte keys", port->name,
+			 rss->key_len, info.rss_key_size);
+		rc = -EINVAL;
+	} else {
+		rc = port->ops->rss_hash_update(port, rss);
+	}
+	if (rc == 0) {
+		port->conf.rss_hash_types = rss->types;
+		if (rss->key_len) {
+			memcpy(port->conf.rss_key, rss->key, rss->key_len);
+			port->conf.rss_key_len = rss->key_len;
+		}
+	}
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_rss_reta_query(struct unic_port *port, uint16_t *reta, uint16_t size)
+{
+	struct unic_port_info info;
+	int rc = rss_lock(port, "rss_reta_query", port->ops->rss_reta_query != NULL, &info);
+
+	if (rc)
+		return rc;
+	if (size != info.reta_size) {
+		UNIC_LOG(ERR, PORT, "%s: a redirection table of %u entries; this port's has %u", port->name,
+			 size, info.reta_size);
+		rc = -EINVAL;
+	} else {
+		rc = port->ops->rss_reta_query(port, reta);
+	}
+	port_unlock(port);
+	return rc;
+}
+
+int unic_port_rss_reta_update(struct unic_port *port, const uint16_t *reta, const uint64_t *mask,
+			      uint16_t size)
+{
+	struct unic_port_info info;
+	uint16_t table[UNIC_RETA_SIZE_MAX];
+	int rc = rss_lock(port, "rss_reta_update", port->ops->rss_reta_update != NULL &&
+			  port->ops->rss_reta_query != NULL, &info);
+
+	if (rc)
+		return rc;
+	if (size != info.reta_size || size > UNIC_RETA_SIZE_MAX) {
+		UNIC_LOG(ERR, PORT, "%s: a redirection table of %u entries; this port's has %u", port->name,
+			 size, info.reta_size);
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = port->ops->rss_reta_query(port, table);
+	if (rc)
+		goto out;
+	for (uint16_t i = 0; i < size; i++) {
+		if (!(mask[i / 64] & (1ull << (i % 64))))
+			continue;
+		if (reta[i] >= port->conf.nb_rxq) {
+			UNIC_LOG(ERR, PORT, "%s: redirection entry %u to rx queue %u; the port has %u rx queue%s (0..%u)",
+				 port->name, i, reta[i], port->conf.nb_rxq, port->conf.nb_rxq == 1 ? "" : "s",
+				 port->conf.nb_rxq ? port->conf.nb_rxq - 1 : 0);
+			rc = -EINVAL;
+			goto out;
+		}
+		table[i] = reta[i];
+	}
+	rc = port->ops->rss_reta_update(port, table);
+out:
+	port_unlock(port);
+	return rc;
+}
+
+/* ---- flow control ----------------------------------------------------------------- */
+
+int unic_port_flow_ctrl_get(struct unic_port *port, struct unic_flow_ctrl *fc)
+{
+	memset(fc, 0, sizeof(*fc));
+	return PORT_OP(port, flow_ctrl_get, fc);
+}
+
+int unic_port_flow_ctrl_set(struct unic_port *port, const struct unic_flow_ctrl *fc)
+{
+	return PORT_OP(port, flow_ctrl_set, fc);
+}

@@ -31,6 +31,8 @@ uint32_t e1000e_rctl_filters(const struct e1000e_port *ep, const struct unic_por
 		r |= E1000E_RCTL_VFE;
 	if (port->conf.mtu > 1500)
 		r |= E1000E_RCTL_LPE;
+	if (ep->fc_set && ep->fc.mac_ctrl_frame_fwd)
+		r |= E1000E_RCTL_PMCF;
 	return r;
 }
 
@@ -56,6 +58,26 @@ void e1000e_init_filters(struct e1000e_port *ep, struct unic_port *port)
 	for (unsigned i = 0; i < E1000E_VFTA_SIZE; i++)
 		write32(hw, E1000E_VFTA(i), ep->vfta[i]);
 	write32(hw, E1000E_VET, UNIC_ETHER_TYPE_VLAN);
+	if (ep->fc_set)
+		e1000e_fc_write(ep);
+}
+
+void e1000e_fc_write(struct e1000e_port *ep)
+{
+	struct e1000e_hw *hw = &ep->hw;
+	const struct unic_flow_ctrl *fc = &ep->fc;
+	uint32_t ctrl = read32(hw, E1000E_CTRL) & ~(E1000E_CTRL_RFCE | E1000E_CTRL_TFCE);
+
+	write32(hw, E1000E_FCAL, E1000E_FCAL_PAUSE);
+	write32(hw, E1000E_FCAH, E1000E_FCAH_PAUSE);
+	write32(hw, E1000E_FCT, E1000E_FCT_PAUSE);
+	write32(hw, E1000E_FCTTV, fc->pause_time);
+	/* The thresholds matter only while pause frames are sent (TFCE). */
+	write32(hw, E1000E_FCRTL, (fc->tx_pause ? fc->low_water & E1000E_FCRT_MASK : 0) |
+		(fc->tx_pause && fc->send_xon ? E1000E_FCRTL_XONE : 0));
+	write32(hw, E1000E_FCRTH, fc->tx_pause ? fc->high_water & E1000E_FCRT_MASK : 0);
+	write32(hw, E1000E_CTRL, ctrl | (fc->rx_pause ? E1000E_CTRL_RFCE : 0) |
+		(fc->tx_pause ? E1000E_CTRL_TFCE : 0));
 }
 
 /* Transmit (4.6.10): every ring register, a queue not in use left empty. */
@@ -115,29 +137,39 @@ static const uint8_t e1000e_default_key[E1000E_RSS_KEY_LEN] = {
 	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
-/* RSS: key (RSSRK), redirection table (RETA, 10.2.5.17), hash types (MRQC). */
-static void init_rss(struct e1000e_hw *hw, const struct unic_port *port)
+const uint8_t *e1000e_rss_key(const struct unic_port *port)
 {
-	const uint8_t *key = port->conf.rss_key_len ? port->conf.rss_key : e1000e_default_key;
-	uint64_t t = port->conf.rss_hash_types;
-	uint32_t mrq = 0;
+	return port->conf.rss_key_len ? port->conf.rss_key : e1000e_default_key;
+}
 
-	if (port->conf.nb_rxq < 2 || t == 0) {
-		write32(hw, E1000E_MRQC, 0);
-		return;
-	}
+void e1000e_rss_key_write(struct e1000e_hw *hw, const uint8_t *key)
+{
 	for (unsigned i = 0; i < E1000E_RSS_KEY_LEN / 4; i++)
 		write32(hw, E1000E_RSSRK(i), (uint32_t)key[4 * i] | (uint32_t)key[4 * i + 1] << 8 |
 			(uint32_t)key[4 * i + 2] << 16 | (uint32_t)key[4 * i + 3] << 24);
-	/* 128 one-byte entries; bit 7 of an entry picks queue 1 (QEMU reads
-	 * bit 7; the 82574 datasheet 10.2.5.17 gives the queue index there). */
+}
+
+/* 128 one-byte entries; bit 7 of an entry picks queue 1 (QEMU reads bit 7;
+ * the 82574 datasheet 10.2.5.17 gives the queue index there). Entries not
+ * set: every other one to queue 1. */
+void e1000e_reta_write(struct e1000e_port *ep)
+{
 	for (unsigned i = 0; i < E1000E_RETA_SIZE / 4; i++) {
 		uint32_t w = 0;
 
-		for (unsigned j = 0; j < 4; j++)
-			w |= (uint32_t)(((4 * i + j) & 1) ? 0x80 : 0) << (8 * j);
-		write32(hw, E1000E_RETA(i), w);
+		for (unsigned j = 0; j < 4; j++) {
+			unsigned q = ep->reta_set ? ep->reta[4 * i + j] : (4 * i + j) & 1;
+
+			w |= (uint32_t)(q ? 0x80 : 0) << (8 * j);
+		}
+		write32(&ep->hw, E1000E_RETA(i), w);
 	}
+}
+
+uint32_t e1000e_mrqc_types(uint64_t t)
+{
+	uint32_t mrq = 0;
+
 	if (t & UNIC_RSS_IPV4)
 		mrq |= E1000E_MRQC_IPV4;
 	if (t & UNIC_RSS_IPV4_TCP)
@@ -146,7 +178,23 @@ static void init_rss(struct e1000e_hw *hw, const struct unic_port *port)
 		mrq |= E1000E_MRQC_IPV6 | E1000E_MRQC_IPV6_EX;
 	if (t & UNIC_RSS_IPV6_TCP)
 		mrq |= E1000E_MRQC_TCP_IPV6 | E1000E_MRQC_TCP_IPV6_EX;
-	write32(hw, E1000E_MRQC, mrq | E1000E_MRQC_RSS_EN);
+	return mrq;
+}
+
+/* RSS: key (RSSRK), redirection table (RETA, 10.2.5.17), hash types (MRQC). */
+static void init_rss(struct e1000e_port *ep, const struct unic_port *port)
+{
+	struct e1000e_hw *hw = &ep->hw;
+	uint64_t t = port->conf.rss_hash_types;
+
+	ep->rss_on = port->conf.nb_rxq > 1 && t != 0;
+	if (!ep->rss_on) {
+		write32(hw, E1000E_MRQC, 0);
+		return;
+	}
+	e1000e_rss_key_write(hw, e1000e_rss_key(port));
+	e1000e_reta_write(ep);
+	write32(hw, E1000E_MRQC, e1000e_mrqc_types(t) | E1000E_MRQC_RSS_EN);
 }
 
 /*
@@ -173,7 +221,7 @@ int e1000e_init_rx(struct e1000e_port *ep, struct unic_port *port)
 		(rss ? E1000E_RXCSUM_PCSD : 0));
 	write32(hw, E1000E_RDTR, 0);
 	write32(hw, E1000E_RADV, 0);
-	init_rss(hw, port);
+	init_rss(ep, port);
 	for (uint16_t q = 0; q < E1000E_MAX_QUEUES; q++) {
 		struct e1000e_rxq *rxq = &ep->rxq[q];
 		bool on = q < port->conf.nb_rxq;

@@ -307,7 +307,8 @@ static int e1000e_link_set(struct unic_port *port, bool up)
 static int rctl_update(struct unic_port *port)
 {
 	struct e1000e_port *ep = e1000e_priv(port);
-	uint32_t keep = ~(E1000E_RCTL_UPE | E1000E_RCTL_MPE | E1000E_RCTL_VFE | E1000E_RCTL_LPE | E1000E_RCTL_BAM);
+	uint32_t keep = ~(E1000E_RCTL_UPE | E1000E_RCTL_MPE | E1000E_RCTL_VFE | E1000E_RCTL_LPE | E1000E_RCTL_BAM |
+			  E1000E_RCTL_PMCF);
 	int rc = e1000e_hw_live(ep);
 
 	if (rc == 0 && unic_port_state(port) == UNIC_PORT_STARTED)
@@ -477,6 +478,103 @@ static int e1000e_eeprom_get(struct unic_port *port, uint32_t offset, uint32_t l
 	return 0;
 }
 
+/* ---- RSS (10.2.5.17-10.2.5.19): the port layer checked the arguments ---------- */
+
+static int e1000e_rss_hash_get(struct unic_port *port, struct unic_rss_conf *rss)
+{
+	rss->types = port->conf.rss_hash_types;
+	memcpy(rss->key, e1000e_rss_key(port), E1000E_RSS_KEY_LEN);
+	rss->key_len = E1000E_RSS_KEY_LEN;
+	return 0;
+}
+
+/* The registers now when the port runs with RSS, else at the next start
+ * (from port->conf, which the port layer updates). Types 0 on a running
+ * port: MRQC 0, every packet to queue 0 (RXCSUM.PCSD stays until the next
+ * start; the rx path reads the hash only with an RSS type set). */
+static int e1000e_rss_hash_update(struct unic_port *port, const struct unic_rss_conf *rss)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	if (!ep->rss_on || unic_port_state(port) != UNIC_PORT_STARTED)
+		return 0;
+	if (rss->key_len)
+		e1000e_rss_key_write(&ep->hw, rss->key);
+	write32(&ep->hw, E1000E_MRQC, rss->types ? e1000e_mrqc_types(rss->types) | E1000E_MRQC_RSS_EN : 0);
+	return 0;
+}
+
+static int e1000e_rss_reta_query(struct unic_port *port, uint16_t *reta)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	for (unsigned i = 0; i < E1000E_RETA_SIZE; i++)
+		reta[i] = ep->reta_set ? ep->reta[i] : (uint16_t)(i & 1);
+	return 0;
+}
+
+static int e1000e_rss_reta_update(struct unic_port *port, const uint16_t *reta)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	for (unsigned i = 0; i < E1000E_RETA_SIZE; i++)
+		ep->reta[i] = (uint8_t)reta[i];
+	ep->reta_set = true;
+	e1000e_reta_write(ep);
+	return 0;
+}
+
+/* ---- flow control (3.7.6) --------------------------------------------------------- */
+
+static int e1000e_flow_ctrl_get(struct unic_port *port, struct unic_flow_ctrl *fc)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+	struct e1000e_hw *hw = &ep->hw;
+	uint32_t ctrl, fcrtl;
+
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	ctrl = read32(hw, E1000E_CTRL);
+	fcrtl = read32(hw, E1000E_FCRTL);
+	fc->rx_pause = (ctrl & E1000E_CTRL_RFCE) != 0;
+	fc->tx_pause = (ctrl & E1000E_CTRL_TFCE) != 0;
+	fc->high_water = read32(hw, E1000E_FCRTH) & E1000E_FCRT_MASK;
+	fc->low_water = fcrtl & E1000E_FCRT_MASK;
+	fc->send_xon = (fcrtl & E1000E_FCRTL_XONE) != 0;
+	fc->pause_time = (uint16_t)read32(hw, E1000E_FCTTV);
+	fc->mac_ctrl_frame_fwd = ep->fc_set && ep->fc.mac_ctrl_frame_fwd;
+	fc->autoneg = false;
+	return 0;
+}
+
+static int e1000e_flow_ctrl_set(struct unic_port *port, const struct unic_flow_ctrl *fc)
+{
+	struct e1000e_port *ep = e1000e_priv(port);
+
+	if (fc->autoneg) {
+		UNIC_PORT_LOG(port, ERR, "flow control: pause autonegotiation is not done by this driver; "
+			      "set rx/tx pause with autoneg off (they are forced in CTRL.RFCE/TFCE)");
+		return -EINVAL;
+	}
+	if (fc->tx_pause && (fc->high_water > E1000E_RX_FIFO || fc->low_water >= fc->high_water ||
+			     fc->high_water < 8)) {
+		UNIC_PORT_LOG(port, ERR, "flow control: high water %u, low water %u bytes; this device takes "
+			      "low < high, high from 8 to %u (its rx buffer)", fc->high_water, fc->low_water,
+			      E1000E_RX_FIFO);
+		return -EINVAL;
+	}
+	if (e1000e_hw_live(ep) < 0)
+		return -ENODEV;
+	ep->fc = *fc;
+	ep->fc_set = true;
+	e1000e_fc_write(ep);
+	return rctl_update(port);
+}
+
 const struct unic_port_ops e1000e_ops = {
 	.info_get = e1000e_info_get,
 	.configure = e1000e_configure,
@@ -500,6 +598,12 @@ const struct unic_port_ops e1000e_ops = {
 	.coalesce_get = e1000e_coalesce_get,
 	.coalesce_set = e1000e_coalesce_set,
 	.vlan_filter_set = e1000e_vlan_filter_set,
+	.rss_hash_get = e1000e_rss_hash_get,
+	.rss_hash_update = e1000e_rss_hash_update,
+	.rss_reta_query = e1000e_rss_reta_query,
+	.rss_reta_update = e1000e_rss_reta_update,
+	.flow_ctrl_get = e1000e_flow_ctrl_get,
+	.flow_ctrl_set = e1000e_flow_ctrl_set,
 	.link_get = e1000e_link_get,
 	.link_set = e1000e_link_set,
 	.mac_set = e1000e_mac_set,

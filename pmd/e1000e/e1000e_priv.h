@@ -238,6 +238,15 @@ struct e1000e_port {
 	uint32_t vfta[E1000E_VFTA_SIZE];
 	uint32_t mta[E1000E_MTA_SIZE];  /* multicast list as hash bits (RCTL.MO = 0) */
 	uint32_t rx_usecs, tx_usecs;
+	/* RSS redirection table (rx queue per entry) once set
+	 * (unic_port_rss_reta_update); else start spreads over the queues. */
+	bool reta_set;
+	uint8_t reta[E1000E_RETA_SIZE];
+	bool rss_on;                  /* the last start turned RSS on (MRQC) */
+	/* flow control once set (unic_port_flow_ctrl_set), reprogrammed at
+	 * every start; else the registers are left as reset leaves them */
+	bool fc_set;
+	struct unic_flow_ctrl fc;
 	uint32_t rctl_bsize;          /* RCTL.BSIZE/BSEX chosen by e1000e_init_rx */
 	bool link_admin_down;         /* link_set(false): MAC stopped, link reported down */
 	/* interrupts */
@@ -288,6 +297,14 @@ void e1000e_init_link(struct e1000e_port *ep);
 void e1000e_init_filters(struct e1000e_port *ep, struct unic_port *port);
 void e1000e_init_tx(struct e1000e_port *ep, struct unic_port *port);
 int e1000e_init_rx(struct e1000e_port *ep, struct unic_port *port);
+/* RSS registers (e1000e_init.c): the key in use (the configured one or
+ * the default), RSSRK, RETA from ep->reta, MRQC's hash type bits. */
+const uint8_t *e1000e_rss_key(const struct unic_port *port);
+void e1000e_rss_key_write(struct e1000e_hw *hw, const uint8_t *key);
+void e1000e_reta_write(struct e1000e_port *ep);
+uint32_t e1000e_mrqc_types(uint64_t types);
+/* Flow control registers from ep->fc (e1000e_init.c). */
+void e1000e_fc_write(struct e1000e_port *ep);
 int e1000e_init_intr(struct e1000e_port *ep, struct unic_port *port);
 void e1000e_init_enable(struct e1000e_port *ep, struct unic_port *port);
 /** RCTL's filter bits for the port's settings (promiscuous, VLAN filter, LPE). */

@@ -21,6 +21,20 @@
 #define E1000E_CTRL_EXT  0x00018 /* RW  extended device control */
 #define E1000E_MDIC      0x00020 /* RW  MDI control (PHY access) */
 #define E1000E_VET       0x00038 /* RW  VLAN ethertype */
+/* Flow control (3.7.6, 10.2.2.x): the pause frame's address and type, its
+ * pause time, and the rx FIFO thresholds that send XOFF/XON. */
+#define E1000E_FCAL      0x00028 /* RW  flow control address low */
+#define E1000E_FCAH      0x0002C /* RW  flow control address high */
+#define E1000E_FCT       0x00030 /* RW  flow control type */
+#define E1000E_FCTTV     0x00170 /* RW  flow control transmit timer value */
+#define E1000E_FCRTL     0x02160 /* RW  flow control rx threshold low (XON) */
+#define E1000E_FCRTH     0x02168 /* RW  flow control rx threshold high (XOFF) */
+#define E1000E_FCAL_PAUSE 0x00C28001u  /* 01:80:C2:00:00:01, the 802.3x pause address */
+#define E1000E_FCAH_PAUSE 0x0100u
+#define E1000E_FCT_PAUSE  0x8808u      /* MAC control EtherType */
+#define E1000E_FCRTL_XONE (1u << 31)   /* send XON below the low threshold */
+#define E1000E_FCRT_MASK  0xfff8u      /* thresholds: bytes, 8-byte granularity */
+#define E1000E_RX_FIFO    20480u       /* rx packet buffer: PBA.RXA's reset value, 20 KB */
 
 /* CTRL */
 #define E1000E_CTRL_FD          (1u << 0)  /* full duplex */
@@ -31,6 +45,8 @@
 #define E1000E_CTRL_FRCDPX      (1u << 12) /* force duplex */
 #define E1000E_CTRL_RST         (1u << 26) /* SC device reset */
 #define E1000E_CTRL_VME         (1u << 30) /* VLAN mode: strip on rx, VLE on tx */
+#define E1000E_CTRL_RFCE        (1u << 27) /* rx flow control: obey pause frames */
+#define E1000E_CTRL_TFCE        (1u << 28) /* tx flow control: send pause frames */
 #define E1000E_CTRL_PHY_RST     (1u << 31) /* PHY reset */
 
 /* STATUS */

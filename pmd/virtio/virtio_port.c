@@ -443,6 +443,35 @@ static int rx_prepare(struct unic_port *port, struct virtio_rxq *rxq, uint16_t q
 	return 0;
 }
 
+/* The table entries of a built RSS_CONFIG (5.1.6.5.7.1: after the 8-byte
+ * head) from the one set, when it fits the queues in use. */
+static void rss_table_apply(const struct virtio_port *vp, uint8_t *buf, uint16_t tbl_len, uint16_t nb_rxq)
+{
+	if (!vp->reta_set)
+		return;
+	for (uint16_t i = 0; i < tbl_len; i++)
+		if (vp->reta[i] >= nb_rxq)
+			return; /* set for more queues than now: round-robin */
+	for (uint16_t i = 0; i < tbl_len; i++)
+		put_le16(buf + 8 + 2 * i, vp->reta[i]);
+}
+
+/* RSS_CONFIG with @p types and @p key, the table in use, on a started port. */
+static int rss_config_send(struct unic_port *port, uint64_t types, const uint8_t *key)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint8_t buf[VIRTIO_NET_RSS_CONFIG_LEN(VIRTIO_NET_RSS_TABLE_MAX, VIRTIO_NET_RSS_KEY_LEN)];
+	uint16_t tbl = rss_table_len(vp);
+	size_t n = virtio_rss_config_build(buf, sizeof(buf), virtio_rss_types(types), tbl, port->conf.nb_rxq,
+					   vp->nb_pairs, key, rss_key_len(vp));
+
+	if (n == 0)
+		return -EINVAL;
+	rss_table_apply(vp, buf, tbl, port->conf.nb_rxq);
+	return virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, buf, n,
+			       "RSS configuration (MQ RSS_CONFIG)");
+}
+
 /*
  * Queue pairs, RSS and hash reports, by control commands after DRIVER_OK
  * (the device reset at start forgot the last ones: one pair, no RSS):
@@ -473,6 +502,7 @@ static int mq_configure(struct unic_port *port)
 
 		n = virtio_rss_config_build(buf, sizeof(buf), virtio_rss_types(c->rss_hash_types), rss_table_len(vp),
 					    c->nb_rxq, pairs, key, klen);
+		rss_table_apply(vp, buf, rss_table_len(vp), c->nb_rxq);
 		rc = virtio_ctrl_cmd(&vp->hw, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, buf, n,
 				     "RSS configuration (MQ RSS_CONFIG)");
 		if (rc < 0)
@@ -802,8 +832,58 @@ static int virtio_stats_get(struct unic_port *port, struct unic_port_stats *st)
 	return 0;
 }
 
+/* ---- RSS ops: the port layer checked the arguments against info ----------------- */
+
+static int virtio_rss_hash_get(struct unic_port *port, struct unic_rss_conf *rss)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	rss->types = port->conf.rss_hash_types;
+	rss->key_len = rss_key_len(vp);
+	memcpy(rss->key, port->conf.rss_key_len ? port->conf.rss_key : virtio_rss_default_key, rss->key_len);
+	return 0;
+}
+
+/* At once (RSS_CONFIG) on a port started with RSS, else from the next start. */
+static int virtio_rss_hash_update(struct unic_port *port, const struct unic_rss_conf *rss)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	const uint8_t *key = rss->key_len ? rss->key :
+			     port->conf.rss_key_len ? port->conf.rss_key : virtio_rss_default_key;
+
+	if (!vp->rss_on || unic_port_state(port) != UNIC_PORT_STARTED)
+		return 0;
+	return rss_config_send(port, rss->types, key) < 0 ? -EIO : 0;
+}
+
+static int virtio_rss_reta_query(struct unic_port *port, uint16_t *reta)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	uint16_t nb = port->conf.nb_rxq ? port->conf.nb_rxq : 1;
+
+	for (uint16_t i = 0; i < rss_table_len(vp); i++)
+		reta[i] = vp->reta_set ? vp->reta[i] : (uint16_t)(i % nb);
+	return 0;
+}
+
+static int virtio_rss_reta_update(struct unic_port *port, const uint16_t *reta)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	memcpy(vp->reta, reta, sizeof(reta[0]) * rss_table_len(vp));
+	vp->reta_set = true;
+	if (!vp->rss_on || unic_port_state(port) != UNIC_PORT_STARTED)
+		return 0;
+	return rss_config_send(port, port->conf.rss_hash_types,
+			       port->conf.rss_key_len ? port->conf.rss_key : virtio_rss_default_key) < 0 ? -EIO : 0;
+}
+
 const struct unic_port_ops virtio_ops = {
 	.info_get = virtio_info_get,
+	.rss_hash_get = virtio_rss_hash_get,
+	.rss_hash_update = virtio_rss_hash_update,
+	.rss_reta_query = virtio_rss_reta_query,
+	.rss_reta_update = virtio_rss_reta_update,
 	.configure = virtio_configure,
 	.rx_queue_setup = virtio_rx_queue_setup,
 	.rx_queue_release = virtio_rx_queue_release,

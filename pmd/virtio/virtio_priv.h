@@ -363,6 +363,10 @@ struct virtio_port {
 	uint16_t rss_table_max;            /* RSS: the device's longest indirection table */
 	uint32_t hash_types;               /* RSS/HASH_REPORT: VIRTIO_NET_RSS_HASH_TYPE_* it hashes */
 	bool rss_on;                       /* the last start configured RSS */
+	/* RSS indirection table once set (unic_port_rss_reta_update), sent in
+	 * every RSS_CONFIG; else the queues round-robin. */
+	bool reta_set;
+	uint16_t reta[VIRTIO_NET_RSS_TABLE_MAX];
 	uint16_t max_queue_size;           /* of virtqueue 0 (the rx queue's maximum) */
 	uint16_t dev_mtu;                  /* VIRTIO_NET_F_MTU, else 0 */
 	struct virtio_rxq rxq[VIRTIO_MAX_PAIRS];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for unic-testpmd's command parser (apps/testpmd/cmd.c):
- * parse, help and completion on arbitrary bytes, with the parser's promises
+ * parse, help, completion and the RSS argument parsers on arbitrary bytes, with the parser's promises
  * checked (a parsed command names a table entry, its words point into the
  * command's own buffers, a refused line always says why).
  *
@@ -62,6 +62,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(tp_cmd_knob(&cmd, "budget") >= -1);
 	} else if (rc == TP_PARSE_ERROR) {
 		check(err[0] != '\0');
+	}
+	/* The RSS commands' argument parsers on the line as one word. */
+	{
+		uint16_t reta[128];
+		uint64_t mask[8] = { 0 };
+		uint8_t key[40];
+		unsigned nm = 9;
+
+		if (tp_cmd_parse_reta(line, 128, reta, mask, err, sizeof(err)) != 0)
+			check(err[0] != '\0');
+		if (tp_cmd_parse_masks(line, mask, 2, &nm, err, sizeof(err)) == 0)
+			check(nm >= 1 && nm <= 2);
+		else
+			check(err[0] != '\0');
+		if (tp_cmd_parse_hexkey(line, key, 40, err, sizeof(err)) != 0)
+			check(err[0] != '\0');
 	}
 	/* Help with the line as a topic, completion at every 7th position. */
 	if (null)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bus/bus_private.h"
+#include "port/port_private.h"
 #include "fake_e1000e.h"
 
 /* The fake device (fake_e1000e.h); each suite builds it afresh. */
@@ -977,4 +978,146 @@ Test(e1000e_rings, close_frees_the_rings_and_any_zone_the_driver_kept)
 	cr_assert_eq(unic_port_dma_alloc(ring_port, "test zone", 4096, 128, 0, &kept), 0);
 	cr_assert_eq(unic_port_close(ring_port), 0);
 	cr_assert_eq(unic_mem_bytes_in_use(ring_mem), 0, "close left %zu bytes", unic_mem_bytes_in_use(ring_mem));
+}
+
+/* ---- RSS through the port layer (unic_port_rss_*) ------------------------------ */
+
+Test(e1000e_hw, reta_update_writes_the_masked_entries_as_bit_7_of_each_reta_byte)
+{
+	uint16_t reta[E1000E_RETA_SIZE] = { 0 }, back[E1000E_RETA_SIZE];
+	uint64_t mask[2] = { 0, 0 };
+
+	fk.port->conf.nb_rxq = 2;
+	/* Untouched: every other entry to queue 1, as start programs it. */
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, back, E1000E_RETA_SIZE), 0);
+	cr_assert_eq(back[0], 0);
+	cr_assert_eq(back[1], 1);
+	/* Entries 0..3 to queue 1, entry 5 to queue 0; the others unmasked. */
+	for (unsigned i = 0; i < 4; i++) {
+		reta[i] = 1;
+		mask[0] |= 1ull << i;
+	}
+	reta[5] = 0;
+	mask[0] |= 1ull << 5;
+	reta[127] = 1; /* not in the mask: stays */
+	cr_assert_eq(unic_port_rss_reta_update(fk.port, reta, mask, E1000E_RETA_SIZE), 0);
+	cr_assert_eq(regs[E1000E_RETA(0) / 4], 0x80808080u);
+	cr_assert_eq(regs[E1000E_RETA(1) / 4], 0x80000000u, "entry 5 to 0, 7 still 1: 0x%08x",
+		     regs[E1000E_RETA(1) / 4]);
+	cr_assert_eq(regs[E1000E_RETA(31) / 4], 0x80008000u);
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, back, E1000E_RETA_SIZE), 0);
+	cr_assert_eq(back[2], 1);
+	cr_assert_eq(back[5], 0);
+	cr_assert_eq(back[126], 0);
+	cr_assert_eq(back[127], 1);
+}
+
+Test(e1000e_hw, reta_update_refuses_a_queue_past_nb_rxq_and_another_table_size)
+{
+	uint16_t reta[E1000E_RETA_SIZE] = { 0 };
+	uint64_t mask[2] = { 1, 0 };
+
+	fk.port->conf.nb_rxq = 1;
+	reta[0] = 1;
+	cr_assert_eq(unic_port_rss_reta_update(fk.port, reta, mask, E1000E_RETA_SIZE), -EINVAL);
+	cr_assert_eq(regs[E1000E_RETA(0) / 4], 0, "nothing written");
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, reta, 64), -EINVAL);
+}
+
+Test(e1000e_hw, rss_hash_get_gives_the_default_key_and_update_keeps_types_and_key)
+{
+	struct unic_rss_conf r;
+
+	fk.port->conf.rss_hash_types = UNIC_RSS_IPV4;
+	cr_assert_eq(unic_port_rss_hash_get(fk.port, &r), 0);
+	cr_assert_eq(r.types, UNIC_RSS_IPV4);
+	cr_assert_eq(r.key_len, E1000E_RSS_KEY_LEN);
+	cr_assert_eq(r.key[0], 0x6d);
+	cr_assert_eq(r.key[39], 0xfa);
+	/* UDP: the 82574 does not hash UDP ports. */
+	r.types = UNIC_RSS_IPV4_UDP;
+	r.key_len = 0;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), -EINVAL);
+	r.key_len = 16;
+	r.types = UNIC_RSS_IPV4;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), -EINVAL);
+	memset(r.key, 0xab, sizeof(r.key));
+	r.key_len = E1000E_RSS_KEY_LEN;
+	r.types = UNIC_RSS_IPV4_TCP | UNIC_RSS_IPV6;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), 0);
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(unic_port_rss_hash_get(fk.port, &r), 0);
+	cr_assert_eq(r.types, UNIC_RSS_IPV4_TCP | UNIC_RSS_IPV6);
+	cr_assert_eq(r.key[0], 0xab);
+	cr_assert_eq(r.key[39], 0xab);
+}
+
+Test(e1000e_hw, rss_hash_update_on_a_port_started_with_rss_writes_rssrk_and_mrqc)
+{
+	struct e1000e_port *ep = fk.ep;
+	struct unic_rss_conf r = { .types = UNIC_RSS_IPV4, .key_len = E1000E_RSS_KEY_LEN };
+
+	/* What start leaves: RSS on. The port layer writes the registers only then. */
+	ep->rss_on = true;
+	fk.port->conf.nb_rxq = 2;
+	enum unic_port_state was = port_core(fk.port)->state;
+
+	port_core(fk.port)->state = UNIC_PORT_STARTED;
+	for (unsigned i = 0; i < E1000E_RSS_KEY_LEN; i++)
+		r.key[i] = (uint8_t)i;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), 0);
+	cr_assert_eq(regs[E1000E_RSSRK(0) / 4], 0x03020100u);
+	cr_assert_eq(regs[E1000E_RSSRK(9) / 4], 0x27262524u);
+	cr_assert_eq(regs[E1000E_MRQC / 4], E1000E_MRQC_IPV4 | E1000E_MRQC_RSS_EN);
+	r.types = 0;
+	r.key_len = 0;
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), 0);
+	cr_assert_eq(regs[E1000E_MRQC / 4], 0, "types none: every packet to queue 0");
+	port_core(fk.port)->state = was;
+}
+
+/* ---- 802.3x flow control through the port layer ---------------------------------- */
+
+Test(e1000e_hw, flow_ctrl_set_programs_ctrl_thresholds_and_pause_frame_and_get_reads_them_back)
+{
+	struct unic_flow_ctrl fc = { .rx_pause = true, .tx_pause = true, .high_water = 16384,
+				     .low_water = 12000, .pause_time = 0x680, .send_xon = true };
+	struct unic_flow_ctrl back;
+
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), 0);
+	cr_assert(regs[E1000E_CTRL / 4] & E1000E_CTRL_RFCE);
+	cr_assert(regs[E1000E_CTRL / 4] & E1000E_CTRL_TFCE);
+	cr_assert_eq(regs[E1000E_FCRTH / 4], 16384);
+	cr_assert_eq(regs[E1000E_FCRTL / 4], 12000 | E1000E_FCRTL_XONE);
+	cr_assert_eq(regs[E1000E_FCTTV / 4], 0x680);
+	cr_assert_eq(regs[E1000E_FCAL / 4], 0x00C28001u);
+	cr_assert_eq(regs[E1000E_FCT / 4], 0x8808u);
+	cr_assert_eq(unic_port_flow_ctrl_get(fk.port, &back), 0);
+	cr_assert(back.rx_pause && back.tx_pause && back.send_xon);
+	cr_assert_eq(back.high_water, 16384);
+	cr_assert_eq(back.low_water, 12000);
+	cr_assert_eq(back.pause_time, 0x680);
+	/* Off: both CTRL bits clear, the other CTRL bits kept. */
+	reg_set(E1000E_CTRL, regs[E1000E_CTRL / 4] | E1000E_CTRL_SLU);
+	fc.rx_pause = fc.tx_pause = false;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), 0);
+	cr_assert_eq(regs[E1000E_CTRL / 4] & (E1000E_CTRL_RFCE | E1000E_CTRL_TFCE), 0);
+	cr_assert(regs[E1000E_CTRL / 4] & E1000E_CTRL_SLU);
+}
+
+Test(e1000e_hw, flow_ctrl_refuses_thresholds_past_the_rx_buffer_and_pause_autoneg)
+{
+	struct unic_flow_ctrl fc = { .tx_pause = true, .high_water = 30000, .low_water = 1000 };
+
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), -EINVAL);
+	fc.high_water = 1000;
+	fc.low_water = 1000;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), -EINVAL);
+	fc.low_water = 500;
+	fc.autoneg = true;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), -EINVAL);
+	cr_assert_eq(regs[E1000E_FCRTH / 4], 0, "nothing written");
+	fc.autoneg = false;
+	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), 0);
+	cr_assert_eq(regs[E1000E_FCRTH / 4], 1000);
 }

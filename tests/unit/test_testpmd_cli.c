@@ -294,6 +294,11 @@ static void random_line(char *line, size_t len, unsigned *seed)
 			v = "port";
 		} else if (strcmp(w, "<ms>") == 0) {
 			v = "5";
+		} else if (strcmp(w, "<verbosity>") == 0) {
+			/* Quiet or refused: a verbose level would print every
+			 * packet and bury the output this test reads (set verbose
+			 * has its own test, test_testpmd_dpdkcmds.c). */
+			v = rand_r(seed) % 2 ? "0" : "300";
 		} else if (w[0] == '<') {
 			v = nums[rand_r(seed) % 12];
 		} else {

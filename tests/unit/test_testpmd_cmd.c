@@ -316,3 +316,125 @@ Test(testpmd_cmd, completion_leaves_out_words_that_are_always_refused)
 	cr_assert_eq(parse("csum set sctp hw 0"), TP_PARSE_OK, "%s", err);
 	cr_assert_eq(parse("csum parse-tunnel on 0"), TP_PARSE_OK, "%s", err);
 }
+
+Test(testpmd_cmd, rss_arguments_parse_as_dpdk_writes_them_and_bad_ones_say_why)
+{
+	uint16_t reta[128] = { 0 };
+	uint64_t mask[2] = { 0, 0 }, m[2];
+	uint8_t key[4];
+	unsigned nm;
+
+	cr_assert_eq(tp_cmd_parse_reta("(0,1),(5,0),(127,1)", 128, reta, mask, err, sizeof(err)), 0);
+	cr_assert_eq(reta[0], 1);
+	cr_assert_eq(reta[127], 1);
+	cr_assert_eq(mask[0], (1ull << 0) | (1ull << 5));
+	cr_assert_eq(mask[1], 1ull << 63);
+	cr_assert_eq(tp_cmd_parse_reta("(128,0)", 128, reta, mask, err, sizeof(err)), -1);
+	HAS(err, "entry 128; the port's table has 128 (0..127)");
+	cr_assert_eq(tp_cmd_parse_reta("(0,1)(1,0)", 128, reta, mask, err, sizeof(err)), -1);
+	HAS(err, "expected (entry,queue)");
+	cr_assert_eq(tp_cmd_parse_reta("(0,1),", 128, reta, mask, err, sizeof(err)), -1);
+	cr_assert_eq(tp_cmd_parse_reta("", 128, reta, mask, err, sizeof(err)), -1);
+	cr_assert_eq(tp_cmd_parse_reta("(0,70000)", 128, reta, mask, err, sizeof(err)), -1);
+
+	cr_assert_eq(tp_cmd_parse_masks("0xffffffffffffffff,0x1", m, 2, &nm, err, sizeof(err)), 0);
+	cr_assert_eq(nm, 2);
+	cr_assert_eq(m[0], UINT64_MAX);
+	cr_assert_eq(m[1], 1);
+	cr_assert_eq(tp_cmd_parse_masks("(0x3)", m, 2, &nm, err, sizeof(err)), 0);
+	cr_assert_eq(nm, 1);
+	cr_assert_eq(m[0], 3);
+	cr_assert_eq(tp_cmd_parse_masks("0x1,0x2,0x3", m, 2, &nm, err, sizeof(err)), -1);
+	HAS(err, "expected 2 hex masks");
+	cr_assert_eq(tp_cmd_parse_masks("0x1ffffffffffffffff", m, 2, &nm, err, sizeof(err)), -1);
+	cr_assert_eq(tp_cmd_parse_masks("(0x1", m, 2, &nm, err, sizeof(err)), -1);
+	cr_assert_eq(tp_cmd_parse_masks("zz", m, 2, &nm, err, sizeof(err)), -1);
+
+	cr_assert_eq(tp_cmd_parse_hexkey("6d5A56da", key, 4, err, sizeof(err)), 0);
+	cr_assert_eq(key[0], 0x6d);
+	cr_assert_eq(key[1], 0x5a);
+	cr_assert_eq(key[3], 0xda);
+	cr_assert_eq(tp_cmd_parse_hexkey("6d5a56", key, 4, err, sizeof(err)), -1);
+	HAS(err, "the key is 6 hex digits; this port takes 4 bytes, 8 hex digits");
+	cr_assert_eq(tp_cmd_parse_hexkey("6d5a56zz", key, 4, err, sizeof(err)), -1);
+	HAS(err, "'zz' at digit 6 is not hex");
+}
+
+/* One cell of a Markdown table row: from @p p to the next unescaped '|';
+ * "\|" becomes '|', backticks are dropped. @return past the '|', or NULL. */
+static const char *md_cell(const char *p, char *cell, size_t len)
+{
+	size_t n = 0;
+
+	for (; *p && *p != '\n'; p++) {
+		if (p[0] == '\\' && p[1] == '|') {
+			p++;
+		} else if (*p == '|') {
+			break;
+		} else if (*p == '`') {
+			continue;
+		}
+		if (n + 1 < len)
+			cell[n++] = *p;
+	}
+	while (n && cell[n - 1] == ' ')
+		n--;
+	cell[n] = '\0';
+	{
+		size_t k = 0;
+
+		while (cell[k] == ' ')
+			k++;
+		memmove(cell, cell + k, n - k + 1);
+	}
+	return *p == '|' ? p + 1 : NULL;
+}
+
+Test(testpmd_cmd, the_dpdk_command_list_in_the_docs_matches_the_parser)
+{
+	const char *dir = getenv("UNIC_DOCS");
+	char path[4096], line[2048], heading[256], example[1024], state[64];
+	unsigned rows = 0, parsing = 0;
+	bool in = false;
+	FILE *f;
+
+	cr_assert_not_null(dir, "UNIC_DOCS is not set: run this test through meson test, which sets it");
+	snprintf(path, sizeof(path), "%s/testpmd.md", dir);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: cannot open", path);
+	while (fgets(line, sizeof(line), f)) {
+		const char *p;
+
+		if (strncmp(line, "### dpdk-testpmd's commands, one by one", 39) == 0) {
+			in = true;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (line[0] == '#')
+			break;
+		if (line[0] != '|' || strncmp(line, "|---", 4) == 0 || strncmp(line, "| DPDK command |", 16) == 0)
+			continue;
+		p = md_cell(line + 1, heading, sizeof(heading));
+		cr_assert_not_null(p, "row without cells: %s", line);
+		p = md_cell(p, example, sizeof(example));
+		cr_assert_not_null(p, "row without an example: %s", line);
+		p = md_cell(p, state, sizeof(state));
+		cr_assert_not_null(p, "row without a state: %s", line);
+		rows++;
+		if (strcmp(state, "works") == 0 || strcmp(state, "works differently") == 0 ||
+		    strcmp(state, "refused") == 0) {
+			cr_expect_eq(parse(example), TP_PARSE_OK, "'%s' (%s) is listed as %s but does not parse: %s",
+				     example, heading, state, err);
+			parsing++;
+		} else {
+			cr_assert_str_eq(state, "not done", "'%s': unknown state '%s'", heading, state);
+			cr_expect_neq(parse(example), TP_PARSE_OK,
+				      "'%s' (%s) parses: the list says not done; give its state", example, heading);
+		}
+	}
+	fclose(f);
+	cr_assert(in, "%s has no \"dpdk-testpmd's commands, one by one\" section", path);
+	cr_assert_geq(rows, 200, "the list has %u rows; DPDK 22.11's guide has over 200 commands", rows);
+	cr_assert_geq(parsing, 60);
+}

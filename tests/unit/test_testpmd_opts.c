@@ -130,7 +130,7 @@ Test(testpmd_opts, bad_values_are_refused_naming_the_option)
 		{ "--nb-ports=0", "option --nb-ports: bad value '0'" },
 		{ "--rxfreet=-1", "option --rxfreet: bad value '-1'" },
 		{ "--port-numa-config=(0,0", "option --port-numa-config: bad value '(0,0'" },
-		{ "--forward-mode=icmpecho", "option --forward-mode: 'icmpecho' is a DPDK engine unic-testpmd does not have" },
+		{ "--forward-mode=noisy", "option --forward-mode: 'noisy' is a DPDK engine unic-testpmd does not have" },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

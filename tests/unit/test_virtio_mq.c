@@ -703,3 +703,53 @@ Test(virtio_intx, a_device_gone_reads_no_cause_and_wakes_nobody)
 	cr_expect_eq(relayed(), 0);
 	cr_expect(fk.vp->hw.gone, "the driver did not mark the device gone");
 }
+
+/* ---- RSS ops through the port layer (unic_port_rss_*) ----------------------------- */
+
+Test(virtio_mq, reta_and_hash_updates_on_a_running_port_resend_rss_config_with_the_new_table_and_key)
+{
+	uint16_t reta[128], back[128];
+	uint64_t mask[2] = { UINT64_MAX, UINT64_MAX };
+	struct unic_rss_conf r = { .types = UNIC_RSS_IPV4, .key_len = 40 };
+	struct unic_port_info info;
+
+	attach_mq(FEATURES_MQ);
+	cr_assert_eq(start_mq(PAIRS, PAIRS, UNIC_RSS_IPV4 | UNIC_RSS_IPV4_TCP, 0), 0, "start: %s; device: %s",
+		     logcap_buf, dev->err);
+	cr_assert_eq(unic_port_info_get(fk.port, &info), 0);
+	cr_assert_eq(info.reta_size, 128);
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, back, 128), 0);
+	cr_assert_eq(back[5], 5 % PAIRS, "round-robin until set");
+	/* Every entry to queue 3 but entry 0 to queue 1. */
+	for (unsigned i = 0; i < 128; i++)
+		reta[i] = 3;
+	reta[0] = 1;
+	cr_assert_eq(unic_port_rss_reta_update(fk.port, reta, mask, 128), 0, "%s", logcap_buf);
+	cr_assert_eq(dev->rss.nb_rss_config, 2, "RSS_CONFIG sent again: %u", dev->rss.nb_rss_config);
+	cr_assert_eq(dev->rss.table[0], 1);
+	cr_assert_eq(dev->rss.table[1], 3);
+	cr_assert_eq(dev->rss.table[127], 3);
+	cr_assert_eq(dev->rss.hash_types, 0x03, "IPv4 and TCPv4 kept: 0x%x", dev->rss.hash_types);
+	cr_assert_eq(unic_port_rss_reta_query(fk.port, back, 128), 0);
+	cr_assert_eq(back[0], 1);
+	cr_assert_eq(back[64], 3);
+	/* A queue past the four in use is refused before the device hears of it. */
+	reta[7] = PAIRS;
+	cr_assert_eq(unic_port_rss_reta_update(fk.port, reta, mask, 128), -EINVAL);
+	cr_assert_eq(dev->rss.nb_rss_config, 2);
+	/* New types and key: the table stays. */
+	for (unsigned i = 0; i < 40; i++)
+		r.key[i] = (uint8_t)(0xa0 + i);
+	cr_assert_eq(unic_port_rss_hash_update(fk.port, &r), 0, "%s", logcap_buf);
+	cr_assert_eq(dev->rss.nb_rss_config, 3);
+	cr_assert_eq(dev->rss.hash_types, 0x01);
+	cr_assert_eq(dev->rss.key[0], 0xa0);
+	cr_assert_eq(dev->rss.key[39], 0xa0 + 39);
+	cr_assert_eq(dev->rss.table[0], 1);
+	cr_assert_eq(dev->rss.table[1], 3);
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(unic_port_rss_hash_get(fk.port, &r), 0);
+	cr_assert_eq(r.types, UNIC_RSS_IPV4);
+	cr_assert_eq(r.key[0], 0xa0);
+	assert_device_happy();
+}

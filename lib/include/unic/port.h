@@ -114,6 +114,14 @@ const char *unic_rx_mode_name(enum unic_rx_mode mode);
 #define UNIC_RSS_IPV6_UDP (1ull << 5) /**< ... and UDP ports */
 
 #define UNIC_RSS_KEY_MAX 40 /**< longest RSS hash key, bytes */
+#define UNIC_RETA_SIZE_MAX 512 /**< largest RSS redirection table, entries */
+
+/**
+ * Write the names of the UNIC_RSS_* bits in @p types ("ipv4", "ipv4-tcp",
+ * "ipv4-udp", "ipv6", "ipv6-tcp", "ipv6-udp", DPDK's names), space-separated,
+ * into @p buf; "none" for 0. @return the length written, as snprintf.
+ */
+int unic_rss_type_names(uint64_t types, char *buf, size_t len);
 
 /** Options for unic_port_configure(). Zero-initialise, then set. */
 struct unic_port_conf {
@@ -193,6 +201,25 @@ struct unic_link {
 	bool full_duplex;          /**< full duplex (false: half, or down) */
 	bool up;                   /**< the link is up */
 	bool autoneg;              /**< speed and duplex were auto-negotiated */
+};
+
+/** RSS hashing (unic_port_rss_hash_get(), unic_port_rss_hash_update()). */
+struct unic_rss_conf {
+	uint64_t types;                  /**< UNIC_RSS_* hashed; 0: every packet to rx queue 0 */
+	uint8_t key[UNIC_RSS_KEY_MAX];   /**< the hash key, key_len bytes of it */
+	uint8_t key_len;                 /**< get: the port's key size; update: 0 keeps the key */
+};
+
+/** 802.3x flow control (unic_port_flow_ctrl_get(), unic_port_flow_ctrl_set()). */
+struct unic_flow_ctrl {
+	bool rx_pause;            /**< obey pause frames received (hold transmission) */
+	bool tx_pause;            /**< send pause frames when the receive buffer fills */
+	uint32_t high_water;      /**< bytes of receive buffer in use: send XOFF above */
+	uint32_t low_water;       /**< ... and XON below (with send_xon) */
+	uint16_t pause_time;      /**< in the pause frames sent, in 512-bit-time quanta */
+	bool send_xon;            /**< send XON when the buffer drains below low_water */
+	bool mac_ctrl_frame_fwd;  /**< pass MAC control frames up (else the NIC drops them) */
+	bool autoneg;             /**< pause negotiated with the link partner (get), asked (set) */
 };
 
 /** Interrupt coalescing (unic_port_coalesce_get(), unic_port_coalesce_set()). */
@@ -654,6 +681,42 @@ int unic_port_mtu_set(struct unic_port *port, uint16_t mtu);
 int unic_port_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 /** Set interrupt coalescing (the driver rounds to what the device can). @return 0, -EINVAL, -ENOTSUP, -ENODEV. */
 int unic_port_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
+/**
+ * RSS hash types and key in effect (the driver's default key when none was
+ * set). @return 0, -ENOTSUP (the port has no RSS: ring, null, ...), -ENODEV.
+ */
+int unic_port_rss_hash_get(struct unic_port *port, struct unic_rss_conf *rss);
+/**
+ * Set the RSS hash types (within info rss_hash_capa) and key (key_len 0: kept;
+ * else info rss_key_size bytes). Takes effect at once on a port started with
+ * RSS (several rx queues), else from its next start; kept in the port's
+ * configuration. @return 0, -EINVAL (a type the port cannot hash, a key of
+ * another size: the log says which), -ENOTSUP, -ENODEV.
+ */
+int unic_port_rss_hash_update(struct unic_port *port, const struct unic_rss_conf *rss);
+/**
+ * Read the RSS redirection table: @p size must be info reta_size; entry i is
+ * the rx queue of the packets whose hash's low bits are i.
+ * @return 0, -EINVAL (another size), -ENOTSUP, -ENODEV.
+ */
+int unic_port_rss_reta_query(struct unic_port *port, uint16_t *reta, uint16_t size);
+/**
+ * Write the entries of the RSS redirection table whose bit is set in @p mask
+ * (bit i % 64 of mask[i / 64]); @p size must be info reta_size, each entry
+ * written below the configured number of rx queues. Takes effect at once.
+ * @return 0, -EINVAL (size, a queue out of range: the log says which),
+ * -ENOTSUP, -ENODEV.
+ */
+int unic_port_rss_reta_update(struct unic_port *port, const uint16_t *reta, const uint64_t *mask,
+			      uint16_t size);
+/** 802.3x flow control in effect. @return 0, -ENOTSUP (the driver has none: every virtual port), -ENODEV. */
+int unic_port_flow_ctrl_get(struct unic_port *port, struct unic_flow_ctrl *fc);
+/**
+ * Set 802.3x flow control, at once and kept across stop/start.
+ * @return 0, -EINVAL (thresholds the device cannot take, autoneg where the
+ * driver does not negotiate pause: the log says which), -ENOTSUP, -ENODEV.
+ */
+int unic_port_flow_ctrl_set(struct unic_port *port, const struct unic_flow_ctrl *fc);
 /** Message level for this port's driver logs (UNIC_LOG_ERR..DEBUG). */
 int unic_port_msglevel_set(struct unic_port *port, int level);
 /** The message level of this port's driver logs. */
