@@ -814,7 +814,27 @@ int unic_napi_run_once(struct unic_napi_ctx *ctx, int64_t timeout_us)
 	unic_smp_mb(); /* (R2): pairs with (R1) in napi_post_and_wait */
 	napi_check_requests(ctx);
 
-	now = unic_time_ns();
+	/* Poll mode reads the clock once every NAPI_CPU_ROUNDS rounds, not
+	 * every round: nothing in it waits on the time (no sleep, no window),
+	 * and a clock read is not always cheap. In a guest whose clocksource
+	 * is not the TSC (QEMU TCG: the kernel marks it unstable and takes the
+	 * HPET) each read is a system call and an exit into QEMU's device
+	 * model under its global lock, the lock the other vCPU's MMIO and the
+	 * NICs' emulation need: one a round made a spinning forwarder cost
+	 * hundreds of thousands of exits a second (docs/napi.md, "Poll mode in
+	 * the rig: the clock"). A poll-mode context's round time (its queues'
+	 * last packet) is as coarse as that. */
+	if (ctx->conf.mode == UNIC_RX_MODE_POLL) {
+		uint64_t r = unic_counter_read(&ctx->cnt.rounds);
+
+		if (UNIC_UNLIKELY(r >= ctx->poll_clock_round)) {
+			ctx->poll_clock_round = r + NAPI_CPU_ROUNDS;
+			ctx->poll_now_ns = unic_time_ns();
+		}
+		now = ctx->poll_now_ns;
+	} else {
+		now = unic_time_ns();
+	}
 	if (ctx->adaptive)
 		napi_budget_tick(ctx, now);
 	handled = napi_round(ctx, now);
