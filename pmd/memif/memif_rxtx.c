@@ -147,6 +147,11 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		memif_exit(q);
 		return 0;
 	}
+	if (q->zc) { /* client zero-copy: memif_zc.c */
+		got = memif_zc_rx_burst(q, ring, pkts, n);
+		memif_exit(q);
+		return got;
+	}
 	/* Acquire: the descriptors and data the peer wrote before the index. */
 	if (q->we_own_head) {
 		prod = unic_load_acquire(&ring->tail);
@@ -434,6 +439,11 @@ uint16_t memif_tx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		memif_exit(q);
 		unic_counter_add(&q->link_down, n);
 		return 0;
+	}
+	if (q->zc) { /* client zero-copy: memif_zc.c */
+		sent = memif_zc_tx_burst(q, ring, pkts, n);
+		memif_exit(q);
+		return sent;
 	}
 	if (q->we_own_head) {
 		uint16_t inflight;
