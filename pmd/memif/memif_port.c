@@ -22,7 +22,6 @@
 
 static void memif_info_get(struct unic_port *port, struct unic_port_info *info)
 {
-	(void)port;
 	snprintf(info->driver, sizeof(info->driver), "memif");
 	snprintf(info->bus_addr, sizeof(info->bus_addr), "vdev");
 	info->numa_node = -1;
@@ -40,6 +39,14 @@ static void memif_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->max_mtu = 9216;
 	info->speed_capa_mbps = MEMIF_SPEED_MBPS;
 	info->has_intr = true;
+	info->rx_pool_shareable = memif_priv(port)->cfg.zc;
+	if (memif_priv(port)->cfg.zc) {
+		/* Zero-copy holds a pool packet in every slot of an rx ring
+		 * (lent) and of a tx ring (until consumed): the pool rule
+		 * must count rsize=, not the copy path's small default. */
+		info->rx_desc_default = (uint16_t)(1u << memif_priv(port)->cfg.log2);
+		info->tx_desc_default = info->rx_desc_default;
+	}
 }
 
 static int memif_configure(struct unic_port *port, const struct unic_port_conf *conf)
