@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The memif port's fast path: copy between the peer's shared buffers and
- * unic packets, in both directions and both roles (no zero-copy: see
- * docs/ports.md). No locks, no heap, no logs above debug.
+ * unic packets, in both directions and both roles (a zero-copy client's
+ * queues go to memif_zc.c instead). No locks, no heap, no logs above debug.
  *
  * The four rings a queue can drive (memif_proto.h):
  *   rx, server: C2S, the client writes head; we read to head, write tail.
