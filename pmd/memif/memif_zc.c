@@ -328,15 +328,26 @@ uint16_t memif_zc_tx_burst(struct memif_queue *q, struct memif_ring *ring,
 		unic_counter_add(&q->link_down, n);
 		return 0;
 	}
-	/* Completion: the packets the server consumed go back to their pool. */
-	while (q->zc_done != tail) {
-		uint16_t s = q->zc_done & mask;
+	/* Completion: the packets the server consumed go back to their pool,
+	 * a bulk put at a time. */
+	if (q->zc_done != tail) {
+		struct unic_pkt *done[64];
+		uint32_t nd = 0;
 
-		if (slots[s] != NULL) {
-			unic_pkt_free(slots[s]);
-			slots[s] = NULL;
+		while (q->zc_done != tail) {
+			uint16_t s = q->zc_done & mask;
+
+			if (slots[s] != NULL) {
+				done[nd++] = slots[s];
+				slots[s] = NULL;
+				if (nd == UNIC_ARRAY_SIZE(done)) {
+					unic_pkt_free_bulk(done, nd);
+					nd = 0;
+				}
+			}
+			q->zc_done++;
 		}
-		q->zc_done++;
+		unic_pkt_free_bulk(done, nd);
 	}
 	free = (uint16_t)(q->size - inflight);
 	for (sent = 0; sent < n && slot < free; sent++) {
