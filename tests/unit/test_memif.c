@@ -1148,7 +1148,7 @@ Test(memif, zero_copy_on_a_server_or_with_a_pool_the_server_cannot_map_is_refuse
 	fixture_port_down(cli);
 }
 
-Test(memif, a_server_that_hands_back_a_descriptor_naming_another_buffer_is_counted_not_followed)
+Test(memif, a_server_that_hands_back_a_descriptor_naming_another_buffer_is_counted_not_followed_and_sent_packets_wait_for_its_tail)
 {
 	struct unic_pool *zp = shareable_pool();
 	struct raw_server rs = { 0 };
@@ -1194,6 +1194,34 @@ Test(memif, a_server_that_hands_back_a_descriptor_naming_another_buffer_is_count
 	cr_assert_eq(s2c->desc[1].offset, off1, "slot 1 lends its own buffer again");
 	cr_assert_eq(s2c->desc[2].region, 1);
 	cr_assert_eq(__atomic_load_n(&s2c->head, __ATOMIC_ACQUIRE), 20, "four slots lent again");
+
+	/* Transmit: the lent pool's packets go as they are and stay the
+	 * port's until the server's tail passes them. */
+	{
+		struct memif_ring *c2s = (struct memif_ring *)(rs.addr + rs.c2s_off);
+		uint32_t held;
+
+		for (int i = 0; i < 3; i++) {
+			pkts[i] = unic_pkt_alloc(zp);
+			cr_assert_not_null(pkts[i]);
+			memset(unic_pkt_append(pkts[i], 100), 0x40 + i, 100);
+		}
+		held = unic_pool_in_use_count(zp);
+		cr_assert_eq(unic_tx_burst(cli, 0, pkts, 3), 3);
+		cr_assert_eq(unic_pool_in_use_count(zp), held, "sent packets are not freed while "
+			     "the server may still read them");
+		cr_assert_eq(c2s->desc[2].region, 1);
+		cr_assert_eq(c2s->desc[2].length, 100);
+		cr_assert_leq((uint64_t)c2s->desc[2].offset + 100, rs.zsize);
+		cr_assert_eq(rs.zaddr[c2s->desc[2].offset + 99], 0x42, "the server reads the packet itself");
+		__atomic_store_n(&c2s->tail, 3, __ATOMIC_RELEASE);
+		pkts[0] = unic_pkt_alloc(zp);
+		memset(unic_pkt_append(pkts[0], 60), 0x50, 60);
+		cr_assert_eq(unic_tx_burst(cli, 0, pkts, 1), 1);
+		cr_assert_eq(unic_pool_in_use_count(zp), held - 3 + 1, "the three the server "
+			     "consumed went back to the pool; the fourth is held");
+		cr_assert_eq(xstat(cli, "tx_zc_copied"), 0);
+	}
 	munmap(rs.addr, rs.size);
 	munmap(rs.zaddr, rs.zsize);
 	close(rs.s);
