@@ -411,6 +411,15 @@ int main(int argc, char **argv)
 	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "l2fwd", .mem = unic_env_mem(env),
 					  .count = count, .cache_size = POOL_CACHE, .numa_node = -1 };
 
+	/* A port that lends its rx buffers (memif zero-copy=yes) needs them in
+	 * memory its peer can map. */
+	for (unsigned p = 0; p < app.nb_ports; p++) {
+		struct unic_port_info zi = { 0 };
+
+		unic_port_info_get(app.ports[p], &zi);
+		pc.shareable = pc.shareable || zi.rx_pool_shareable;
+	}
+
 	pool = unic_pktpool_create(&pc);
 	if (pool == NULL) {
 		fprintf(stderr, "unic-l2fwd: error: cannot create a pool of %u packets: %s (the message above says why)\n",

@@ -2617,6 +2617,14 @@ int main(int argc, char **argv)
 			pc.count = 4096;
 		/* Room for the MTU's frame as the port counts it (tag, FCS). */
 		pc.dataroom = (uint16_t)(max_size + 64 > UNIC_PKT_DATAROOM_DEFAULT ? max_size + 64 : 0);
+		/* A port that lends its rx buffers (memif zero-copy=yes) needs
+		 * them in memory its peer can map. */
+		for (unsigned k = 0; k < a.nb_rxp; k++) {
+			struct unic_port_info xi = { 0 };
+
+			unic_port_info_get(a.rxp[k].port, &xi);
+			pc.shareable = pc.shareable || xi.rx_pool_shareable;
+		}
 		pool = a.pool = unic_pktpool_create(&pc);
 		if (pool == NULL) {
 			fprintf(stderr, "unic-pktgen: cannot create a pool of %u buffers: %s\n", pc.count,

@@ -120,6 +120,7 @@ static int port_pool(struct tp_app *app, uint16_t id, const struct unic_port_inf
 	struct unic_pktpool_conf pc = {
 		.sz = sizeof(pc), .name = name, .mem = unic_env_mem(app->env), .count = need,
 		.cache_size = TP_POOL_CACHE, .numa_node = -1, .dataroom = (uint16_t)room,
+		.shareable = info->rx_pool_shareable, /* memif zero-copy=yes lends it */
 	};
 	struct unic_pool *pool = unic_pktpool_create(&pc);
 

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include <unic/mem.h>
 #include <unic/pool.h>
 
 /** The objects of a pool laid out in one run: object k is at first + k * stride. */
@@ -18,6 +19,8 @@ struct unic_pool_span {
 	uint32_t count;       /* objects */
 	void *zone;           /* the memory zone that holds them */
 	size_t zone_len;
+	const struct unic_dma *dma; /* the zone; for a shareable pool,
+				       unic_mem_zone_fd(dma, ...) gives its fd */
 };
 
 /**

@@ -195,7 +195,7 @@ static void seg_remove(struct unic_mem *mem, struct mem_seg *seg)
 	seg_notify_remove(mem, seg, MEM_MAX_LISTENERS);
 	UNIC_LOG(DEBUG, MEM, "segment %u unmapped (%zu bytes at VA %p)", seg->pub.id,
 		 seg->pub.len, seg->pub.va);
-	mem_backing_unmap(mem, seg->pub.va, seg->pub.len);
+	mem_backing_unmap(mem, seg->pub.va, seg->pub.len, seg->pub.fd);
 	seg_free(seg);
 }
 
@@ -333,7 +333,7 @@ out:
 /* ---- growing: map new segments ---- */
 
 static struct mem_seg *seg_new(struct unic_mem *mem, void *va, uint64_t iova,
-			       size_t len, int node)
+			       size_t len, int node, size_t page_size)
 {
 	struct mem_seg *seg = calloc(1, sizeof(*seg));
 
@@ -348,8 +348,10 @@ static struct mem_seg *seg_new(struct unic_mem *mem, void *va, uint64_t iova,
 	seg->pub.va = va;
 	seg->pub.iova = iova;
 	seg->pub.len = len;
-	seg->pub.page_size = mem->page_size;
+	seg->pub.page_size = page_size;
 	seg->pub.numa_node = node;
+	seg->pub.fd = -1;
+	(void)mem;
 	return seg;
 }
 
@@ -377,7 +379,7 @@ static int split_by_runs(struct unic_mem *mem, char *va, size_t len, int node,
 	for (start = 0, i = 1; i <= nb_pages; i++) {
 		if (i < nb_pages && pa[i] == pa[i - 1] + ps)
 			continue;
-		segs[n] = seg_new(mem, va + start * ps, pa[start], (i - start) * ps, node);
+		segs[n] = seg_new(mem, va + start * ps, pa[start], (i - start) * ps, node, ps);
 		if (segs[n] == NULL) {
 			rc = -ENOMEM;
 			goto fail;
@@ -400,31 +402,44 @@ fail:
 /*
  * Map memory for a zone of @p len bytes aligned to @p align: one segment in
  * VA mode, one or more in PA mode. The segments are appended only once every
- * listener has accepted them; otherwise all is undone.
+ * listener has accepted them; otherwise all is undone. With @p shared, one
+ * segment of a memfd, for this zone alone, returned in @p shared.
  */
-static int mem_grow(struct unic_mem *mem, size_t len, size_t align, int node)
+static int mem_grow(struct unic_mem *mem, size_t len, size_t align, int node,
+		    struct mem_seg **shared)
 {
 	size_t ps = mem->page_size, map_len, slack;
 	struct mem_seg **segs = NULL, *one = NULL;
+	int i, n, rc, fd = -1;
 	void *va;
-	int i, n, rc;
 
 	/* mmap aligns to the page size; anything more needs room to slide. */
 	slack = align > ps ? align - ps : 0;
 	if (len > SIZE_MAX / 2 - slack)
 		return -ENOMEM;
 	map_len = UNIC_ALIGN_CEIL(len + slack, ps);
-	if (mem->iova_mode == UNIC_IOVA_PA)
+	if (mem->iova_mode == UNIC_IOVA_PA && shared == NULL)
 		map_len = UNIC_MAX(map_len, UNIC_ALIGN_CEIL(MEM_PA_MAP_MIN, ps));
 
-	rc = mem_backing_map(mem, map_len, node, &va);
+	rc = mem_backing_map(mem, map_len, node, &va, shared ? &fd : NULL, &ps);
 	if (rc < 0)
 		return rc;
+	map_len = UNIC_ALIGN_CEIL(map_len, ps);
 
 	if (mem->iova_mode == UNIC_IOVA_PA) {
+		/* A shared zone fits one page in PA mode (unic_mem_alloc checks). */
 		n = split_by_runs(mem, va, map_len, node, &segs);
 		if (n < 0) {
 			rc = n;
+			goto unmap;
+		}
+		if (shared != NULL && n != 1) {
+			UNIC_LOG(ERR, MEM, "shareable zone of %zu bytes is not physically "
+				 "contiguous (%d runs)", len, n);
+			rc = -ENOMEM;
+			for (i = 0; i < n; i++)
+				seg_free(segs[i]);
+			free(segs);
 			goto unmap;
 		}
 	} else {
@@ -433,7 +448,7 @@ static int mem_grow(struct unic_mem *mem, size_t len, size_t align, int node)
 		rc = pick_iova(mem, (uintptr_t)va, map_len, UNIC_MAX(align, ps), &iova);
 		if (rc < 0)
 			goto unmap;
-		one = seg_new(mem, va, iova, map_len, node);
+		one = seg_new(mem, va, iova, map_len, node, ps);
 		if (one == NULL) {
 			rc = -ENOMEM;
 			goto unmap;
@@ -442,6 +457,10 @@ static int mem_grow(struct unic_mem *mem, size_t len, size_t align, int node)
 		n = 1;
 	}
 
+	if (shared != NULL) {
+		segs[0]->pub.fd = fd;
+		*shared = segs[0];
+	}
 	for (i = 0; i < n; i++) {
 		segs[i]->pub.id = ++mem->next_seg_id;
 		rc = seg_notify_add(mem, segs[i]);
@@ -466,7 +485,7 @@ unannounce:
 	if (segs != &one)
 		free(segs);
 unmap:
-	mem_backing_unmap(mem, va, map_len);
+	mem_backing_unmap(mem, va, map_len, fd);
 	return rc;
 }
 
@@ -550,32 +569,41 @@ static int seg_give(struct mem_seg *seg, size_t off, size_t len)
 	return 0;
 }
 
+/* Take a zone in @p s: 0, -ENOSPC (no room), -ENOMEM. */
+static int zone_take(struct unic_mem *mem, struct mem_seg *s, size_t len,
+		     size_t align, struct unic_dma *out)
+{
+	size_t off;
+	int rc;
+
+	rc = seg_take(s, len, align, &off);
+	if (rc < 0)
+		return rc;
+	s->nb_zones++;
+	mem->nb_zones++;
+	mem->bytes_in_use += len;
+	out->va = (char *)s->pub.va + off;
+	out->iova = s->pub.iova + off;
+	out->len = len;
+	out->seg = &s->pub;
+	/* Fresh pages are zero; reused space may not be. */
+	memset(out->va, 0, len);
+	return 0;
+}
+
+/* Shared segments hold one zone each: they are never offered here. */
 static int zone_fit(struct unic_mem *mem, size_t len, size_t align, int node,
 		    struct unic_dma *out)
 {
 	struct mem_seg *s;
+	int rc;
 
 	for (s = mem->segs; s != NULL; s = s->next) {
-		size_t off;
-		int rc;
-
-		if (s->pub.numa_node != node || s->pub.len < len)
+		if (s->pub.numa_node != node || s->pub.len < len || s->pub.fd >= 0)
 			continue;
-		rc = seg_take(s, len, align, &off);
-		if (rc == -ENOSPC)
-			continue;
-		if (rc < 0)
+		rc = zone_take(mem, s, len, align, out);
+		if (rc != -ENOSPC)
 			return rc;
-		s->nb_zones++;
-		mem->nb_zones++;
-		mem->bytes_in_use += len;
-		out->va = (char *)s->pub.va + off;
-		out->iova = s->pub.iova + off;
-		out->len = len;
-		out->seg = &s->pub;
-		/* Fresh pages are zero; reused space may not be. */
-		memset(out->va, 0, len);
-		return 0;
 	}
 	return -ENOSPC;
 }
@@ -600,6 +628,26 @@ static int check_node_arg(struct unic_mem *mem, int *node)
 	return 0;
 }
 
+static int check_alloc_args(struct unic_mem *mem, size_t len, size_t *align)
+{
+	if (*align == 0)
+		*align = UNIC_CACHE_LINE_SIZE;
+	if (len == 0 || !unic_is_pow2(*align)) {
+		UNIC_LOG(ERR, MEM, "zone of %zu bytes aligned to %zu: expected a length "
+			 "above 0 and a power-of-two alignment", len, *align);
+		return -EINVAL;
+	}
+	if (mem->iova_mode == UNIC_IOVA_PA &&
+	    (len > mem->page_size || *align > mem->page_size)) {
+		UNIC_LOG(ERR, MEM, "zone of %zu bytes aligned to %zu does not fit one "
+			 "%zu KiB page: in PA mode memory is physically contiguous only "
+			 "within a page (unic_mem_max_contig()); split the object, or use "
+			 "VFIO with an IOMMU (VA mode)", len, *align, mem->page_size >> 10);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int unic_mem_alloc(struct unic_mem *mem, size_t len, size_t align,
 		   int numa_node, struct unic_dma *out)
 {
@@ -607,21 +655,9 @@ int unic_mem_alloc(struct unic_mem *mem, size_t len, size_t align,
 
 	if (mem == NULL || out == NULL)
 		return -EINVAL;
-	if (align == 0)
-		align = UNIC_CACHE_LINE_SIZE;
-	if (len == 0 || !unic_is_pow2(align)) {
-		UNIC_LOG(ERR, MEM, "zone of %zu bytes aligned to %zu: expected a length "
-			 "above 0 and a power-of-two alignment", len, align);
-		return -EINVAL;
-	}
-	if (mem->iova_mode == UNIC_IOVA_PA &&
-	    (len > mem->page_size || align > mem->page_size)) {
-		UNIC_LOG(ERR, MEM, "zone of %zu bytes aligned to %zu does not fit one "
-			 "%zu KiB page: in PA mode memory is physically contiguous only "
-			 "within a page (unic_mem_max_contig()); split the object, or use "
-			 "VFIO with an IOMMU (VA mode)", len, align, mem->page_size >> 10);
-		return -EINVAL;
-	}
+	rc = check_alloc_args(mem, len, &align);
+	if (rc < 0)
+		return rc;
 
 	mem_lock(mem);
 	rc = check_node_arg(mem, &numa_node);
@@ -630,7 +666,7 @@ int unic_mem_alloc(struct unic_mem *mem, size_t len, size_t align,
 	rc = zone_fit(mem, len, align, numa_node, out);
 	if (rc != -ENOSPC)
 		goto out;
-	rc = mem_grow(mem, len, align, numa_node);
+	rc = mem_grow(mem, len, align, numa_node, NULL);
 	if (rc < 0)
 		goto out;
 	rc = zone_fit(mem, len, align, numa_node, out);
@@ -643,6 +679,58 @@ int unic_mem_alloc(struct unic_mem *mem, size_t len, size_t align,
 out:
 	mem_unlock(mem);
 	return rc;
+}
+
+int unic_mem_alloc_shareable(struct unic_mem *mem, size_t len, size_t align,
+			     int numa_node, struct unic_dma *out)
+{
+	struct mem_seg *seg = NULL;
+	int rc;
+
+	if (mem == NULL || out == NULL)
+		return -EINVAL;
+	rc = check_alloc_args(mem, len, &align);
+	if (rc < 0)
+		return rc;
+
+	mem_lock(mem);
+	rc = check_node_arg(mem, &numa_node);
+	if (rc < 0)
+		goto out;
+	rc = mem_grow(mem, len, align, numa_node, &seg);
+	if (rc < 0)
+		goto out;
+	rc = zone_take(mem, seg, len, align, out);
+	if (rc < 0) {
+		UNIC_LOG(ERR, MEM, "shareable zone of %zu bytes does not fit the "
+			 "segment mapped for it: %s", len, strerror(-rc));
+		seg_remove(mem, seg);
+		rc = -ENOMEM;
+		goto out;
+	}
+	UNIC_LOG(DEBUG, MEM, "shareable zone: %zu bytes at offset %zu of memfd %d "
+		 "(%zu bytes, %zu KiB pages)", len,
+		 (size_t)((char *)out->va - (char *)seg->pub.va), seg->pub.fd,
+		 seg->pub.len, seg->pub.page_size >> 10);
+out:
+	mem_unlock(mem);
+	return rc;
+}
+
+int unic_mem_zone_fd(const struct unic_dma *zone, int *fd, uint64_t *off,
+		     size_t *file_len)
+{
+	if (zone == NULL || zone->seg == NULL || zone->seg->fd < 0) {
+		UNIC_LOG(ERR, MEM, "zone at VA %p has no file descriptor: only zones "
+			 "from unic_mem_alloc_shareable() (pools created with "
+			 ".shareable = true) can be shared with another process",
+			 zone != NULL ? zone->va : NULL);
+		return -EINVAL;
+	}
+	*fd = zone->seg->fd;
+	*off = (uint64_t)((const char *)zone->va - (const char *)zone->seg->va);
+	*file_len = zone->seg->len;
+	return 0;
 }
 
 void unic_mem_free(struct unic_mem *mem, struct unic_dma *d)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Backing memory: hugepages (MAP_HUGETLB or unlinked hugetlbfs files),
- * ordinary pages for --no-huge; NUMA placement, mlock, and the hugepage
+ * ordinary pages for --no-huge, sealed memfds for shareable zones; NUMA placement, mlock, and the hugepage
  * report that error messages and apps' preflight checks print.
  */
 #include <dirent.h>
@@ -26,6 +26,10 @@
 #include <unic/log.h>
 
 #include "mem_private.h"
+
+#ifndef MFD_HUGE_SHIFT
+#define MFD_HUGE_SHIFT 26
+#endif
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
@@ -488,7 +492,7 @@ static void check_node(struct unic_mem *mem, void *va, int node)
 	}
 }
 
-static int lock_pages(struct unic_mem *mem, void *va, size_t len)
+static int lock_pages(struct unic_mem *mem, void *va, size_t len, bool ordinary)
 {
 	struct rlimit rl;
 	char limit[32] = "unknown";
@@ -508,7 +512,7 @@ static int lock_pages(struct unic_mem *mem, void *va, size_t len)
 			snprintf(limit, sizeof(limit), "%llu bytes",
 				 (unsigned long long)rl.rlim_cur);
 	}
-	if (mem->no_huge) {
+	if (ordinary) {
 		/* Unprivileged RLIMIT_MEMLOCK is small; tests must still run. */
 		if (!mem->warned_mlock)
 			UNIC_LOG(WARNING, MEM, "cannot lock no-huge memory (mlock: %s; "
@@ -524,14 +528,104 @@ static int lock_pages(struct unic_mem *mem, void *va, size_t len)
 	return -err;
 }
 
-int mem_backing_map(struct unic_mem *mem, size_t len, int node, void **out)
+/*
+ * A shareable mapping: a sealed memfd mapped MAP_SHARED, so its fd can be
+ * passed to another process (memif regions) and the bytes are the same on
+ * both sides. Hugepages when the context uses them and some are free,
+ * else ordinary pages (said in a log line) in VA mode; PA mode needs
+ * hugepages for contiguity and refuses. Sets *@p page_size to the pages used.
+ */
+static int map_memfd(struct unic_mem *mem, size_t len, void **va, int *fd_out,
+		     size_t *page_size)
+{
+	unsigned flags = MFD_CLOEXEC | MFD_ALLOW_SEALING;
+	long sys_page = sysconf(_SC_PAGESIZE);
+	size_t ps = sys_page > 0 ? (size_t)sys_page : 4096;
+	uint64_t nfree = 0;
+	int fd, err;
+
+	if (mem->backing != MEM_BACKING_ANON) {
+		nfree = free_hugepages(mem->sysfs_root, mem->page_size);
+		if (nfree >= len / mem->page_size) {
+			fd = memfd_create("unic-shm", flags | MFD_HUGETLB |
+					  ((unsigned)__builtin_ctzl(mem->page_size) << MFD_HUGE_SHIFT));
+			if (fd >= 0) {
+				ps = mem->page_size;
+				goto have_fd;
+			}
+			UNIC_LOG(DEBUG, MEM, "memfd_create(MFD_HUGETLB): %s", strerror(errno));
+		}
+		if (mem->iova_mode == UNIC_IOVA_PA) {
+			UNIC_LOG(ERR, MEM, "shareable memory of %zu bytes: %" PRIu64 " free "
+				 "%zukB hugepages, and PA mode cannot fall back to ordinary "
+				 "pages (not physically contiguous); reserve more hugepages",
+				 len, nfree, mem->page_size >> 10);
+			mem_log_hugepage_report(mem);
+			return -ENOMEM;
+		}
+		UNIC_LOG(WARNING, MEM, "shareable memory of %zu bytes: %" PRIu64 " free "
+			 "%zukB hugepages, using ordinary %zu KiB pages (memfd) instead; "
+			 "reserve hugepages to keep it on hugepages", len, nfree,
+			 mem->page_size >> 10, ps >> 10);
+		len = UNIC_ALIGN_CEIL(len, ps);
+	}
+	fd = memfd_create("unic-shm", flags);
+	if (fd < 0) {
+		err = errno;
+		UNIC_LOG(ERR, MEM, "memfd_create for %zu bytes of shareable memory: %s",
+			 len, strerror(err));
+		return -err;
+	}
+have_fd:
+	if (ftruncate(fd, (off_t)len) < 0) {
+		err = errno;
+		UNIC_LOG(ERR, MEM, "cannot size shareable memory to %zu bytes (ftruncate "
+			 "of a memfd): %s", len, strerror(err));
+		goto close_fd;
+	}
+	/* The size is fixed for the zone's life: a peer cannot shrink it under us. */
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0) {
+		err = errno;
+		UNIC_LOG(ERR, MEM, "cannot seal shareable memory (F_ADD_SEALS): %s",
+			 strerror(err));
+		goto close_fd;
+	}
+	*va = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*va == MAP_FAILED) {
+		err = errno;
+		UNIC_LOG(ERR, MEM, "cannot map %zu bytes of shareable memory (%zu KiB "
+			 "pages): %s", len, ps >> 10, strerror(err));
+		if (ps != mem->page_size || mem->backing == MEM_BACKING_ANON)
+			goto close_fd;
+		mem_log_hugepage_report(mem);
+		err = ENOMEM;
+		goto close_fd;
+	}
+	*fd_out = fd;
+	*page_size = ps;
+	return 0;
+
+close_fd:
+	close(fd);
+	return -err;
+}
+
+int mem_backing_map(struct unic_mem *mem, size_t len, int node, void **out,
+		    int *fd, size_t *page_size)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
 	char name[PATH_MAX + 64];
-	size_t off;
+	size_t off, ps = mem->page_size;
 	void *va;
 	int rc;
 
+	if (fd != NULL) {
+		rc = map_memfd(mem, len, &va, fd, &ps);
+		if (rc < 0)
+			return rc;
+		len = UNIC_ALIGN_CEIL(len, ps);
+		goto mapped;
+	}
 	switch (mem->backing) {
 	case MEM_BACKING_ANON:
 		va = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, -1, 0);
@@ -556,10 +650,13 @@ int mem_backing_map(struct unic_mem *mem, size_t len, int node, void **out)
 		}
 		return -err;
 	}
+mapped:
 	bind_node(va, len, node);
-	rc = lock_pages(mem, va, len);
+	rc = lock_pages(mem, va, len, mem->no_huge || ps != mem->page_size);
 	if (rc < 0) {
 		munmap(va, len);
+		if (fd != NULL)
+			close(*fd);
 		return rc;
 	}
 	/*
@@ -567,16 +664,20 @@ int mem_backing_map(struct unic_mem *mem, size_t len, int node, void **out)
 	 * page, whose frame is not ours (mlock has done this already when it
 	 * succeeded, writing is cheap either way).
 	 */
-	for (off = 0; off < len; off += mem->page_size)
+	for (off = 0; off < len; off += ps)
 		*(volatile char *)((char *)va + off) = 0;
 	check_node(mem, va, node);
 	*out = va;
+	if (page_size != NULL)
+		*page_size = ps;
 	return 0;
 }
 
-void mem_backing_unmap(struct unic_mem *mem, void *va, size_t len)
+void mem_backing_unmap(struct unic_mem *mem, void *va, size_t len, int fd)
 {
 	if (munmap(va, len) < 0)
 		UNIC_LOG(ERR, MEM, "munmap(%p, %zu): %s", va, len, strerror(errno));
+	if (fd >= 0)
+		close(fd);
 	(void)mem;
 }

@@ -91,9 +91,15 @@ struct unic_mem {
 
 /* Choose the backing and page size for @p cfg; checks hugepages are free. */
 int mem_backing_init(struct unic_mem *mem, const struct unic_mem_conf *cfg);
-/* Map @p len bytes (a page multiple) on @p node: bound, locked, touched. */
-int mem_backing_map(struct unic_mem *mem, size_t len, int node, void **va);
-void mem_backing_unmap(struct unic_mem *mem, void *va, size_t len);
+/*
+ * Map @p len bytes (a page multiple) on @p node: bound, locked, touched.
+ * With @p fd, a sealed memfd mapped MAP_SHARED whose fd is returned there
+ * (hugepages if free, else ordinary pages in VA mode: @p page_size says).
+ */
+int mem_backing_map(struct unic_mem *mem, size_t len, int node, void **va,
+		    int *fd, size_t *page_size);
+/* Unmap, and close @p fd when >= 0. */
+void mem_backing_unmap(struct unic_mem *mem, void *va, size_t len, int fd);
 /* Log the hugepage report line by line at error level. */
 void mem_log_hugepage_report(const struct unic_mem *mem);
 /* Human name of the backing, e.g. "2048kB hugepages (MAP_HUGETLB)". */

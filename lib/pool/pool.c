@@ -364,8 +364,9 @@ static int pool_populate(struct unic_pool *pool, const struct unic_pool_conf *cf
 		uint32_t k;
 		int rc;
 
-		rc = unic_mem_alloc(pool->mem, (size_t)n * pool->elt_size, UNIC_CACHE_LINE_SIZE,
-				    cfg->numa_node, z);
+		rc = (cfg->shareable ? unic_mem_alloc_shareable : unic_mem_alloc)
+			(pool->mem, (size_t)n * pool->elt_size, UNIC_CACHE_LINE_SIZE,
+			 cfg->numa_node, z);
 		if (rc < 0) {
 			UNIC_LOG(ERR, POOL, "pool %s: cannot allocate %u objects of %u bytes (chunk %u of %u): %s",
 				 pool->name, n, pool->elt_size, c + 1, nb_chunks, strerror(-rc));
@@ -535,6 +536,7 @@ struct unic_pool *unic_pktpool_create(const struct unic_pktpool_conf *ucfg)
 	pc.count = cfg->count;
 	pc.cache_size = cfg->cache_size;
 	pc.numa_node = cfg->numa_node;
+	pc.shareable = cfg->shareable;
 	pc.obj_size = (uint32_t)sizeof(struct unic_pkt) + headroom + dataroom;
 	pc.obj_init = pktpool_obj_init;
 
@@ -552,5 +554,6 @@ int unic_pool_span_get(const struct unic_pool *pool, struct unic_pool_span *span
 	span->count = pool->count;
 	span->zone = priv->chunks[0].va;
 	span->zone_len = priv->chunks[0].len;
+	span->dma = &priv->chunks[0];
 	return 0;
 }

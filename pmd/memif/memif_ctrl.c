@@ -191,7 +191,11 @@ static void memif_queue_up(struct memif_port *mp, struct memif_queue *q, bool rx
 			q->intr_member = rd->efd;
 		unic_store_relaxed(&ring->flags,
 				   unic_load_relaxed(&q->intr_enabled) ? 0 : MEMIF_RING_FLAG_MASK_INT);
-		if (client) {
+		if (client && q->zc) {
+			/* Zero-copy: lend a pool packet in every slot (memif_zc.c). */
+			if (memif_zc_queue_up(q, ring, true) < 0)
+				return; /* not published; memif_zc.c said why */
+		} else if (client) {
 			/* Hand the server every buffer before the ring goes live:
 			 * a sleeping poller would not refill it. */
 			for (uint16_t s = 0; s < q->size; s++) {
@@ -204,6 +208,8 @@ static void memif_queue_up(struct memif_port *mp, struct memif_queue *q, bool rx
 			unic_store_release(&ring->head, q->own);
 		}
 	}
+	if (!rx && q->zc && memif_zc_queue_up(q, ring, false) < 0)
+		return;
 	unic_store_release(&q->ring, ring);
 	unic_smp_mb(); /* pairs with memif_rx_intr_enable's (B1): one sees the other */
 	if (rx && unic_load_relaxed(&q->intr_enabled))
@@ -256,6 +262,8 @@ static void memif_queue_down(struct memif_queue *q, bool rx)
 		sched_yield();
 	if (rx && ring != NULL)
 		memif_count_left(q, ring);
+	if (q->zc)
+		memif_zc_queue_down(q); /* the packets it lent or sent: ours again */
 	if (q->intr_member >= 0 && q->intr_epfd >= 0)
 		epoll_ctl(q->intr_epfd, EPOLL_CTL_DEL, q->intr_member, NULL);
 	q->intr_member = -1;
@@ -376,8 +384,8 @@ static void memif_handle_input(struct unic_port *port)
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
 			     .msg_controllen = sizeof(ctl) };
-	struct memif_msg reply, msgs[3 + 2 * MEMIF_MAX_QUEUES];
-	int fds[3 + 2 * MEMIF_MAX_QUEUES];
+	struct memif_msg reply, msgs[3 + 3 * MEMIF_MAX_QUEUES];
+	int fds[3 + 3 * MEMIF_MAX_QUEUES];
 	int fd = -1, rc, nmsg;
 	ssize_t n;
 

@@ -49,6 +49,8 @@ void memif_conn_reset(struct memif_conn *c)
 	for (unsigned i = 0; i < MEMIF_MAX_REGIONS; i++) {
 		struct memif_region *r = &c->regions[i];
 
+		if (r->borrowed)
+			continue; /* a pool's memory: lib/mem keeps it */
 		if (r->addr != NULL)
 			munmap(r->addr, r->map_len);
 		memif_close_fd(&r->fd);
@@ -359,7 +361,7 @@ int memif_conn_client_build(struct memif_conn *c, struct memif_msg *msgs, int *f
 	void *p = MAP_FAILED;
 	int fd;
 
-	if (max < 3 + nrings) {
+	if (max < 3 + nrings + c->cfg.nb_zc) {
 		snprintf(c->reason, sizeof(c->reason), "too many rings for one handshake");
 		return -EINVAL;
 	}
@@ -417,6 +419,24 @@ int memif_conn_client_build(struct memif_conn *c, struct memif_msg *msgs, int *f
 	msgs[n].add_region.index = 0;
 	msgs[n].add_region.size = size;
 	fds[n++] = fd;
+	/* Zero-copy: each pool lent is one more region, mapped by the server
+	 * whole (its memfd holds that pool's zone alone: lib/mem). */
+	for (unsigned i = 0; i < c->cfg.nb_zc; i++) {
+		const struct memif_zc_pool *zp = &c->cfg.zcp[i];
+		struct memif_region *zr = &c->regions[zp->region];
+
+		zr->addr = zp->base;
+		zr->size = zp->size;
+		zr->map_len = zp->size;
+		zr->fd = zp->fd;
+		zr->borrowed = true;
+		c->nb_regions++;
+		memset(&msgs[n], 0, sizeof(msgs[n]));
+		msgs[n].type = MEMIF_MSG_ADD_REGION;
+		msgs[n].add_region.index = zp->region;
+		msgs[n].add_region.size = zp->size;
+		fds[n++] = zp->fd;
+	}
 
 	for (unsigned d = 0; d < 2; d++) {
 		uint16_t cnt = d == 0 ? c->nb_c2s : c->nb_s2c;
@@ -463,7 +483,7 @@ int memif_conn_client_build(struct memif_conn *c, struct memif_msg *msgs, int *f
 	snprintf((char *)msgs[n].connect.if_name, sizeof(msgs[n].connect.if_name), "%s",
 		 c->cfg.if_name);
 	fds[n++] = -1;
-	c->acks_due = n - 1;  /* INIT, ADD_REGION and each ADD_RING */
+	c->acks_due = n - 1;  /* INIT, each ADD_REGION and each ADD_RING */
 	c->state = MEMIF_C_WAIT_CONNECTED;
 	return (int)n;
 }

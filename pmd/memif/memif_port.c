@@ -5,7 +5,7 @@
  *
  * Spec: memif0,role=server,id=0,socket=/run/memif.sock,... with the keys of
  * DPDK's net_memif: role, id, socket, socket-abstract, secret, bsize, rsize,
- * mac, zero-copy (no only: this port copies, both ways).
+ * mac, zero-copy (yes on a client only: memif_zc.c lends the rx pool).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +22,6 @@
 
 static void memif_info_get(struct unic_port *port, struct unic_port_info *info)
 {
-	(void)port;
 	snprintf(info->driver, sizeof(info->driver), "memif");
 	snprintf(info->bus_addr, sizeof(info->bus_addr), "vdev");
 	info->numa_node = -1;
@@ -40,6 +39,14 @@ static void memif_info_get(struct unic_port *port, struct unic_port_info *info)
 	info->max_mtu = 9216;
 	info->speed_capa_mbps = MEMIF_SPEED_MBPS;
 	info->has_intr = true;
+	info->rx_pool_shareable = memif_priv(port)->cfg.zc;
+	if (memif_priv(port)->cfg.zc) {
+		/* Zero-copy holds a pool packet in every slot of an rx ring
+		 * (lent) and of a tx ring (until consumed): the pool rule
+		 * must count rsize=, not the copy path's small default. */
+		info->rx_desc_default = (uint16_t)(1u << memif_priv(port)->cfg.log2);
+		info->tx_desc_default = info->rx_desc_default;
+	}
 }
 
 static int memif_configure(struct unic_port *port, const struct unic_port_conf *conf)
@@ -109,8 +116,13 @@ static int memif_start(struct unic_port *port)
 {
 	struct memif_port *mp = memif_priv(port);
 
+	int rc;
+
 	mp->cfg.nb_rxq = port->conf.nb_rxq;
 	mp->cfg.nb_txq = port->conf.nb_txq;
+	rc = memif_zc_prepare(port);
+	if (rc < 0)
+		return rc;
 	return memif_ctrl_start(port);
 }
 
@@ -166,6 +178,9 @@ static const char *const memif_xstat_names[] = {
 	"tx_link_down",      /* packets not taken: not connected */
 	"tx_bad_index",      /* the peer's head/tail or buffer was out of range */
 	"tx_signals",        /* eventfd writes to the peer */
+	"rx_zc_bad_addr",    /* zero-copy: frames dropped, the descriptor was not the buffer lent */
+	"tx_zc_copied",      /* zero-copy: frames copied (another pool, or a chain) */
+	"tx_too_long",       /* zero-copy: frames dropped, a copy longer than bsize */
 };
 
 static int memif_xstats_names(struct unic_port *port, struct unic_xstat_name *names, unsigned max)
@@ -193,6 +208,9 @@ static int memif_xstats_get(struct unic_port *port, uint64_t *values, unsigned m
 		v[9] += unic_counter_read(&mp->txq[q].link_down);
 		v[10] += unic_counter_read(&mp->txq[q].bad_index);
 		v[11] += __atomic_load_n(&mp->txq[q].signals, __ATOMIC_RELAXED);
+		v[12] += unic_counter_read(&mp->rxq[q].zc_bad_addr);
+		v[13] += unic_counter_read(&mp->txq[q].zc_copied);
+		v[14] += unic_counter_read(&mp->txq[q].too_long);
 	}
 	return unic_port_xstats_values_fill(values, max, v, UNIC_ARRAY_SIZE(v));
 }
@@ -348,11 +366,13 @@ static int memif_parse(const char *name, const char *args, struct memif_port *mp
 	rc = memif_arg_bool(name, args, "zero-copy", &zc);
 	if (rc < 0)
 		return rc;
-	if (zc) {
-		UNIC_LOG(ERR, PMD, "%s: zero-copy=yes: this memif port copies frames both ways "
-			 "and has no zero-copy mode; leave zero-copy= out", name);
+	if (zc && mp->cfg.role == MEMIF_SERVER) {
+		UNIC_LOG(ERR, PMD, "%s: zero-copy=yes with role=server: in memif only the client "
+			 "creates the shared memory (the server maps it), so only a client can lend "
+			 "its buffers; use zero-copy=yes on the client, or leave it out here", name);
 		return -ENOTSUP;
 	}
+	mp->cfg.zc = zc;
 	rc = memif_arg_str(name, args, "mac", v, sizeof(v));
 	if (rc == 0) {
 		unsigned b[6];

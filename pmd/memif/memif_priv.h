@@ -69,6 +69,17 @@ struct memif_region {
 	uint64_t size;          /* as agreed (ADD_REGION) */
 	uint64_t map_len;       /* what was mapped (>= size: hugepage rounding) */
 	int fd;                 /* -1: none */
+	bool borrowed;          /* client zero-copy: a pool's memory, lib/mem's
+				 * (its fd and mapping are not ours to close) */
+};
+
+/* Client zero-copy: a pool whose one zone is lent to the server as a region. */
+struct memif_zc_pool {
+	struct unic_pool *pool;
+	uint16_t region;        /* 1.. (region 0 holds the rings) */
+	uint8_t *base;          /* VA of the region's offset 0 */
+	uint64_t size;          /* the region (the memfd's size) */
+	int fd;                 /* lib/mem's memfd */
 };
 
 /* A ring as ADD_RING described it (dir 0: C2S, 1: S2C). */
@@ -89,6 +100,9 @@ struct memif_cfg {
 	uint32_t bsize;         /* bsize= */
 	uint16_t nb_rxq, nb_txq;
 	char if_name[MEMIF_NAME_SZ];
+	bool zc;                /* zero-copy=yes (client only) */
+	uint16_t nb_zc;         /* pools lent: regions 1..nb_zc */
+	struct memif_zc_pool zcp[MEMIF_MAX_QUEUES];
 };
 
 struct memif_conn {
@@ -184,6 +198,16 @@ struct memif_queue {
 					   * ended (written by the control thread, the
 					   * queue's thread being out: busy 0, ring NULL) */
 	uint64_t signals;                /* tx: eventfd writes (atomic add) */
+
+	/* Client zero-copy (memif_zc.c); zc_pkts valid while ring != NULL. */
+	bool zc;
+	const struct memif_zc_pool *zcp; /* rx: its pool's; tx: the port's array */
+	uint16_t nb_zcp;
+	uint16_t zc_done;                /* tx: the next slot whose packet to free */
+	struct unic_pkt **zc_pkts;       /* [size]: rx: the packet lent in the slot;
+					  * tx: the packet the slot carries (NULL: a copy) */
+	struct unic_counter zc_bad_addr; /* rx: a descriptor that is not the buffer lent */
+	struct unic_counter zc_copied;   /* tx: frames copied (another pool, a chain) */
 } UNIC_CACHE_ALIGNED;
 
 struct memif_port {
@@ -229,6 +253,18 @@ int memif_listen(struct unic_port *port);
  * every thread (see (B1)/(B2) in memif_rxtx.c). Never goes back to 0.
  */
 extern uint32_t memif_membarrier_ok;
+
+/* memif_zc.c: client zero-copy */
+/* Port start: the rx queues' pools as regions (cfg->zcp); -errno with a message. */
+int memif_zc_prepare(struct unic_port *port);
+/* Control thread: the queue goes up (rx: every slot lent) or down (every
+ * packet the queue holds freed; the queue's thread is out). */
+int memif_zc_queue_up(struct memif_queue *q, struct memif_ring *ring, bool rx);
+void memif_zc_queue_down(struct memif_queue *q);
+uint16_t memif_zc_rx_burst(struct memif_queue *q, struct memif_ring *ring,
+			   struct unic_pkt **pkts, uint16_t n);
+uint16_t memif_zc_tx_burst(struct memif_queue *q, struct memif_ring *ring,
+			   struct unic_pkt **pkts, uint16_t n);
 
 /* memif_rxtx.c */
 uint16_t memif_rx_burst(void *q, struct unic_pkt **pkts, uint16_t n);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The memif port's fast path: copy between the peer's shared buffers and
- * unic packets, in both directions and both roles (no zero-copy: see
- * docs/ports.md). No locks, no heap, no logs above debug.
+ * unic packets, in both directions and both roles (a zero-copy client's
+ * queues go to memif_zc.c instead). No locks, no heap, no logs above debug.
  *
  * The four rings a queue can drive (memif_proto.h):
  *   rx, server: C2S, the client writes head; we read to head, write tail.
@@ -214,6 +214,11 @@ uint16_t memif_rx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 	if (UNIC_UNLIKELY(ring == NULL || unic_load_relaxed(&q->broken))) {
 		memif_exit(q);
 		return 0;
+	}
+	if (q->zc) { /* client zero-copy: memif_zc.c */
+		got = memif_zc_rx_burst(q, ring, pkts, n);
+		memif_exit(q);
+		return got;
 	}
 	/* Acquire: the descriptors and data the peer wrote before the index. */
 	if (q->we_own_head) {
@@ -548,6 +553,11 @@ uint16_t memif_tx_burst(void *qv, struct unic_pkt **pkts, uint16_t n)
 		memif_exit(q);
 		unic_counter_add(&q->link_down, n);
 		return 0;
+	}
+	if (q->zc) { /* client zero-copy: memif_zc.c */
+		sent = memif_zc_tx_burst(q, ring, pkts, n);
+		memif_exit(q);
+		return sent;
 	}
 	/* The peer's index is read only when the slots known free do not
 	 * cover the burst: its line is written by the peer's core on every

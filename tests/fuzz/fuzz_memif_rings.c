@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A malicious memif peer against pmd/memif's fast path (memif_rxtx.c), as
- * a client or as a server: the input writes descriptors (any flags,
+ * a client or as a server, and against a zero-copy client (memif_zc.c:
+ * the rx ring lends packets of a shareable pool, region 1; tx sends that
+ * pool's packets as they are and copies others): the input writes
+ * descriptors (any flags,
  * region, offset, length), moves the peer's index of each ring anywhere,
  * and changes the interrupt flag, between rx and tx bursts of any size and
  * frames of any length and segment count. The driver may drop and count,
@@ -19,6 +22,7 @@
 #include <unic/pool.h>
 
 #include "memif_priv.h"
+#include "unic_pool_span.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -55,6 +59,8 @@ static uint32_t u32(struct input *in)
 
 static struct unic_mem *mem;
 static struct unic_pool *pool;
+static struct unic_pool *zpool;          /* shareable: a zero-copy client lends it */
+static struct memif_zc_pool zp;
 
 /* A descriptor the peer might plausibly write, or garbage. */
 static void pick_desc(struct input *in, struct memif_desc *d)
@@ -106,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   { .addr = r1, .size = R1_SIZE, .fd = -1 } };
 	static struct memif_queue rxq, txq;
 	struct unic_pkt *pkts[40];
-	bool client;
+	bool client, zc;
 
 	if (mem == NULL) {
 		struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
@@ -119,19 +125,48 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pool = unic_pktpool_create(&pc);
 		if (pool == NULL)
 			abort();
+		pc.name = "fuzzzc";
+		pc.shareable = true;
+		zpool = unic_pktpool_create(&pc);
+		if (zpool == NULL)
+			abort();
+		{
+			struct unic_pool_span span;
+			uint64_t off;
+			size_t flen;
+			int fd;
+
+			if (unic_pool_span_get(zpool, &span) < 0 ||
+			    unic_mem_zone_fd(span.dma, &fd, &off, &flen) < 0)
+				abort();
+			zp = (struct memif_zc_pool){ .pool = zpool, .region = 1, .fd = fd,
+						     .base = (uint8_t *)span.dma->va - off, .size = flen };
+		}
 	}
 	memset(rx_mem, 0, sizeof(rx_mem));
 	memset(tx_mem, 0, sizeof(tx_mem));
 	client = u8(&in) & 1;
+	zc = client && (data[0] & 2);
 	/* Client: rx is S2C (we hand our buffers, the server writes tail),
 	 * tx is C2S. Server: rx is C2S (the client writes head), tx is S2C
 	 * (the client hands its buffers in the descriptors). */
 	queue_init(&rxq, rxr, regions, client, 0);
 	queue_init(&txq, txr, regions, client, 1);
+	if (zc) {
+		/* Region 1 is the lent pool, as memif_zc_prepare sets it up. */
+		regions[1] = (struct memif_region){ .addr = zp.base, .size = zp.size, .fd = -1,
+						    .borrowed = true };
+		rxq.zc = txq.zc = true;
+		rxq.zcp = txq.zcp = &zp;
+		rxq.nb_zcp = txq.nb_zcp = 1;
+		rxq.pool = zpool;
+		if (memif_zc_queue_up(&rxq, rxr, true) < 0 || memif_zc_queue_up(&txq, txr, false) < 0)
+			abort();
+	}
 	while (in.n) {
 		uint8_t op = u8(&in);
 
-		switch (op % 6) {
+		switch (op % 7) {
 		case 0: { /* the peer writes a descriptor of either ring */
 			struct memif_ring *r = (op & 8) ? txr : rxr;
 
@@ -158,6 +193,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (p->data_off + p->data_len > p->buf_len || p->pkt_len != p->data_len ||
 				    p->data_len == 0 || p->next != NULL)
 					abort(); /* a frame that runs past its buffer, or a bad header */
+				if (zc && p->pool != zpool)
+					abort(); /* zero-copy rx gives the lent packets */
 				memset(unic_pkt_data(p), 0x5a, p->data_len);
 			}
 			unic_pkt_free_bulk(pkts, got);
@@ -167,7 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint16_t n = (uint16_t)(u8(&in) % 12), i, sent;
 
 			for (i = 0; i < n; i++) {
-				struct unic_pkt *p = unic_pkt_alloc(pool), *seg;
+				struct unic_pkt *p = unic_pkt_alloc((op & 8) ? zpool : pool), *seg;
 				unsigned nseg = u8(&in) % 3;
 
 				if (p == NULL)
@@ -197,6 +234,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			txr->flags ^= MEMIF_RING_FLAG_MASK_INT;
 			(void)memif_rx_pending(&rxq);
 			break;
+		case 5: { /* the peer writes only length and flags, as real servers do */
+			struct memif_ring *r = (op & 8) ? txr : rxr;
+			struct memif_desc *d = &r->desc[u8(&in) % SLOTS];
+
+			d->length = (op & 16) ? u32(&in) : u8(&in);
+			d->flags = (op & 32) ? MEMIF_DESC_FLAG_NEXT : 0;
+			break;
+		}
 		default: /* a broken ring stays broken until a reconnect: model one */
 			if (u8(&in) & 1) {
 				rxq.broken = 0;
@@ -205,8 +250,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 	}
+	if (zc) {
+		/* The connection ends: every packet lent or in flight comes back. */
+		memif_zc_queue_down(&rxq);
+		memif_zc_queue_down(&txq);
+	}
 	unic_pool_cache_flush(pool);
-	if (unic_pool_in_use_count(pool) != 0)
+	unic_pool_cache_flush(zpool);
+	if (unic_pool_in_use_count(pool) != 0 || unic_pool_in_use_count(zpool) != 0)
 		abort(); /* a packet lost */
 	return 0;
 }

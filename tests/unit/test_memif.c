@@ -34,6 +34,7 @@
 static struct unic_mem *mem;
 static struct unic_pool *pool;
 static char sock[64];
+static struct unic_pool *frame_pool; /* where frame() takes packets; NULL: pool */
 
 static void setup(void)
 {
@@ -42,6 +43,7 @@ static void setup(void)
 	logcap_start(UNIC_LOG_DEBUG, 0);
 	unic_log_set_level(-1, UNIC_LOG_INFO);
 	fixture_mem_pool(&mem, &pool, "memiftest", 8192, 256);
+	frame_pool = NULL;
 	snprintf(sock, sizeof(sock), "unic-test-memif-%d-%u", (int)getpid(), seq++);
 }
 
@@ -137,7 +139,7 @@ static uint16_t frame_len(uint32_t seq)
 
 static struct unic_pkt *frame(uint32_t seq)
 {
-	struct unic_pkt *p = unic_pkt_alloc(pool);
+	struct unic_pkt *p = unic_pkt_alloc(frame_pool != NULL ? frame_pool : pool);
 	uint16_t len = frame_len(seq);
 	uint8_t *d;
 
@@ -420,7 +422,7 @@ Test(memif, frames_left_unread_in_the_ring_when_the_peer_quits_are_counted_not_l
 Test(memif, devargs_out_of_range_or_unknown_are_refused_by_name)
 {
 	static const char *const bad[] = {
-		"memif0,role=master", "memif0,rsize=15", "memif0,bsize=10", "memif0,zero-copy=yes",
+		"memif0,role=master", "memif0,rsize=15", "memif0,bsize=10", "memif0,role=server,zero-copy=yes",
 		"memif0,socket-abstract=maybe", "memif0,mac=zz:00:00:00:00:00", "memif0,colour=red",
 		"memif0,secret=0123456789012345678901234",
 	};
@@ -958,6 +960,8 @@ struct raw_server {
 	int ls, s;
 	uint8_t *addr;
 	size_t size;
+	uint8_t *zaddr;         /* region 1 (a zero-copy client's pool), if sent */
+	size_t zsize;
 	struct memif_msg init;
 	uint16_t s2c_off, c2s_off;
 	unsigned log2;
@@ -977,7 +981,11 @@ static void raw_server_up(struct raw_server *rs, const struct memif_msg *hello)
 	while ((t = raw_recv(rs->s, &m, &fd)) > 0 && t != MEMIF_MSG_CONNECT) {
 		if (t == MEMIF_MSG_INIT)
 			rs->init = m;
-		if (t == MEMIF_MSG_ADD_REGION) {
+		if (t == MEMIF_MSG_ADD_REGION && m.add_region.index == 1) {
+			rs->zsize = m.add_region.size;
+			rs->zaddr = mmap(NULL, rs->zsize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			cr_assert_neq(rs->zaddr, MAP_FAILED);
+		} else if (t == MEMIF_MSG_ADD_REGION) {
 			rs->size = m.add_region.size;
 			rs->addr = mmap(NULL, rs->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 			cr_assert_neq(rs->addr, MAP_FAILED);
@@ -1085,4 +1093,154 @@ Test(memif, a_server_that_never_finishes_the_handshake_is_dropped_after_a_timeou
 	close(s);
 	close(ls);
 	fixture_port_down(cli);
+}
+
+/* ---- client zero-copy (memif_zc.c) ---------------------------------------- */
+
+static struct unic_pool *shareable_pool(void)
+{
+	struct unic_pktpool_conf c = { .sz = sizeof(c), .name = "memifzc", .mem = mem, .count = 4096,
+					 .cache_size = 256, .numa_node = -1, .shareable = true };
+	struct unic_pool *zp = unic_pktpool_create(&c);
+
+	cr_assert_not_null(zp, "%s; log: %s", strerror(errno), logcap_buf);
+	return zp;
+}
+
+Test(memif, a_zero_copy_client_and_a_server_exchange_frames_both_ways_in_order_lending_its_pool)
+{
+	struct unic_pool *zp = shareable_pool();
+	struct unic_port *srv, *cli;
+	struct unic_pkt *pkts[4];
+
+	srv = create("memif0,role=server,socket=%s", sock);
+	cli = create("memif1,role=client,socket=%s,zero-copy=yes,rsize=8", sock);
+	fixture_port_up(srv, pool, 1, 0, UNIC_RX_MODE_POLL);
+	fixture_port_up(cli, zp, 1, 0, UNIC_RX_MODE_POLL);
+	cr_assert(logcap_has("the server can read and write every packet of this pool"),
+		  "log: %s", logcap_buf);
+	cr_assert(wait_link(srv, true, 3000) && wait_link(cli, true, 3000), "log: %s", logcap_buf);
+	/* Client tx from the lent pool: the descriptors name the packets. */
+	frame_pool = zp;
+	exchange(cli, srv, 3000);
+	cr_assert_eq(xstat(cli, "tx_zc_copied"), 0);
+	/* Client rx: the server writes into the packets the client lent. */
+	frame_pool = NULL;
+	exchange(srv, cli, 3000);
+	cr_assert_eq(xstat(cli, "rx_zc_bad_addr"), 0);
+	/* A packet of another pool is copied. */
+	exchange(cli, srv, 500);
+	cr_assert_eq(xstat(cli, "tx_zc_copied"), 500);
+	/* What rx gives is the lent pool's. */
+	frame_pool = NULL;
+	pkts[0] = frame(1);
+	cr_assert_eq(unic_tx_burst(srv, 0, pkts, 1), 1);
+	for (int i = 0; i < 1000 && unic_rx_burst(cli, 0, pkts, 1) == 0; i++)
+		usleep(1000);
+	cr_assert_eq(pkts[0]->pool, zp, "the frame came in a packet of the lent pool");
+	unic_pkt_free(pkts[0]);
+	fixture_port_down(cli);
+	fixture_port_down(srv);
+	cr_assert_eq(unic_pool_in_use_count(zp), 0, "every packet lent or in flight came back");
+	cr_assert_eq(unic_pool_in_use_count(pool), 0);
+	unic_pool_destroy(zp);
+}
+
+Test(memif, zero_copy_on_a_server_or_with_a_pool_the_server_cannot_map_is_refused_with_the_reason)
+{
+	struct unic_port *cli, *p = NULL;
+	int rc;
+
+	cr_assert_eq(unic_vdev_create("memif0,role=server,zero-copy=yes", &p), -ENOTSUP);
+	cr_assert(logcap_has("only the client creates the shared memory"), "log: %s", logcap_buf);
+	cli = create("memif1,role=client,socket=%s,zero-copy=yes", sock);
+	fixture_port_configure(cli, pool, 1, 0, UNIC_RX_MODE_POLL);
+	rc = unic_port_start(cli);
+	cr_assert_eq(rc, -EINVAL, "start: %d", rc);
+	cr_assert(logcap_has("is not in shareable memory"), "log: %s", logcap_buf);
+	cr_assert(logcap_has(".shareable = true"), "log: %s", logcap_buf);
+	fixture_port_down(cli);
+}
+
+Test(memif, a_server_that_hands_back_a_descriptor_naming_another_buffer_is_counted_not_followed_and_sent_packets_wait_for_its_tail)
+{
+	struct unic_pool *zp = shareable_pool();
+	struct raw_server rs = { 0 };
+	struct memif_msg h = good_hello();
+	struct unic_port *cli;
+	struct memif_ring *s2c;
+	struct unic_pkt *pkts[8];
+	uint32_t off0, off1, off2;
+	uint16_t n;
+
+	rs.ls = raw_listen();
+	cli = create("memif1,role=client,socket=%s,zero-copy=yes", sock);
+	fixture_port_up(cli, zp, 1, 0, UNIC_RX_MODE_POLL);
+	raw_server_up(&rs, &h);
+	cr_assert(wait_link(cli, true, 2000));
+	cr_assert_not_null(rs.zaddr, "the client sent its pool as region 1");
+	s2c = (struct memif_ring *)(rs.addr + rs.s2c_off);
+	cr_assert_eq(__atomic_load_n(&s2c->head, __ATOMIC_ACQUIRE), 16, "every slot lent");
+	cr_assert_eq(s2c->desc[0].region, 1, "slot 0 lends a buffer of the pool's region");
+	off0 = s2c->desc[0].offset;
+	off1 = s2c->desc[1].offset;
+	off2 = s2c->desc[2].offset;
+	cr_assert_leq((uint64_t)off0 + s2c->desc[0].length, rs.zsize);
+	/* Slot 0: good. 1: names slot 2's buffer (lent, but not in that
+	 * slot). 2: region 0 (the rings). 3: its own buffer, too long. */
+	memset(rs.zaddr + off0, 0x11, 80);
+	memset(rs.zaddr + off2, 0x22, 80);
+	s2c->desc[0].length = 80;
+	s2c->desc[1].offset = off2;
+	s2c->desc[1].length = 80;
+	s2c->desc[2].region = 0;
+	s2c->desc[2].length = 80;
+	s2c->desc[3].length = s2c->desc[3].length + 1;
+	__atomic_store_n(&s2c->tail, 4, __ATOMIC_RELEASE);
+	n = unic_rx_burst(cli, 0, pkts, 8);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(pkts[0]->pkt_len, 80);
+	cr_assert_eq(pkts[0]->pool, zp);
+	cr_assert_eq(((uint8_t *)unic_pkt_data(pkts[0]))[79], 0x11);
+	unic_pkt_free(pkts[0]);
+	cr_assert_eq(xstat(cli, "rx_zc_bad_addr"), 2);
+	cr_assert_eq(xstat(cli, "rx_too_long"), 1);
+	cr_assert_eq(s2c->desc[1].offset, off1, "slot 1 lends its own buffer again");
+	cr_assert_eq(s2c->desc[2].region, 1);
+	cr_assert_eq(__atomic_load_n(&s2c->head, __ATOMIC_ACQUIRE), 20, "four slots lent again");
+
+	/* Transmit: the lent pool's packets go as they are and stay the
+	 * port's until the server's tail passes them. */
+	{
+		struct memif_ring *c2s = (struct memif_ring *)(rs.addr + rs.c2s_off);
+		uint32_t held;
+
+		for (int i = 0; i < 3; i++) {
+			pkts[i] = unic_pkt_alloc(zp);
+			cr_assert_not_null(pkts[i]);
+			memset(unic_pkt_append(pkts[i], 100), 0x40 + i, 100);
+		}
+		held = unic_pool_in_use_count(zp);
+		cr_assert_eq(unic_tx_burst(cli, 0, pkts, 3), 3);
+		cr_assert_eq(unic_pool_in_use_count(zp), held, "sent packets are not freed while "
+			     "the server may still read them");
+		cr_assert_eq(c2s->desc[2].region, 1);
+		cr_assert_eq(c2s->desc[2].length, 100);
+		cr_assert_leq((uint64_t)c2s->desc[2].offset + 100, rs.zsize);
+		cr_assert_eq(rs.zaddr[c2s->desc[2].offset + 99], 0x42, "the server reads the packet itself");
+		__atomic_store_n(&c2s->tail, 3, __ATOMIC_RELEASE);
+		pkts[0] = unic_pkt_alloc(zp);
+		memset(unic_pkt_append(pkts[0], 60), 0x50, 60);
+		cr_assert_eq(unic_tx_burst(cli, 0, pkts, 1), 1);
+		cr_assert_eq(unic_pool_in_use_count(zp), held - 3 + 1, "the three the server "
+			     "consumed went back to the pool; the fourth is held");
+		cr_assert_eq(xstat(cli, "tx_zc_copied"), 0);
+	}
+	munmap(rs.addr, rs.size);
+	munmap(rs.zaddr, rs.zsize);
+	close(rs.s);
+	close(rs.ls);
+	fixture_port_down(cli);
+	cr_assert_eq(unic_pool_in_use_count(zp), 0);
+	unic_pool_destroy(zp);
 }

@@ -361,3 +361,55 @@ Test(pool, bulk_larger_than_the_cache_still_reaches_cached_objects)
 	unic_pool_put_bulk(p, objs, 64);
 	unic_pool_destroy(p);
 }
+
+/* ---- shareable pools (memif zero-copy lends their buffers) ---- */
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "unic_pool_span.h"
+
+Test(pool, shareable_packet_pool_lies_in_one_memfd_a_peer_can_map)
+{
+	struct unic_pktpool_conf c = {
+		.sz = sizeof(c), .name = "shm", .mem = mem, .count = 64,
+		.numa_node = -1, .shareable = true,
+	};
+	struct unic_pool *p = unic_pktpool_create(&c);
+	struct unic_pool_span span;
+	struct unic_pkt *pkt;
+	uint64_t off, pkt_off;
+	size_t flen;
+	uint8_t *peer;
+	int fd;
+
+	cr_assert_not_null(p, "%s (%s)", strerror(errno), logcap_last);
+	cr_assert_eq(unic_pool_span_get(p, &span), 0);
+	cr_assert_eq(unic_mem_zone_fd(span.dma, &fd, &off, &flen), 0, "%s", logcap_last);
+	peer = mmap(NULL, flen, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(peer, MAP_FAILED, "%s", strerror(errno));
+	pkt = unic_pkt_alloc(p);
+	cr_assert_not_null(pkt);
+	pkt_off = off + (uint64_t)((uint8_t *)unic_pkt_buf(pkt) - (uint8_t *)span.zone);
+	cr_assert_leq(pkt_off + pkt->buf_len, flen);
+	memset(unic_pkt_buf(pkt), 0x5a, pkt->buf_len);
+	cr_assert_eq(peer[pkt_off], 0x5a, "the peer sees the packet's buffer");
+	cr_assert_eq(peer[pkt_off + pkt->buf_len - 1], 0x5a);
+	munmap(peer, flen);
+	unic_pkt_free(pkt);
+	unic_pool_destroy(p);
+}
+
+Test(pool, ordinary_pool_has_no_fd_to_lend)
+{
+	struct unic_pool *p = make_pool(16, 64, 0);
+	struct unic_pool_span span;
+	uint64_t off;
+	size_t flen;
+	int fd;
+
+	cr_assert_eq(unic_pool_span_get(p, &span), 0);
+	cr_assert_eq(unic_mem_zone_fd(span.dma, &fd, &off, &flen), -EINVAL);
+	cr_assert(strstr(logcap_buf, ".shareable = true") != NULL, "%s", logcap_buf);
+	unic_pool_destroy(p);
+}

@@ -73,6 +73,9 @@ struct unic_mem_seg {
 	size_t page_size;   /**< 4 KiB, 2 MiB or 1 GiB */
 	int numa_node;      /**< the node its pages are on */
 	uint32_t id;        /**< unique within its context */
+	int fd;             /**< a shareable segment's memfd (owned by the
+				 context, open for the segment's life), else -1;
+				 the fd's bytes are the segment's, from offset 0 */
 };
 
 /** A zone handed out by unic_mem_alloc(): IOVA-contiguous over its length. */
@@ -126,6 +129,31 @@ size_t unic_mem_page_size(const struct unic_mem *mem);
  */
 int unic_mem_alloc(struct unic_mem *mem, size_t len, size_t align,
 		   int numa_node, struct unic_dma *out);
+
+/**
+ * Allocate a shareable zone: as unic_mem_alloc(), but in a segment of its
+ * own backed by a memfd (sealed F_SEAL_SHRINK | F_SEAL_GROW, mapped
+ * MAP_SHARED) whose fd another process can map (passed over a Unix socket)
+ * to see the same bytes: @p out->seg->fd, the zone at offset
+ * unic_mem_zone_fd() gives. Hugepages when the context uses them and
+ * enough are free; otherwise, in VA mode, ordinary pages, said in a
+ * warning. IOVA lookup and memory listeners (VFIO) see it as any segment.
+ * Freeing the zone unmaps the segment and closes the fd.
+ * @return 0, or as unic_mem_alloc(); -ENOMEM in PA mode without free
+ *         hugepages (the message gives the hugepage report).
+ */
+int unic_mem_alloc_shareable(struct unic_mem *mem, size_t len, size_t align,
+			     int numa_node, struct unic_dma *out);
+
+/**
+ * Where a shareable zone lies in its fd: @p fd (owned by the context: do
+ * not close it), @p off of the zone's first byte in it, and @p file_len,
+ * the fd's size (what a peer maps).
+ * @return 0, or -EINVAL (the zone is not from unic_mem_alloc_shareable():
+ *         the message says so).
+ */
+int unic_mem_zone_fd(const struct unic_dma *zone, int *fd, uint64_t *off,
+		     size_t *file_len);
 
 /** Free a zone from unic_mem_alloc(); a zeroed @p d is accepted. */
 void unic_mem_free(struct unic_mem *mem, struct unic_dma *d);

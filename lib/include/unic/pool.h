@@ -58,6 +58,11 @@ struct unic_pool_conf {
 	void (*obj_init)(void *arg, struct unic_pool *pool, void *obj,
 			 uint64_t iova, uint32_t idx);
 	void *obj_init_arg;    /**< first argument of obj_init */
+	/** Objects in shareable memory (unic_mem_alloc_shareable(): a memfd
+	 *  another process can map), for a port that lends the pool's buffers
+	 *  to a peer (memif zero-copy=yes); that peer can then read and write
+	 *  every object of the pool. */
+	bool shareable;
 };
 
 /** Options for unic_pktpool_create(). */
@@ -70,6 +75,7 @@ struct unic_pktpool_conf {
 	int numa_node;         /**< -1 is taken as 0 */
 	uint16_t headroom;     /**< 0: 128; else >= 128 */
 	uint16_t dataroom;     /**< 0: 2048 */
+	bool shareable;        /**< as unic_pool_conf.shareable */
 };
 
 /** A pool's counters (unic_pool_stats_get()). */

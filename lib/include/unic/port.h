@@ -193,6 +193,13 @@ struct unic_port_info {
 	 * back (unic-pktgen) must not count it.
 	 */
 	bool rx_synthetic;
+	/**
+	 * The port lends its rx pool's buffers to a peer (memif with
+	 * zero-copy=yes): its rx pool must be made with
+	 * unic_pktpool_conf.shareable = true, and the peer can read and
+	 * write every packet of that pool.
+	 */
+	bool rx_pool_shareable;
 };
 
 /** Link state (unic_port_link_get()). */
