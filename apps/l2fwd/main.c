@@ -98,13 +98,18 @@ static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
 		return -EINVAL;
 	}
 	if (nq > 1) {
-		/* Spread flows over the rx queues with every hash the port has. */
+		/* Spread flows over the rx queues with every hash the port has,
+		 * unless the device spreads them itself (af_xdp: the
+		 * interface's queues). */
 		c.rss_hash_types = info.rss_hash_capa;
-		if (c.rss_hash_types == 0) {
+		if (c.rss_hash_types == 0 && !info.rx_spread_by_device) {
 			fprintf(stderr, "l2fwd: cannot set up port %u (%s): --queues %u needs RSS, which the %s driver does not offer\n",
 				p, name, nq, info.driver);
 			return -ENOTSUP;
 		}
+		if (c.rss_hash_types == 0)
+			fprintf(app->info, "l2fwd: port %u (%s): %u rx queues filled by the device itself (no RSS configured)\n",
+				p, name, nq);
 	}
 	rc2 = unic_port_configure(port, &c);
 	for (uint16_t q = 0; rc2 == 0 && q < nq; q++)
@@ -407,7 +412,7 @@ int main(int argc, char **argv)
 	fprintf(app.info, "l2fwd: pool of %u packets: rx descriptors %u + tx descriptors %u + one poll per rx queue + caches of %u threads\n",
 		count, prx, ptx, app.nb_workers + 1);
 	if (app.opts.nb_queues > 1)
-		fprintf(app.info, "l2fwd: %u rx and tx queues per port, RSS on; rx queue N sends on tx queue N\n",
+		fprintf(app.info, "l2fwd: %u rx and tx queues per port, RSS on where the port has it; rx queue N sends on tx queue N\n",
 			app.opts.nb_queues);
 
 	for (unsigned i = 0; i < nb_used; i++)

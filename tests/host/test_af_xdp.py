@@ -133,6 +133,32 @@ class Queues(unittest.TestCase):
             self.assertGreater(rx[f"rx_q{q}_packets"], 2000, f"rx queue {q} nearly idle:\n{out}")
             self.assertEqual(tx[f"tx_q{q}_packets"], rx[f"rx_q{q}_packets"], out)
 
+    def test_l2fwd_with_two_queues_forwards_flows_on_both_none_lost(self):
+        # The same two-queue veth pairs behind unic-l2fwd --queues 2: the
+        # af_xdp port has no RSS to configure (rss_hash_capa 0) but its rx
+        # queues are the interface's, filled by the kernel, so l2fwd takes
+        # several; its thread polls both, rx queue q sending on tx queue q.
+        with hostnet.Net() as net:
+            ns = net.ns("l", quiet=True)
+            x0, x1 = net.veth("x0", ns, "x1", ns, queues=2)
+            y0, y1 = net.veth("y0", ns, "y1", ns, queues=2)
+            fwd = apps.L2fwd(ns, [f"af_xdp0,iface={x1},queue_count=2", f"af_xdp1,iface={y1},queue_count=2"],
+                             ["--no-mac-updating", "-P", "--queues", "2", "--json"])
+            try:
+                time.sleep(0.5)
+                rep, pout = apps.pktgen(ns, [f"af_packet0,iface={x0}", f"af_packet1,iface={y0}"],
+                                        ["--tx-port", "0", "--rx-port", "1", "-P", "--count", "20000",
+                                         "--rate", "10kpps", "--src-port", "1000-1063", "--drain", "2"])
+            finally:
+                out = fwd.stop()
+        self.assertEqual((rep["received"], rep["lost"], rep["duplicated"]), (20000, 0, 0), pout)
+        last = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+        ports = {pt["port"]: pt for pt in last["ports"]}
+        self.assertEqual(sum(ports[0]["q_ipackets"]), 20000, out)
+        for q in (0, 1):
+            self.assertGreater(ports[0]["q_ipackets"][q], 2000, f"rx queue {q} nearly idle:\n{out}")
+            self.assertEqual(ports[1]["q_opackets"][q], ports[0]["q_ipackets"][q], out)
+
 
 class LinuxStack(unittest.TestCase):
     """Two namespaces whose veth peers unic-l2fwd holds on af_xdp."""

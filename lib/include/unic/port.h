@@ -185,6 +185,14 @@ struct unic_port_info {
 	 * back (unic-pktgen) must not count it.
 	 */
 	bool rx_synthetic;
+	/**
+	 * The device, not the port, spreads received frames over the rx
+	 * queues (af_xdp: each queue is one of the interface's own, filled
+	 * by the kernel's RSS or, on veth, by the queue the peer sent on).
+	 * rss_hash_capa is then 0, as the port configures no hashing, yet
+	 * every rx queue receives: an application may use several.
+	 */
+	bool rx_spread_by_device;
 };
 
 /** Link state (unic_port_link_get()). */
