@@ -236,18 +236,18 @@ class Drops(unittest.TestCase):
             x0, x1 = net.veth("d0", ns, "d1", ns)
             before = net.link_stats(x1, ns)
             # testpmd starts the port and never polls it (no 'start'):
-            # 2048 frames (the default ring) fill the fill ring's packets,
+            # 4096 frames (the default ring) fill the fill ring's packets,
             # the rest are dropped.
             tp = apps.Testpmd(ns, [f"af_xdp0,iface={x1}"], "sleep 2500\nshow port xstats 0\nshow port stats 0\n")
             time.sleep(1)
             # Exits 1: none came back (nothing forwards them).
             apps.pktgen(ns, [f"af_xdp0,iface={x0}"], ["--tx-port", "0", "--rx-port", "0", "--size", "60",
-                                                      "--count", "5000", "--drain", "0.1"], timeout=30, check=False)
+                                                      "--count", "6000", "--drain", "0.1"], timeout=30, check=False)
             out = tp.wait(30)  # testpmd quits after the script
             after = net.link_stats(x1, ns)
             kernel = after["rx_dropped"] - before["rx_dropped"]
-            self.assertEqual(after["rx_packets"] - before["rx_packets"], 5000)
-            self.assertEqual(kernel, 5000 - 2048, out)
+            self.assertEqual(after["rx_packets"] - before["rx_packets"], 6000)
+            self.assertEqual(kernel, 6000 - 4096, out)
             self.assertIn(f"xsk_rx_dropped: {kernel}", out)
             self.assertRegex(out, rf"RX-missed: +{kernel}\b")
 
