@@ -112,9 +112,13 @@ static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
 				p, name, nq);
 	}
 	rc2 = unic_port_configure(port, &c);
+	/* Transmit queues first: the rx queue's pool check counts a transmit
+	 * queue not set up yet at the driver's default size, which --txd may
+	 * make smaller (af_xdp: 4096). */
 	for (uint16_t q = 0; rc2 == 0 && q < nq; q++)
-		if ((rc2 = unic_port_rx_queue_setup(port, q, &rc)) == 0)
-			rc2 = unic_port_tx_queue_setup(port, q, &tc);
+		rc2 = unic_port_tx_queue_setup(port, q, &tc);
+	for (uint16_t q = 0; rc2 == 0 && q < nq; q++)
+		rc2 = unic_port_rx_queue_setup(port, q, &rc);
 	if (rc2 == 0)
 		rc2 = unic_port_start(port);
 	if (rc2) {
