@@ -98,18 +98,27 @@ static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
 		return -EINVAL;
 	}
 	if (nq > 1) {
-		/* Spread flows over the rx queues with every hash the port has. */
+		/* Spread flows over the rx queues with every hash the port has,
+		 * unless the device spreads them itself (af_xdp: the
+		 * interface's queues). */
 		c.rss_hash_types = info.rss_hash_capa;
-		if (c.rss_hash_types == 0) {
+		if (c.rss_hash_types == 0 && !info.rx_spread_by_device) {
 			fprintf(stderr, "l2fwd: cannot set up port %u (%s): --queues %u needs RSS, which the %s driver does not offer\n",
 				p, name, nq, info.driver);
 			return -ENOTSUP;
 		}
+		if (c.rss_hash_types == 0)
+			fprintf(app->info, "l2fwd: port %u (%s): %u rx queues filled by the device itself (no RSS configured)\n",
+				p, name, nq);
 	}
 	rc2 = unic_port_configure(port, &c);
+	/* Transmit queues first: the rx queue's pool check counts a transmit
+	 * queue not set up yet at the driver's default size, which --txd may
+	 * make smaller (af_xdp: 4096). */
 	for (uint16_t q = 0; rc2 == 0 && q < nq; q++)
-		if ((rc2 = unic_port_rx_queue_setup(port, q, &rc)) == 0)
-			rc2 = unic_port_tx_queue_setup(port, q, &tc);
+		rc2 = unic_port_tx_queue_setup(port, q, &tc);
+	for (uint16_t q = 0; rc2 == 0 && q < nq; q++)
+		rc2 = unic_port_rx_queue_setup(port, q, &rc);
 	if (rc2 == 0)
 		rc2 = unic_port_start(port);
 	if (rc2) {
@@ -430,7 +439,7 @@ int main(int argc, char **argv)
 	fprintf(app.info, "l2fwd: pool of %u packets: rx descriptors %u + tx descriptors %u + one poll per rx queue + caches of %u threads\n",
 		count, prx, ptx, app.nb_workers + 1);
 	if (app.opts.nb_queues > 1)
-		fprintf(app.info, "l2fwd: %u rx and tx queues per port, RSS on; rx queue N sends on tx queue N\n",
+		fprintf(app.info, "l2fwd: %u rx and tx queues per port, RSS on where the port has it; rx queue N sends on tx queue N\n",
 			app.opts.nb_queues);
 
 	for (unsigned i = 0; i < nb_used; i++)

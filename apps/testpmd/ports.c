@@ -180,18 +180,21 @@ static int port_apply(struct tp_app *app, uint16_t id)
 	rc = unic_port_configure(p->port, &c);
 	if (rc)
 		return rc;
+	/* Transmit queues first: the rx queue's pool check counts a transmit
+	 * queue not set up yet at the driver's default size, which --txd may
+	 * make smaller (af_xdp: 4096). */
+	for (uint16_t q = 0; q < c.nb_txq; q++) {
+		struct unic_txq_conf tq = { .sz = sizeof(tq), .nb_desc = p->txd, .numa_node = -1 };
+
+		rc = unic_port_tx_queue_setup(p->port, q, &tq);
+		if (rc)
+			return rc;
+	}
 	for (uint16_t q = 0; q < c.nb_rxq; q++) {
 		struct unic_rxq_conf rq = { .sz = sizeof(rq), .nb_desc = p->rxd, .numa_node = -1,
 					    .pool = p->pool };
 
 		rc = unic_port_rx_queue_setup(p->port, q, &rq);
-		if (rc)
-			return rc;
-	}
-	for (uint16_t q = 0; q < c.nb_txq; q++) {
-		struct unic_txq_conf tq = { .sz = sizeof(tq), .nb_desc = p->txd, .numa_node = -1 };
-
-		rc = unic_port_tx_queue_setup(p->port, q, &tq);
 		if (rc)
 			return rc;
 	}

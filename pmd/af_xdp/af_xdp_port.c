@@ -385,6 +385,8 @@ static void afxdp_info_get(struct unic_port *port, struct unic_port_info *info)
 	snprintf(info->bus_addr, sizeof(info->bus_addr), "%s", xp->ifname);
 	info->numa_node = -1;
 	info->max_rxq = (uint16_t)xp->queue_count;
+	/* Queue q is the interface's queue start_queue + q: the kernel fills it. */
+	info->rx_spread_by_device = true;
 	info->max_txq = (uint16_t)xp->queue_count;
 	info->rx_desc_min = AFXDP_DESC_MIN;
 	info->rx_desc_max = AFXDP_DESC_MAX;

@@ -49,7 +49,12 @@
 #define AFXDP_FRAME_SHIFT 12
 #define AFXDP_DESC_MIN    64
 #define AFXDP_DESC_MAX    4096
-#define AFXDP_DESC_DEFAULT 1024
+/* The deepest ring (DPDK's net_af_xdp takes libxdp's 2048): when the
+ * kernel's receive shares the forwarder's CPU (a NIC's interrupt, veth's
+ * NAPI thread), it fills the rx ring while the forwarder is off the CPU,
+ * and what does not fit was work done for nothing
+ * (docs/performance-notebook.md: 1024, 2048, 4096 counted). */
+#define AFXDP_DESC_DEFAULT 4096
 
 /* The driver's own counters of a queue, in xstats order (af_xdp_port.c:
  * afxdp_qstat_names). One writer each: the rx side's by the rx burst's

@@ -200,6 +200,14 @@ struct unic_port_info {
 	 * write every packet of that pool.
 	 */
 	bool rx_pool_shareable;
+	/**
+	 * The device, not the port, spreads received frames over the rx
+	 * queues (af_xdp: each queue is one of the interface's own, filled
+	 * by the kernel's RSS or, on veth, by the queue the peer sent on).
+	 * rss_hash_capa is then 0, as the port configures no hashing, yet
+	 * every rx queue receives: an application may use several.
+	 */
+	bool rx_spread_by_device;
 };
 
 /** Link state (unic_port_link_get()). */
