@@ -27,7 +27,7 @@ bad:
 	return -EINVAL;
 }
 
-static int hexval(char c)
+int app_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -45,7 +45,7 @@ int app_parse_mac(const char *v, uint8_t mac[6])
 	if (strlen(v) != 17)
 		return -EINVAL;
 	for (int i = 0; i < 6; i++) {
-		int h = hexval(v[3 * i]), l = hexval(v[3 * i + 1]);
+		int h = app_hexval(v[3 * i]), l = app_hexval(v[3 * i + 1]);
 
 		if (h < 0 || l < 0 || (i < 5 && v[3 * i + 2] != ':' && v[3 * i + 2] != '-'))
 			return -EINVAL;

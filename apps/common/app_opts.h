@@ -14,6 +14,9 @@
 int app_parse_u64(const char *opt, const char *v, uint64_t min, uint64_t max, uint64_t *out,
 		  char *err, size_t errlen);
 
+/** The value of one hex digit (0-9, a-f, A-F), or -1 for any other character. */
+int app_hexval(char c);
+
 /**
  * Parse a MAC address written as six two-digit hex bytes separated by ':'
  * or '-' (02:00:00:00:00:01), into @p mac; @p mac is left alone on an error.

@@ -745,17 +745,6 @@ unsigned tp_cmd_complete(const char *line, size_t len, const uint16_t *ports, un
 
 /* ---- RSS arguments ---------------------------------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A decimal number at *p, up to @p max; *p moves past it. */
 static int dec_at(const char **p, unsigned long max, unsigned long *v)
 {
@@ -824,10 +813,10 @@ int tp_cmd_parse_masks(const char *s, uint64_t *mask, unsigned max, unsigned *nb
 
 		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 			p += 2;
-		for (; hexval(*p) >= 0; p++) {
+		for (; app_hexval(*p) >= 0; p++) {
 			if (++digits > 16)
 				goto bad;
-			m = m << 4 | (uint64_t)hexval(*p);
+			m = m << 4 | (uint64_t)app_hexval(*p);
 		}
 		if (digits == 0 || *nb == max)
 			goto bad;
@@ -856,7 +845,7 @@ int tp_cmd_parse_hexkey(const char *s, uint8_t *key, size_t len, char *err, size
 		return -1;
 	}
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hexval(s[i]), lo = hexval(s[i + 1]);
+		int hi = app_hexval(s[i]), lo = app_hexval(s[i + 1]);
 
 		if (hi < 0 || lo < 0) {
 			snprintf(err, errlen, "'%c%c' at digit %zu is not hex (0-9, a-f)", s[i], s[i + 1], i);

@@ -66,6 +66,17 @@ def dpdk_fwd_totals(out):
     return res
 
 
+
+def assert_all_back(tc, rep, n, ctx):
+    """unic-pktgen's report says n frames went out and all came back, none
+    lost, reordered or duplicated."""
+    tc.assertIsNotNone(rep, ctx)
+    tc.assertEqual(rep["sent"], n, ctx)
+    tc.assertEqual(rep["received"], n, ctx)
+    tc.assertEqual(rep["lost"], 0, ctx)
+    tc.assertEqual(rep["reordered"], 0, ctx)
+    tc.assertEqual(rep["duplicated"], 0, ctx)
+
 class MemifAgainstDpdk(unittest.TestCase):
     def dpdk_sends_unic_receives(self, unic_role):
         """dpdk-testpmd txonly, unic-testpmd rxonly: what DPDK counts as sent
@@ -122,10 +133,7 @@ class MemifAgainstDpdk(unittest.TestCase):
         dout = dpdk_stop(d)
         self.assertIsNotNone(rep, out)
         ctx = f"\npktgen: {out}\ndpdk: {dout[-3000:]}"
-        self.assertEqual(rep["sent"], 10000, ctx)
-        self.assertEqual(rep["received"], 10000, ctx)
-        self.assertEqual(rep["reordered"], 0, ctx)
-        self.assertEqual(rep["duplicated"], 0, ctx)
+        assert_all_back(self, rep, 10000, ctx)
         self.assertIn(f"memif connected ({unic_role}, id 3)", out)
 
     def test_dpdk_server_gets_and_returns_every_frame_a_unic_client_sends(self):
@@ -157,10 +165,7 @@ class MemifAgainstDpdk(unittest.TestCase):
         l2out = l2.stop()
         ctx = f"\npktgen: {pout}\nl2fwd: {l2out}\ndpdk: {dout[-3000:]}"
         self.assertIsNotNone(rep, ctx)
-        self.assertEqual(rep["sent"], 20000, ctx)
-        self.assertEqual(rep["received"], 20000, ctx)
-        self.assertEqual(rep["reordered"], 0, ctx)
-        self.assertEqual(rep["duplicated"], 0, ctx)
+        assert_all_back(self, rep, 20000, ctx)
 
 
 class MemifUnicToUnic(unittest.TestCase):
@@ -174,12 +179,7 @@ class MemifUnicToUnic(unittest.TestCase):
                                 timeout=40, check=False)
         l2out = l2.stop()
         ctx = f"\npktgen: {pout}\nl2fwd: {l2out}"
-        self.assertIsNotNone(rep, ctx)
-        self.assertEqual(rep["sent"], 100000, ctx)
-        self.assertEqual(rep["received"], 100000, ctx)
-        self.assertEqual(rep["lost"], 0, ctx)
-        self.assertEqual(rep["reordered"], 0, ctx)
-        self.assertEqual(rep["duplicated"], 0, ctx)
+        assert_all_back(self, rep, 100000, ctx)
         self.assertEqual(rep["tx_port_stats"]["opackets"], 100000, ctx)
         self.assertEqual(rep["rx_port_stats"]["ipackets"], 100000, ctx)
 
@@ -202,9 +202,6 @@ class MemifUnicToUnic(unittest.TestCase):
         self.assertLess(used, 0.01, f"unic-l2fwd used {used * 100:.2f}% of a core while idle\n{l2out}")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class MemifZeroCopyClient(unittest.TestCase):
     """unic-pktgen's memif ports as zero-copy clients (zero-copy=yes: the
@@ -216,12 +213,7 @@ class MemifZeroCopyClient(unittest.TestCase):
     ARGS = ["--size-range", "60-1514", "--count", "100000", "--rate", "50000pps", "--drain", "15"]
 
     def check(self, rep, ctx, out):
-        self.assertIsNotNone(rep, ctx)
-        self.assertEqual(rep["sent"], 100000, ctx)
-        self.assertEqual(rep["received"], 100000, ctx)
-        self.assertEqual(rep["lost"], 0, ctx)
-        self.assertEqual(rep["reordered"], 0, ctx)
-        self.assertEqual(rep["duplicated"], 0, ctx)
+        assert_all_back(self, rep, 100000, ctx)
         self.assertIn("the server can read and write every packet of this pool", out)
 
     def test_zero_copy_client_through_a_unic_server_none_lost_none_reordered(self):
@@ -251,3 +243,7 @@ class MemifZeroCopyClient(unittest.TestCase):
         ctx = f"\npktgen: {pout}\ndpdk: {dout[-3000:]}"
         self.check(rep, ctx, pout)
         self.assertIn("memif connected (client, id 5)", pout)
+
+
+if __name__ == "__main__":
+    unittest.main()
