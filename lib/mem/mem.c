@@ -648,21 +648,32 @@ static int check_alloc_args(struct unic_mem *mem, size_t len, size_t *align)
 	return 0;
 }
 
-int unic_mem_alloc(struct unic_mem *mem, size_t len, size_t align,
-		   int numa_node, struct unic_dma *out)
+/* The checks both allocators start with. On success the lock is held. */
+static int alloc_begin(struct unic_mem *mem, size_t len, size_t *align,
+		       int *numa_node, const struct unic_dma *out)
 {
 	int rc;
 
 	if (mem == NULL || out == NULL)
 		return -EINVAL;
-	rc = check_alloc_args(mem, len, &align);
+	rc = check_alloc_args(mem, len, align);
 	if (rc < 0)
 		return rc;
-
 	mem_lock(mem);
-	rc = check_node_arg(mem, &numa_node);
+	rc = check_node_arg(mem, numa_node);
 	if (rc < 0)
-		goto out;
+		mem_unlock(mem);
+	return rc;
+}
+
+int unic_mem_alloc(struct unic_mem *mem, size_t len, size_t align,
+		   int numa_node, struct unic_dma *out)
+{
+	int rc;
+
+	rc = alloc_begin(mem, len, &align, &numa_node, out);
+	if (rc < 0)
+		return rc;
 	rc = zone_fit(mem, len, align, numa_node, out);
 	if (rc != -ENOSPC)
 		goto out;
@@ -687,16 +698,9 @@ int unic_mem_alloc_shareable(struct unic_mem *mem, size_t len, size_t align,
 	struct mem_seg *seg = NULL;
 	int rc;
 
-	if (mem == NULL || out == NULL)
-		return -EINVAL;
-	rc = check_alloc_args(mem, len, &align);
+	rc = alloc_begin(mem, len, &align, &numa_node, out);
 	if (rc < 0)
 		return rc;
-
-	mem_lock(mem);
-	rc = check_node_arg(mem, &numa_node);
-	if (rc < 0)
-		goto out;
 	rc = mem_grow(mem, len, align, numa_node, &seg);
 	if (rc < 0)
 		goto out;
