@@ -93,6 +93,15 @@ static double thread_cpu_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* One burst's figures: its time is sampled only when the burst was full. */
+static void side_note(struct side *sd, uint16_t n, uint64_t t0, uint64_t t1)
+{
+	if (n == BURST && sd->nb < sd->max)
+		sd->samples[sd->nb++] = (uint32_t)UNIC_MIN(t1 - t0, (uint64_t)UINT32_MAX);
+	sd->frames += n;
+	sd->calls++;
+}
+
 static void *tx_side(void *arg)
 {
 	struct side *sd = arg;
@@ -115,10 +124,7 @@ static void *tx_side(void *arg)
 		t1 = unic_rdtsc();
 		if (s < BURST)
 			unic_pkt_free_bulk(pkts + s, BURST - s);
-		if (s == BURST && sd->nb < sd->max)
-			sd->samples[sd->nb++] = (uint32_t)UNIC_MIN(t1 - t0, (uint64_t)UINT32_MAX);
-		sd->frames += s;
-		sd->calls++;
+		side_note(sd, s, t0, t1);
 	}
 	sd->cpu_s = thread_cpu_s() - c0;
 	return NULL;
@@ -141,10 +147,7 @@ static void *rx_side(void *arg)
 		r = unic_rx_burst(sd->port, 0, pkts, BURST);
 		t1 = unic_rdtsc();
 		unic_pkt_free_bulk(pkts, r);
-		if (r == BURST && sd->nb < sd->max)
-			sd->samples[sd->nb++] = (uint32_t)UNIC_MIN(t1 - t0, (uint64_t)UINT32_MAX);
-		sd->frames += r;
-		sd->calls++;
+		side_note(sd, r, t0, t1);
 	}
 	sd->cpu_s = thread_cpu_s() - c0;
 	return NULL;
