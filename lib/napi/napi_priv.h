@@ -169,6 +169,7 @@ struct napi_queue {
 	bool mod_seen;               /* napi_moderate: its port decided this pass */
 	uint32_t mod_arrivals;       /* polls that found packets since napi_moderate's last decision */
 	uint32_t mod_streak;         /* decisions in a row that wanted another value for its port */
+	uint64_t mod_pkts;           /* cnt.packets at napi_moderate's last decision */
 	uint32_t mod_frames;         /* rx_max_frames last set on its port (0: none) */
 	uint32_t mod_frames_eff;     /* ... as the port read it back: > 1, its arms wait for that many
 				      * frames and no timer (virtio): a sleep is bounded by mod_eff_us */

@@ -241,11 +241,10 @@ static void napi_adaptive_publish(struct unic_napi_ctx *ctx)
  *    own interrupt anyway, a delay would only add latency;
  *  - with a latency target, never more than the target leaves after a
  *    wake-up (target - wake cost, 0 when a wake alone misses it).
- * @p gap: the gap judged by (set when there is an opinion).
  * @return UINT64_MAX: no opinion (no estimate yet).
  */
 static uint64_t napi_mod_want(const struct unic_napi_ctx *ctx, const struct napi_queue *qs,
-			      uint64_t cur_ns, uint64_t span, uint64_t *gap)
+			      uint64_t cur_ns, uint64_t span)
 {
 	uint64_t g = qs->gap_ns, w = napi_wake_cost(ctx), want;
 
@@ -255,7 +254,6 @@ static uint64_t napi_mod_want(const struct unic_napi_ctx *ctx, const struct napi
 		g = UNIC_MAX(g, span);
 	else
 		g = UNIC_MIN(g, span / qs->mod_arrivals);
-	*gap = g;
 	if (g <= w + cur_ns)
 		want = UNIC_MIN(2 * w, NAPI_MOD_MAX_NS);
 	else if (g > 2 * (w + cur_ns))
@@ -278,16 +276,19 @@ static inline bool napi_mod_differs(uint64_t cur_us, uint64_t want_us)
 /*
  * For a device that counts frames instead of time (virtio's event index:
  * rx_max_frames): the frames that arrive in the moderation time at the
- * estimated rate, want / gap (the sparsest of the port's queues with an
- * opinion), at least 1; 0 with no moderation.
+ * rate of the last decision interval, want x @p pkts / @p span (@p pkts:
+ * the packets the sparsest of the port's queues with an opinion handed
+ * over in it; the gap estimate is per poll that found packets, a burst
+ * counting once, so it cannot give a frame rate), at least 1; 0 with no
+ * moderation.
  */
-static inline uint32_t napi_mod_frames(uint64_t want_ns, uint64_t gap_ns)
+static inline uint32_t napi_mod_frames(uint64_t want_ns, uint64_t pkts, uint64_t span)
 {
 	uint64_t f;
 
 	if (want_ns == 0)
 		return 0;
-	f = gap_ns ? want_ns / gap_ns : 1;
+	f = span ? want_ns * UNIC_MIN(pkts, (uint64_t)UINT32_MAX) / span : 1;
 	return (uint32_t)UNIC_MAX(UNIC_MIN(f, (uint64_t)UINT16_MAX), 1ull);
 }
 
@@ -360,7 +361,7 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 		struct napi_queue *qs = &ctx->qs[i];
 		struct unic_port *port = qs->port;
 		int64_t cur = qs->mod_us, eff;
-		uint64_t want = UINT64_MAX, w, want_us, g, gmax = 0;
+		uint64_t want = UINT64_MAX, w, want_us, pkmin = UINT64_MAX;
 		uint32_t frames, eff_frames = 0, old_frames = qs->mod_frames_eff;
 		struct unic_coalesce c;
 		int rc;
@@ -373,16 +374,19 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 			if (o->port != port || o->state == NAPI_Q_OFF)
 				continue;
 			o->mod_seen = true;
-			w = napi_mod_want(ctx, o, cur > 0 ? (uint64_t)cur * 1000 : 0, span, &g);
+			w = napi_mod_want(ctx, o, cur > 0 ? (uint64_t)cur * 1000 : 0, span);
 			want = UNIC_MIN(want, w);
 			if (w != UINT64_MAX)
-				gmax = UNIC_MAX(gmax, g);
+				pkmin = UNIC_MIN(pkmin, unic_counter_read(&o->cnt.packets) - o->mod_pkts);
 		}
 		if (want == UINT64_MAX)
 			continue;
 		want_us = want / 1000;
-		frames = napi_mod_frames(want_us * 1000, gmax);
-		/* No toggling: a value in force is changed only when
+		frames = napi_mod_frames(want_us * 1000, pkmin, span);
+		/* A counting port's frames are rewritten when the count
+		 * they would be doubles or halves (the rate of one interval
+		 * moves by more than a quarter all the time).
+		 * No toggling: a value in force is changed only when
 		 * NAPI_MOD_CONFIRM decisions in a row (30 ms) want another
 		 * one. A sender that stalls for a decision interval or two
 		 * and comes back (pktgen's stalls, bursts with short
@@ -390,7 +394,8 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 		 * really stopped loses it 30 ms later. The first value is
 		 * written at once. */
 		if (cur >= 0 && !napi_mod_differs((uint64_t)cur, want_us) &&
-		    !(want_us && qs->mod_frames_eff > 1 && napi_mod_differs(qs->mod_frames, frames))) {
+		    !(want_us && qs->mod_frames_eff > 1 &&
+		      (frames > 2 * qs->mod_frames || 2 * frames < qs->mod_frames))) {
 			qs->mod_streak = 0;
 			continue;
 		}
@@ -433,8 +438,10 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 				    unic_port_name(port), want_us, rc,
 				    rc == -ENODEV ? "the port is going" : "its moderation is left alone");
 	}
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		ctx->qs[i].mod_arrivals = 0;
+		ctx->qs[i].mod_pkts = unic_counter_read(&ctx->qs[i].cnt.packets);
+	}
 }
 
 /*
