@@ -403,7 +403,7 @@ static int virtio_coalesce_check(struct unic_port *port)
 		return -ENOTSUP;
 	}
 	if (vp->hw.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED)) {
-		UNIC_PORT_LOG(port, DEBUG, "coalesce: packed ring: rx moderation is the split ring's (take VIRTIO_F_RING_PACKED off to have it)");
+		UNIC_PORT_LOG(port, DEBUG, "coalesce: packed ring (VIRTIO_F_RING_PACKED negotiated): rx moderation is the split ring's here (QEMU: packed=off, its default, gives a split ring)");
 		return -ENOTSUP;
 	}
 	return 0;
