@@ -412,6 +412,9 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->prewake_for = 0;
 	qs->in_window = false;
 	qs->mod_none = false;
+	qs->mod_streak = 0;
+	qs->mod_frames = qs->mod_frames_eff = 0;
+	qs->mod_pkts = 0; /* its counters restart at the add */
 	__atomic_store_n(&qs->mod_us, -1, __ATOMIC_RELAXED);
 	__atomic_store_n(&qs->mod_eff_us, -1, __ATOMIC_RELAXED);
 	/* A poll context never waits on its epoll set: a source in it would

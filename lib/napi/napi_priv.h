@@ -69,6 +69,7 @@
 #define NAPI_ROUND_CHARGE_MAX_NS 100000ull   /* a busy round charged more was preempted */
 #define NAPI_MOD_INTERVAL_NS    10000000ull  /* device moderation: decided at most every 10 ms */
 #define NAPI_MOD_MAX_NS         250000ull    /* ... and never more than 250 us (4 000 interrupts/s) */
+#define NAPI_MOD_CONFIRM        3u           /* ... and changed when that many decisions in a row want it */
 /* epoll data of the max_sleep timer (the wake fd's is NULL, a source's its
  * struct napi_src). */
 #define NAPI_TIMER_TAG ((void *)&napi_timer_tag)
@@ -167,6 +168,11 @@ struct napi_queue {
 	bool in_window;              /* the policy kept polling it since its last packet */
 	bool mod_seen;               /* napi_moderate: its port decided this pass */
 	uint32_t mod_arrivals;       /* polls that found packets since napi_moderate's last decision */
+	uint32_t mod_streak;         /* decisions in a row that wanted another value for its port */
+	uint64_t mod_pkts;           /* cnt.packets at napi_moderate's last decision */
+	uint32_t mod_frames;         /* rx_max_frames last set on its port (0: none) */
+	uint32_t mod_frames_eff;     /* ... as the port read it back: > 1, its arms wait for that many
+				      * frames and no timer (virtio): a sleep is bounded by mod_eff_us */
 	bool mod_none;               /* its port has no moderation (coalesce refused): not asked again */
 	int64_t mod_us;              /* rx_usecs last set on its port; -1: none (atomic: read by getters) */
 	int64_t mod_eff_us;          /* ... as the port read it back; -1: none (atomic: read by getters) */

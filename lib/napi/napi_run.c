@@ -274,6 +274,68 @@ static inline bool napi_mod_differs(uint64_t cur_us, uint64_t want_us)
 }
 
 /*
+ * For a device that counts frames instead of time (virtio's event index:
+ * rx_max_frames): the frames that arrive in the moderation time at the
+ * rate of the last decision interval, want x @p pkts / @p span (@p pkts:
+ * the packets the sparsest of the port's queues with an opinion handed
+ * over in it; the gap estimate is per poll that found packets, a burst
+ * counting once, so it cannot give a frame rate), at least 1; 0 with no
+ * moderation.
+ */
+static inline uint32_t napi_mod_frames(uint64_t want_ns, uint64_t pkts, uint64_t span)
+{
+	uint64_t f;
+
+	if (want_ns == 0)
+		return 0;
+	f = span ? want_ns * UNIC_MIN(pkts, (uint64_t)UINT32_MAX) / span : 1;
+	return (uint32_t)UNIC_MAX(UNIC_MIN(f, (uint64_t)UINT16_MAX), 1ull);
+}
+
+/*
+ * A port whose arms now wait for several frames (read back > 1), or did:
+ * disarm its armed queues so that the next round polls them and arms them
+ * again with the new count. A queue armed under the old count keeps it
+ * until then, and a frame under a lowered count could wait for the next
+ * ones without the sleep bound (napi_mod_sleep_bound) that the old one had.
+ */
+static void napi_mod_rearm(struct unic_napi_ctx *ctx, uint32_t from, uint32_t n, struct unic_port *port)
+{
+	for (uint32_t j = from; j < n; j++) {
+		struct napi_queue *o = &ctx->qs[j];
+
+		if (o->port != port || o->state != NAPI_Q_ARMED)
+			continue;
+		unic_rx_intr_disable(o->port, o->q);
+		o->state = NAPI_Q_ACTIVE;
+	}
+}
+
+/*
+ * Before a sleep: a queue armed to wait for several frames (its port's
+ * moderation counts frames, rx_max_frames > 1: virtio) gets no interrupt
+ * for a frame until the others come; the device has no timer, so the
+ * context keeps the time bound itself: it sleeps at most the port's
+ * rx_usecs. A frame under such an arm then waits at most rx_usecs and a
+ * wake-up, as under a timer's moderation (the round after the wake looks
+ * at armed queues). @return the bound (ns), UINT64_MAX: none.
+ */
+static uint64_t napi_mod_sleep_bound(const struct unic_napi_ctx *ctx, uint32_t n)
+{
+	uint64_t b = UINT64_MAX;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct napi_queue *qs = &ctx->qs[i];
+		int64_t us = qs->mod_eff_us;
+
+		if (qs->state != NAPI_Q_ARMED || qs->mod_frames_eff <= 1 || us < 0)
+			continue;
+		b = UNIC_MIN(b, (uint64_t)UNIC_MAX(us, (int64_t)1) * 1000);
+	}
+	return b;
+}
+
+/*
  * The adaptive policy sets the device's interrupt moderation (rx_usecs,
  * unic_port_coalesce_set: e1000e's EITR) from its estimates, at a round's
  * end and at most every NAPI_MOD_INTERVAL_NS: a control op (the port's
@@ -299,7 +361,8 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 		struct napi_queue *qs = &ctx->qs[i];
 		struct unic_port *port = qs->port;
 		int64_t cur = qs->mod_us, eff;
-		uint64_t want = UINT64_MAX, w, want_us;
+		uint64_t want = UINT64_MAX, w, want_us, pkmin = UINT64_MAX;
+		uint32_t frames, eff_frames = 0, old_frames = qs->mod_frames_eff;
 		struct unic_coalesce c;
 		int rc;
 
@@ -313,20 +376,45 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 			o->mod_seen = true;
 			w = napi_mod_want(ctx, o, cur > 0 ? (uint64_t)cur * 1000 : 0, span);
 			want = UNIC_MIN(want, w);
+			if (w != UINT64_MAX)
+				pkmin = UNIC_MIN(pkmin, unic_counter_read(&o->cnt.packets) - o->mod_pkts);
 		}
 		if (want == UINT64_MAX)
 			continue;
 		want_us = want / 1000;
-		if (cur >= 0 && !napi_mod_differs((uint64_t)cur, want_us))
+		frames = napi_mod_frames(want_us * 1000, pkmin, span);
+		/* A counting port's frames are rewritten when the count
+		 * they would be doubles or halves (the rate of one interval
+		 * moves by more than a quarter all the time).
+		 * No toggling: a value in force is changed only when
+		 * NAPI_MOD_CONFIRM decisions in a row (30 ms) want another
+		 * one. A sender that stalls for a decision interval or two
+		 * and comes back (pktgen's stalls, bursts with short
+		 * silences) keeps the moderation it had; traffic that
+		 * really stopped loses it 30 ms later. The first value is
+		 * written at once. */
+		if (cur >= 0 && !napi_mod_differs((uint64_t)cur, want_us) &&
+		    !(want_us && qs->mod_frames_eff > 1 &&
+		      (frames > 2 * qs->mod_frames || 2 * frames < qs->mod_frames))) {
+			qs->mod_streak = 0;
 			continue;
+		}
+		if (cur >= 0 && ++qs->mod_streak < NAPI_MOD_CONFIRM)
+			continue;
+		qs->mod_streak = 0;
 		/* Keep the transmit side's setting as it is. */
 		rc = unic_port_coalesce_get(port, &c);
 		if (rc == 0) {
 			c.rx_usecs = (uint32_t)want_us;
+			c.rx_max_frames = frames;
 			rc = unic_port_coalesce_set(port, &c);
 		}
 		/* What the device took (it may round, or have a floor). */
-		eff = rc == 0 && unic_port_coalesce_get(port, &c) == 0 ? (int64_t)c.rx_usecs : -1;
+		eff = -1;
+		if (rc == 0 && unic_port_coalesce_get(port, &c) == 0) {
+			eff = (int64_t)c.rx_usecs;
+			eff_frames = c.rx_max_frames;
+		}
 		for (uint32_t j = i; j < n; j++) {
 			struct napi_queue *o = &ctx->qs[j];
 
@@ -335,10 +423,14 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 			if (rc == 0) {
 				__atomic_store_n(&o->mod_us, (int64_t)want_us, __ATOMIC_RELAXED);
 				__atomic_store_n(&o->mod_eff_us, eff, __ATOMIC_RELAXED);
+				o->mod_frames = frames;
+				o->mod_frames_eff = eff_frames;
 			} else {
 				o->mod_none = true; /* not asked again (no log every 10 ms) */
 			}
 		}
+		if (rc == 0 && (old_frames > 1 || eff_frames > 1))
+			napi_mod_rearm(ctx, i, n, port);
 		if (rc == 0)
 			unic_counter_add(&ctx->cnt.moderation_set, 1);
 		else
@@ -346,8 +438,10 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 				    unic_port_name(port), want_us, rc,
 				    rc == -ENODEV ? "the port is going" : "its moderation is left alone");
 	}
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		ctx->qs[i].mod_arrivals = 0;
+		ctx->qs[i].mod_pkts = unic_counter_read(&ctx->qs[i].cnt.packets);
+	}
 }
 
 /*
@@ -702,6 +796,8 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 			timeout_ns = d - now;
 	}
 	if (ctx->adaptive) {
+		/* No longer than a frame-counting moderation allows (virtio). */
+		timeout_ns = UNIC_MIN(timeout_ns, napi_mod_sleep_bound(ctx, n));
 		/* Wake just before a queue's next packet is due (its
 		 * busy-wait window), when the latency target needs it. */
 		prewake = napi_prewake_at(ctx, n, now);

@@ -377,3 +377,73 @@ int virtio_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu)
 			      q, vec, cpu);
 	return unic_pci_irq_affinity_set(vp->dev, vec, cpu);
 }
+
+/* ---- rx moderation through the event index ---------------------------------------- */
+
+/*
+ * With VIRTIO_F_EVENT_IDX the driver tells the device after which used
+ * index it wants the next interrupt (used_event, 2.7.10): the device
+ * interrupts when its used index passes it. An arm that writes the next
+ * index we read + N - 1 gets one interrupt after N more used entries
+ * instead of after one (virtio_rx_intr_enable); with mergeable buffers a
+ * large frame takes several entries, so N counts entries, about frames.
+ * The device has no timer: a frame under a raised used_event waits until
+ * N - 1 more come, or its poller looks. So rx_max_frames > 1 needs
+ * rx_usecs, the bound the poller keeps (lib/napi's adaptive policy
+ * sleeps no longer than it while a queue is armed so); the driver only
+ * stores it. Split rings only: in a packed ring the event names a ring
+ * position, and a chain takes several.
+ */
+static int virtio_coalesce_check(struct unic_port *port)
+{
+	struct virtio_port *vp = virtio_priv(port);
+
+	if (!(vp->hw.features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX))) {
+		UNIC_PORT_LOG(port, DEBUG, "coalesce: the device did not offer VIRTIO_F_EVENT_IDX: its rx interrupts cannot be moderated (one per armed wait)");
+		return -ENOTSUP;
+	}
+	if (vp->hw.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED)) {
+		UNIC_PORT_LOG(port, DEBUG, "coalesce: packed ring (VIRTIO_F_RING_PACKED negotiated): rx moderation is the split ring's here (QEMU: packed=off, its default, gives a split ring)");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int virtio_coalesce_get(struct unic_port *port, struct unic_coalesce *c)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	int rc = virtio_coalesce_check(port);
+
+	if (rc < 0)
+		return rc;
+	c->rx_usecs = __atomic_load_n(&vp->rx_usecs, __ATOMIC_RELAXED);
+	c->tx_usecs = 0;
+	c->rx_max_frames = __atomic_load_n(&vp->rx_frames, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int virtio_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
+{
+	struct virtio_port *vp = virtio_priv(port);
+	int rc = virtio_coalesce_check(port);
+
+	if (rc < 0)
+		return rc;
+	if (c->tx_usecs) {
+		UNIC_PORT_LOG(port, ERR, "coalesce: tx_usecs %u: virtio-net has no transmit interrupts here (completions are polled): set 0",
+			      c->tx_usecs);
+		return -EINVAL;
+	}
+	if (c->rx_max_frames > 1 && c->rx_usecs == 0) {
+		UNIC_PORT_LOG(port, ERR, "coalesce: rx_max_frames %u without rx_usecs: the device has no timer, the frames would wait for the next ones without bound; give rx_usecs, the time within which the poller looks",
+			      c->rx_max_frames);
+		return -EINVAL;
+	}
+	/* Taken at each queue's next arm: an armed queue keeps the event
+	 * index it has (its poller re-arms it, napi_moderate does). More
+	 * than VIRTIO_RX_FRAMES_MAX is rounded down (read back). */
+	__atomic_store_n(&vp->rx_usecs, c->rx_usecs, __ATOMIC_RELAXED);
+	__atomic_store_n(&vp->rx_frames, UNIC_MIN(c->rx_max_frames, (uint32_t)VIRTIO_RX_FRAMES_MAX),
+			 __ATOMIC_RELAXED);
+	return 0;
+}

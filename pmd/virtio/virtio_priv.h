@@ -44,6 +44,8 @@
 #define VIRTIO_DESC_MIN       64
 #define VIRTIO_DESC_DEFAULT   256   /* or the device's maximum when smaller */
 #define VIRTIO_RX_FREE_THRESH 32    /* refill in batches of this many */
+#define VIRTIO_RX_FRAMES_MAX  32    /* rx moderation: an arm waits for at most this many used entries
+				     * (half the smallest ring; an arm takes at most half its ring) */
 #define VIRTIO_MIN_MTU        68
 #define VIRTIO_MAX_MTU        9000  /* without VIRTIO_NET_F_MTU: what the driver chains */
 #define VIRTIO_RESET_TIMEOUT_US 1000000 /* device_status reads 0 after a reset */
@@ -383,6 +385,11 @@ struct virtio_port {
 	unsigned nb_irq;
 	struct virtio_vec_plan plan;       /* the MSI-X vectors of the last start */
 	uint16_t config_vector;
+	/* rx moderation through the event index (virtio_intr.c,
+	 * virtio_coalesce_set): set under the port's lock, read by the
+	 * pollers' arms (atomic). */
+	uint32_t rx_usecs;                 /* the poller's time bound, read back only */
+	uint32_t rx_frames;                /* used entries an arm waits for; 0: one */
 	uint64_t link_events;              /* config-change interrupts with a status change */
 	uint64_t config_changes;           /* config-change interrupts */
 	bool link_up_last;
@@ -626,5 +633,7 @@ int virtio_intr_sources(struct unic_port *port, struct unic_intr_source *src, un
  */
 uint8_t virtio_intx_demux(struct unic_port *port);
 int virtio_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu);
+int virtio_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
+int virtio_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);
 
 #endif /* VIRTIO_PRIV_H */

@@ -631,10 +631,24 @@ bool virtio_rx_pending(void *q)
 /*
  * Rx interrupts (2.6.7.1): without event idx, VRING_AVAIL_F_NO_INTERRUPT
  * clear asks for one; with it, used_event = the next used index we read
- * asks for one as soon as the device adds an entry. Then a full fence and
- * the caller re-checks (unic_rx_pending): an entry the device added before
- * it saw our request sends no interrupt, and the re-check finds it.
+ * asks for one as soon as the device adds an entry, and with moderation
+ * (virtio_coalesce_set: N entries) used_event = that index + N - 1 asks
+ * for one when the device adds the N-th (its used index passes
+ * used_event). Then a full fence and the caller re-checks
+ * (unic_rx_pending): an entry the device added before it saw our request
+ * sends no interrupt, and the re-check finds it.
  */
+/* Used entries this arm waits for: the port's moderation, at least 1,
+ * at most half the ring (the device never holds more than the ring). */
+static inline uint16_t virtio_rx_arm_frames(const struct virtio_rxq *rxq)
+{
+	uint32_t n = __atomic_load_n(&rxq->vp->rx_frames, __ATOMIC_RELAXED);
+
+	if (n <= 1)
+		return 1;
+	return (uint16_t)UNIC_MIN(n, (uint32_t)rxq->vq.size / 2);
+}
+
 int virtio_rx_intr_enable(void *q)
 {
 	struct virtio_rxq *rxq = q;
@@ -651,7 +665,7 @@ int virtio_rx_intr_enable(void *q)
 	if (vq->packed)
 		virtio_packed_intr_arm(vq, true);
 	else if (vq->event_idx)
-		*vq->used_event = vq->used_idx;
+		*vq->used_event = (uint16_t)(vq->used_idx + virtio_rx_arm_frames(rxq) - 1);
 	else
 		vq->avail[0] = 0;
 	/* (M2) the request before the caller's re-check of the used index:

@@ -31,6 +31,13 @@ static struct {
 	unsigned sets;                /* coalesce_set calls */
 	uint32_t max_rx;              /* the largest rx_usecs asked */
 	uint32_t rx[REC_MAX];         /* each rx_usecs asked, in order */
+	/* A device that counts frames (virtio's event index): reads back
+	 * rx_max_frames as set, and an arm under more than one frame never
+	 * rings (the frames it waits for do not come in these tests). */
+	bool counting;
+	uint32_t frames;              /* rx_max_frames in effect */
+	unsigned arms_held;           /* arms that did not ring */
+	unsigned arms_rung;           /* arms that did (the ring's own) */
 	uint64_t at[REC_MAX];         /* ... and when */
 } rec;
 
@@ -39,7 +46,21 @@ static int rec_coalesce_get(struct unic_port *port, struct unic_coalesce *c)
 	(void)port;
 	c->rx_usecs = rec.rx_usecs;
 	c->tx_usecs = rec.tx_usecs;
+	if (rec.counting)
+		c->rx_max_frames = rec.frames;
 	return 0;
+}
+
+static int (*ring_intr_enable)(void *rxq);
+
+static int rec_rx_intr_enable(void *rxq)
+{
+	if (rec.counting && rec.frames > 1) {
+		rec.arms_held++;
+		return 0;
+	}
+	rec.arms_rung++;
+	return ring_intr_enable(rxq);
 }
 
 static int rec_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
@@ -53,6 +74,7 @@ static int rec_coalesce_set(struct unic_port *port, const struct unic_coalesce *
 	rec.max_rx = UNIC_MAX(rec.max_rx, c->rx_usecs);
 	rec.rx_usecs = c->rx_usecs;
 	rec.tx_usecs = c->tx_usecs;
+	rec.frames = c->rx_max_frames;
 	return 0;
 }
 
@@ -63,6 +85,8 @@ static void rec_attach(struct unic_port *p)
 	rec.ops = *p->ops;
 	rec.ops.coalesce_get = rec_coalesce_get;
 	rec.ops.coalesce_set = rec_coalesce_set;
+	ring_intr_enable = p->ops->rx_intr_enable;
+	rec.ops.rx_intr_enable = rec_rx_intr_enable;
 	rec.tx_usecs = 7; /* the policy must keep it */
 	p->ops = &rec.ops;
 }
@@ -399,4 +423,124 @@ Test(napi_moderation, ports_without_it_or_with_it_fixed_are_left_alone)
 	drain(&b);
 	cr_expect_eq(rec.sets, 0, "the fixed window: %u sets", rec.sets);
 	mbench_down(&b);
+}
+
+/* ---- no toggling ------------------------------------------------------------------------------ */
+
+/*
+ * On/off with short gaps: dense for 5 ms, silent for 25 ms, over and
+ * over, as a sender that stalls now and then gives. Each silence holds
+ * one or two whole 10-ms decision intervals without a packet, and judged
+ * interval by interval the moderation would flip off and on with every
+ * cycle (two register writes). The policy keeps the value until it is
+ * wanted in three decisions in a row: over 20 on/off cycles (600 ms,
+ * about 60 decisions) it writes a handful of values at most, the first
+ * among them a moderation (the traffic is dense more often than not),
+ * and every frame is handed over.
+ */
+Test(napi_moderation, on_off_arrivals_with_short_gaps_do_not_toggle_the_moderation)
+{
+	bool done = false;
+
+	for (unsigned attempt = 0; attempt < 5 && !done; attempt++) {
+		struct mbench b;
+		unsigned dense_phases = 0;
+		uint64_t t0;
+
+		mbench_up(&b, 0, 100, true, false);
+		t0 = unic_time_ns();
+		for (unsigned cycle = 0; cycle < 20; cycle++) {
+			drive_dense(&b, 5);
+			dense_phases += dense_seen(&b);
+			drive_idle(&b, 25);
+		}
+		drain(&b);
+		fprintf(stderr, "# moderation, 20 x (5 ms dense, 25 ms silent): %u of 20 phases dense as seen, "
+			"%u sets in %.0f ms (%s)\n", dense_phases, rec.sets, (unic_time_ns() - t0) / 1e6, rec_list());
+		if (dense_phases < 15) {
+			mbench_down(&b);
+			continue; /* preempted too often to call the traffic dense */
+		}
+		cr_expect_gt(rec.sets, 0, "dense phases: nothing asked");
+		cr_expect_leq(rec.sets, 4, "%u values written in 20 on/off cycles: the moderation toggles (%s)",
+			      rec.sets, rec_list());
+		cr_expect_eq(ctx_stats(b.ctx).moderation_set, rec.sets);
+		done = true;
+		mbench_down(&b);
+	}
+	cr_assert(done, "in five runs the packets were never dense enough as the engine saw them");
+}
+
+/* ---- a device that counts frames ------------------------------------------------------------- */
+
+/* Idle rounds for @p ms, each sleeping up to 10 ms: @return the wake-ups. */
+static uint64_t idle_wakeups(struct mbench *b, unsigned ms)
+{
+	uint64_t w0 = ctx_stats(b->ctx).wakeups, end = unic_time_ns() + (uint64_t)ms * 1000000;
+
+	while (unic_time_ns() < end)
+		cr_assert_geq(unic_napi_run_once(b->ctx, 10000), 0);
+	return ctx_stats(b->ctx).wakeups - w0;
+}
+
+/*
+ * A device whose moderation counts frames and has no timer (virtio's event
+ * index: rx_max_frames > 1 read back) interrupts only when the frames it
+ * waits for have come: the context keeps the time bound itself. Dense
+ * arrivals get a moderation of several frames (rate x time); then, while
+ * its queue is armed under it and nothing rings, the context sleeps no
+ * longer than rx_usecs: in 20 ms of rounds that may each sleep 10 ms it
+ * wakes far more than twice. A frame sent meanwhile is handed over without
+ * any interrupt. After the traffic stopped the moderation goes back to
+ * none, the queue is armed again as usual (an arm that rings) and the
+ * context sleeps its 10 ms again.
+ */
+Test(napi_moderation, under_a_frame_counting_moderation_the_context_sleeps_no_longer_than_rx_usecs)
+{
+	bool done = false;
+
+	for (unsigned attempt = 0; attempt < 5 && !done; attempt++) {
+		struct mbench b;
+		uint64_t w_held, w_after, h0, i0;
+		uint32_t frames, usecs;
+		unsigned k;
+
+		mbench_up(&b, 0, 100, true, false);
+		rec.counting = true;
+		drive_dense(&b, 60);
+		drain(&b);
+		if (!dense_seen(&b) || rec.rx_usecs == 0) {
+			mbench_down(&b);
+			continue;
+		}
+		frames = rec.frames;
+		usecs = rec.rx_usecs;
+		cr_expect_gt(frames, 1, "dense (gap %.2f us), rx_usecs %u: rx_max_frames %u",
+			     ctx_stats(b.ctx).est_gap_ns / 1e3, usecs, frames);
+		w_held = idle_wakeups(&b, 20);
+		/* A frame under the held arm: no interrupt will come. */
+		h0 = b.handled;
+		send1(&b, 1);
+		for (k = 0; k < 50 && b.handled == h0; k++)
+			cr_assert_geq(unic_napi_run_once(b.ctx, 10000), 0);
+		cr_expect_gt(b.handled, h0, "a frame under the held arm was never handed over");
+		i0 = rec.arms_rung;
+		drive_idle(&b, 100);
+		w_after = idle_wakeups(&b, 30);
+		fprintf(stderr, "# moderation, counting device: rx_usecs %u, rx_max_frames %u, %u arms held; "
+			"20 ms armed under it: %" PRIu64 " wake-ups; the frame sent then: %u rounds; "
+			"after the traffic stopped rx_usecs %u, 30 ms: %" PRIu64 " wake-ups\n",
+			usecs, frames, rec.arms_held, w_held, k, rec.rx_usecs, w_after);
+		cr_expect_gt(rec.arms_held, 0, "the queue was never armed under the moderation");
+		cr_expect_geq(w_held, 10, "armed under %u frames (rx_usecs %u): %" PRIu64 " wake-ups in 20 ms: "
+			      "the sleeps are not bounded by rx_usecs", frames, usecs, w_held);
+		cr_expect_eq(rec.rx_usecs, 0, "100 ms without traffic: rx_usecs %u", rec.rx_usecs);
+		cr_expect_leq(w_after, 8, "no moderation: %" PRIu64 " wake-ups in 30 ms of 10-ms sleeps", w_after);
+		cr_expect_gt(rec.arms_rung, i0, "the moderation went, and the queue stayed armed under its count "
+			     "(no arm since): the next frame would not ring");
+		drain(&b);
+		done = true;
+		mbench_down(&b);
+	}
+	cr_assert(done, "in five runs the packets were never dense as the engine saw them");
 }

@@ -98,8 +98,10 @@ struct unic_napi_conf {
 	/** Hybrid, adaptive policy: true leaves the devices' interrupt
 	 *  moderation (unic_port_coalesce_set()'s rx_usecs) as the
 	 *  application set it. false (default): the policy sets the rx_usecs
+	 *  (and rx_max_frames, for a device that counts frames: virtio-net)
 	 *  of each port whose queues it polls from its estimates (docs/napi.md,
-	 *  "The device's moderation"), at most every 10 ms. */
+	 *  "The device's moderation"), at most every 10 ms, and bounds its
+	 *  sleeps by rx_usecs while a queue is armed under a frame count. */
 	bool moderation_fixed;
 };
 

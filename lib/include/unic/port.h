@@ -241,6 +241,16 @@ struct unic_flow_ctrl {
 struct unic_coalesce {
 	uint32_t rx_usecs;         /**< interrupt delay; 0: off */
 	uint32_t tx_usecs;         /**< transmit completion interrupt delay; 0: off */
+	/**
+	 * Receive frames one interrupt may wait for (0 or 1: one each), for a
+	 * device that counts frames instead of time: virtio-net's event index
+	 * (VIRTIO_F_EVENT_IDX). Such a device has no timer: with more than
+	 * one, a frame waits for the next ones until its poller looks, and
+	 * the poller must look within rx_usecs (lib/napi's adaptive policy,
+	 * which sets both, does). A timer-based device (e1000e) ignores it
+	 * and reads back 0.
+	 */
+	uint32_t rx_max_frames;
 };
 
 /**
@@ -692,7 +702,7 @@ int unic_port_mc_addr_list_set(struct unic_port *port, const uint8_t (*addrs)[UN
 int unic_port_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool on);
 /** Set the MTU (info min_mtu..max_mtu). @return 0, -EINVAL (out of range), -EBUSY, -ENOTSUP, -ENODEV. */
 int unic_port_mtu_set(struct unic_port *port, uint16_t mtu);
-/** The interrupt coalescing in effect. @return 0, -ENOTSUP, -ENODEV. */
+/** The interrupt coalescing in effect (@p c zeroed first: what the driver does not set reads 0). @return 0, -ENOTSUP, -ENODEV. */
 int unic_port_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 /** Set interrupt coalescing (the driver rounds to what the device can). @return 0, -EINVAL, -ENOTSUP, -ENODEV. */
 int unic_port_coalesce_set(struct unic_port *port, const struct unic_coalesce *c);

@@ -726,11 +726,22 @@ Test(napi_vm, an_idle_poll_context_never_sleeps)
 #define STEADY_WINDOW 256
 #define STEADY_IDLE_US 1000
 
-static void steady(enum unic_rx_mode mode, double *ratio)
+/* What a steady run of a context saw, beside its interrupts per frame. */
+struct steady_out {
+	double ratio;               /* interrupt wake-ups / frames sent */
+	double cpu;                 /* the context thread's CPU, % of the wall time */
+	double pps;                 /* frames sent a second */
+	uint64_t moderation_set;    /* the adaptive policy's writes */
+	int64_t mod_us, mod_eff_us; /* queue 0's moderation_us / moderation_effect_us at the end */
+	uint64_t est_wake_ns, est_gap_ns; /* the policy's estimates at the end */
+};
+
+static void steady_run(const struct unic_napi_conf *conf, uint64_t period_ns, struct steady_out *o)
 {
-	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(mode), .mode = mode,
-				    .hybrid_idle_us = STEADY_IDLE_US };
+	struct unic_napi_conf c = *conf;
+	enum unic_rx_mode mode = c.mode;
 	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&c);
+	struct unic_napi_queue_info qi = { 0 };
 	struct unic_napi_ctx_stats st0, st1;
 	struct sink s = { 0 };
 	struct runner r;
@@ -749,7 +760,7 @@ static void steady(enum unic_rx_mode mode, double *ratio)
 	cr_assert_eq(unic_napi_ctx_stats_get(ctx, &st0), 0);
 	c0 = thread_cpu_ns(r.tid);
 	t0 = unic_time_ns();
-	for (uint64_t due = t0; due < t0 + STEADY_NS; due += STEADY_PERIOD_NS) {
+	for (uint64_t due = t0; due < t0 + STEADY_NS; due += period_ns) {
 		struct unic_pkt *p;
 		uint32_t f = (uint32_t)(sent & 1);
 
@@ -781,15 +792,22 @@ static void steady(enum unic_rx_mode mode, double *ratio)
 	c1 = thread_cpu_ns(r.tid);
 	runner_stop(&r);
 	cr_assert_eq(unic_napi_ctx_stats_get(ctx, &st1), 0);
-	*ratio = (double)(st1.interrupts - st0.interrupts) / (double)(sent ? sent : 1);
+	cr_assert_geq(unic_napi_queues_get(ctx, &qi, 1), 1);
+	o->ratio = (double)(st1.interrupts - st0.interrupts) / (double)(sent ? sent : 1);
+	o->cpu = 100.0 * (double)(c1 - c0) / (double)(unic_time_ns() - t0);
+	o->pps = (double)sent * 1e9 / (double)(t1 - t0);
+	o->moderation_set = st1.moderation_set;
+	o->mod_us = qi.moderation_us;
+	o->mod_eff_us = qi.moderation_effect_us;
+	o->est_wake_ns = st1.est_wake_ns;
+	o->est_gap_ns = st1.est_gap_ns;
 	report("# steady load over %s (%s), %s (window %u us): %" PRIu64 " frames in %.2f s (%.0f/s), handled %" PRIu64
 		"; interrupts %" PRIu64 " (%.4f per frame), sleeps %" PRIu64 ", arms %" PRIu64 ", polls %" PRIu64
 		", CPU %.1f%%; out of order %u (older %u); most frames in flight %" PRIu64 " (the sender waited %" PRIu64 " times)\n",
-		rx_nic, is_vfio() ? "MSI-X" : "INTx", unic_rx_mode_name(mode), STEADY_IDLE_US, sent, (t1 - t0) / 1e9,
-		(double)sent * 1e9 / (double)(t1 - t0), s.handled, st1.interrupts - st0.interrupts, *ratio,
+		rx_nic, is_vfio() ? "MSI-X" : "INTx", c.name, c.hybrid_idle_us, sent, (t1 - t0) / 1e9,
+		(double)sent * 1e9 / (double)(t1 - t0), s.handled, st1.interrupts - st0.interrupts, o->ratio,
 		st1.sleeps - st0.sleeps, st1.arms - st0.arms, st1.polls - st0.polls,
-		100.0 * (double)(c1 - c0) / (double)(unic_time_ns() - t0), s.disorder, s.backwards,
-		backlog_max, windowed);
+		o->cpu, s.disorder, s.backwards, backlog_max, windowed);
 	cr_expect_eq(s.handled, sent, "%" PRIu64 " of %" PRIu64 " frames handled", s.handled, sent);
 	cr_expect_eq(s.disorder, 0, "%s: frames out of order within a flow: %u (%u older than one handled before)",
 		     unic_rx_mode_name(mode), s.disorder, s.backwards);
@@ -797,6 +815,16 @@ static void steady(enum unic_rx_mode mode, double *ratio)
 	unic_napi_ctx_destroy(ctx);
 	for (int i = 0; i < 2; i++)
 		cr_assert_eq(unic_port_stop(ports[i]), 0);
+}
+
+static void steady(enum unic_rx_mode mode, double *ratio)
+{
+	struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(mode), .mode = mode,
+				    .hybrid_idle_us = STEADY_IDLE_US };
+	struct steady_out o;
+
+	steady_run(&c, STEADY_PERIOD_NS, &o);
+	*ratio = o.ratio;
 }
 
 Test(napi_vm, under_steady_load_hybrid_takes_far_fewer_interrupts_than_frames)
@@ -808,4 +836,52 @@ Test(napi_vm, under_steady_load_hybrid_takes_far_fewer_interrupts_than_frames)
 	report("# steady load over %s (%s): interrupts per frame: hybrid %.4f, interrupt %.4f\n", rx_nic,
 		is_vfio() ? "MSI-X" : "INTx", hybrid, intr);
 	cr_expect_lt(hybrid, 0.1, "hybrid: %.4f interrupts per frame", hybrid);
+}
+
+/*
+ * The adaptive policy's device moderation at a steady rate (docs/napi.md,
+ * "The device's moderation"): the same context (hybrid, cpu_budget
+ * MODER_BUDGET: the policy mostly sleeps, so interrupts are what it
+ * takes) with the policy setting the device's moderation and with
+ * moderation_fixed (the device left at none), in interleaved rounds, a
+ * frame every 100 us, then every 40 us. Prints interrupts per frame, CPU and what
+ * the policy wrote and read back; asserts only what steady_run does (every
+ * frame, in order): the figures are the host's load's as much as the
+ * policy's.
+ */
+#define MODER_ROUNDS 3
+#define MODER_BUDGET 5
+
+static void moder_compare(uint64_t period_ns)
+{
+	double r[2] = { 0 }, cpu[2] = { 0 };
+
+	for (unsigned round = 0; round < MODER_ROUNDS; round++) {
+		for (unsigned fixed = 0; fixed < 2; fixed++) {
+			unsigned k = (round & 1) ? 1 - fixed : fixed; /* ABBA: neither always first */
+			struct unic_napi_conf c = { .sz = sizeof(c), .name = k ? "adaptive-fixed" : "adaptive-moder",
+						    .mode = UNIC_RX_MODE_HYBRID, .cpu_budget = MODER_BUDGET,
+						    .moderation_fixed = k != 0 };
+			struct steady_out o;
+
+			steady_run(&c, period_ns, &o);
+			r[k] += o.ratio / MODER_ROUNDS;
+			cpu[k] += o.cpu / MODER_ROUNDS;
+			report("# moderation round %u over %s (%s), %s: %.0f frames/s, interrupts per frame %.4f, CPU %.1f%%, "
+			       "moderation_set %" PRIu64 ", moderation_us %" PRId64 " (read back %" PRId64 "), "
+			       "est_wake %.1f us, est_gap %.1f us\n",
+			       round, rx_nic, is_vfio() ? "MSI-X" : "INTx", c.name, o.pps, o.ratio, o.cpu,
+			       o.moderation_set, o.mod_us, o.mod_eff_us, o.est_wake_ns / 1e3, o.est_gap_ns / 1e3);
+		}
+	}
+	report("# moderation over %s (%s), a frame every %" PRIu64 " us, cpu_budget %u, mean of %u rounds: interrupts "
+	       "per frame %.4f with the policy's moderation, %.4f with moderation_fixed; CPU %.1f%% / %.1f%%\n",
+	       rx_nic, is_vfio() ? "MSI-X" : "INTx", period_ns / 1000, MODER_BUDGET, MODER_ROUNDS, r[0], r[1],
+	       cpu[0], cpu[1]);
+}
+
+Test(napi_vm, at_a_steady_rate_the_adaptive_moderation_is_measured_against_moderation_fixed)
+{
+	moder_compare(100000);
+	moder_compare(40000);
 }
