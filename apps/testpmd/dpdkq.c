@@ -181,7 +181,7 @@ static int port_qstate(struct tp_app *app, const struct tp_cmd *cmd)
 		return rc;
 	if (a[4].kw < 2)
 		return refuse_drv(app, id, a[4].kw == 0 ? "queue start" : "queue stop",
-				  "unic's driver interface starts and stops a port's queues together; use 'port stop N' and 'port start N'");
+				  "no driver op starts or stops one queue (the 82574 has no per-queue enable, a virtio-net would need VIRTIO_F_RING_RESET); use 'port stop N' and 'port start N'");
 	if ((rc = port_stopped(app, id)))
 		return rc;
 	app->ports[id].need_config = true;
@@ -705,7 +705,7 @@ int tp_exec_more(struct tp_app *app, const struct tp_cmd *cmd)
 			return 0;
 		}
 		return refuse_drv(app, a[1].num, "deferred_start on",
-				  "a queue cannot be started on its own: unic starts a port's queues together");
+				  "no driver op starts one queue later (queues start with their port)");
 	case TP_CMD_PORT_QRING:
 		return port_qring(app, cmd);
 	case TP_CMD_PORT_QOFFLOAD:
