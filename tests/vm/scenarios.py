@@ -243,7 +243,8 @@ BOOTS = [
              # the e1000e and napi scenarios, whose exact counts on nic1
              # would see the frames QEMU queues for it meanwhile.
              Scenario('testpmd-virtio', tuple(
-                 testpmd_check(n) for n in ('virtio-link', 'virtio-stats', 'virtio-csum', 'virtio-detach')
+                 testpmd_check(n) for n in ('virtio-link', 'virtio-stats', 'virtio-csum', 'virtio-detach',
+                                           'virtio-desc')
              )),
              # pmd/virtio against QEMU's virtio-net-pci and unic's e1000e
              # across hub 0.  Last: its frames are queued by QEMU for the
