@@ -78,6 +78,61 @@ static const struct tp_cmd_def cmd_table[] = {
 	  "offloads the port offers, or those configured, as DPDK names them" },
 	{ TP_CMD_PORT_OFFLOAD, "port config <port> rx_offload|tx_offload <offload> on|off",
 	  "turn an offload on or off by DPDK's name (port stopped; next start)" },
+	/* tpcmds2: dpdk-testpmd's remaining show, set, port and queue commands (dpdkq.c) */
+	{ TP_CMD_SHOW_QINFO, "show rxq|txq info <port> <queue>", "one queue's set-up: ring size, pool, offloads, state" },
+	{ TP_CMD_SHOW_QINFO_PORT, "show port rxq|txq info <port> <queue>", "the same" },
+	{ TP_CMD_SHOW_DESC_STATUS, "show port <port> rxq|txq <queue> desc <offset> status",
+	  "the status of the descriptor this far past the queue's next one: available, done, unavailable (driver op)" },
+	{ TP_CMD_SHOW_DESC_USED, "show port <port> rxq <queue> desc used count", "descriptors holding received packets not yet taken (driver op)" },
+	{ TP_CMD_READ_DESC, "read rxd|txd <port> <queue> <desc>", "the raw words of one descriptor of the queue's ring (driver op)" },
+	{ TP_CMD_PORT_QSTATE, "port <port> rxq|txq <queue> start|stop|setup",
+	  "one queue: start and stop are refused (unic starts a port's queues together); setup: again at the next 'port start'" },
+	{ TP_CMD_PORT_QDEFER, "port <port> rxq|txq <queue> deferred_start on|off", "start the queue with the port (off) or later (on: refused)" },
+	{ TP_CMD_PORT_QRING, "port config <port> rxq|txq <queue> ring_size <n>", "one queue's descriptors (port stopped; next start)" },
+	{ TP_CMD_PORT_QOFFLOAD, "port <port> rxq|txq <queue> rx_offload|tx_offload <offload> on|off",
+	  "per-queue offloads: unic's are per port ('port config <port> rx_offload ...')" },
+	{ TP_CMD_PORT_CLEANUP, "port cleanup <port> txq <queue> <count>", "free the buffers of packets the tx queue has sent (forwarding stopped)" },
+	{ TP_CMD_SHOW_PORT_MORE, "show port <port> macs|mcast_macs|ptypes|tx_metadata|fec_mode",
+	  "the port's unicast addresses, its multicast list; packet types, tx metadata and FEC (refused with the reason)" },
+	{ TP_CMD_SHOW_FEC_CAPA, "show port <port> fec capabilities", "forward error correction modes (refused: no driver has FEC)" },
+	{ TP_CMD_SHOW_PROXY, "show port <port> flow transfer proxy", "the transfer proxy port (refused: no flow rules)" },
+	{ TP_CMD_CLEAR_XSTATS, "clear port xstats <port|all>", "zero the extended statistics (the NIC statistics with them)" },
+	{ TP_CMD_LOAD, "load <file>", "run the commands of a file, one a line, stopping at the first that fails" },
+	{ TP_CMD_SET_LIST, "set corelist|portlist <list>", "forwarding cores (their count is nbcore) or ports, e.g. 1,3 or 0-2 (forwarding stopped)" },
+	{ TP_CMD_SET_MASK, "set coremask|portmask <mask>", "the same as a hex mask, e.g. 0x6" },
+	{ TP_CMD_SET_NBPORT, "set nbport <n>", "forward on the first n ports of the port list" },
+	{ TP_CMD_SET_TXSPLIT, "set txsplit off|on|rand", "txonly/flowgen segments: as 'set txpkts' (off); split on send is refused" },
+	{ TP_CMD_SET_SPLIT, "set rxpkts|rxoffs|rxhdrs|txtimes <list>", "rx buffer split and tx send times: refused (no such offload)" },
+	{ TP_CMD_SET_DEFAULT, "set default", "forwarding back to every port, the start-up cores and ports" },
+	{ TP_CMD_SET_LOG, "set log <name> <lvl>", "log level (DPDK's 1..8) of 'global' or a unic component (dump_log_types)" },
+	{ TP_CMD_SET_SWITCH, "set xstats-hide-zero|flush_rx on|off", "'show port xstats' without the zero counters; drain the rx queues at 'start'" },
+	{ TP_CMD_SET_PTYPES, "set port <port> ptypes_mask <mask>", "packet types to classify (refused: unic's drivers do not classify)" },
+	{ TP_CMD_SET_FEC, "set port <port> fec_mode auto|off|rs|baser|llrs", "forward error correction (refused: no driver has FEC)" },
+	{ TP_CMD_SET_QRATE, "set port <port> queue <queue> rate <rate>", "a tx queue's rate limit in Mbps (refused: no driver limits a queue)" },
+	{ TP_CMD_SET_TX_LOOPBACK, "set tx loopback <port> on|off", "NIC-internal loopback of sent packets (refused: no driver op)" },
+	{ TP_CMD_SET_ALL_DROP, "set all queues drop <port> on|off", "drop when an rx queue is full: what unic's queues always do ('off' refused)" },
+	{ TP_CMD_SET_UTA, "set port <port> uta <addr> on|off", "unicast hash table (refused: use 'mac_addr add')" },
+	{ TP_CMD_SET_STAT_QMAP, "set stat_qmap tx|rx <port> <queue> <counter>",
+	  "queue to statistics counter mapping: unic counts each of 16 queues itself (identity only)" },
+	{ TP_CMD_SET_AVAIL, "set port <port> rxq <queue> avail_thresh <percent>", "rx queue fill threshold event (refused: no driver op)" },
+	{ TP_CMD_SET_PORT_SETUP, "set port setup on iterator|event", "how attached ports are set up: unic at 'port start' (iterator)" },
+	{ TP_CMD_VLAN_STRIPQ, "vlan set stripq on|off <port,queue>", "VLAN strip on one queue (refused: strip is per port, 'vlan set strip')" },
+	{ TP_CMD_VLAN_QINQ, "vlan set qinq_strip|extend on|off <port>", "QinQ (refused: no double VLAN offloads; 'off' is what unic does)" },
+	{ TP_CMD_VLAN_TPID, "vlan set inner|outer tpid <tpid> <port>", "the VLAN EtherType (refused: unic uses 0x8100)" },
+	{ TP_CMD_RX_VLAN_ALL, "rx_vlan add|rm all <port>", "every VLAN id (0..4095) in or out of the port's filter" },
+	{ TP_CMD_TX_VLAN_PVID, "tx_vlan set pvid <port> <vid> on|off", "port VLAN id insertion (refused: no driver op; 'tx_vlan set')" },
+	{ TP_CMD_PORT_PKTLEN, "port config <port|all> max-pkt-len|max-lro-pkt-size <n>",
+	  "the largest frame (MTU + 18; port stopped, next start); LRO is refused" },
+	{ TP_CMD_PORT_DROP_EN, "port config <port|all> drop-en on|off", "drop when an rx queue is full: what unic's queues always do ('off' refused)" },
+	{ TP_CMD_PORT_BURST, "port config <port|all> burst <n>", "packets per burst (as 'set burst')" },
+	{ TP_CMD_PORT_THRESH, "port config <port|all> txpt|txht|txwt|txfreet|txrst|rxpt|rxht|rxwt|rxfreet <n>",
+	  "descriptor thresholds (refused: each driver sets its own)" },
+	{ TP_CMD_PORT_SPEED, "port config <port|all> speed <speed> duplex half|full|auto", "link speed (auto only: no driver forces a speed)" },
+	{ TP_CMD_PORT_PCTYPE, "port config <port> pctype <words...>", "flow type mapping and input sets (refused: i40e's, no unic driver)" },
+	{ TP_CMD_PORT_TX_METADATA, "port config <port> tx_metadata <value>", "tx metadata (refused: unic packets have no metadata field)" },
+	{ TP_CMD_PORT_DYNF, "port config <port> dynf <name> set|clear", "dynamic packet flags (refused: unic packets have none)" },
+	{ TP_CMD_DEVICE_DETACH, "device detach <device>", "detach every port of a device (a BDF or a port name)" },
+	/* end of tpcmds2 */
 	{ TP_CMD_SHOW_DEVICE, "show device info <device>", "every port's device: name, driver, bus address, ports" },
 	{ TP_CMD_DUMP, "dump_physmem|dump_memzone|dump_socket_mem|dump_struct_sizes|dump_ring|dump_mempool|dump_devargs|dump_log_types",
 	  "DPDK's EAL dumps, each mapped to unic's equivalent or refused with the reason" },
@@ -180,7 +235,9 @@ static unsigned syntax_words(const char *syn, struct word *w, unsigned max)
 				x->kind = W_SIZES;
 			else if (eq(in, il, "spec") || eq(in, il, "masks") || eq(in, il, "types") ||
 				 eq(in, il, "entries") || eq(in, il, "type") || eq(in, il, "hexkey") ||
-				 eq(in, il, "offload") || eq(in, il, "name") || eq(in, il, "device"))
+				 eq(in, il, "offload") || eq(in, il, "name") || eq(in, il, "device") ||
+				 eq(in, il, "file") || eq(in, il, "list") || eq(in, il, "mask") || eq(in, il, "addr") ||
+				 eq(in, il, "port,queue") || eq(in, il, "speed") || eq(in, il, "tpid"))
 				x->kind = W_SPEC;
 			else if (il > 3 && memcmp(in + il - 3, "...", 3) == 0)
 				x->kind = W_REST;
@@ -566,6 +623,18 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 			if (!dup)
 				errcat(err, errlen, "%s%.*s", i ? "|" : "", (int)w[bm.at_word].len,
 				       w[bm.at_word].s);
+		}
+		/* What a placeholder among them takes (rx_vlan add <vid>|all). */
+		for (unsigned i = 0; i < nbest; i++) {
+			struct word w[TP_CMD_MAX_TOKENS];
+
+			syntax_words(bestdef[i]->syntax, w, TP_CMD_MAX_TOKENS);
+			char tag[TP_CMD_CAND_LEN];
+
+			snprintf(tag, sizeof(tag), "; %.*s:", (int)w[bm.at_word].len, w[bm.at_word].s);
+			if (w[bm.at_word].kind != W_LIT && w[bm.at_word].kind != W_SPEC && strstr(err, tag) == NULL)
+				errcat(err, errlen, "; %.*s: %s", (int)w[bm.at_word].len, w[bm.at_word].s,
+				       expects(&w[bm.at_word]));
 		}
 	} else {
 		errcat(err, errlen, "bad arguments for '%s'", tok[0]);

@@ -14,7 +14,8 @@
  *   <level>      1..5 or error|warning|notice|info|debug (num = 1..5)
  *   <sizes>      comma-separated sizes 1..65535, at most TP_CMD_MAX_SIZES
  *   <spec>       any one word (also <masks> <types> <entries> <type> <hexkey>
- *                <offload> <name> <device>: checked by the command)
+ *                <offload> <name> <device> <file> <list> <mask> <addr>
+ *                <port,queue> <speed> <tpid>: checked by the command)
  *   <words...>   one or more words to the end of the line (rest)
  *   <anything>   a whole number 0..4294967295
  *   [key=<n>]    optional "key=N" (whole number), any order, at the end
@@ -86,6 +87,54 @@ enum tp_cmd_id {
 	TP_CMD_PORT_RSS_KEY,
 	TP_CMD_SHOW_OFFLOAD,
 	TP_CMD_PORT_OFFLOAD,
+	/* tpcmds2: dpdk-testpmd's remaining show, set, port and queue commands (dpdkq.c) */
+	TP_CMD_SHOW_QINFO,
+	TP_CMD_SHOW_QINFO_PORT,
+	TP_CMD_SHOW_DESC_STATUS,
+	TP_CMD_SHOW_DESC_USED,
+	TP_CMD_READ_DESC,
+	TP_CMD_PORT_QSTATE,
+	TP_CMD_PORT_QDEFER,
+	TP_CMD_PORT_QRING,
+	TP_CMD_PORT_QOFFLOAD,
+	TP_CMD_PORT_CLEANUP,
+	TP_CMD_SHOW_PORT_MORE,
+	TP_CMD_SHOW_FEC_CAPA,
+	TP_CMD_SHOW_PROXY,
+	TP_CMD_CLEAR_XSTATS,
+	TP_CMD_LOAD,
+	TP_CMD_SET_LIST,
+	TP_CMD_SET_MASK,
+	TP_CMD_SET_NBPORT,
+	TP_CMD_SET_TXSPLIT,
+	TP_CMD_SET_SPLIT,
+	TP_CMD_SET_DEFAULT,
+	TP_CMD_SET_LOG,
+	TP_CMD_SET_SWITCH,
+	TP_CMD_SET_PTYPES,
+	TP_CMD_SET_FEC,
+	TP_CMD_SET_QRATE,
+	TP_CMD_SET_TX_LOOPBACK,
+	TP_CMD_SET_ALL_DROP,
+	TP_CMD_SET_UTA,
+	TP_CMD_SET_STAT_QMAP,
+	TP_CMD_SET_AVAIL,
+	TP_CMD_SET_PORT_SETUP,
+	TP_CMD_VLAN_STRIPQ,
+	TP_CMD_VLAN_QINQ,
+	TP_CMD_VLAN_TPID,
+	TP_CMD_RX_VLAN_ALL,
+	TP_CMD_TX_VLAN_PVID,
+	TP_CMD_PORT_PKTLEN,
+	TP_CMD_PORT_DROP_EN,
+	TP_CMD_PORT_BURST,
+	TP_CMD_PORT_THRESH,
+	TP_CMD_PORT_SPEED,
+	TP_CMD_PORT_PCTYPE,
+	TP_CMD_PORT_TX_METADATA,
+	TP_CMD_PORT_DYNF,
+	TP_CMD_DEVICE_DETACH,
+	/* end of tpcmds2 */
 	TP_CMD_SHOW_DEVICE,
 	TP_CMD_DUMP,
 	TP_CMD_DUMP_NAME,

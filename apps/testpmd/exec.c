@@ -161,6 +161,8 @@ static int fwd_start(struct tp_app *app, unsigned tx_first)
 		fprintf(app->err, "Packet forwarding already started\n");
 		return -EALREADY;
 	}
+	if (app->flush_rx)
+		tp_flush_rx(app);
 	rc = tp_fwd_start(app, tx_first, true);
 	if (rc)
 		return rc;
@@ -841,6 +843,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 			return -EINVAL;
 		}
 		app->nbcore = (unsigned)a[2].num;
+		app->nb_workers = 0; /* "set corelist" undone: threads on the -l cores in order */
 		fprintf(app->out, "Number of forwarding cores set to %u%s\n", app->nbcore,
 			app->nbcore > unic_env_worker_count(app->env) ?
 			" (more than the worker cores -l gives: the threads will not be pinned)" : "");
@@ -875,6 +878,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 				    unic_port_mac_remove(app->ports[id].port, a[3].mac);
 		if (rc)
 			return tp_op_err(app, id, what[a[1].kw], rc);
+		tp_mac_note(&app->ports[id], a[1].kw, a[3].mac);
 		tp_fmt_mac(b, sizeof(b), a[3].mac);
 		fprintf(app->out, "Port %u: %s %s\n", id, what[a[1].kw], b);
 		return 0;
@@ -991,6 +995,8 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		return tp_udp_tunnel(app, (uint16_t)a[2].num, a[5].str);
 	case TP_CMD_COUNT:
 		break;
+	default:
+		return tp_exec_more(app, cmd);
 	}
 	fprintf(app->err, "internal: command %d has no action\n", cmd->def->id);
 	return -ENOSYS;

@@ -541,7 +541,7 @@ static void threads_join(struct tp_app *app)
 		if (t->own)
 			pthread_join((pthread_t)t->tid, NULL);
 		else
-			unic_env_wait(app->env, t->idx);
+			unic_env_wait(app->env, t->worker);
 		t->launched = false;
 	}
 }
@@ -723,8 +723,12 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		struct tp_thread *th = &app->threads[t];
 
 		if (nt <= workers) {
-			th->core = eo->cores[t + 1];
-			rc = unic_env_launch(app->env, t, thread_main, th);
+			/* "set corelist": thread t on the worker chosen for it. */
+			unsigned w = t < app->nb_workers ? app->workers[t] : t;
+
+			th->core = eo->cores[w + 1];
+			th->worker = w;
+			rc = unic_env_launch(app->env, w, thread_main, th);
 		} else {
 			pthread_t tid;
 

@@ -30,6 +30,8 @@ void tp_port_defaults(struct tp_app *app, uint16_t id)
 	p->conf.mtu = app->def_mtu;
 	p->rxd = app->def_rxd;
 	p->txd = app->def_txd;
+	memset(p->q_rxd, 0, sizeof(p->q_rxd));
+	memset(p->q_txd, 0, sizeof(p->q_txd));
 	memset(&p->knobs, 0, sizeof(p->knobs));
 	p->tx_vlan_on = false;
 	p->tx_vlan = 0;
@@ -184,14 +186,16 @@ static int port_apply(struct tp_app *app, uint16_t id)
 	 * queue not set up yet at the driver's default size, which --txd may
 	 * make smaller (af_xdp: 4096). */
 	for (uint16_t q = 0; q < c.nb_txq; q++) {
-		struct unic_txq_conf tq = { .sz = sizeof(tq), .nb_desc = p->txd, .numa_node = -1 };
+		struct unic_txq_conf tq = { .sz = sizeof(tq), .nb_desc = p->q_txd[q] ? p->q_txd[q] : p->txd,
+					    .numa_node = -1 };
 
 		rc = unic_port_tx_queue_setup(p->port, q, &tq);
 		if (rc)
 			return rc;
 	}
 	for (uint16_t q = 0; q < c.nb_rxq; q++) {
-		struct unic_rxq_conf rq = { .sz = sizeof(rq), .nb_desc = p->rxd, .numa_node = -1,
+		struct unic_rxq_conf rq = { .sz = sizeof(rq), .nb_desc = p->q_rxd[q] ? p->q_rxd[q] : p->rxd,
+					    .numa_node = -1,
 					    .pool = p->pool };
 
 		rc = unic_port_rx_queue_setup(p->port, q, &rq);

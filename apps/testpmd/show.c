@@ -147,7 +147,8 @@ static int show_xstats(struct tp_app *app, uint16_t id)
 	}
 	fprintf(app->out, "###### NIC extended statistics for port %-2u\n", id);
 	for (int i = 0; i < n && i < m; i++)
-		fprintf(app->out, "%s: %" PRIu64 "\n", names[i].name, vals[i]);
+		if (vals[i] || !app->xstats_hide_zero) /* "set xstats-hide-zero on" */
+			fprintf(app->out, "%s: %" PRIu64 "\n", names[i].name, vals[i]);
 out:
 	free(names);
 	free(vals);

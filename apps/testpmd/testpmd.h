@@ -38,6 +38,7 @@
 #define TP_BURST_MAX    256
 #define TP_POOL_CACHE   256
 #define TP_MAX_MCAST    16
+#define TP_MAX_MACS     16
 
 /* Exit codes (docs/testpmd.md). */
 #define TP_EXIT_OK    0
@@ -89,6 +90,10 @@ struct tp_port {
 	uint64_t rss_types;
 	uint8_t mcast[TP_MAX_MCAST][6]; /* "mcast_addr add" */
 	unsigned nb_mcast;
+	uint8_t macs[TP_MAX_MACS][6];   /* "mac_addr add" (show port N macs) */
+	unsigned nb_macs;
+	uint16_t q_rxd[TP_MAX_QUEUES];  /* "port config N rxq Q ring_size": 0: rxd */
+	uint16_t q_txd[TP_MAX_QUEUES];
 	struct unic_pool *pool;   /* rx pool; old ones stay in app->pools */
 	uint32_t pool_count;
 	/* Forward statistics: the port took part since the last "start". */
@@ -144,6 +149,7 @@ struct tp_thread {
 	unsigned nb_streams;
 	bool gen;                 /* txonly/flowgen: generate every round */
 	int core;                 /* -1: not pinned */
+	unsigned worker;          /* the env worker it runs on (not own) */
 	bool launched, own;
 	unsigned long tid;        /* pthread_t when own */
 	int ret;
@@ -175,6 +181,11 @@ struct tp_app {
 	bool no_lsc;                          /* link change events are not printed */
 	unsigned verbose;                     /* "set verbose": 1 rx, 2 tx, 3 both (atomic) */
 	bool record_bursts;                   /* "set record-burst-stats" (forwarding stopped) */
+	bool xstats_hide_zero;                /* "set xstats-hide-zero on" */
+	bool flush_rx;                        /* "set flush_rx on": drain rx queues at start */
+	unsigned load_depth;                  /* "load" inside "load" */
+	unsigned workers[TP_MAX_THREADS];     /* "set corelist": thread t on worker workers[t] */
+	unsigned nb_workers;                  /* 0: thread t on worker t */
 	/* Forwarding state. */
 	bool fwd_on;
 	bool stop;                            /* threads: stop at the next round */
@@ -234,6 +245,17 @@ int tp_mcast(struct tp_app *app, uint16_t id, bool add, const uint8_t *mac);
 int tp_flow_ctrl_show(struct tp_app *app, uint16_t id);
 int tp_flow_ctrl_set(struct tp_app *app, const struct tp_cmd *cmd);
 int tp_udp_tunnel(struct tp_app *app, uint16_t id, const char *type);
+
+/* dpdkq.c: dpdk-testpmd's remaining show, set, port and queue commands
+ * (the tpcmds2 block of cmd.c's table). @return as tp_exec; -ENOSYS for a
+ * command it does not handle. */
+int tp_exec_more(struct tp_app *app, const struct tp_cmd *cmd);
+/* "set flush_rx on": receive and free what every forwarding port's rx
+ * queues hold (forwarding stopped). */
+void tp_flush_rx(struct tp_app *app);
+/* Keep the port's list of extra unicast addresses (show port N macs) after
+ * a successful "mac_addr set|add|remove" (@p op 0, 1, 2). */
+void tp_mac_note(struct tp_port *p, unsigned op, const uint8_t *mac);
 
 /* misc.c: show device info, the dump_* commands, set verbose/record-* */
 int tp_show_device(struct tp_app *app, const char *which);

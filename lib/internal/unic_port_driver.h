@@ -116,6 +116,15 @@ struct unic_port_ops {
 	 * checks the thresholds against its buffer). */
 	int (*flow_ctrl_get)(struct unic_port *port, struct unic_flow_ctrl *fc);
 	int (*flow_ctrl_set)(struct unic_port *port, const struct unic_flow_ctrl *fc);
+	/** Descriptors of a queue set up (the core checked q, offset and
+	 * desc against nb_desc; no burst runs meanwhile): the status of the
+	 * one @p offset past the next used (enum unic_desc_status); rx
+	 * descriptors holding frames not taken; a descriptor's raw words
+	 * (return: words of a descriptor, at most @p max copied). */
+	int (*desc_status)(struct unic_port *port, bool tx, uint16_t q, uint16_t offset);
+	int (*rx_queue_count)(struct unic_port *port, uint16_t q);
+	int (*desc_read)(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words,
+			 unsigned max);
 };
 
 /*

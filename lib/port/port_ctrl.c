@@ -749,3 +749,63 @@ int unic_port_flow_ctrl_set(struct unic_port *port, const struct unic_flow_ctrl 
 {
 	return PORT_OP(port, flow_ctrl_set, fc);
 }
+
+/* ---- queues and descriptors ------------------------------------------ */
+
+int unic_port_queue_info_get(struct unic_port *port, bool tx, uint16_t q, struct unic_queue_info *qi)
+{
+	int rc = port_lock_alive(port, "queue_info_get");
+
+	memset(qi, 0, sizeof(*qi));
+	if (rc)
+		return rc;
+	if (port_core(port)->state == UNIC_PORT_ALLOCATED || q >= (tx ? port->conf.nb_txq : port->conf.nb_rxq)) {
+		UNIC_LOG(DEBUG, PORT, "%s: %s queue %u: the port has %u", port->name, tx ? "tx" : "rx", q,
+			 tx ? port->conf.nb_txq : port->conf.nb_rxq);
+		rc = -EINVAL;
+	} else {
+		const struct unic_port_queue_info *i = tx ? &port->txq[q] : &port->rxq[q];
+
+		qi->setup = i->q != NULL;
+		qi->nb_desc = i->q ? i->nb_desc : 0;
+		qi->pool = tx ? NULL : i->pool;
+	}
+	port_unlock(port);
+	return rc;
+}
+
+/* Lock held: queue @p q is set up and @p idx (an offset or an index) is
+ * below its ring size. */
+static int desc_check(struct unic_port *port, bool tx, uint16_t q, uint32_t idx, const char *what)
+{
+	const struct unic_port_queue_info *i;
+
+	if (q >= UNIC_PORT_MAX_QUEUES || q >= (tx ? port->conf.nb_txq : port->conf.nb_rxq) ||
+	    (i = tx ? &port->txq[q] : &port->rxq[q])->q == NULL) {
+		UNIC_LOG(ERR, PORT, "%s: %s: %s queue %u is not set up (configure and start the port first)",
+			 port->name, what, tx ? "tx" : "rx", q);
+		return -EINVAL;
+	}
+	if (idx >= i->nb_desc) {
+		UNIC_LOG(ERR, PORT, "%s: %s: descriptor %u of %s queue %u; its ring has %u (0..%u)", port->name,
+			 what, idx, tx ? "tx" : "rx", q, i->nb_desc, i->nb_desc - 1u);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int unic_port_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset)
+{
+	return PORT_OP_IF(port, desc_status, desc_check(port, tx, q, offset, "desc_status"), tx, q, offset);
+}
+
+int unic_port_rx_queue_count(struct unic_port *port, uint16_t q)
+{
+	return PORT_OP_IF(port, rx_queue_count, desc_check(port, false, q, 0, "rx_queue_count"), q);
+}
+
+int unic_port_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words,
+			unsigned max)
+{
+	return PORT_OP_IF(port, desc_read, desc_check(port, tx, q, desc, "desc_read"), tx, q, desc, words, max);
+}

@@ -349,6 +349,11 @@ int e1000e_coalesce_get(struct unic_port *port, struct unic_coalesce *c);
 /* e1000e_rxtx.c */
 uint16_t e1000e_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);
 uint16_t e1000e_tx_burst(void *txq, struct unic_pkt **pkts, uint16_t n);
+/* Descriptor ops (unic_port_desc_status, rx_queue_count, desc_read). */
+int e1000e_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset);
+int e1000e_rx_queue_count(struct unic_port *port, uint16_t q);
+int e1000e_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words,
+		     unsigned max);
 uint16_t e1000e_tx_prepare(void *txq, struct unic_pkt **pkts, uint16_t n, int *err);
 bool e1000e_rx_pending(void *rxq);
 int e1000e_rx_intr_enable(void *rxq);

@@ -7,6 +7,7 @@
  * a counter. Everything the device wrote (status, length) is checked before
  * use.
  */
+#include <endian.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -580,4 +581,64 @@ int e1000e_rx_intr_disable(void *q)
 	    __atomic_and_fetch(&rxq->ep->intx_armed, ~(1u << rxq->qid), __ATOMIC_RELAXED) == 0)
 		write32(&rxq->ep->hw, E1000E_IMC, rxq->icr_cause);
 	return 0;
+}
+
+/* ---- descriptors, for the control path (no burst runs meanwhile) -------- */
+
+/* An rx descriptor @p offset past the next the device fills: one without a
+ * buffer is unavailable; one with DD holds a frame not yet taken. */
+static int rx_desc_status(const struct e1000e_rxq *rxq, uint16_t offset)
+{
+	uint16_t d = (uint16_t)((rxq->next_to_clean + offset) % rxq->nb_desc);
+
+	if (offset >= rxq->nb_filled)
+		return UNIC_DESC_UNAVAIL;
+	return rxq->ring[d].wb.status_error & E1000E_RXD_STAT_DD ? UNIC_DESC_DONE : UNIC_DESC_AVAIL;
+}
+
+/* A tx descriptor @p offset past the next the driver fills: free ones are
+ * done; one in flight is done when the device wrote DD back on the RS
+ * descriptor that ends its batch (only those get DD: 3.3.3.1). */
+static int tx_desc_status(const struct e1000e_txq *txq, uint16_t offset)
+{
+	uint16_t n = txq->nb_desc;
+	uint16_t d = (uint16_t)((txq->next_to_use + offset) % n);
+	uint16_t rel = (uint16_t)((d + n - txq->next_to_clean) % n); /* from the oldest in flight */
+
+	if (rel >= txq->nb_used)
+		return UNIC_DESC_DONE;
+	for (uint16_t i = txq->rs_head; i != txq->rs_tail; i = (uint16_t)((i + 1) % n)) {
+		uint16_t last = txq->rs_idx[i];
+
+		if ((uint16_t)((last + n - txq->next_to_clean) % n) >= rel)
+			return txq->ring[last].data.status_popts & E1000E_TXD_STAT_DD ? UNIC_DESC_DONE :
+											 UNIC_DESC_AVAIL;
+	}
+	return UNIC_DESC_AVAIL; /* queued after the last RS: not reported yet */
+}
+
+int e1000e_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset)
+{
+	return tx ? tx_desc_status(port->txq[q].q, offset) : rx_desc_status(port->rxq[q].q, offset);
+}
+
+int e1000e_rx_queue_count(struct unic_port *port, uint16_t q)
+{
+	const struct e1000e_rxq *rxq = port->rxq[q].q;
+	int n = 0;
+
+	while (n < rxq->nb_filled && rx_desc_status(rxq, (uint16_t)n) == UNIC_DESC_DONE)
+		n++;
+	return n;
+}
+
+int e1000e_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words,
+		     unsigned max)
+{
+	const volatile uint32_t *w = tx ? (const volatile uint32_t *)&((struct e1000e_txq *)port->txq[q].q)->ring[desc] :
+					  (const volatile uint32_t *)&((struct e1000e_rxq *)port->rxq[q].q)->ring[desc];
+
+	for (unsigned i = 0; i < 4 && i < max; i++)
+		words[i] = le32toh(w[i]);
+	return 4;
 }

@@ -492,6 +492,10 @@ uint16_t virtio_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);
 uint16_t virtio_tx_burst(void *txq, struct unic_pkt **pkts, uint16_t n);
 uint16_t virtio_tx_prepare(void *txq, struct unic_pkt **pkts, uint16_t n, int *err);
 bool virtio_rx_pending(void *rxq);
+/* Descriptor ops (unic_port_desc_status, rx_queue_count, desc_read): split rings. */
+int virtio_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset);
+int virtio_rx_queue_count(struct unic_port *port, uint16_t q);
+int virtio_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words, unsigned max);
 int virtio_rx_intr_enable(void *rxq);
 int virtio_rx_intr_disable(void *rxq);
 int virtio_tx_reclaim(void *txq);

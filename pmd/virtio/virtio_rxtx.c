@@ -13,6 +13,7 @@
  * a counter. Every value the device wrote (used index, id, length, the
  * header) is checked before use.
  */
+#include <endian.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -1089,4 +1090,77 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 	if (vq->avail_idx != start)
 		vq_publish(vq);
 	return i;
+}
+
+/* ---- descriptors, for the control path (no burst runs meanwhile) -------- */
+
+/* Split rings only: a packed ring's descriptors are written over by the
+ * device's used entries, so their state is in each flag word, not in two
+ * indices; unic does not show it. */
+static int desc_split_only(struct unic_port *port, const struct virtio_vq *vq, const char *what)
+{
+	if (!vq->packed)
+		return 0;
+	UNIC_LOG(ERR, PMD, "%s: %s: not on a packed virtqueue (VIRTIO_F_RING_PACKED); the split ring has it",
+		 port->name, what);
+	return -ENOTSUP;
+}
+
+/* Used entries the device returned that the driver has not taken. */
+static uint16_t rx_used_pending(const struct virtio_vq *vq)
+{
+	uint16_t n = (uint16_t)(__atomic_load_n(&vq->used[1], __ATOMIC_ACQUIRE) - vq->used_idx);
+	uint16_t posted = (uint16_t)(vq->size - vq->nb_free);
+
+	return n < posted ? n : posted; /* a device that jumped its index: only what is posted */
+}
+
+/*
+ * Rx: the @p offset-th buffer from the next the driver takes: returned by
+ * the device (done), posted and waiting for a frame (available), or not
+ * posted (unavailable). Buffers, not table slots: a split ring's
+ * descriptors are taken from a free list in any order. Tx: the used ring
+ * counts chains, not descriptors, so there is no per-descriptor answer.
+ */
+int virtio_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset)
+{
+	const struct virtio_rxq *rxq = port->rxq[q].q;
+	int rc;
+
+	if (tx) {
+		UNIC_LOG(ERR, PMD, "%s: tx descriptor status: a virtqueue's used ring counts chains, not descriptors",
+			 port->name);
+		return -ENOTSUP;
+	}
+	rc = desc_split_only(port, &rxq->vq, "rx descriptor status");
+	if (rc)
+		return rc;
+	if (offset < rx_used_pending(&rxq->vq))
+		return UNIC_DESC_DONE;
+	return offset < (uint16_t)(rxq->vq.size - rxq->vq.nb_free) ? UNIC_DESC_AVAIL : UNIC_DESC_UNAVAIL;
+}
+
+int virtio_rx_queue_count(struct unic_port *port, uint16_t q)
+{
+	const struct virtio_rxq *rxq = port->rxq[q].q;
+	int rc = desc_split_only(port, &rxq->vq, "rx queue count");
+
+	return rc ? rc : rx_used_pending(&rxq->vq);
+}
+
+/* Descriptor table entry @p desc: address (two words), length, flags and
+ * next (one word), as the device reads them. */
+int virtio_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words, unsigned max)
+{
+	const struct virtio_vq *vq = tx ? &((const struct virtio_txq *)port->txq[q].q)->vq :
+					  &((const struct virtio_rxq *)port->rxq[q].q)->vq;
+	const volatile uint32_t *w;
+	int rc = desc_split_only(port, vq, tx ? "read txd" : "read rxd");
+
+	if (rc)
+		return rc;
+	w = (const volatile uint32_t *)&vq->desc[desc];
+	for (unsigned i = 0; i < 4 && i < max; i++)
+		words[i] = le32toh(w[i]);
+	return 4;
 }

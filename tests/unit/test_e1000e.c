@@ -1121,3 +1121,72 @@ Test(e1000e_hw, flow_ctrl_refuses_thresholds_past_the_rx_buffer_and_pause_autone
 	cr_assert_eq(unic_port_flow_ctrl_set(fk.port, &fc), 0);
 	cr_assert_eq(regs[E1000E_FCRTH / 4], 1000);
 }
+
+/* The port layer's descriptor calls reach the rings of the queues the core
+ * knows: the fake builds them without the core, so tell it. */
+static void expose_queues(void)
+{
+	fk.port->rxq[0].q = rxq;
+	fk.port->rxq[0].nb_desc = rxq->nb_desc;
+	fk.port->txq[0].q = txq;
+	fk.port->txq[0].nb_desc = txq->nb_desc;
+}
+
+Test(e1000e_fp, rx_descriptor_status_and_used_count_follow_the_devices_write_backs)
+{
+	struct unic_pkt *p[4];
+	uint32_t w[4];
+
+	cr_assert_eq(fake_e1000e_start(&fk), 0);
+	expose_queues();
+	/* Start gave every descriptor but one a buffer: none done yet. */
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 0);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 0), UNIC_DESC_AVAIL);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 62), UNIC_DESC_AVAIL);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 63), UNIC_DESC_UNAVAIL, "the one without a buffer");
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 64), -EINVAL, "past the ring");
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 1), -EINVAL, "no queue 1");
+	/* The device writes two frames back. */
+	fake_e1000e_rx_wb(&fk, 0, 60, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	fake_e1000e_rx_wb(&fk, 1, 70, E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 2);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 1), UNIC_DESC_DONE);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 2), UNIC_DESC_AVAIL);
+	/* The raw words as the device wrote them: status, then length. */
+	cr_assert_eq(unic_port_desc_read(fk.port, false, 0, 1, w, 4), 4);
+	cr_assert_eq(w[2], E1000E_RXD_STAT_DD | E1000E_RXD_STAT_EOP);
+	cr_assert_eq(w[3] & 0xffff, 70);
+	cr_assert_eq(unic_port_desc_read(fk.port, false, 0, 64, w, 4), -EINVAL);
+	/* Taken: the count is back to 0, counted from the next descriptor. */
+	cr_assert_eq(e1000e_rx_burst(rxq, p, 4), 2);
+	unic_pkt_free_bulk(p, 2);
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 0);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 0), UNIC_DESC_AVAIL);
+}
+
+Test(e1000e_fp, tx_descriptor_status_is_full_until_the_device_reports_its_batch_done)
+{
+	struct unic_pkt *p[40];
+	uint32_t w[4];
+	uint16_t free_from_tail;
+
+	expose_queues();
+	for (int i = 0; i < 40; i++)
+		p[i] = pkt(60);
+	cr_assert_eq(e1000e_tx_burst(txq, p, 40), 40);
+	cr_assert_eq(txq->next_to_use, 40, "one descriptor a packet");
+	free_from_tail = (uint16_t)(txq->nb_desc - 40);
+	/* Offsets from the tail: the free ones are done; then the oldest in
+	 * flight, not sent yet. */
+	cr_assert_eq(unic_port_desc_status(fk.port, true, 0, 0), UNIC_DESC_DONE);
+	cr_assert_eq(unic_port_desc_status(fk.port, true, 0, free_from_tail), UNIC_DESC_AVAIL);
+	/* DD on the RS descriptor 31: 0..31 are done, 32..39 not. */
+	tx_ring[31].data.status_popts |= E1000E_TXD_STAT_DD;
+	cr_assert_eq(unic_port_desc_status(fk.port, true, 0, free_from_tail), UNIC_DESC_DONE);
+	cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(free_from_tail + 31)), UNIC_DESC_DONE);
+	cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(free_from_tail + 32)), UNIC_DESC_AVAIL);
+	/* The raw words: the buffer address, then length and command. */
+	cr_assert_eq(unic_port_desc_read(fk.port, true, 0, 5, w, 4), 4);
+	cr_assert_eq(((uint64_t)w[1] << 32 | w[0]), tx_ring[5].data.buffer_addr);
+	cr_assert_eq(w[2] & E1000E_TXD_LEN_MASK, 60);
+}

@@ -16,6 +16,7 @@
  * the driver must count it and carry on (run it in the ASan build).
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1363,4 +1364,39 @@ Test(virtio_lro, gso_frames_not_negotiated_or_malformed_are_dropped_counted_and_
 	cr_assert_eq(rx(p, 4), 0, "a 4000-byte frame without GSO passed an MTU of 1500");
 	cr_assert_eq(xstat("rx_q0_oversize"), 1);
 	behaves_again();
+}
+
+/* The descriptor calls of the port layer on a split ring: rx buffers the
+ * device returned (done), posted (available); a table entry's raw words. */
+Test(virtio_rxtx, rx_descriptor_status_and_used_count_follow_the_used_ring)
+{
+	uint8_t f[64];
+	uint32_t w[4];
+	struct unic_pkt *p[4];
+
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 0);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 0), UNIC_DESC_AVAIL);
+	make_frame(f, sizeof(f), 1);
+	deliver(f, sizeof(f), NULL);
+	make_frame(f, sizeof(f), 2);
+	deliver(f, sizeof(f), NULL);
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 2);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 1), UNIC_DESC_DONE);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 2), UNIC_DESC_AVAIL);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 256), -EINVAL, "past the ring");
+	/* Tx: the used ring counts chains: no per-descriptor answer. */
+	cr_assert_eq(unic_port_desc_status(fk.port, true, 0, 0), -ENOTSUP);
+	/* Descriptor 0 as posted: the buffer's address, its length, WRITE. */
+	cr_assert_eq(unic_port_desc_read(fk.port, false, 0, 0, w, 4), 4);
+	{
+		const struct virtio_rxq *rxq = fk.port->rxq[0].q;
+
+		cr_assert_eq(((uint64_t)w[1] << 32 | w[0]), rxq->vq.desc[0].addr);
+		cr_assert_eq(w[2], rxq->vq.desc[0].len);
+		cr_assert(w[3] & VRING_DESC_F_WRITE, "rx buffers are device-writable: %#x", w[3]);
+	}
+	cr_assert_eq(rx(p, 4), 2);
+	unic_pkt_free_bulk(p, 2);
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 0);
+	assert_device_happy();
 }

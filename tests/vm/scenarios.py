@@ -219,7 +219,8 @@ BOOTS = [
              # unic-testpmd batch scripts on nic0 and nic1 (guest/unic-testpmd-rig);
              # before e1000e, whose exact counts would see frames left queued.
              Scenario('testpmd', tuple(
-                 testpmd_check(n) for n in ('link', 'stats', 'regs', 'coalesce', 'rss', 'vlan', 'offload', 'csum', 'detach')
+                 testpmd_check(n) for n in ('link', 'stats', 'regs', 'coalesce', 'rss', 'vlan', 'offload', 'csum', 'detach',
+                                           'desc')
              )),
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
@@ -242,7 +243,8 @@ BOOTS = [
              # the e1000e and napi scenarios, whose exact counts on nic1
              # would see the frames QEMU queues for it meanwhile.
              Scenario('testpmd-virtio', tuple(
-                 testpmd_check(n) for n in ('virtio-link', 'virtio-stats', 'virtio-csum', 'virtio-detach')
+                 testpmd_check(n) for n in ('virtio-link', 'virtio-stats', 'virtio-csum', 'virtio-detach',
+                                           'virtio-desc')
              )),
              # pmd/virtio against QEMU's virtio-net-pci and unic's e1000e
              # across hub 0.  Last: its frames are queued by QEMU for the

@@ -763,6 +763,54 @@ int unic_port_xstats_get(struct unic_port *port, uint64_t *values, unsigned max)
 /** One extended stat by name. @return 0, -ENOENT (no such name), or -errno. */
 int unic_port_xstat_by_name(struct unic_port *port, const char *name, uint64_t *value);
 
+/* ---- queues and descriptors ------------------------------------------ */
+
+/** One queue as set up (unic_port_queue_info_get()). */
+struct unic_queue_info {
+	bool setup;               /**< the queue is set up */
+	uint16_t nb_desc;         /**< its ring's descriptors (0: not set up) */
+	struct unic_pool *pool;   /**< rx: the pool it receives into */
+};
+
+/**
+ * Rx (@p tx false) or tx queue @p q of @p port as set up.
+ * @return 0; -EINVAL: @p q is past the configured queues or the port is
+ *         not configured; -ENODEV: closed.
+ */
+int unic_port_queue_info_get(struct unic_port *port, bool tx, uint16_t q, struct unic_queue_info *qi);
+
+/** A descriptor's state (unic_port_desc_status()), as DPDK's. */
+enum unic_desc_status {
+	UNIC_DESC_AVAIL = 0,       /**< rx: has a buffer, waiting for a frame; tx: queued, not sent yet (DPDK's FULL) */
+	UNIC_DESC_DONE = 1,        /**< rx: holds a frame not yet taken; tx: sent, or free */
+	UNIC_DESC_UNAVAIL = 2,     /**< rx: no buffer (not refilled yet) */
+};
+
+/**
+ * The status of the descriptor @p offset past the next one queue @p q will
+ * use (rx: receive; tx: fill). Control path: the port is started and no
+ * thread is inside the queue's bursts (the caller stops them).
+ * @return an enum unic_desc_status; -EINVAL: offset at or past the ring size,
+ *         queue not set up; -ENOTSUP: the driver has no such op; -ENODEV.
+ */
+int unic_port_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset);
+
+/**
+ * How many descriptors of rx queue @p q hold frames not yet taken (as
+ * unic_port_desc_status()'s conditions). @return the count or -errno.
+ */
+int unic_port_rx_queue_count(struct unic_port *port, uint16_t q);
+
+/**
+ * The raw little-endian 32-bit words of descriptor @p desc (an index into
+ * the ring, 0..nb_desc-1) of queue @p q, as the device sees them, into
+ * @p words (at most @p max). Port set up, as unic_port_desc_status().
+ * @return the number of words of a descriptor (may exceed @p max) or -errno
+ *         (-ENOTSUP: the driver's ring is not a descriptor ring it can show).
+ */
+int unic_port_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words,
+			unsigned max);
+
 /* Interrupts (for lib/napi and interrupt mode). */
 
 /** How an interrupt source's fd is read (and unmasked). */
