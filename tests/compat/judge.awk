@@ -161,7 +161,7 @@ END {
 	if (mismatch != "")
 		fail(mismatch)
 	if (k != nl)
-		fail("the batch ran " k " of " nl " lines")
+		fail("the batch ran " k + 0 " of " nl " lines")
 	for (i = 1; i <= nc; i++) {
 		parse = anyline(i, "^(unknown command '|usage: )")
 		failedl = anyline(i, ": the command failed; going on")
