@@ -136,6 +136,11 @@ class DpdkTestpmdScripts(unittest.TestCase):
                                         short, output], stdout=subprocess.PIPE, text=True)
                     self.assertEqual(j.returncode, 0, j.stdout)
                     self.assertRegex(j.stdout, r"ring: \d+ lines: .* 0 failed")
+        # The rig gets the scripts tests/vm/guest/meson.build bundles.
+        with open(os.path.join(HERE, "..", "vm", "guest", "meson.build")) as f:
+            bundled = f.read()
+        for name in scripts:
+            self.assertTrue("'%s'" % name in bundled, "tests/vm/guest/meson.build does not bundle " + name)
         pending = [l for l in script_lines(os.path.join(HERE, "pending.txt")) if l and not l.startswith("#")]
         for line in pending:
             self.assertIn(line, used, "pending.txt lists a line no script has")
