@@ -239,6 +239,8 @@ static int run_batch(struct tp_app *app, FILE *in, const char *name, bool cont)
 					lineno);
 				break;
 			}
+			/* One line a failure, so a judge of the output knows which line it was. */
+			fprintf(app->err, "%s:%u: the command failed; going on (--continue)\n", name, lineno);
 		}
 	}
 	free(line);

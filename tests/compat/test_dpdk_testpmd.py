@@ -100,5 +100,51 @@ class DpdkTestpmdBatch(unittest.TestCase):
         self.assertIn("Bye...", out)
 
 
+def script_lines(path):
+    with open(path) as f:
+        return [l.rstrip("\n") for l in f]
+
+
+class DpdkTestpmdScripts(unittest.TestCase):
+    """scripts/*.cmds (DPDK's guide and DTS test plans, run with their
+    expectations on e1000e and virtio-net in the QEMU rig: tests/vm,
+    guest/unic-compat-rig) on a ring pair: judge.awk with parse_only, so
+    every line parses but those in pending.txt, which must not."""
+
+    def test_every_line_parses_and_every_pending_line_does_not(self):
+        scripts = sorted(f for f in os.listdir(os.path.join(HERE, "scripts")) if f.endswith(".cmds"))
+        self.assertGreaterEqual(len(scripts), 10)
+        used = set()
+        with tempfile.TemporaryDirectory(prefix="unic-compat-") as tmp:
+            for name in scripts:
+                lines = script_lines(os.path.join(HERE, "scripts", name))
+                used.update(lines)
+                opts = [l[len("# options: "):] for l in lines if l.startswith("# options: ")]
+                self.assertEqual(len(opts), 1, "%s: one '# options:' line" % name)
+                # The same lines, sleeps cut short: only the parser is judged.
+                short = os.path.join(tmp, name)
+                with open(short, "w") as f:
+                    f.write("".join(("sleep 10" if l.startswith("sleep ") else l) + "\n" for l in lines))
+                with self.subTest(script=name):
+                    rc, out = run(RING_PAIR + ["--"] + opts[0].split() + ["--continue", "-f", short], seconds=60)
+                    self.assertIn(rc, (0, 1), out)
+                    output = os.path.join(tmp, name + ".out")
+                    with open(output, "w") as f:
+                        f.write(out)
+                    j = subprocess.run(["awk", "-v", "pass=ring", "-v", "parse_only=1", "-f",
+                                        os.path.join(HERE, "judge.awk"), os.path.join(HERE, "pending.txt"),
+                                        short, output], stdout=subprocess.PIPE, text=True)
+                    self.assertEqual(j.returncode, 0, j.stdout)
+                    self.assertRegex(j.stdout, r"ring: \d+ lines: .* 0 failed")
+        # The rig gets the scripts tests/vm/guest/meson.build bundles.
+        with open(os.path.join(HERE, "..", "vm", "guest", "meson.build")) as f:
+            bundled = f.read()
+        for name in scripts:
+            self.assertTrue("'%s'" % name in bundled, "tests/vm/guest/meson.build does not bundle " + name)
+        pending = [l for l in script_lines(os.path.join(HERE, "pending.txt")) if l and not l.startswith("#")]
+        for line in pending:
+            self.assertIn(line, used, "pending.txt lists a line no script has")
+
+
 if __name__ == "__main__":
     unittest.main()

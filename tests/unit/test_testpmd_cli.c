@@ -72,6 +72,9 @@ Test(testpmd_binary, a_batch_stops_at_the_first_failure_unless_continue, .timeou
 
 	cr_assert_eq(run("--vdev null0 --continue", "set burst 0\nshow port info 0\n", out, sizeof(out)), 1);
 	HAS(out, "Infos for port 0");
+	/* Each failed line is named, so a judge of the output knows which one. */
+	HAS(out, ":1: the command failed; going on (--continue)");
+	HASNT(out, ":2: the command failed");
 
 	cr_assert_eq(run("--vdev null0", "show port link 0\n# done\n\n", out, sizeof(out)), 0, "%s", out);
 	HAS(out, "Port 0 Link up - speed 10 Gbps - full-duplex");

@@ -154,6 +154,16 @@ def testpmd_check(name, timeout=180):
     return Check(name, 'unic-testpmd-rig ' + name, binaries=TESTPMD_BIN, timeout=timeout)
 
 
+# tests/compat/scripts (DPDK's testpmd guide, DTS-style test plans) judged by
+# tests/compat/judge.awk on the rig's NICs (guest/unic-compat-rig): a pass
+# runs every script that names it, one unic-testpmd each.
+COMPAT_BIN = ('apps/unic-testpmd', 'tests/vm/guest/unic-compat-rig', 'tests/vm/guest/unic-compat-scripts')
+
+
+def compat_check(rig_pass, timeout=420):
+    return Check('compat-' + rig_pass, 'unic-compat-rig ' + rig_pass, binaries=COMPAT_BIN, timeout=timeout)
+
+
 # The rig's own self-test boots the smallest guest there is.
 SELFTEST = Topology(access='uio', nics=(Nic('e1000e', 'hub0', 'root-bus'),))
 
@@ -222,6 +232,9 @@ BOOTS = [
                  testpmd_check(n) for n in ('link', 'stats', 'regs', 'coalesce', 'rss', 'vlan', 'offload', 'csum', 'detach',
                                            'desc')
              )),
+             # The DPDK scripts on nic0 + nic1 (e1000e), then nic0 + nic2
+             # (e1000e + virtio-net); like testpmd, before e1000e.
+             Scenario('compat', (compat_check('e1000e'), compat_check('virtio'))),
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
                  Check('bench-report', 'cat /tmp/e1000e-bench.txt'),
@@ -293,6 +306,10 @@ BOOTS = [
                  criterion('virtio-mq', 'tests/vm/guest/test_virtio_mq', timeout=420),
                  Check('virtio-mq-report', 'cat /tmp/virtio-mq-report.txt'),
              )),
+             # The DPDK RSS script on nic3 (RSS offered, 4 queue pairs, 2
+             # used): the host's flows spread over both rx queues with the
+             # default table, all on queue 1 with every entry on queue 1.
+             Scenario('compat-rss', (compat_check('virtio-rss', timeout=240),)),
              # pmd/virtio over a packed ring (nic1) against a split one
              # (nic2) across hub 1: sizes, jumbo, 100 000 frames, interrupts,
              # stop/start; the negotiated features checked first.
