@@ -16,8 +16,14 @@
  * source the tx port's MAC), macswap (swap the two), rxonly (free),
  * txonly (generate on every round, no receive), flowgen (receive and free,
  * generate UDP flows to 1024 destination addresses on every round), csum
- * (as mac, and checksums per the tx port's settings: csum.c). A
- * generating thread never sleeps: it always has work.
+ * (as mac, and checksums per the tx port's settings: csum.c), noisy (as
+ * io, through a FIFO per stream and with simulated memory lookups per
+ * packet: DPDK's noisy_vnf). A generating thread never sleeps: it always
+ * has work.
+ *
+ * "set fwd X retry": a tx burst the queue does not take whole is tried
+ * again, burst_tx_retry_num times at most, burst_tx_delay_time us apart
+ * (DPDK's); what is still left is freed and counted as dropped.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,7 +43,7 @@
 #define HDR_LEN 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
 
 static const char *const engine_names[TP_FWD_COUNT] = {
-	"io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum", "icmpecho", "5tswap",
+	"io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum", "icmpecho", "5tswap", "noisy",
 };
 
 const char *tp_engine_name(enum tp_engine e)
@@ -52,14 +58,291 @@ struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q)
 
 /* ---- the engines ------------------------------------------------------------ */
 
+/* Busy-wait @p us microseconds (DPDK's rte_delay_us between tx retries). */
+static void delay_us(uint32_t us)
+{
+	uint64_t end = unic_time_ns() + (uint64_t)us * 1000;
+
+	while (unic_time_ns() < end)
+		unic_pause();
+}
+
+/*
+ * unic_tx_burst_or_free() with retries: when the queue takes fewer than
+ * prepared, wait retry_us and send the rest again, retry_num times in all
+ * for the burst; then free what is left. A refused packet is freed at once
+ * (a retry would not change the verdict). Forwarding being stopped ends the
+ * retries.
+ */
+static uint16_t tx_retry(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n, uint16_t *dropped)
+{
+	uint16_t done = 0, sent = 0, lost = 0;
+	uint32_t tries = 0;
+
+	while (done < n) {
+		uint16_t ok = unic_tx_prepare(s->txp, s->tx_q, pkts + done, (uint16_t)(n - done), NULL);
+		uint16_t took = ok ? unic_tx_burst(s->txp, s->tx_q, pkts + done, ok) : 0;
+
+		sent = (uint16_t)(sent + took);
+		done = (uint16_t)(done + took);
+		if (UNIC_UNLIKELY(took < ok)) {
+			if (tries == s->retry_num || __atomic_load_n(&s->app->stop, __ATOMIC_ACQUIRE)) {
+				unic_pkt_free_bulk(pkts + done, (uint32_t)(n - done));
+				lost = (uint16_t)(lost + n - done);
+				break;
+			}
+			tries++;
+			delay_us(s->retry_us);
+			continue;
+		}
+		if (UNIC_UNLIKELY(done < n)) {
+			unic_pkt_free(pkts[done]);
+			lost++;
+			done++;
+		}
+	}
+	if (tries) {
+		unic_counter_add(&s->txc->retried, 1);
+		unic_counter_add(&s->txc->retries, tries);
+	}
+	*dropped = lost;
+	return sent;
+}
+
 /* Every engine that transmits sends through here (testpmd.h). */
 void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
 {
-	uint16_t dropped, sent = unic_tx_burst_or_free(s->txp, s->tx_q, pkts, n, &dropped);
+	unsigned verbose = __atomic_load_n(&s->app->verbose, __ATOMIC_RELAXED);
+	uint16_t dropped, sent;
 
+	if (n == 0)
+		return;
+	/* DPDK's levels: 1 received, 2 sent, 3 and above both; generated
+	 * bursts too (DPDK prints from a tx callback). */
+	if (verbose >= 2)
+		tp_verbose_dump(s->app->out, s->tx_port, s->tx_q, "sent", pkts, n);
+	if (s->app->record_bursts) /* one writer: this thread; readers load relaxed */
+		__atomic_store_n(&s->txc->tx_bursts[n], s->txc->tx_bursts[n] + 1, __ATOMIC_RELAXED);
+	if (s->retry)
+		sent = tx_retry(s, pkts, n, &dropped);
+	else
+		sent = unic_tx_burst_or_free(s->txp, s->tx_q, pkts, n, &dropped);
 	if (dropped)
 		unic_counter_add(&s->txc->dropped, dropped);
 	unic_counter_add(&s->txc->tx, sent);
+}
+
+/* ---- noisy: DPDK's noisy_vnf ---------------------------------------------------- */
+
+static inline uint64_t noisy_rand(struct tp_noisy *z)
+{
+	/* xorshift64: cheap, enough to spread the lookups. */
+	z->rand ^= z->rand << 13;
+	z->rand ^= z->rand >> 7;
+	z->rand ^= z->rand << 17;
+	return z->rand;
+}
+
+static inline void stat_add(uint64_t *c, uint64_t v)
+{
+	/* One writer (the stream's thread); readers load relaxed. */
+	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+}
+
+/* The simulated route lookups of @p n packets: writes, reads and
+ * read-writes of random cache lines of the lookup table, per packet. */
+static void noisy_sim(struct tp_stream *s, uint16_t n)
+{
+	struct tp_noisy *z = &s->noisy;
+	const struct tp_noisy_conf *c = &s->nconf;
+	uint64_t sink = z->sink;
+
+	if (z->mem == NULL || n == 0)
+		return;
+	for (uint16_t i = 0; i < n; i++) {
+		for (uint32_t j = 0; j < c->writes; j++)
+			z->mem[(noisy_rand(z) % z->mem_lines) * UNIC_CACHE_LINE_SIZE] = (uint8_t)z->rand;
+		for (uint32_t j = 0; j < c->reads; j++)
+			sink += *(volatile uint8_t *)&z->mem[(noisy_rand(z) % z->mem_lines) * UNIC_CACHE_LINE_SIZE];
+		for (uint32_t j = 0; j < c->rw; j++) {
+			uint8_t *m = &z->mem[(noisy_rand(z) % z->mem_lines) * UNIC_CACHE_LINE_SIZE];
+
+			sink += *(volatile uint8_t *)m;
+			*m = (uint8_t)(sink + 1);
+		}
+	}
+	z->sink = sink;
+	stat_add(&z->writes, (uint64_t)n * (c->writes + c->rw));
+	stat_add(&z->reads, (uint64_t)n * (c->reads + c->rw));
+}
+
+/* Send the @p k oldest packets of the FIFO. */
+static void fifo_send(struct tp_stream *s, uint32_t k)
+{
+	struct tp_noisy *z = &s->noisy;
+	struct unic_pkt *b[TP_BURST_MAX];
+
+	while (k) {
+		uint32_t m = k < TP_BURST_MAX ? k : TP_BURST_MAX;
+
+		for (uint32_t j = 0; j < m; j++) {
+			b[j] = z->fifo[z->head];
+			z->head = z->head + 1 == s->nconf.bufsz ? 0 : z->head + 1;
+		}
+		z->count -= m;
+		k -= m;
+		tp_tx_send(s, b, (uint16_t)m);
+	}
+	__atomic_store_n(&z->buffered, z->count, __ATOMIC_RELAXED);
+}
+
+/* One received burst: the lookups, then into the FIFO; what does not fit
+ * pushes the oldest out first (a burst larger than the FIFO sends its own
+ * first packets after them), so the order is kept. Without a FIFO: sent. */
+static void noisy_burst(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
+{
+	struct tp_noisy *z = &s->noisy;
+	uint32_t size = s->nconf.bufsz, room, direct;
+
+	noisy_sim(s, n);
+	if (size == 0) {
+		tp_tx_send(s, pkts, n);
+		return;
+	}
+	room = size - z->count;
+	if (n > room) {
+		uint32_t k = z->count < n - room ? z->count : n - room;
+
+		if (k) {
+			fifo_send(s, k);
+			stat_add(&z->flush_full, 1);
+		}
+		room += k;
+	}
+	direct = n > room ? n - room : 0;
+	if (direct)
+		tp_tx_send(s, pkts, (uint16_t)direct);
+	if (z->count == 0)
+		z->last_ns = unic_time_ns(); /* the flush time counts from the oldest packet in */
+	for (uint32_t i = direct; i < n; i++) {
+		uint32_t at = z->head + z->count;
+
+		z->fifo[at >= size ? at - size : at] = pkts[i];
+		z->count++;
+	}
+	__atomic_store_n(&z->buffered, z->count, __ATOMIC_RELAXED);
+}
+
+/* Flush the FIFOs whose time is up (--noisy-tx-sw-buffer-flushtime). */
+static void noisy_round(struct unic_napi_ctx *ctx, void *arg)
+{
+	struct tp_thread *t = arg;
+	uint64_t now = unic_time_ns();
+
+	(void)ctx;
+	for (unsigned i = 0; i < t->nb_streams; i++) {
+		struct tp_stream *s = t->streams[i];
+		struct tp_noisy *z = &s->noisy;
+
+		if (z->count && now - z->last_ns >= (uint64_t)s->nconf.flush_ms * 1000000) {
+			uint64_t t0 = s->app->record_cycles ? unic_rdtsc() : 0;
+
+			fifo_send(s, z->count);
+			stat_add(&z->flush_time, 1);
+			z->last_ns = now;
+			if (t0)
+				stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+		}
+	}
+}
+
+/* The next flush: no sleep lasts past it. */
+static uint64_t noisy_deadline(struct unic_napi_ctx *ctx, void *arg)
+{
+	struct tp_thread *t = arg;
+	uint64_t next = UINT64_MAX;
+
+	(void)ctx;
+	for (unsigned i = 0; i < t->nb_streams; i++) {
+		const struct tp_stream *s = t->streams[i];
+		uint64_t d = s->noisy.last_ns + (uint64_t)s->nconf.flush_ms * 1000000;
+
+		if (s->noisy.count && d < next)
+			next = d;
+	}
+	return next;
+}
+
+/* Forwarding stops: what the FIFO holds is sent (or, not taken, freed and
+ * counted as dropped), never left behind. In the stream's thread. */
+static void noisy_drain(struct tp_stream *s)
+{
+	uint32_t k = s->noisy.count;
+
+	if (k) {
+		fifo_send(s, k);
+		stat_add(&s->noisy.flushed_at_stop, k);
+	}
+}
+
+/* The FIFO and the lookup table of every stream (forwarding start). */
+static int noisy_setup(struct tp_app *app)
+{
+	const struct tp_noisy_conf *c = &app->noisy;
+
+	if ((c->writes || c->reads || c->rw) && c->lkup_mb == 0) {
+		fprintf(app->err, "noisy: --noisy-lkup-num-writes/-reads/-reads-writes simulate lookups in a table "
+			"of --noisy-lkup-memory MB, which is 0; give it (e.g. --noisy-lkup-memory=16)\n");
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < app->nb_streams; i++) {
+		struct tp_stream *s = &app->streams[i];
+		struct tp_noisy *z = &s->noisy;
+
+		if (c->bufsz) {
+			z->fifo = calloc(c->bufsz, sizeof(*z->fifo));
+			if (z->fifo == NULL) {
+				fprintf(app->err, "noisy: no memory for a FIFO of %u packets (--noisy-tx-sw-buffer-size)\n",
+					c->bufsz);
+				return -ENOMEM;
+			}
+		}
+		if (c->lkup_mb && (c->writes || c->reads || c->rw)) {
+			size_t sz = (size_t)c->lkup_mb << 20;
+
+			z->mem = aligned_alloc(UNIC_CACHE_LINE_SIZE, sz);
+			if (z->mem == NULL) {
+				fprintf(app->err, "noisy: no memory for a lookup table of %u MB per stream "
+					"(--noisy-lkup-memory; %u streams)\n", c->lkup_mb, app->nb_streams);
+				return -ENOMEM;
+			}
+			memset(z->mem, 0, sz); /* touched: the lookups miss caches, not page tables */
+			z->mem_lines = sz / UNIC_CACHE_LINE_SIZE;
+		}
+		z->rand = 0x9e3779b97f4a7c15ull ^ ((uint64_t)s->rx_port << 32 | s->rx_q);
+	}
+	return 0;
+}
+
+/* Free the FIFOs and tables; packets a FIFO still holds (its thread never
+ * ran) are freed and counted as dropped. */
+static void noisy_free(struct tp_app *app)
+{
+	for (unsigned i = 0; i < app->nb_streams; i++) {
+		struct tp_stream *s = &app->streams[i];
+		struct tp_noisy *z = &s->noisy;
+
+		while (z->count) {
+			unic_pkt_free(z->fifo[z->head]);
+			z->head = z->head + 1 == s->nconf.bufsz ? 0 : z->head + 1;
+			z->count--;
+			unic_counter_add(&s->txc->dropped, 1);
+		}
+		free(z->fifo);
+		free(z->mem);
+		z->fifo = NULL;
+		z->mem = NULL;
+	}
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -140,37 +423,160 @@ static void gen_burst(struct tp_stream *s)
 	tp_tx_send(s, pkts, (uint16_t)n);
 }
 
+/* DPDK's software packet type (rte_net_get_ptype) of what the first
+ * segment holds, its names (rte_get_ptype_name: each followed by a space)
+ * and header lengths. */
+struct sw_ptype {
+	char name[64];
+	unsigned l2, l3, l4;   /* 0: not found */
+};
+
+static void sw_ptype(const struct unic_pkt *p, struct sw_ptype *t)
+{
+	const uint8_t *d = unic_pkt_data(p);
+	size_t len = p->data_len, off = 12;
+	uint16_t type;
+	uint8_t proto = 0;
+	bool frag = false;
+	int n = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (len < 14) {
+		snprintf(t->name, sizeof(t->name), "UNKNOWN");
+		return;
+	}
+	type = (uint16_t)(d[off] << 8 | d[off + 1]);
+	if ((type == 0x8100 || type == 0x88a8) && len >= off + 6) {
+		off += 4;
+		type = (uint16_t)(d[off] << 8 | d[off + 1]);
+		if (type == 0x8100 && len >= off + 6) {
+			off += 4;
+			type = (uint16_t)(d[off] << 8 | d[off + 1]);
+			n = snprintf(t->name, sizeof(t->name), "L2_ETHER_QINQ ");
+		} else {
+			n = snprintf(t->name, sizeof(t->name), "L2_ETHER_VLAN ");
+		}
+	} else {
+		n = snprintf(t->name, sizeof(t->name), "L2_ETHER ");
+	}
+	off += 2;
+	t->l2 = (unsigned)off;
+	if (type == 0x0800 && len >= off + 20 && (d[off] >> 4) == 4) {
+		unsigned ihl = (d[off] & 0xfu) * 4;
+
+		n += snprintf(t->name + n, sizeof(t->name) - (size_t)n, ihl == 20 ? "L3_IPV4 " : "L3_IPV4_EXT ");
+		t->l3 = ihl;
+		proto = d[off + 9];
+		frag = ((d[off + 6] & 0x3f) | d[off + 7]) != 0; /* MF or an offset */
+	} else if (type == 0x86dd && len >= off + 40) {
+		n += snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L3_IPV6 ");
+		t->l3 = 40;
+		proto = d[off + 6];
+		frag = proto == 44;
+	}
+	if (t->l3 == 0)
+		return;
+	off += t->l3;
+	if (frag) {
+		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_FRAG ");
+	} else if (proto == 6 && len >= off + 20) {
+		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_TCP ");
+		t->l4 = (unsigned)(d[off + 12] >> 4) * 4;
+	} else if (proto == 17 && len >= off + 8) {
+		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_UDP ");
+		t->l4 = 8;
+	} else if (proto == 132 && len >= off + 12) {
+		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_SCTP ");
+		t->l4 = 12;
+	}
+}
+
+/* The offload flags by DPDK's names (rte_get_rx_ol_flag_list and
+ * rte_get_tx_ol_flag_list: a checksum state is named even when unknown). */
+static int ol_names(char *b, size_t l, uint64_t f, bool rx)
+{
+	int n = 0;
+
+#define OL(cond, name) do { if ((cond) && (size_t)n < l) n += snprintf(b + n, l - (size_t)n, "%s ", name); } while (0)
+	if (rx) {
+		OL(f & UNIC_PKT_RX_VLAN, "RTE_MBUF_F_RX_VLAN");
+		OL(f & UNIC_PKT_RX_RSS_HASH, "RTE_MBUF_F_RX_RSS_HASH");
+		OL(f & UNIC_PKT_RX_L4_CKSUM_GOOD, "RTE_MBUF_F_RX_L4_CKSUM_GOOD");
+		OL(f & UNIC_PKT_RX_L4_CKSUM_BAD, "RTE_MBUF_F_RX_L4_CKSUM_BAD");
+		OL(f & UNIC_PKT_RX_L4_CKSUM_NONE, "RTE_MBUF_F_RX_L4_CKSUM_NONE");
+		OL(!(f & (UNIC_PKT_RX_L4_CKSUM_GOOD | UNIC_PKT_RX_L4_CKSUM_BAD | UNIC_PKT_RX_L4_CKSUM_NONE)),
+		   "RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN");
+		OL(f & UNIC_PKT_RX_IP_CKSUM_GOOD, "RTE_MBUF_F_RX_IP_CKSUM_GOOD");
+		OL(f & UNIC_PKT_RX_IP_CKSUM_BAD, "RTE_MBUF_F_RX_IP_CKSUM_BAD");
+		OL(!(f & (UNIC_PKT_RX_IP_CKSUM_GOOD | UNIC_PKT_RX_IP_CKSUM_BAD)), "RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN");
+		OL(f & UNIC_PKT_RX_VLAN_STRIPPED, "RTE_MBUF_F_RX_VLAN_STRIPPED");
+		OL(f & UNIC_PKT_RX_LRO, "RTE_MBUF_F_RX_LRO");
+		OL(true, "RTE_MBUF_F_RX_OUTER_L4_CKSUM_UNKNOWN");
+	} else {
+		OL(f & UNIC_PKT_TX_VLAN, "RTE_MBUF_F_TX_VLAN");
+		OL(f & UNIC_PKT_TX_IP_CKSUM, "RTE_MBUF_F_TX_IP_CKSUM");
+		OL(f & UNIC_PKT_TX_TCP_CKSUM, "RTE_MBUF_F_TX_TCP_CKSUM");
+		OL(f & UNIC_PKT_TX_UDP_CKSUM, "RTE_MBUF_F_TX_UDP_CKSUM");
+		OL(!(f & (UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_UDP_CKSUM)), "RTE_MBUF_F_TX_L4_NO_CKSUM");
+		OL(f & UNIC_PKT_TX_TCP_SEG, "RTE_MBUF_F_TX_TCP_SEG");
+		OL(f & UNIC_PKT_TX_IPV4, "RTE_MBUF_F_TX_IPV4");
+		OL(f & UNIC_PKT_TX_IPV6, "RTE_MBUF_F_TX_IPV6");
+	}
+#undef OL
+	return n;
+}
+
 void tp_verbose_dump(FILE *f, uint16_t port, uint16_t q, const char *what, struct unic_pkt **pkts,
 		     uint16_t n)
 {
 	/* One write per burst, so that threads' lines do not interleave. */
-	char buf[8192];
-	size_t off = 0;
+	const size_t per = 512;
+	size_t cap = 96 + (size_t)n * per, off = 0;
+	bool rx = strcmp(what, "received") == 0;
+	char *buf;
 	int l;
 
-	if (n == 0)
+	if (n == 0 || (buf = malloc(cap)) == NULL)
 		return;
-	l = snprintf(buf, sizeof(buf), "port %u/queue %u: %s %u packets\n", port, q, what, n);
+	l = snprintf(buf, cap, "port %u/queue %u: %s %u packets\n", port, q, what, n);
 	off = l > 0 ? (size_t)l : 0;
-	for (uint16_t i = 0; i < n && off < sizeof(buf); i++) {
-		const uint8_t *d = unic_pkt_data(pkts[i]);
-		uint16_t type = pkts[i]->data_len >= 14 ? (uint16_t)(d[12] << 8 | d[13]) : 0;
+	for (uint16_t i = 0; i < n; i++) {
+		const struct unic_pkt *p = pkts[i];
+		const uint8_t *d = unic_pkt_data(p);
+		size_t end = off + per - 1; /* each packet's own share: never past it */
+		struct sw_ptype t;
+		char fl[384];
 
-		if (pkts[i]->data_len < 14) {
-			l = snprintf(buf + off, sizeof(buf) - off, "  (runt: %u bytes) - length=%u - nb_segs=%u\n",
-				     pkts[i]->data_len, pkts[i]->pkt_len, pkts[i]->nb_segs);
-		} else {
-			l = snprintf(buf + off, sizeof(buf) - off,
-				     "  src=%02X:%02X:%02X:%02X:%02X:%02X - dst=%02X:%02X:%02X:%02X:%02X:%02X - type=0x%04x - length=%u - nb_segs=%u\n",
-				     d[6], d[7], d[8], d[9], d[10], d[11], d[0], d[1], d[2], d[3], d[4], d[5], type,
-				     pkts[i]->pkt_len, pkts[i]->nb_segs);
+#define PUT(...) do { if (off < end) { l = snprintf(buf + off, end - off, __VA_ARGS__); \
+			off += l > 0 ? ((size_t)l < end - off ? (size_t)l : end - off - 1) : 0; } } while (0)
+		if (p->data_len < 14) {
+			PUT("  (runt: %u bytes) - pool=%s - length=%u - nb_segs=%u\n", p->data_len,
+			    p->pool ? p->pool->name : "?", p->pkt_len, p->nb_segs);
+			continue;
 		}
-		off += l > 0 ? (size_t)l : 0;
+		PUT("  src=%02X:%02X:%02X:%02X:%02X:%02X - dst=%02X:%02X:%02X:%02X:%02X:%02X - pool=%s - type=0x%04x - length=%u - nb_segs=%u",
+		    d[6], d[7], d[8], d[9], d[10], d[11], d[0], d[1], d[2], d[3], d[4], d[5],
+		    p->pool ? p->pool->name : "?", (unsigned)(d[12] << 8 | d[13]), p->pkt_len, p->nb_segs);
+		if (p->ol_flags & UNIC_PKT_RX_RSS_HASH)
+			PUT(" - RSS hash=0x%x - RSS queue=0x%x", p->rss_hash, q);
+		if ((rx && (p->ol_flags & UNIC_PKT_RX_VLAN)) || (!rx && (p->ol_flags & UNIC_PKT_TX_VLAN)))
+			PUT(" - VLAN tci=0x%x", p->vlan_tci);
+		sw_ptype(p, &t);
+		PUT(" - sw ptype: %s", t.name);
+		if (t.l2)
+			PUT(" - l2_len=%u", t.l2);
+		if (t.l3)
+			PUT(" - l3_len=%u", t.l3);
+		if (t.l4)
+			PUT(" - l4_len=%u", t.l4);
+		PUT(" - %s queue=0x%x\n", rx ? "Receive" : "Send", q);
+		ol_names(fl, sizeof(fl), p->ol_flags, rx);
+		PUT("  ol_flags: %s\n", fl);
+#undef PUT
 	}
-	if (off > sizeof(buf))
-		off = sizeof(buf) - 1;
 	fwrite(buf, 1, off, f);
 	fflush(f);
+	free(buf);
 }
 
 static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
@@ -279,15 +685,11 @@ bool tp_icmpecho_pkt(struct unic_pkt *p, const uint8_t mac[6])
 	return true;
 }
 
-static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
-			   void *arg)
+static uint16_t fwd_burst(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
 {
-	struct tp_stream *s = arg;
 	const uint16_t nb_rx = n;
 	unsigned verbose = __atomic_load_n(&s->app->verbose, __ATOMIC_RELAXED);
 
-	(void)port;
-	(void)q;
 	unic_counter_add(&s->rxc->rx, n);
 	if (s->app->record_bursts) /* one writer: this thread; readers load relaxed */
 		__atomic_store_n(&s->rxc->rx_bursts[n], s->rxc->rx_bursts[n] + 1, __ATOMIC_RELAXED);
@@ -347,12 +749,30 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 			pkts[i]->ol_flags |= UNIC_PKT_TX_VLAN;
 			pkts[i]->vlan_tci = s->vlan;
 		}
-	if (verbose >= 2)
-		tp_verbose_dump(s->app->out, s->tx_port, s->tx_q, "sent", pkts, n);
-	if (s->app->record_bursts)
-		__atomic_store_n(&s->txc->tx_bursts[n], s->txc->tx_bursts[n] + 1, __ATOMIC_RELAXED);
-	tp_tx_send(s, pkts, n);
+	if (s->engine == TP_FWD_NOISY)
+		noisy_burst(s, pkts, n);
+	else
+		tp_tx_send(s, pkts, n);
 	return nb_rx;
+}
+
+static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
+			   void *arg)
+{
+	struct tp_stream *s = arg;
+	uint64_t t0;
+	uint16_t r;
+
+	(void)port;
+	(void)q;
+	if (!s->app->record_cycles) /* changed only while forwarding is stopped */
+		return fwd_burst(s, pkts, n);
+	/* set record-core-cycles: the cycles of a burst's work (engine and
+	 * send; the rx poll is napi's). */
+	t0 = unic_rdtsc();
+	r = fwd_burst(s, pkts, n);
+	stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+	return r;
 }
 
 static void gen_round(struct unic_napi_ctx *ctx, void *arg)
@@ -360,8 +780,18 @@ static void gen_round(struct unic_napi_ctx *ctx, void *arg)
 	struct tp_thread *t = arg;
 
 	(void)ctx;
-	for (unsigned i = 0; i < t->nb_streams; i++)
-		gen_burst(t->streams[i]);
+	for (unsigned i = 0; i < t->nb_streams; i++) {
+		struct tp_stream *s = t->streams[i];
+		uint64_t t0;
+
+		if (!s->app->record_cycles) {
+			gen_burst(s);
+			continue;
+		}
+		t0 = unic_rdtsc();
+		gen_burst(s);
+		stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+	}
 }
 
 static bool gen_pending(struct unic_napi_ctx *ctx, void *arg)
@@ -380,6 +810,10 @@ static int thread_main(void *arg)
 		for (unsigned b = 0; b < t->streams[i]->tx_first; b++)
 			gen_burst(t->streams[i]);
 	t->ret = unic_napi_run(t->ctx, &app->stop);
+	/* Still this thread's tx queues: nothing stays in a FIFO. */
+	for (unsigned i = 0; i < t->nb_streams; i++)
+		if (t->streams[i]->engine == TP_FWD_NOISY)
+			noisy_drain(t->streams[i]);
 	for (unsigned i = 0; i < app->nb_pools; i++)
 		unic_pool_cache_flush(app->pools[i]);
 	return t->ret;
@@ -429,6 +863,10 @@ static void stream_init(struct tp_app *app, struct tp_stream *s, uint16_t p, uin
 	s->nb_txpkts = app->nb_txpkts;
 	memcpy(s->txpkts, app->txpkts, sizeof(s->txpkts));
 	s->tx_first = tx_first;
+	s->retry = app->retry;
+	s->retry_num = app->tx_retry_num;
+	s->retry_us = app->tx_delay_us;
+	s->nconf = app->noisy;
 	s->vlan_on = tp->tx_vlan_on;
 	s->vlan = tp->tx_vlan;
 	unic_port_mac_get(tp->port, mac);
@@ -521,6 +959,11 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 					     .work_pending = gen_pending, .arg = t };
 
 		unic_napi_hooks_set(t->ctx, &h);
+	} else if (app->engine == TP_FWD_NOISY && app->noisy.bufsz && app->noisy.flush_ms) {
+		struct unic_napi_hooks h = { .sz = sizeof(h), .round = noisy_round,
+					     .next_deadline = noisy_deadline, .arg = t };
+
+		unic_napi_hooks_set(t->ctx, &h);
 	}
 	t->gen = gen;
 	return 0;
@@ -557,6 +1000,7 @@ static void threads_teardown(struct tp_app *app)
 		memset(t, 0, sizeof(*t));
 	}
 	app->nb_threads = 0;
+	noisy_free(app);
 	free(app->streams);
 	app->streams = NULL;
 	app->nb_streams = 0;
@@ -711,6 +1155,10 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		}
 	}
 	free(sg);
+	if (app->engine == TP_FWD_NOISY && (rc = noisy_setup(app)) != 0) {
+		threads_teardown(app);
+		return rc;
+	}
 	const struct unic_env_options *eo = unic_env_opts(app->env);
 	sigset_t set, old;
 
@@ -850,6 +1298,70 @@ static void burst_line(struct tp_app *app, FILE *f, uint16_t id, bool tx)
 	fprintf(f, "\n");
 }
 
+/* noisy: what its FIFOs and lookups did, over the streams receiving on @p id. */
+static void noisy_line(struct tp_app *app, FILE *f, uint16_t id)
+{
+	uint64_t buf = 0, full = 0, tm = 0, atstop = 0, rd = 0, wr = 0;
+
+	for (unsigned i = 0; i < app->nb_streams; i++) {
+		const struct tp_noisy *z = &app->streams[i].noisy;
+
+		if (app->streams[i].rx_port != id)
+			continue;
+		buf += __atomic_load_n(&z->buffered, __ATOMIC_RELAXED);
+		full += __atomic_load_n(&z->flush_full, __ATOMIC_RELAXED);
+		tm += __atomic_load_n(&z->flush_time, __ATOMIC_RELAXED);
+		atstop += __atomic_load_n(&z->flushed_at_stop, __ATOMIC_RELAXED);
+		rd += __atomic_load_n(&z->reads, __ATOMIC_RELAXED);
+		wr += __atomic_load_n(&z->writes, __ATOMIC_RELAXED);
+	}
+	fprintf(f, "  Noisy FIFO: buffered %" PRIu64 " - flushes full %" PRIu64 ", timed %" PRIu64
+		" - sent at stop %" PRIu64 "; lookups: reads %" PRIu64 ", writes %" PRIu64 "\n",
+		buf, full, tm, atstop, rd, wr);
+}
+
+/*
+ * set record-core-cycles: DPDK's line (the busy cycles of every stream over
+ * the packets received, or sent by txonly and flowgen), then the same for
+ * each forwarding thread. Needs the streams: while forwarding or at stop.
+ */
+static void cycles_lines(struct tp_app *app, FILE *f, uint64_t rx, uint64_t tx)
+{
+	bool gen = app->engine == TP_FWD_TXONLY || app->engine == TP_FWD_FLOWGEN;
+	uint64_t mhz = unic_tsc_hz() / 1000000, total = 0, pkts = gen ? tx : rx;
+
+	if (app->nb_threads == 0 || (rx == 0 && tx == 0))
+		return;
+	for (unsigned i = 0; i < app->nb_streams; i++)
+		total += __atomic_load_n(&app->streams[i].busy_cycles, __ATOMIC_RELAXED);
+	if (pkts)
+		fprintf(f, "\n  CPU cycles/packet=%.2F (busy cycles=%" PRIu64 " / total %s packets=%" PRIu64
+			") at %" PRIu64 " MHz Clock\n", (double)total / (double)pkts, total,
+			tp_engine_name(app->engine), pkts, mhz);
+	for (unsigned t = 0; t < app->nb_threads; t++) {
+		const struct tp_thread *th = &app->threads[t];
+		uint64_t c = 0, p = 0;
+		char where[24];
+
+		if (th->core >= 0)
+			snprintf(where, sizeof(where), "core %d", th->core);
+		else
+			snprintf(where, sizeof(where), "not pinned");
+		for (unsigned i = 0; i < th->nb_streams; i++) {
+			const struct tp_stream *s = th->streams[i];
+
+			c += __atomic_load_n(&s->busy_cycles, __ATOMIC_RELAXED);
+			p += gen ? unic_counter_read(&s->txc->tx) : unic_counter_read(&s->rxc->rx);
+		}
+		if (p)
+			fprintf(f, "  thread %u (%s): CPU cycles/packet=%.2F (busy cycles=%" PRIu64
+				" / %s packets=%" PRIu64 ")\n", t, where, (double)c / (double)p, c,
+				tp_engine_name(app->engine), p);
+		else
+			fprintf(f, "  thread %u (%s): no packets\n", t, where);
+	}
+}
+
 static void print_stats(struct tp_app *app, bool streams)
 {
 	FILE *f = app->out;
@@ -873,6 +1385,7 @@ static void print_stats(struct tp_app *app, bool streams)
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
 		struct tp_port *tp = &app->ports[id];
 		uint64_t rx = 0, rxd = 0, tx = 0, txd = 0, bip = 0, bl4 = 0, bhdr = 0, cnic = 0, csw = 0;
+		uint64_t retried = 0, retries = 0;
 		struct unic_port_stats st;
 
 		if (!tp->in_fwd)
@@ -888,6 +1401,8 @@ static void print_stats(struct tp_app *app, bool streams)
 			rx += unic_counter_read(&c->rx);
 			tx += unic_counter_read(&c->tx);
 			txd += unic_counter_read(&c->dropped);
+			retried += unic_counter_read(&c->retried);
+			retries += unic_counter_read(&c->retries);
 		}
 		if (tp->port && unic_port_stats_get(tp->port, &st) == 0 && st.imissed >= tp->fwd_imissed_base)
 			rxd = st.imissed - tp->fwd_imissed_base;
@@ -905,6 +1420,11 @@ static void print_stats(struct tp_app *app, bool streams)
 			burst_line(app, f, id, false);
 			burst_line(app, f, id, true);
 		}
+		if (app->retry)
+			fprintf(f, "  TX-retried bursts: %-7" PRIu64 " TX-retries: %-14" PRIu64 " (at most %u, %u us apart)\n",
+				retried, retries, app->tx_retry_num, app->tx_delay_us);
+		if (app->engine == TP_FWD_NOISY)
+			noisy_line(app, f, id);
 		fprintf(f, "  ----------------------------------------------------------------------------\n");
 		trx += rx;
 		trxd += rxd;
@@ -914,4 +1434,6 @@ static void print_stats(struct tp_app *app, bool streams)
 	fprintf(f, "\n  +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++\n");
 	fwd_lines(f, trx, trxd, ttx, ttxd);
 	fprintf(f, "  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
+	if (app->record_cycles)
+		cycles_lines(app, f, trx, ttx);
 }

@@ -47,7 +47,8 @@
 
 /* Order as in the "set fwd" syntax. */
 enum tp_engine { TP_FWD_IO, TP_FWD_MAC, TP_FWD_MACSWAP, TP_FWD_RXONLY, TP_FWD_TXONLY,
-		 TP_FWD_FLOWGEN, TP_FWD_CSUM, TP_FWD_ICMPECHO, TP_FWD_5TSWAP, TP_FWD_COUNT };
+		 TP_FWD_FLOWGEN, TP_FWD_CSUM, TP_FWD_ICMPECHO, TP_FWD_5TSWAP, TP_FWD_NOISY,
+		 TP_FWD_COUNT };
 
 const char *tp_engine_name(enum tp_engine e);
 
@@ -70,6 +71,32 @@ struct tp_qcnt {
 	struct unic_counter tx UNIC_CACHE_ALIGNED;
 	struct unic_counter dropped;
 	uint64_t tx_bursts[TP_BURST_MAX + 1];
+	/* "set fwd X retry": tx bursts retried (not every packet taken at
+	 * first), and the retries made; noisy: packets buffered in its FIFO. */
+	struct unic_counter retried, retries;
+};
+
+/* The noisy engine's settings (--noisy-*, DPDK's names and units). */
+struct tp_noisy_conf {
+	uint32_t bufsz;       /* --noisy-tx-sw-buffer-size: FIFO packets per stream; 0: no FIFO */
+	uint32_t flush_ms;    /* --noisy-tx-sw-buffer-flushtime: flush the FIFO after this idle time; 0: never */
+	uint32_t lkup_mb;     /* --noisy-lkup-memory: the simulated lookup table, MiB */
+	uint32_t writes, reads, rw; /* --noisy-lkup-num-*: per packet */
+};
+
+/* One stream's noisy state (fwd.c): the FIFO and the lookup table. */
+struct tp_noisy {
+	struct unic_pkt **fifo;   /* ring of bufsz packets */
+	uint32_t head, count;
+	uint64_t last_ns;         /* last flush, or the oldest packet's arrival */
+	uint8_t *mem;             /* lkup_mb MiB */
+	size_t mem_lines;         /* cache lines in mem */
+	uint64_t rand;            /* xorshift state */
+	uint64_t sink;            /* reads land here (kept) */
+	/* Written by the stream's thread, read relaxed by "show fwd stats". */
+	uint64_t buffered;        /* in the FIFO now */
+	uint64_t flush_full, flush_time, flushed_at_stop; /* flushes: FIFO full, time up; packets at stop */
+	uint64_t reads, writes;   /* simulated lookups done */
 };
 
 struct tp_port {
@@ -133,6 +160,11 @@ struct tp_stream {
 	uint16_t txpkts[TP_CMD_MAX_SIZES];
 	unsigned nb_txpkts;
 	unsigned tx_first;        /* bursts to send before forwarding */
+	bool retry;               /* set fwd X retry */
+	uint32_t retry_num, retry_us;
+	struct tp_noisy noisy;    /* noisy engine */
+	struct tp_noisy_conf nconf;
+	uint64_t busy_cycles;     /* set record-core-cycles: TSC cycles of rounds that moved packets */
 };
 
 struct tp_thread {
@@ -175,6 +207,12 @@ struct tp_app {
 	bool no_lsc;                          /* link change events are not printed */
 	unsigned verbose;                     /* "set verbose": 1 rx, 2 tx, 3 both (atomic) */
 	bool record_bursts;                   /* "set record-burst-stats" (forwarding stopped) */
+	/* tpengines: retry, the noisy engine, cycle recording */
+	bool retry;                           /* "set fwd X retry" */
+	uint32_t tx_retry_num;                /* --burst-tx-retry-num (DPDK's default 64) */
+	uint32_t tx_delay_us;                 /* --burst-tx-delay-time (DPDK's default 1 us) */
+	struct tp_noisy_conf noisy;           /* --noisy-* */
+	bool record_cycles;                   /* "set record-core-cycles" (forwarding stopped) */
 	/* Forwarding state. */
 	bool fwd_on;
 	bool stop;                            /* threads: stop at the next round */
@@ -241,6 +279,8 @@ int tp_show_device(struct tp_app *app, const char *which);
 int tp_dump(struct tp_app *app, unsigned what, const char *name);
 int tp_set_verbose(struct tp_app *app, uint64_t level);
 int tp_set_record(struct tp_app *app, bool bursts, bool on);
+/* A refused-by-design command (cmd_refused.c): one line, the reason. @return -ENOTSUP. */
+int tp_refused(struct tp_app *app, const struct tp_cmd *cmd);
 
 /* ports.c */
 void tp_port_defaults(struct tp_app *app, uint16_t id);
@@ -262,7 +302,9 @@ bool tp_icmpecho_pkt(struct unic_pkt *p, const uint8_t mac[6]);
  * destination swapped (what is there of them; one VLAN tag skipped). */
 void tp_5tswap_pkt(struct unic_pkt *p);
 /* set verbose: a line for the burst ("port 0/queue 0: received 4 packets"),
- * then one a packet (addresses, EtherType, length, segments), one write. */
+ * then DPDK's two a packet: addresses, pool, EtherType, length, segments,
+ * RSS hash, VLAN tci, software packet type and header lengths, queue; the
+ * offload flags by DPDK's names. One write. @p what: "received" or "sent". */
 void tp_verbose_dump(FILE *f, uint16_t port, uint16_t q, const char *what, struct unic_pkt **pkts,
 		     uint16_t n);
 int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset);
