@@ -167,7 +167,13 @@ static const struct opt_def opt_table[] = {
 
 static const char *const engines[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum",
 					"icmpecho", "5tswap", "noisy" };
-static const char *const dpdk_engines[] = { "ieee1588", "tm", "shared-rxq", "shared_rxq" };
+/* DPDK's engines unic lacks, each with the capability it needs. */
+static const struct { const char *name, *why; } dpdk_engines[] = {
+	{ "ieee1588", "no unic port timestamps PTP frames" },
+	{ "tm", "no traffic manager (rte_tm)" },
+	{ "shared-rxq", "no unic port shares rx queues between ports" },
+	{ "shared_rxq", "no unic port shares rx queues between ports" },
+};
 static const char *const modes[] = { "poll", "interrupt", "hybrid" };
 static const char *const topologies[] = { "paired", "chained", "loop" };
 
@@ -475,9 +481,10 @@ static int apply(struct tp_opts *o, const struct opt_def *d, const char *opt, co
 		return app_parse_u64(opt, v, 1, 32768, &o->txd, err, errlen);
 	case O_FWD_MODE:
 		for (unsigned i = 0; i < sizeof(dpdk_engines) / sizeof(dpdk_engines[0]); i++)
-			if (strcmp(v, dpdk_engines[i]) == 0) {
-				snprintf(err, errlen, "option %s: '%s' is a DPDK engine unic-testpmd does not have; "
-					 "its engines: io, mac, macswap, rxonly, txonly, flowgen, csum, icmpecho, 5tswap, noisy", opt, v);
+			if (strcmp(v, dpdk_engines[i].name) == 0) {
+				snprintf(err, errlen, "option %s: '%s' is a DPDK engine unic-testpmd does not have (%s); "
+					 "its engines: io, mac, macswap, rxonly, txonly, flowgen, csum, icmpecho, 5tswap, noisy",
+					 opt, v, dpdk_engines[i].why);
 				return -EINVAL;
 			}
 		return pick(opt, v, engines, 10, &o->engine, err, errlen);
