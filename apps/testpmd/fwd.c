@@ -132,219 +132,6 @@ void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
 	unic_counter_add(&s->txc->tx, sent);
 }
 
-/* ---- noisy: DPDK's noisy_vnf ---------------------------------------------------- */
-
-static inline uint64_t noisy_rand(struct tp_noisy *z)
-{
-	/* xorshift64: cheap, enough to spread the lookups. */
-	z->rand ^= z->rand << 13;
-	z->rand ^= z->rand >> 7;
-	z->rand ^= z->rand << 17;
-	return z->rand;
-}
-
-static inline void stat_add(uint64_t *c, uint64_t v)
-{
-	/* One writer (the stream's thread); readers load relaxed. */
-	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
-}
-
-/* The simulated route lookups of @p n packets: writes, reads and
- * read-writes of random cache lines of the lookup table, per packet. */
-static void noisy_sim(struct tp_stream *s, uint16_t n)
-{
-	struct tp_noisy *z = &s->noisy;
-	const struct tp_noisy_conf *c = &s->nconf;
-	uint64_t sink = z->sink;
-
-	if (z->mem == NULL || n == 0)
-		return;
-	for (uint16_t i = 0; i < n; i++) {
-		for (uint32_t j = 0; j < c->writes; j++)
-			z->mem[(noisy_rand(z) % z->mem_lines) * UNIC_CACHE_LINE_SIZE] = (uint8_t)z->rand;
-		for (uint32_t j = 0; j < c->reads; j++)
-			sink += *(volatile uint8_t *)&z->mem[(noisy_rand(z) % z->mem_lines) * UNIC_CACHE_LINE_SIZE];
-		for (uint32_t j = 0; j < c->rw; j++) {
-			uint8_t *m = &z->mem[(noisy_rand(z) % z->mem_lines) * UNIC_CACHE_LINE_SIZE];
-
-			sink += *(volatile uint8_t *)m;
-			*m = (uint8_t)(sink + 1);
-		}
-	}
-	z->sink = sink;
-	stat_add(&z->writes, (uint64_t)n * (c->writes + c->rw));
-	stat_add(&z->reads, (uint64_t)n * (c->reads + c->rw));
-}
-
-/* Send the @p k oldest packets of the FIFO. */
-static void fifo_send(struct tp_stream *s, uint32_t k)
-{
-	struct tp_noisy *z = &s->noisy;
-	struct unic_pkt *b[TP_BURST_MAX];
-
-	while (k) {
-		uint32_t m = k < TP_BURST_MAX ? k : TP_BURST_MAX;
-
-		for (uint32_t j = 0; j < m; j++) {
-			b[j] = z->fifo[z->head];
-			z->head = z->head + 1 == s->nconf.bufsz ? 0 : z->head + 1;
-		}
-		z->count -= m;
-		k -= m;
-		tp_tx_send(s, b, (uint16_t)m);
-	}
-	__atomic_store_n(&z->buffered, z->count, __ATOMIC_RELAXED);
-}
-
-/* One received burst: the lookups, then into the FIFO; what does not fit
- * pushes the oldest out first (a burst larger than the FIFO sends its own
- * first packets after them), so the order is kept. Without a FIFO: sent. */
-static void noisy_burst(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
-{
-	struct tp_noisy *z = &s->noisy;
-	uint32_t size = s->nconf.bufsz, room, direct;
-
-	noisy_sim(s, n);
-	if (size == 0) {
-		tp_tx_send(s, pkts, n);
-		return;
-	}
-	room = size - z->count;
-	if (n > room) {
-		uint32_t k = z->count < n - room ? z->count : n - room;
-
-		if (k) {
-			fifo_send(s, k);
-			stat_add(&z->flush_full, 1);
-		}
-		room += k;
-	}
-	direct = n > room ? n - room : 0;
-	if (direct)
-		tp_tx_send(s, pkts, (uint16_t)direct);
-	if (z->count == 0)
-		z->last_ns = unic_time_ns(); /* the flush time counts from the oldest packet in */
-	for (uint32_t i = direct; i < n; i++) {
-		uint32_t at = z->head + z->count;
-
-		z->fifo[at >= size ? at - size : at] = pkts[i];
-		z->count++;
-	}
-	__atomic_store_n(&z->buffered, z->count, __ATOMIC_RELAXED);
-}
-
-/* Flush the FIFOs whose time is up (--noisy-tx-sw-buffer-flushtime). */
-static void noisy_round(struct unic_napi_ctx *ctx, void *arg)
-{
-	struct tp_thread *t = arg;
-	uint64_t now = unic_time_ns();
-
-	(void)ctx;
-	for (unsigned i = 0; i < t->nb_streams; i++) {
-		struct tp_stream *s = t->streams[i];
-		struct tp_noisy *z = &s->noisy;
-
-		if (z->count && now - z->last_ns >= (uint64_t)s->nconf.flush_ms * 1000000) {
-			uint64_t t0 = s->app->record_cycles ? unic_rdtsc() : 0;
-
-			fifo_send(s, z->count);
-			stat_add(&z->flush_time, 1);
-			z->last_ns = now;
-			if (t0)
-				stat_add(&s->busy_cycles, unic_rdtsc() - t0);
-		}
-	}
-}
-
-/* The next flush: no sleep lasts past it. */
-static uint64_t noisy_deadline(struct unic_napi_ctx *ctx, void *arg)
-{
-	struct tp_thread *t = arg;
-	uint64_t next = UINT64_MAX;
-
-	(void)ctx;
-	for (unsigned i = 0; i < t->nb_streams; i++) {
-		const struct tp_stream *s = t->streams[i];
-		uint64_t d = s->noisy.last_ns + (uint64_t)s->nconf.flush_ms * 1000000;
-
-		if (s->noisy.count && d < next)
-			next = d;
-	}
-	return next;
-}
-
-/* Forwarding stops: what the FIFO holds is sent (or, not taken, freed and
- * counted as dropped), never left behind. In the stream's thread. */
-static void noisy_drain(struct tp_stream *s)
-{
-	uint32_t k = s->noisy.count;
-
-	if (k) {
-		fifo_send(s, k);
-		stat_add(&s->noisy.flushed_at_stop, k);
-	}
-}
-
-/* The FIFO and the lookup table of every stream (forwarding start). */
-static int noisy_setup(struct tp_app *app)
-{
-	const struct tp_noisy_conf *c = &app->noisy;
-
-	if ((c->writes || c->reads || c->rw) && c->lkup_mb == 0) {
-		fprintf(app->err, "noisy: --noisy-lkup-num-writes/-reads/-reads-writes simulate lookups in a table "
-			"of --noisy-lkup-memory MB, which is 0; give it (e.g. --noisy-lkup-memory=16)\n");
-		return -EINVAL;
-	}
-	for (unsigned i = 0; i < app->nb_streams; i++) {
-		struct tp_stream *s = &app->streams[i];
-		struct tp_noisy *z = &s->noisy;
-
-		if (c->bufsz) {
-			z->fifo = calloc(c->bufsz, sizeof(*z->fifo));
-			if (z->fifo == NULL) {
-				fprintf(app->err, "noisy: no memory for a FIFO of %u packets (--noisy-tx-sw-buffer-size)\n",
-					c->bufsz);
-				return -ENOMEM;
-			}
-		}
-		if (c->lkup_mb && (c->writes || c->reads || c->rw)) {
-			size_t sz = (size_t)c->lkup_mb << 20;
-
-			z->mem = aligned_alloc(UNIC_CACHE_LINE_SIZE, sz);
-			if (z->mem == NULL) {
-				fprintf(app->err, "noisy: no memory for a lookup table of %u MB per stream "
-					"(--noisy-lkup-memory; %u streams)\n", c->lkup_mb, app->nb_streams);
-				return -ENOMEM;
-			}
-			memset(z->mem, 0, sz); /* touched: the lookups miss caches, not page tables */
-			z->mem_lines = sz / UNIC_CACHE_LINE_SIZE;
-		}
-		z->rand = 0x9e3779b97f4a7c15ull ^ ((uint64_t)s->rx_port << 32 | s->rx_q);
-	}
-	return 0;
-}
-
-/* Free the FIFOs and tables; packets a FIFO still holds (its thread never
- * ran) are freed and counted as dropped. */
-static void noisy_free(struct tp_app *app)
-{
-	for (unsigned i = 0; i < app->nb_streams; i++) {
-		struct tp_stream *s = &app->streams[i];
-		struct tp_noisy *z = &s->noisy;
-
-		while (z->count) {
-			unic_pkt_free(z->fifo[z->head]);
-			z->head = z->head + 1 == s->nconf.bufsz ? 0 : z->head + 1;
-			z->count--;
-			unic_counter_add(&s->txc->dropped, 1);
-		}
-		free(z->fifo);
-		free(z->mem);
-		z->fifo = NULL;
-		z->mem = NULL;
-	}
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -421,162 +208,6 @@ static void gen_burst(struct tp_stream *s)
 		pkts[i] = first;
 	}
 	tp_tx_send(s, pkts, (uint16_t)n);
-}
-
-/* DPDK's software packet type (rte_net_get_ptype) of what the first
- * segment holds, its names (rte_get_ptype_name: each followed by a space)
- * and header lengths. */
-struct sw_ptype {
-	char name[64];
-	unsigned l2, l3, l4;   /* 0: not found */
-};
-
-static void sw_ptype(const struct unic_pkt *p, struct sw_ptype *t)
-{
-	const uint8_t *d = unic_pkt_data(p);
-	size_t len = p->data_len, off = 12;
-	uint16_t type;
-	uint8_t proto = 0;
-	bool frag = false;
-	int n = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (len < 14) {
-		snprintf(t->name, sizeof(t->name), "UNKNOWN");
-		return;
-	}
-	type = (uint16_t)(d[off] << 8 | d[off + 1]);
-	if ((type == 0x8100 || type == 0x88a8) && len >= off + 6) {
-		off += 4;
-		type = (uint16_t)(d[off] << 8 | d[off + 1]);
-		if (type == 0x8100 && len >= off + 6) {
-			off += 4;
-			type = (uint16_t)(d[off] << 8 | d[off + 1]);
-			n = snprintf(t->name, sizeof(t->name), "L2_ETHER_QINQ ");
-		} else {
-			n = snprintf(t->name, sizeof(t->name), "L2_ETHER_VLAN ");
-		}
-	} else {
-		n = snprintf(t->name, sizeof(t->name), "L2_ETHER ");
-	}
-	off += 2;
-	t->l2 = (unsigned)off;
-	if (type == 0x0800 && len >= off + 20 && (d[off] >> 4) == 4) {
-		unsigned ihl = (d[off] & 0xfu) * 4;
-
-		n += snprintf(t->name + n, sizeof(t->name) - (size_t)n, ihl == 20 ? "L3_IPV4 " : "L3_IPV4_EXT ");
-		t->l3 = ihl;
-		proto = d[off + 9];
-		frag = ((d[off + 6] & 0x3f) | d[off + 7]) != 0; /* MF or an offset */
-	} else if (type == 0x86dd && len >= off + 40) {
-		n += snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L3_IPV6 ");
-		t->l3 = 40;
-		proto = d[off + 6];
-		frag = proto == 44;
-	}
-	if (t->l3 == 0)
-		return;
-	off += t->l3;
-	if (frag) {
-		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_FRAG ");
-	} else if (proto == 6 && len >= off + 20) {
-		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_TCP ");
-		t->l4 = (unsigned)(d[off + 12] >> 4) * 4;
-	} else if (proto == 17 && len >= off + 8) {
-		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_UDP ");
-		t->l4 = 8;
-	} else if (proto == 132 && len >= off + 12) {
-		snprintf(t->name + n, sizeof(t->name) - (size_t)n, "L4_SCTP ");
-		t->l4 = 12;
-	}
-}
-
-/* The offload flags by DPDK's names (rte_get_rx_ol_flag_list and
- * rte_get_tx_ol_flag_list: a checksum state is named even when unknown). */
-static int ol_names(char *b, size_t l, uint64_t f, bool rx)
-{
-	int n = 0;
-
-#define OL(cond, name) do { if ((cond) && (size_t)n < l) n += snprintf(b + n, l - (size_t)n, "%s ", name); } while (0)
-	if (rx) {
-		OL(f & UNIC_PKT_RX_VLAN, "RTE_MBUF_F_RX_VLAN");
-		OL(f & UNIC_PKT_RX_RSS_HASH, "RTE_MBUF_F_RX_RSS_HASH");
-		OL(f & UNIC_PKT_RX_L4_CKSUM_GOOD, "RTE_MBUF_F_RX_L4_CKSUM_GOOD");
-		OL(f & UNIC_PKT_RX_L4_CKSUM_BAD, "RTE_MBUF_F_RX_L4_CKSUM_BAD");
-		OL(f & UNIC_PKT_RX_L4_CKSUM_NONE, "RTE_MBUF_F_RX_L4_CKSUM_NONE");
-		OL(!(f & (UNIC_PKT_RX_L4_CKSUM_GOOD | UNIC_PKT_RX_L4_CKSUM_BAD | UNIC_PKT_RX_L4_CKSUM_NONE)),
-		   "RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN");
-		OL(f & UNIC_PKT_RX_IP_CKSUM_GOOD, "RTE_MBUF_F_RX_IP_CKSUM_GOOD");
-		OL(f & UNIC_PKT_RX_IP_CKSUM_BAD, "RTE_MBUF_F_RX_IP_CKSUM_BAD");
-		OL(!(f & (UNIC_PKT_RX_IP_CKSUM_GOOD | UNIC_PKT_RX_IP_CKSUM_BAD)), "RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN");
-		OL(f & UNIC_PKT_RX_VLAN_STRIPPED, "RTE_MBUF_F_RX_VLAN_STRIPPED");
-		OL(f & UNIC_PKT_RX_LRO, "RTE_MBUF_F_RX_LRO");
-		OL(true, "RTE_MBUF_F_RX_OUTER_L4_CKSUM_UNKNOWN");
-	} else {
-		OL(f & UNIC_PKT_TX_VLAN, "RTE_MBUF_F_TX_VLAN");
-		OL(f & UNIC_PKT_TX_IP_CKSUM, "RTE_MBUF_F_TX_IP_CKSUM");
-		OL(f & UNIC_PKT_TX_TCP_CKSUM, "RTE_MBUF_F_TX_TCP_CKSUM");
-		OL(f & UNIC_PKT_TX_UDP_CKSUM, "RTE_MBUF_F_TX_UDP_CKSUM");
-		OL(!(f & (UNIC_PKT_TX_TCP_CKSUM | UNIC_PKT_TX_UDP_CKSUM)), "RTE_MBUF_F_TX_L4_NO_CKSUM");
-		OL(f & UNIC_PKT_TX_TCP_SEG, "RTE_MBUF_F_TX_TCP_SEG");
-		OL(f & UNIC_PKT_TX_IPV4, "RTE_MBUF_F_TX_IPV4");
-		OL(f & UNIC_PKT_TX_IPV6, "RTE_MBUF_F_TX_IPV6");
-	}
-#undef OL
-	return n;
-}
-
-void tp_verbose_dump(FILE *f, uint16_t port, uint16_t q, const char *what, struct unic_pkt **pkts,
-		     uint16_t n)
-{
-	/* One write per burst, so that threads' lines do not interleave. */
-	const size_t per = 512;
-	size_t cap = 96 + (size_t)n * per, off = 0;
-	bool rx = strcmp(what, "received") == 0;
-	char *buf;
-	int l;
-
-	if (n == 0 || (buf = malloc(cap)) == NULL)
-		return;
-	l = snprintf(buf, cap, "port %u/queue %u: %s %u packets\n", port, q, what, n);
-	off = l > 0 ? (size_t)l : 0;
-	for (uint16_t i = 0; i < n; i++) {
-		const struct unic_pkt *p = pkts[i];
-		const uint8_t *d = unic_pkt_data(p);
-		size_t end = off + per - 1; /* each packet's own share: never past it */
-		struct sw_ptype t;
-		char fl[384];
-
-#define PUT(...) do { if (off < end) { l = snprintf(buf + off, end - off, __VA_ARGS__); \
-			off += l > 0 ? ((size_t)l < end - off ? (size_t)l : end - off - 1) : 0; } } while (0)
-		if (p->data_len < 14) {
-			PUT("  (runt: %u bytes) - pool=%s - length=%u - nb_segs=%u\n", p->data_len,
-			    p->pool ? p->pool->name : "?", p->pkt_len, p->nb_segs);
-			continue;
-		}
-		PUT("  src=%02X:%02X:%02X:%02X:%02X:%02X - dst=%02X:%02X:%02X:%02X:%02X:%02X - pool=%s - type=0x%04x - length=%u - nb_segs=%u",
-		    d[6], d[7], d[8], d[9], d[10], d[11], d[0], d[1], d[2], d[3], d[4], d[5],
-		    p->pool ? p->pool->name : "?", (unsigned)(d[12] << 8 | d[13]), p->pkt_len, p->nb_segs);
-		if (p->ol_flags & UNIC_PKT_RX_RSS_HASH)
-			PUT(" - RSS hash=0x%x - RSS queue=0x%x", p->rss_hash, q);
-		if ((rx && (p->ol_flags & UNIC_PKT_RX_VLAN)) || (!rx && (p->ol_flags & UNIC_PKT_TX_VLAN)))
-			PUT(" - VLAN tci=0x%x", p->vlan_tci);
-		sw_ptype(p, &t);
-		PUT(" - sw ptype: %s", t.name);
-		if (t.l2)
-			PUT(" - l2_len=%u", t.l2);
-		if (t.l3)
-			PUT(" - l3_len=%u", t.l3);
-		if (t.l4)
-			PUT(" - l4_len=%u", t.l4);
-		PUT(" - %s queue=0x%x\n", rx ? "Receive" : "Send", q);
-		ol_names(fl, sizeof(fl), p->ol_flags, rx);
-		PUT("  ol_flags: %s\n", fl);
-#undef PUT
-	}
-	fwrite(buf, 1, off, f);
-	fflush(f);
-	free(buf);
 }
 
 static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
@@ -750,7 +381,7 @@ static uint16_t fwd_burst(struct tp_stream *s, struct unic_pkt **pkts, uint16_t 
 			pkts[i]->vlan_tci = s->vlan;
 		}
 	if (s->engine == TP_FWD_NOISY)
-		noisy_burst(s, pkts, n);
+		tp_noisy_burst(s, pkts, n);
 	else
 		tp_tx_send(s, pkts, n);
 	return nb_rx;
@@ -771,7 +402,7 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 	 * send; the rx poll is napi's). */
 	t0 = unic_rdtsc();
 	r = fwd_burst(s, pkts, n);
-	stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+	tp_stat_add(&s->busy_cycles, unic_rdtsc() - t0);
 	return r;
 }
 
@@ -790,7 +421,7 @@ static void gen_round(struct unic_napi_ctx *ctx, void *arg)
 		}
 		t0 = unic_rdtsc();
 		gen_burst(s);
-		stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+		tp_stat_add(&s->busy_cycles, unic_rdtsc() - t0);
 	}
 }
 
@@ -813,7 +444,7 @@ static int thread_main(void *arg)
 	/* Still this thread's tx queues: nothing stays in a FIFO. */
 	for (unsigned i = 0; i < t->nb_streams; i++)
 		if (t->streams[i]->engine == TP_FWD_NOISY)
-			noisy_drain(t->streams[i]);
+			tp_noisy_drain(t->streams[i]);
 	for (unsigned i = 0; i < app->nb_pools; i++)
 		unic_pool_cache_flush(app->pools[i]);
 	return t->ret;
@@ -960,8 +591,8 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 
 		unic_napi_hooks_set(t->ctx, &h);
 	} else if (app->engine == TP_FWD_NOISY && app->noisy.bufsz && app->noisy.flush_ms) {
-		struct unic_napi_hooks h = { .sz = sizeof(h), .round = noisy_round,
-					     .next_deadline = noisy_deadline, .arg = t };
+		struct unic_napi_hooks h = { .sz = sizeof(h), .round = tp_noisy_round,
+					     .next_deadline = tp_noisy_deadline, .arg = t };
 
 		unic_napi_hooks_set(t->ctx, &h);
 	}
@@ -1000,7 +631,7 @@ static void threads_teardown(struct tp_app *app)
 		memset(t, 0, sizeof(*t));
 	}
 	app->nb_threads = 0;
-	noisy_free(app);
+	tp_noisy_free(app);
 	free(app->streams);
 	app->streams = NULL;
 	app->nb_streams = 0;
@@ -1155,7 +786,7 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		}
 	}
 	free(sg);
-	if (app->engine == TP_FWD_NOISY && (rc = noisy_setup(app)) != 0) {
+	if (app->engine == TP_FWD_NOISY && (rc = tp_noisy_setup(app)) != 0) {
 		threads_teardown(app);
 		return rc;
 	}
@@ -1298,28 +929,6 @@ static void burst_line(struct tp_app *app, FILE *f, uint16_t id, bool tx)
 	fprintf(f, "\n");
 }
 
-/* noisy: what its FIFOs and lookups did, over the streams receiving on @p id. */
-static void noisy_line(struct tp_app *app, FILE *f, uint16_t id)
-{
-	uint64_t buf = 0, full = 0, tm = 0, atstop = 0, rd = 0, wr = 0;
-
-	for (unsigned i = 0; i < app->nb_streams; i++) {
-		const struct tp_noisy *z = &app->streams[i].noisy;
-
-		if (app->streams[i].rx_port != id)
-			continue;
-		buf += __atomic_load_n(&z->buffered, __ATOMIC_RELAXED);
-		full += __atomic_load_n(&z->flush_full, __ATOMIC_RELAXED);
-		tm += __atomic_load_n(&z->flush_time, __ATOMIC_RELAXED);
-		atstop += __atomic_load_n(&z->flushed_at_stop, __ATOMIC_RELAXED);
-		rd += __atomic_load_n(&z->reads, __ATOMIC_RELAXED);
-		wr += __atomic_load_n(&z->writes, __ATOMIC_RELAXED);
-	}
-	fprintf(f, "  Noisy FIFO: buffered %" PRIu64 " - flushes full %" PRIu64 ", timed %" PRIu64
-		" - sent at stop %" PRIu64 "; lookups: reads %" PRIu64 ", writes %" PRIu64 "\n",
-		buf, full, tm, atstop, rd, wr);
-}
-
 /*
  * set record-core-cycles: DPDK's line (the busy cycles of every stream over
  * the packets received, or sent by txonly and flowgen), then the same for
@@ -1424,7 +1033,7 @@ static void print_stats(struct tp_app *app, bool streams)
 			fprintf(f, "  TX-retried bursts: %-7" PRIu64 " TX-retries: %-14" PRIu64 " (at most %u, %u us apart)\n",
 				retried, retries, app->tx_retry_num, app->tx_delay_us);
 		if (app->engine == TP_FWD_NOISY)
-			noisy_line(app, f, id);
+			tp_noisy_line(app, f, id);
 		fprintf(f, "  ----------------------------------------------------------------------------\n");
 		trx += rx;
 		trxd += rxd;

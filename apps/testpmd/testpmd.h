@@ -8,7 +8,8 @@
  * show.c:  the "show" commands' output.
  * ports.c: each port's wanted configuration, applied at port start; pools;
  *          attach and detach.
- * fwd.c:   the forwarding engines and threads (one napi context each).
+ * fwd.c:   the forwarding engines and threads (one napi context each);
+ *          noisy.c the noisy engine, dump.c set verbose's packet dump.
  * main.c:  options, the environment, the interactive (libedit) and batch
  *          loops.
  *
@@ -325,5 +326,25 @@ struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q);
  * one burst call when nothing is refused.
  */
 void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n);
+
+/* A statistic with one writer (the stream's thread), read relaxed. */
+static inline void tp_stat_add(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+}
+
+/* noisy.c: the noisy engine, called by fwd.c in the stream's thread but
+ * setup/free (forwarding start and teardown, the main thread). */
+void tp_noisy_burst(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n);
+/* napi hooks of a thread whose FIFOs have a flush time (arg: the thread). */
+void tp_noisy_round(struct unic_napi_ctx *ctx, void *arg);
+uint64_t tp_noisy_deadline(struct unic_napi_ctx *ctx, void *arg);
+/* Send what the stream's FIFO holds (its thread stops). */
+void tp_noisy_drain(struct tp_stream *s);
+/* FIFOs and tables of every stream. @return 0, -EINVAL or -ENOMEM (printed). */
+int tp_noisy_setup(struct tp_app *app);
+void tp_noisy_free(struct tp_app *app);
+/* The "Noisy FIFO:" line of port @p id's forward statistics. */
+void tp_noisy_line(struct tp_app *app, FILE *f, uint16_t id);
 
 #endif /* TESTPMD_H */
