@@ -14,7 +14,8 @@
  *   <level>      1..5 or error|warning|notice|info|debug (num = 1..5)
  *   <sizes>      comma-separated sizes 1..65535, at most TP_CMD_MAX_SIZES
  *   <spec>       any one word (also <masks> <types> <entries> <type> <hexkey>
- *                <offload> <name> <device>: checked by the command)
+ *                <offload> <name> <device> <file> <flags> <vf_mask> <queue_mask>
+ *                <stats_mask>: checked by the command, or hex masks)
  *   <words...>   one or more words to the end of the line (rest)
  *   <anything>   a whole number 0..4294967295
  *   [key=<n>]    optional "key=N" (whole number), any order, at the end

@@ -402,7 +402,7 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 	 * send; the rx poll is napi's). */
 	t0 = unic_rdtsc();
 	r = fwd_burst(s, pkts, n);
-	tp_stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+	tp_stat_add(&s->rxc->busy_cycles, unic_rdtsc() - t0);
 	return r;
 }
 
@@ -421,7 +421,7 @@ static void gen_round(struct unic_napi_ctx *ctx, void *arg)
 		}
 		t0 = unic_rdtsc();
 		gen_burst(s);
-		tp_stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+		tp_stat_add(&s->rxc->busy_cycles, unic_rdtsc() - t0);
 	}
 }
 
@@ -932,17 +932,18 @@ static void burst_line(struct tp_app *app, FILE *f, uint16_t id, bool tx)
 /*
  * set record-core-cycles: DPDK's line (the busy cycles of every stream over
  * the packets received, or sent by txonly and flowgen), then the same for
- * each forwarding thread. Needs the streams: while forwarding or at stop.
+ * each forwarding thread (while the threads exist: forwarding, or at stop).
  */
 static void cycles_lines(struct tp_app *app, FILE *f, uint64_t rx, uint64_t tx)
 {
 	bool gen = app->engine == TP_FWD_TXONLY || app->engine == TP_FWD_FLOWGEN;
 	uint64_t mhz = unic_tsc_hz() / 1000000, total = 0, pkts = gen ? tx : rx;
 
-	if (app->nb_threads == 0 || (rx == 0 && tx == 0))
+	if (rx == 0 && tx == 0)
 		return;
-	for (unsigned i = 0; i < app->nb_streams; i++)
-		total += __atomic_load_n(&app->streams[i].busy_cycles, __ATOMIC_RELAXED);
+	for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
+		for (unsigned q = 0; app->ports[id].in_fwd && q < TP_MAX_QUEUES; q++)
+			total += __atomic_load_n(&tp_cnt(app, id, q)->busy_cycles, __ATOMIC_RELAXED);
 	if (pkts)
 		fprintf(f, "\n  CPU cycles/packet=%.2F (busy cycles=%" PRIu64 " / total %s packets=%" PRIu64
 			") at %" PRIu64 " MHz Clock\n", (double)total / (double)pkts, total,
@@ -959,7 +960,7 @@ static void cycles_lines(struct tp_app *app, FILE *f, uint64_t rx, uint64_t tx)
 		for (unsigned i = 0; i < th->nb_streams; i++) {
 			const struct tp_stream *s = th->streams[i];
 
-			c += __atomic_load_n(&s->busy_cycles, __ATOMIC_RELAXED);
+			c += __atomic_load_n(&s->rxc->busy_cycles, __ATOMIC_RELAXED);
 			p += gen ? unic_counter_read(&s->txc->tx) : unic_counter_read(&s->rxc->rx);
 		}
 		if (p)

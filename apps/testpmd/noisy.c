@@ -126,7 +126,7 @@ void tp_noisy_round(struct unic_napi_ctx *ctx, void *arg)
 			tp_stat_add(&z->flush_time, 1);
 			z->last_ns = now;
 			if (t0)
-				tp_stat_add(&s->busy_cycles, unic_rdtsc() - t0);
+				tp_stat_add(&s->rxc->busy_cycles, unic_rdtsc() - t0);
 		}
 	}
 }

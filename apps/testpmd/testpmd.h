@@ -69,6 +69,7 @@ struct tp_qcnt {
 	 * (rx checksum flags) or this engine did in software. */
 	struct unic_counter bad_ip, bad_l4, bad_hdr, ck_nic, ck_sw;
 	uint64_t rx_bursts[TP_BURST_MAX + 1];   /* set record-burst-stats: bursts of each size */
+	uint64_t busy_cycles;                   /* set record-core-cycles: TSC cycles of the stream's work */
 	struct unic_counter tx UNIC_CACHE_ALIGNED;
 	struct unic_counter dropped;
 	uint64_t tx_bursts[TP_BURST_MAX + 1];
@@ -165,7 +166,6 @@ struct tp_stream {
 	uint32_t retry_num, retry_us;
 	struct tp_noisy noisy;    /* noisy engine */
 	struct tp_noisy_conf nconf;
-	uint64_t busy_cycles;     /* set record-core-cycles: TSC cycles of rounds that moved packets */
 };
 
 struct tp_thread {

@@ -251,6 +251,11 @@ Test(testpmd_cycles, record_core_cycles_prints_cycles_per_packet_per_thread, .in
 
 	cr_assert_not_null(b);
 	cr_assert_gt(strtoull(b + strlen("(busy cycles="), NULL, 10), 0);
+	/* After stop: the total still (the counters stay), no threads. */
+	cr_assert_eq(exec("show fwd stats all"), 0);
+	o = printed();
+	HAS(o, " / total io packets=16) at ");
+	HASNT(o, "  thread 0 (");
 }
 
 /* ---- set verbose ---------------------------------------------------------------- */
