@@ -203,9 +203,10 @@ static unsigned syntax_words(const char *syn, struct word *w, unsigned max)
 				x->kind = W_SIZES;
 			else if (eq(in, il, "spec") || eq(in, il, "masks") || eq(in, il, "types") ||
 				 eq(in, il, "entries") || eq(in, il, "type") || eq(in, il, "hexkey") ||
-				 eq(in, il, "offload") || eq(in, il, "name") || eq(in, il, "device") ||
-				 eq(in, il, "file") || eq(in, il, "flags") || eq(in, il, "vf_mask") ||
-				 eq(in, il, "queue_mask") || eq(in, il, "stats_mask"))
+				 eq(in, il, "offload") || eq(in, il, "name") || eq(in, il, "device"))
+				x->kind = W_SPEC;
+			else if (eq(in, il, "file") || eq(in, il, "flags") || eq(in, il, "vf_mask") ||
+				 eq(in, il, "queue_mask") || eq(in, il, "stats_mask")) /* cmd_refused.c's */
 				x->kind = W_SPEC;
 			else if (il > 3 && memcmp(in + il - 3, "...", 3) == 0)
 				x->kind = W_REST;

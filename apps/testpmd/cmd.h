@@ -14,11 +14,12 @@
  *   <level>      1..5 or error|warning|notice|info|debug (num = 1..5)
  *   <sizes>      comma-separated sizes 1..65535, at most TP_CMD_MAX_SIZES
  *   <spec>       any one word (also <masks> <types> <entries> <type> <hexkey>
- *                <offload> <name> <device> <file> <flags> <vf_mask> <queue_mask>
- *                <stats_mask>: checked by the command, or hex masks)
+ *                <offload> <name> <device>: checked by the command)
  *   <words...>   one or more words to the end of the line (rest)
  *   <anything>   a whole number 0..4294967295
  *   [key=<n>]    optional "key=N" (whole number), any order, at the end
+ * (cmd_refused.c's rows also take <file> <flags> <vf_mask> <queue_mask>
+ * <stats_mask> as one word: DPDK's file names, flags and hex masks.)
  * A '#' at the start of a word begins a comment to the end of the line.
  */
 #ifndef TP_CMD_H
@@ -98,13 +99,16 @@ enum tp_cmd_id {
 	TP_CMD_SET_FLOW_CTRL,
 	TP_CMD_SET_FLOW_CTRL_ONE,
 	TP_CMD_SET_FLOW_CTRL_NUM,
-	/* tpengines: set fwd X retry; every refused-by-design row (cmd_refused.c) */
+	/* tpengines: set fwd X retry, its delay and tries */
 	TP_CMD_SET_FWD_RETRY,
 	TP_CMD_SET_BURST_TX,
-	TP_CMD_REFUSED,
 	TP_CMD_UDP_TUNNEL,
 	TP_CMD_COUNT
 };
+
+/* The id of every row of cmd_refused.c (DPDK's commands unic refuses by
+ * design): past tp_cmd_table()'s ids, which stay one a row. */
+#define TP_CMD_REFUSED TP_CMD_COUNT
 
 struct tp_cmd_def {
 	enum tp_cmd_id id;

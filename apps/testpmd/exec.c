@@ -1019,8 +1019,6 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		return tp_refused(app, cmd);
 	case TP_CMD_UDP_TUNNEL:
 		return tp_udp_tunnel(app, (uint16_t)a[2].num, a[5].str);
-	case TP_CMD_COUNT:
-		break;
 	}
 	fprintf(app->err, "internal: command %d has no action\n", cmd->def->id);
 	return -ENOSYS;

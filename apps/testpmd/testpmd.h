@@ -206,14 +206,14 @@ struct tp_app {
 	uint64_t peer_set;                    /* bit p: peer[p] given (--eth-peer, "set eth-peer") */
 	uint8_t peer[TP_MAX_PORTS][6];        /* else 02:00:00:00:00:<p> */
 	bool no_lsc;                          /* link change events are not printed */
-	unsigned verbose;                     /* "set verbose": 1 rx, 2 tx, 3 both (atomic) */
-	bool record_bursts;                   /* "set record-burst-stats" (forwarding stopped) */
 	/* tpengines: retry, the noisy engine, cycle recording */
 	bool retry;                           /* "set fwd X retry" */
 	uint32_t tx_retry_num;                /* --burst-tx-retry-num (DPDK's default 64) */
 	uint32_t tx_delay_us;                 /* --burst-tx-delay-time (DPDK's default 1 us) */
 	struct tp_noisy_conf noisy;           /* --noisy-* */
 	bool record_cycles;                   /* "set record-core-cycles" (forwarding stopped) */
+	unsigned verbose;                     /* "set verbose": 1 rx, 2 tx, 3 both (atomic) */
+	bool record_bursts;                   /* "set record-burst-stats" (forwarding stopped) */
 	/* Forwarding state. */
 	bool fwd_on;
 	bool stop;                            /* threads: stop at the next round */

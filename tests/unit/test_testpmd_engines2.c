@@ -334,6 +334,53 @@ Test(testpmd_verbose, rss_hash_vlan_and_offload_flags_are_named)
 
 /* ---- refused by design ---------------------------------------------------------------- */
 
+/* A line from @p syntax: the first alternative of each literal, a value
+ * per placeholder. */
+static void sample_of(const char *s, char *line, size_t len)
+{
+	line[0] = '\0';
+	while (*s) {
+		size_t l = strcspn(s, " ");
+		char w[256];
+
+		snprintf(w, sizeof(w), "%.*s", (int)l, s);
+		if (strcmp(w, "<mac>") == 0)
+			strncat(line, "02:00:00:00:00:09 ", len - strlen(line) - 1);
+		else if (strcmp(w, "<words...>") == 0 || strcmp(w, "<file>") == 0 || strcmp(w, "<flags>") == 0 ||
+			 strstr(w, "_mask>"))
+			strncat(line, "0x3 ", len - strlen(line) - 1);
+		else if (w[0] == '<')
+			strncat(line, "1 ", len - strlen(line) - 1);
+		else {
+			w[strcspn(w, "|")] = '\0';
+			strncat(line, w, len - strlen(line) - 1);
+			strncat(line, " ", len - strlen(line) - 1);
+		}
+		s += l;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+Test(testpmd_refused, every_refused_row_parses_from_a_sample_of_its_syntax_to_itself)
+{
+	static struct tp_cmd c;
+	unsigned nr;
+	const struct tp_cmd_def *r = tp_cmd_refused_table(&nr);
+	char line[512], e[2048];
+
+	cr_assert_geq(nr, 60, "the refused-by-design rows");
+	for (unsigned i = 0; i < nr; i++) {
+		cr_assert_eq(r[i].id, TP_CMD_REFUSED);
+		cr_assert(strstr(r[i].help, ": ") != NULL, "a reason names the capability: %s", r[i].help);
+		sample_of(r[i].syntax, line, sizeof(line));
+		cr_assert_eq(tp_cmd_parse(line, &c, e, sizeof(e)), TP_PARSE_OK, "'%s' (%s): %s", line, r[i].syntax, e);
+		cr_assert_eq(c.def, &r[i], "'%s' parsed as %s", line, c.def->syntax);
+	}
+}
+
+/* ---- refused by design, run ---------------------------------------------------------------- */
+
 Test(testpmd_refused, refused_commands_parse_as_dpdk_and_name_the_capability_and_the_driver,
      .init = eng_setup, .fini = eng_teardown, .timeout = 30)
 {
