@@ -768,6 +768,9 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	int rc, n;
 
+	/* cmd_refused.c's rows (id TP_CMD_REFUSED, past the table's). */
+	if (cmd->def->id == TP_CMD_REFUSED)
+		return tp_refused(app, cmd);
 	switch (cmd->def->id) {
 	case TP_CMD_HELP:
 		return tp_cmd_help(app->out, NULL) == 0 ? 0 : -EINVAL;
@@ -1015,10 +1018,10 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		fprintf(app->out, "TX retry num: %u, delay between TX retries: %uus%s\n", app->tx_retry_num,
 			app->tx_delay_us, app->retry ? "" : " (used with 'set fwd ENGINE retry')");
 		return 0;
-	case TP_CMD_REFUSED:
-		return tp_refused(app, cmd);
 	case TP_CMD_UDP_TUNNEL:
 		return tp_udp_tunnel(app, (uint16_t)a[2].num, a[5].str);
+	case TP_CMD_COUNT:
+		break;
 	}
 	fprintf(app->err, "internal: command %d has no action\n", cmd->def->id);
 	return -ENOSYS;
