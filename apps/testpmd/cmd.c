@@ -148,6 +148,11 @@ static const struct tp_cmd_def cmd_table[] = {
 	  "802.3x flow control: obey pause frames, send them above high_water bytes of rx buffer (XON below low_water with send_xon 1), their pause time, pass MAC control frames up; autoneg on is refused where the driver does not negotiate pause" },
 	{ TP_CMD_SET_FLOW_CTRL_ONE, "set flow_ctrl rx|tx|mac_ctrl_frame_fwd|autoneg on|off <port>", "one flow control setting, the others kept" },
 	{ TP_CMD_SET_FLOW_CTRL_NUM, "set flow_ctrl high_water|low_water|pause_time|send_xon <n> <port>", "one flow control value, the others kept" },
+	/* tpengines: set fwd X retry (the commands refused by design: cmd_refused.c) */
+	{ TP_CMD_SET_FWD_RETRY, "set fwd " ENGINES " retry",
+	  "the forwarding engine; a tx burst the queue does not take whole is sent again (--burst-tx-retry-num times, --burst-tx-delay-time us apart)" },
+	{ TP_CMD_SET_BURST_TX, "set burst tx delay <us> retry <num>",
+	  "with retry: the wait between tries of a tx burst (0..1000000 us) and the tries (forwarding stopped)" },
 	{ TP_CMD_UDP_TUNNEL, "port config <port> udp_tunnel_port add|rm vxlan|geneve|vxlan-gpe|ecpri <udp-port>",
 	  "UDP tunnel ports: refused (unic has no tunnel offloads)" },
 };
@@ -172,6 +177,24 @@ static bool offered(enum tp_cmd_id id, unsigned at, const char *w, size_t len)
 		    strlen(never_offered[i].word) == len && memcmp(never_offered[i].word, w, len) == 0)
 			return false;
 	return true;
+}
+
+/* The parser's rows: cmd_table, then the refused-by-design ones. */
+static const struct tp_cmd_def *row(unsigned i)
+{
+	unsigned nr;
+	const struct tp_cmd_def *r = tp_cmd_refused_table(&nr);
+	const unsigned nm = sizeof(cmd_table) / sizeof(cmd_table[0]);
+
+	return i < nm ? &cmd_table[i] : i - nm < nr ? &r[i - nm] : NULL;
+}
+
+static unsigned nb_rows(void)
+{
+	unsigned nr;
+
+	tp_cmd_refused_table(&nr);
+	return (unsigned)(sizeof(cmd_table) / sizeof(cmd_table[0])) + nr;
 }
 
 const struct tp_cmd_def *tp_cmd_table(unsigned *nb)
@@ -238,6 +261,9 @@ static unsigned syntax_words(const char *syn, struct word *w, unsigned max)
 				 eq(in, il, "offload") || eq(in, il, "name") || eq(in, il, "device") ||
 				 eq(in, il, "file") || eq(in, il, "list") || eq(in, il, "mask") || eq(in, il, "addr") ||
 				 eq(in, il, "port,queue") || eq(in, il, "speed") || eq(in, il, "tpid"))
+				x->kind = W_SPEC;
+			else if (eq(in, il, "file") || eq(in, il, "flags") || eq(in, il, "vf_mask") ||
+				 eq(in, il, "queue_mask") || eq(in, il, "stats_mask")) /* cmd_refused.c's */
 				x->kind = W_SPEC;
 			else if (il > 3 && memcmp(in + il - 3, "...", 3) == 0)
 				x->kind = W_REST;
@@ -532,12 +558,29 @@ static bool words_at(const struct tp_cmd_def *const *defs, unsigned n, unsigned 
 	return true;
 }
 
+/* Do these commands all have the same syntax word at @p at (e.g. <vid>)? */
+static bool same_word_at(const struct tp_cmd_def *const *defs, unsigned n, unsigned at)
+{
+	struct word v[TP_CMD_MAX_TOKENS];
+	unsigned nv = syntax_words(defs[0]->syntax, v, TP_CMD_MAX_TOKENS);
+
+	if (at >= nv)
+		return false;
+	for (unsigned i = 1; i < n; i++) {
+		struct word w[TP_CMD_MAX_TOKENS];
+		unsigned nw = syntax_words(defs[i]->syntax, w, TP_CMD_MAX_TOKENS);
+
+		if (at >= nw || w[at].len != v[at].len || memcmp(w[at].s, v[at].s, v[at].len) != 0)
+			return false;
+	}
+	return true;
+}
+
 int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 {
 	char *tok[TP_CMD_MAX_TOKENS];
-	unsigned nb, best = 0, nbest = 0;
-	const struct tp_cmd_def *t = tp_cmd_table(&nb);
-	const struct tp_cmd_def *bestdef[TP_CMD_COUNT];
+	unsigned nb = nb_rows(), best = 0, nbest = 0;
+	const struct tp_cmd_def *bestdef[TP_CMD_MAX_ROWS];
 	struct match bm = { 0 };
 	int nt;
 
@@ -557,11 +600,12 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 		return TP_PARSE_EMPTY;
 
 	for (unsigned i = 0; i < nb; i++) {
+		const struct tp_cmd_def *d = row(i);
 		struct match m;
 
-		match_def(&t[i], tok, (unsigned)nt, cmd, cmd->rest, sizeof(cmd->rest), &m);
+		match_def(d, tok, (unsigned)nt, cmd, cmd->rest, sizeof(cmd->rest), &m);
 		if (m.fail == F_NONE) {
-			cmd->def = &t[i];
+			cmd->def = d;
 			return TP_PARSE_OK;
 		}
 		if (m.score == 0)
@@ -571,15 +615,16 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 			nbest = 0;
 			bm = m;
 		}
-		if (m.score == best && nbest < TP_CMD_COUNT)
-			bestdef[nbest++] = &t[i];
+		if (m.score == best && nbest < TP_CMD_MAX_ROWS)
+			bestdef[nbest++] = d;
 	}
 	if (nbest == 0) {
 		errcat(err, errlen, "unknown command '%s'; type 'help' for the list", tok[0]);
 		return TP_PARSE_ERROR;
 	}
 	/* Say what is wrong when the closest commands agree on it. */
-	if (nbest == 1 || bm.fail == F_EXTRA || bm.fail == F_MISSING) {
+	if (nbest == 1 || bm.fail == F_EXTRA || bm.fail == F_MISSING ||
+	    (bm.fail == F_BAD && same_word_at(bestdef, nbest, bm.at_word))) {
 		struct word w[TP_CMD_MAX_TOKENS];
 		unsigned nw = syntax_words(bestdef[0]->syntax, w, TP_CMD_MAX_TOKENS);
 
@@ -639,9 +684,33 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 	} else {
 		errcat(err, errlen, "bad arguments for '%s'", tok[0]);
 	}
+	/* Usage lines: the commands unic refuses by design only when the
+	 * line came closest to nothing else (help WORDS lists them). */
+	unsigned refused = 0;
+
 	for (unsigned i = 0; i < nbest; i++)
-		errcat(err, errlen, "\nusage: %s", bestdef[i]->syntax);
+		refused += bestdef[i]->id == TP_CMD_REFUSED;
+	for (unsigned i = 0; i < nbest; i++)
+		if (refused == nbest || bestdef[i]->id != TP_CMD_REFUSED)
+			errcat(err, errlen, "\nusage: %s", bestdef[i]->syntax);
+	if (refused && refused < nbest)
+		errcat(err, errlen, "\n(and %u command%s unic refuses by design: 'help %s' shows them)", refused,
+		       refused == 1 ? "" : "s", tok[0]);
 	return TP_PARSE_ERROR;
+}
+
+int tp_cmd_port_word(const struct tp_cmd *cmd)
+{
+	struct word w[TP_CMD_MAX_TOKENS];
+	unsigned nw;
+
+	if (cmd->def == NULL)
+		return -1;
+	nw = syntax_words(cmd->def->syntax, w, TP_CMD_MAX_TOKENS);
+	for (unsigned i = 0; i < nw; i++)
+		if (w[i].kind == W_PORT || w[i].kind == W_PORT_ALL)
+			return (int)i;
+	return -1;
 }
 
 int tp_cmd_knob(const struct tp_cmd *cmd, const char *key)
@@ -668,6 +737,13 @@ int tp_cmd_help(FILE *f, const char *topic)
 	const struct tp_cmd_def *t = tp_cmd_table(&nb);
 	int nt = topic ? split(topic, buf, sizeof(buf), tok, TP_CMD_MAX_TOKENS) : 0;
 
+	/* A topic also finds the refused-by-design rows (with their reason);
+	 * the full list leaves them out. */
+	if (nt > 0) {
+		t = NULL;
+		nb = nb_rows();
+	}
+
 	if (nt < 0) {
 		fprintf(f, "help: topic too long\n");
 		return -1;
@@ -675,8 +751,9 @@ int tp_cmd_help(FILE *f, const char *topic)
 	if (nt == 0)
 		fprintf(f, "Commands (type 'help WORD' for details; <port|all> takes a port number or 'all'):\n");
 	for (unsigned i = 0; i < nb; i++) {
+		const struct tp_cmd_def *d = t ? &t[i] : row(i);
 		struct word w[TP_CMD_MAX_TOKENS];
-		unsigned nw = syntax_words(t[i].syntax, w, TP_CMD_MAX_TOKENS);
+		unsigned nw = syntax_words(d->syntax, w, TP_CMD_MAX_TOKENS);
 		bool ok = (unsigned)nt <= nw;
 
 		for (int k = 0; ok && k < nt; k++) {
@@ -691,9 +768,9 @@ int tp_cmd_help(FILE *f, const char *topic)
 		if (!ok)
 			continue;
 		if (nt == 0)
-			fprintf(f, "  %s\n", t[i].syntax);
+			fprintf(f, "  %s\n", d->syntax);
 		else
-			fprintf(f, "%s\n    %s\n", t[i].syntax, t[i].help);
+			fprintf(f, "%s\n    %s%s\n", d->syntax, d->id == TP_CMD_REFUSED ? "refused: " : "", d->help);
 		shown++;
 	}
 	if (shown == 0) {

@@ -19,6 +19,8 @@
  *   <words...>   one or more words to the end of the line (rest)
  *   <anything>   a whole number 0..4294967295
  *   [key=<n>]    optional "key=N" (whole number), any order, at the end
+ * (cmd_refused.c's rows also take <file> <flags> <vf_mask> <queue_mask>
+ * <stats_mask> as one word: DPDK's file names, flags and hex masks.)
  * A '#' at the start of a word begins a comment to the end of the line.
  */
 #ifndef TP_CMD_H
@@ -35,6 +37,7 @@
 #define TP_CMD_MAX_PORT   63
 #define TP_CMD_PORT_ALL   0xffffu
 #define TP_CMD_CAND_LEN   48   /* one completion candidate, NUL included */
+#define TP_CMD_MAX_ROWS   512  /* rows of both tables */
 
 enum tp_cmd_id {
 	TP_CMD_HELP,
@@ -145,9 +148,16 @@ enum tp_cmd_id {
 	TP_CMD_SET_FLOW_CTRL,
 	TP_CMD_SET_FLOW_CTRL_ONE,
 	TP_CMD_SET_FLOW_CTRL_NUM,
+	/* tpengines: set fwd X retry, its delay and tries */
+	TP_CMD_SET_FWD_RETRY,
+	TP_CMD_SET_BURST_TX,
 	TP_CMD_UDP_TUNNEL,
 	TP_CMD_COUNT
 };
+
+/* The id of every row of cmd_refused.c (DPDK's commands unic refuses by
+ * design): past tp_cmd_table()'s ids, which stay one a row. */
+#define TP_CMD_REFUSED TP_CMD_COUNT
 
 struct tp_cmd_def {
 	enum tp_cmd_id id;
@@ -189,6 +199,16 @@ const struct tp_cmd_def *tp_cmd_table(unsigned *nb);
  * for each command the line came closest to. Never reads past @p line's NUL.
  */
 int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen);
+
+/*
+ * The commands dpdk-testpmd has and unic refuses by design (cmd_refused.c):
+ * rows with id TP_CMD_REFUSED, the syntax in DPDK's words and, as help, the
+ * reason. The parser takes them after tp_cmd_table()'s.
+ */
+const struct tp_cmd_def *tp_cmd_refused_table(unsigned *nb);
+
+/* The word index of the first port (<port>, <port|all>) of @p cmd's syntax, or -1. */
+int tp_cmd_port_word(const struct tp_cmd *cmd);
 
 /* The index of knob @p key of @p cmd's syntax, or -1. */
 int tp_cmd_knob(const struct tp_cmd *cmd, const char *key);

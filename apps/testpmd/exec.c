@@ -32,6 +32,8 @@ int tp_app_init(struct tp_app *app, struct unic_env *env)
 		app->out = stdout;
 	if (app->err == NULL)
 		app->err = stderr;
+	app->tx_retry_num = 64; /* DPDK's BURST_TX_RETRIES */
+	app->tx_delay_us = 1;   /* DPDK's BURST_TX_WAIT_US */
 	return 0;
 }
 
@@ -96,6 +98,21 @@ static int need_fwd_off(struct tp_app *app)
 		return 0;
 	fprintf(app->err, "packet forwarding is running: run 'stop' first\n");
 	return -EBUSY;
+}
+
+/* set fwd ENGINE [retry] (tpengines). */
+static int set_fwd(struct tp_app *app, const struct tp_cmd_arg *e, bool retry)
+{
+	if (e->kw >= TP_FWD_COUNT) {
+		fprintf(app->err, "set fwd %s: unic ports have no shared rx queues (DPDK's shared-rxq engine "
+			"forwards the queue several ports share); io forwards each queue (-ENOTSUP)\n", e->str);
+		return -ENOTSUP;
+	}
+	app->engine = (enum tp_engine)e->kw;
+	app->retry = retry;
+	fprintf(app->out, "Set %s packet forwarding mode%s\n", tp_engine_name(app->engine),
+		retry ? " with retry" : "");
+	return 0;
 }
 
 /* Report a port-layer error, -ENOTSUP above all, clearly. */
@@ -167,7 +184,8 @@ static int fwd_start(struct tp_app *app, unsigned tx_first)
 	if (rc)
 		return rc;
 	app->fwd_on = true;
-	fprintf(app->out, "%s packet forwarding - ports=", tp_engine_name(app->engine));
+	fprintf(app->out, "%s packet forwarding%s - ports=", tp_engine_name(app->engine),
+		app->retry ? " with retry" : "");
 	unsigned np = 0;
 
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
@@ -752,6 +770,9 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	int rc, n;
 
+	/* cmd_refused.c's rows (id TP_CMD_REFUSED, past the table's). */
+	if (cmd->def->id == TP_CMD_REFUSED)
+		return tp_refused(app, cmd);
 	switch (cmd->def->id) {
 	case TP_CMD_HELP:
 		return tp_cmd_help(app->out, NULL) == 0 ? 0 : -EINVAL;
@@ -813,16 +834,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	case TP_CMD_SET_FWD:
 		if ((rc = need_fwd_off(app)))
 			return rc;
-		if (a[2].kw >= TP_FWD_COUNT) {
-			fprintf(app->err, "set fwd %s: %s (-ENOTSUP)\n", a[2].str, a[2].kw == TP_FWD_COUNT ?
-				"the noisy engine (a VNF's memory and delay) is not done in unic; io or mac "
-				"forward without the simulated load" :
-				"unic ports have no shared rx queues (DPDK's shared-rxq engine); io forwards each queue");
-			return -ENOTSUP;
-		}
-		app->engine = (enum tp_engine)a[2].kw;
-		fprintf(app->out, "Set %s packet forwarding mode\n", tp_engine_name(app->engine));
-		return 0;
+		return set_fwd(app, &a[2], false);
 	case TP_CMD_SET_BURST:
 		if ((rc = need_fwd_off(app)))
 			return rc;
@@ -991,6 +1003,25 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 	case TP_CMD_SET_FLOW_CTRL_ONE:
 	case TP_CMD_SET_FLOW_CTRL_NUM:
 		return tp_flow_ctrl_set(app, cmd);
+	/* tpengines: retry, the refused-by-design commands */
+	case TP_CMD_SET_FWD_RETRY:
+		if ((rc = need_fwd_off(app)))
+			return rc;
+		return set_fwd(app, &a[2], true);
+	case TP_CMD_SET_BURST_TX:
+		if ((rc = need_fwd_off(app)))
+			return rc;
+		if (a[4].num > 1000000) {
+			fprintf(app->err, "set burst tx delay: %" PRIu64 " us; expected 0..1000000 (a second at most)\n",
+				a[4].num);
+			usage(app, cmd);
+			return -EINVAL;
+		}
+		app->tx_delay_us = (uint32_t)a[4].num;
+		app->tx_retry_num = (uint32_t)a[6].num;
+		fprintf(app->out, "TX retry num: %u, delay between TX retries: %uus%s\n", app->tx_retry_num,
+			app->tx_delay_us, app->retry ? "" : " (used with 'set fwd ENGINE retry')");
+		return 0;
 	case TP_CMD_UDP_TUNNEL:
 		return tp_udp_tunnel(app, (uint16_t)a[2].num, a[5].str);
 	case TP_CMD_COUNT:

@@ -16,8 +16,14 @@
  * source the tx port's MAC), macswap (swap the two), rxonly (free),
  * txonly (generate on every round, no receive), flowgen (receive and free,
  * generate UDP flows to 1024 destination addresses on every round), csum
- * (as mac, and checksums per the tx port's settings: csum.c). A
- * generating thread never sleeps: it always has work.
+ * (as mac, and checksums per the tx port's settings: csum.c), noisy (as
+ * io, through a FIFO per stream and with simulated memory lookups per
+ * packet: DPDK's noisy_vnf). A generating thread never sleeps: it always
+ * has work.
+ *
+ * "set fwd X retry": a tx burst the queue does not take whole is tried
+ * again, burst_tx_retry_num times at most, burst_tx_delay_time us apart
+ * (DPDK's); what is still left is freed and counted as dropped.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,7 +43,7 @@
 #define HDR_LEN 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
 
 static const char *const engine_names[TP_FWD_COUNT] = {
-	"io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum", "icmpecho", "5tswap",
+	"io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum", "icmpecho", "5tswap", "noisy",
 };
 
 const char *tp_engine_name(enum tp_engine e)
@@ -52,11 +58,75 @@ struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q)
 
 /* ---- the engines ------------------------------------------------------------ */
 
+/* Busy-wait @p us microseconds (DPDK's rte_delay_us between tx retries). */
+static void delay_us(uint32_t us)
+{
+	uint64_t end = unic_time_ns() + (uint64_t)us * 1000;
+
+	while (unic_time_ns() < end)
+		unic_pause();
+}
+
+/*
+ * unic_tx_burst_or_free() with retries: when the queue takes fewer than
+ * prepared, wait retry_us and send the rest again, retry_num times in all
+ * for the burst; then free what is left. A refused packet is freed at once
+ * (a retry would not change the verdict). Forwarding being stopped ends the
+ * retries.
+ */
+static uint16_t tx_retry(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n, uint16_t *dropped)
+{
+	uint16_t done = 0, sent = 0, lost = 0;
+	uint32_t tries = 0;
+
+	while (done < n) {
+		uint16_t ok = unic_tx_prepare(s->txp, s->tx_q, pkts + done, (uint16_t)(n - done), NULL);
+		uint16_t took = ok ? unic_tx_burst(s->txp, s->tx_q, pkts + done, ok) : 0;
+
+		sent = (uint16_t)(sent + took);
+		done = (uint16_t)(done + took);
+		if (UNIC_UNLIKELY(took < ok)) {
+			if (tries == s->retry_num || __atomic_load_n(&s->app->stop, __ATOMIC_ACQUIRE)) {
+				unic_pkt_free_bulk(pkts + done, (uint32_t)(n - done));
+				lost = (uint16_t)(lost + n - done);
+				break;
+			}
+			tries++;
+			delay_us(s->retry_us);
+			continue;
+		}
+		if (UNIC_UNLIKELY(done < n)) {
+			unic_pkt_free(pkts[done]);
+			lost++;
+			done++;
+		}
+	}
+	if (tries) {
+		unic_counter_add(&s->txc->retried, 1);
+		unic_counter_add(&s->txc->retries, tries);
+	}
+	*dropped = lost;
+	return sent;
+}
+
 /* Every engine that transmits sends through here (testpmd.h). */
 void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
 {
-	uint16_t dropped, sent = unic_tx_burst_or_free(s->txp, s->tx_q, pkts, n, &dropped);
+	unsigned verbose = __atomic_load_n(&s->app->verbose, __ATOMIC_RELAXED);
+	uint16_t dropped, sent;
 
+	if (n == 0)
+		return;
+	/* DPDK's levels: 1 received, 2 sent, 3 and above both; generated
+	 * bursts too (DPDK prints from a tx callback). */
+	if (verbose >= 2)
+		tp_verbose_dump(s->app->out, s->tx_port, s->tx_q, "sent", pkts, n);
+	if (s->app->record_bursts) /* one writer: this thread; readers load relaxed */
+		__atomic_store_n(&s->txc->tx_bursts[n], s->txc->tx_bursts[n] + 1, __ATOMIC_RELAXED);
+	if (s->retry)
+		sent = tx_retry(s, pkts, n, &dropped);
+	else
+		sent = unic_tx_burst_or_free(s->txp, s->tx_q, pkts, n, &dropped);
 	if (dropped)
 		unic_counter_add(&s->txc->dropped, dropped);
 	unic_counter_add(&s->txc->tx, sent);
@@ -138,39 +208,6 @@ static void gen_burst(struct tp_stream *s)
 		pkts[i] = first;
 	}
 	tp_tx_send(s, pkts, (uint16_t)n);
-}
-
-void tp_verbose_dump(FILE *f, uint16_t port, uint16_t q, const char *what, struct unic_pkt **pkts,
-		     uint16_t n)
-{
-	/* One write per burst, so that threads' lines do not interleave. */
-	char buf[8192];
-	size_t off = 0;
-	int l;
-
-	if (n == 0)
-		return;
-	l = snprintf(buf, sizeof(buf), "port %u/queue %u: %s %u packets\n", port, q, what, n);
-	off = l > 0 ? (size_t)l : 0;
-	for (uint16_t i = 0; i < n && off < sizeof(buf); i++) {
-		const uint8_t *d = unic_pkt_data(pkts[i]);
-		uint16_t type = pkts[i]->data_len >= 14 ? (uint16_t)(d[12] << 8 | d[13]) : 0;
-
-		if (pkts[i]->data_len < 14) {
-			l = snprintf(buf + off, sizeof(buf) - off, "  (runt: %u bytes) - length=%u - nb_segs=%u\n",
-				     pkts[i]->data_len, pkts[i]->pkt_len, pkts[i]->nb_segs);
-		} else {
-			l = snprintf(buf + off, sizeof(buf) - off,
-				     "  src=%02X:%02X:%02X:%02X:%02X:%02X - dst=%02X:%02X:%02X:%02X:%02X:%02X - type=0x%04x - length=%u - nb_segs=%u\n",
-				     d[6], d[7], d[8], d[9], d[10], d[11], d[0], d[1], d[2], d[3], d[4], d[5], type,
-				     pkts[i]->pkt_len, pkts[i]->nb_segs);
-		}
-		off += l > 0 ? (size_t)l : 0;
-	}
-	if (off > sizeof(buf))
-		off = sizeof(buf) - 1;
-	fwrite(buf, 1, off, f);
-	fflush(f);
 }
 
 static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
@@ -279,15 +316,11 @@ bool tp_icmpecho_pkt(struct unic_pkt *p, const uint8_t mac[6])
 	return true;
 }
 
-static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
-			   void *arg)
+static uint16_t fwd_burst(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n)
 {
-	struct tp_stream *s = arg;
 	const uint16_t nb_rx = n;
 	unsigned verbose = __atomic_load_n(&s->app->verbose, __ATOMIC_RELAXED);
 
-	(void)port;
-	(void)q;
 	unic_counter_add(&s->rxc->rx, n);
 	if (s->app->record_bursts) /* one writer: this thread; readers load relaxed */
 		__atomic_store_n(&s->rxc->rx_bursts[n], s->rxc->rx_bursts[n] + 1, __ATOMIC_RELAXED);
@@ -347,12 +380,30 @@ static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt *
 			pkts[i]->ol_flags |= UNIC_PKT_TX_VLAN;
 			pkts[i]->vlan_tci = s->vlan;
 		}
-	if (verbose >= 2)
-		tp_verbose_dump(s->app->out, s->tx_port, s->tx_q, "sent", pkts, n);
-	if (s->app->record_bursts)
-		__atomic_store_n(&s->txc->tx_bursts[n], s->txc->tx_bursts[n] + 1, __ATOMIC_RELAXED);
-	tp_tx_send(s, pkts, n);
+	if (s->engine == TP_FWD_NOISY)
+		tp_noisy_burst(s, pkts, n);
+	else
+		tp_tx_send(s, pkts, n);
 	return nb_rx;
+}
+
+static uint16_t fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
+			   void *arg)
+{
+	struct tp_stream *s = arg;
+	uint64_t t0;
+	uint16_t r;
+
+	(void)port;
+	(void)q;
+	if (!s->app->record_cycles) /* changed only while forwarding is stopped */
+		return fwd_burst(s, pkts, n);
+	/* set record-core-cycles: the cycles of a burst's work (engine and
+	 * send; the rx poll is napi's). */
+	t0 = unic_rdtsc();
+	r = fwd_burst(s, pkts, n);
+	tp_stat_add(&s->rxc->busy_cycles, unic_rdtsc() - t0);
+	return r;
 }
 
 static void gen_round(struct unic_napi_ctx *ctx, void *arg)
@@ -360,8 +411,18 @@ static void gen_round(struct unic_napi_ctx *ctx, void *arg)
 	struct tp_thread *t = arg;
 
 	(void)ctx;
-	for (unsigned i = 0; i < t->nb_streams; i++)
-		gen_burst(t->streams[i]);
+	for (unsigned i = 0; i < t->nb_streams; i++) {
+		struct tp_stream *s = t->streams[i];
+		uint64_t t0;
+
+		if (!s->app->record_cycles) {
+			gen_burst(s);
+			continue;
+		}
+		t0 = unic_rdtsc();
+		gen_burst(s);
+		tp_stat_add(&s->rxc->busy_cycles, unic_rdtsc() - t0);
+	}
 }
 
 static bool gen_pending(struct unic_napi_ctx *ctx, void *arg)
@@ -380,6 +441,10 @@ static int thread_main(void *arg)
 		for (unsigned b = 0; b < t->streams[i]->tx_first; b++)
 			gen_burst(t->streams[i]);
 	t->ret = unic_napi_run(t->ctx, &app->stop);
+	/* Still this thread's tx queues: nothing stays in a FIFO. */
+	for (unsigned i = 0; i < t->nb_streams; i++)
+		if (t->streams[i]->engine == TP_FWD_NOISY)
+			tp_noisy_drain(t->streams[i]);
 	for (unsigned i = 0; i < app->nb_pools; i++)
 		unic_pool_cache_flush(app->pools[i]);
 	return t->ret;
@@ -429,6 +494,10 @@ static void stream_init(struct tp_app *app, struct tp_stream *s, uint16_t p, uin
 	s->nb_txpkts = app->nb_txpkts;
 	memcpy(s->txpkts, app->txpkts, sizeof(s->txpkts));
 	s->tx_first = tx_first;
+	s->retry = app->retry;
+	s->retry_num = app->tx_retry_num;
+	s->retry_us = app->tx_delay_us;
+	s->nconf = app->noisy;
 	s->vlan_on = tp->tx_vlan_on;
 	s->vlan = tp->tx_vlan;
 	unic_port_mac_get(tp->port, mac);
@@ -521,6 +590,11 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 					     .work_pending = gen_pending, .arg = t };
 
 		unic_napi_hooks_set(t->ctx, &h);
+	} else if (app->engine == TP_FWD_NOISY && app->noisy.bufsz && app->noisy.flush_ms) {
+		struct unic_napi_hooks h = { .sz = sizeof(h), .round = tp_noisy_round,
+					     .next_deadline = tp_noisy_deadline, .arg = t };
+
+		unic_napi_hooks_set(t->ctx, &h);
 	}
 	t->gen = gen;
 	return 0;
@@ -557,6 +631,7 @@ static void threads_teardown(struct tp_app *app)
 		memset(t, 0, sizeof(*t));
 	}
 	app->nb_threads = 0;
+	tp_noisy_free(app);
 	free(app->streams);
 	app->streams = NULL;
 	app->nb_streams = 0;
@@ -711,6 +786,10 @@ int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset)
 		}
 	}
 	free(sg);
+	if (app->engine == TP_FWD_NOISY && (rc = tp_noisy_setup(app)) != 0) {
+		threads_teardown(app);
+		return rc;
+	}
 	const struct unic_env_options *eo = unic_env_opts(app->env);
 	sigset_t set, old;
 
@@ -854,6 +933,49 @@ static void burst_line(struct tp_app *app, FILE *f, uint16_t id, bool tx)
 	fprintf(f, "\n");
 }
 
+/*
+ * set record-core-cycles: DPDK's line (the busy cycles of every stream over
+ * the packets received, or sent by txonly and flowgen), then the same for
+ * each forwarding thread (while the threads exist: forwarding, or at stop).
+ */
+static void cycles_lines(struct tp_app *app, FILE *f, uint64_t rx, uint64_t tx)
+{
+	bool gen = app->engine == TP_FWD_TXONLY || app->engine == TP_FWD_FLOWGEN;
+	uint64_t mhz = unic_tsc_hz() / 1000000, total = 0, pkts = gen ? tx : rx;
+
+	if (rx == 0 && tx == 0)
+		return;
+	for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
+		for (unsigned q = 0; app->ports[id].in_fwd && q < TP_MAX_QUEUES; q++)
+			total += __atomic_load_n(&tp_cnt(app, id, q)->busy_cycles, __ATOMIC_RELAXED);
+	if (pkts)
+		fprintf(f, "\n  CPU cycles/packet=%.2F (busy cycles=%" PRIu64 " / total %s packets=%" PRIu64
+			") at %" PRIu64 " MHz Clock\n", (double)total / (double)pkts, total,
+			tp_engine_name(app->engine), pkts, mhz);
+	for (unsigned t = 0; t < app->nb_threads; t++) {
+		const struct tp_thread *th = &app->threads[t];
+		uint64_t c = 0, p = 0;
+		char where[24];
+
+		if (th->core >= 0)
+			snprintf(where, sizeof(where), "core %d", th->core);
+		else
+			snprintf(where, sizeof(where), "not pinned");
+		for (unsigned i = 0; i < th->nb_streams; i++) {
+			const struct tp_stream *s = th->streams[i];
+
+			c += __atomic_load_n(&s->rxc->busy_cycles, __ATOMIC_RELAXED);
+			p += gen ? unic_counter_read(&s->txc->tx) : unic_counter_read(&s->rxc->rx);
+		}
+		if (p)
+			fprintf(f, "  thread %u (%s): CPU cycles/packet=%.2F (busy cycles=%" PRIu64
+				" / %s packets=%" PRIu64 ")\n", t, where, (double)c / (double)p, c,
+				tp_engine_name(app->engine), p);
+		else
+			fprintf(f, "  thread %u (%s): no packets\n", t, where);
+	}
+}
+
 static void print_stats(struct tp_app *app, bool streams)
 {
 	FILE *f = app->out;
@@ -877,6 +999,7 @@ static void print_stats(struct tp_app *app, bool streams)
 	for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
 		struct tp_port *tp = &app->ports[id];
 		uint64_t rx = 0, rxd = 0, tx = 0, txd = 0, bip = 0, bl4 = 0, bhdr = 0, cnic = 0, csw = 0;
+		uint64_t retried = 0, retries = 0;
 		struct unic_port_stats st;
 
 		if (!tp->in_fwd)
@@ -892,6 +1015,8 @@ static void print_stats(struct tp_app *app, bool streams)
 			rx += unic_counter_read(&c->rx);
 			tx += unic_counter_read(&c->tx);
 			txd += unic_counter_read(&c->dropped);
+			retried += unic_counter_read(&c->retried);
+			retries += unic_counter_read(&c->retries);
 		}
 		if (tp->port && unic_port_stats_get(tp->port, &st) == 0 && st.imissed >= tp->fwd_imissed_base)
 			rxd = st.imissed - tp->fwd_imissed_base;
@@ -909,6 +1034,11 @@ static void print_stats(struct tp_app *app, bool streams)
 			burst_line(app, f, id, false);
 			burst_line(app, f, id, true);
 		}
+		if (app->retry)
+			fprintf(f, "  TX-retried bursts: %-7" PRIu64 " TX-retries: %-14" PRIu64 " (at most %u, %u us apart)\n",
+				retried, retries, app->tx_retry_num, app->tx_delay_us);
+		if (app->engine == TP_FWD_NOISY)
+			tp_noisy_line(app, f, id);
 		fprintf(f, "  ----------------------------------------------------------------------------\n");
 		trx += rx;
 		trxd += rxd;
@@ -918,4 +1048,6 @@ static void print_stats(struct tp_app *app, bool streams)
 	fprintf(f, "\n  +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++\n");
 	fwd_lines(f, trx, trxd, ttx, ttxd);
 	fprintf(f, "  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++\n");
+	if (app->record_cycles)
+		cycles_lines(app, f, trx, ttx);
 }

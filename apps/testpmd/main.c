@@ -398,6 +398,14 @@ int main(int argc, char **argv)
 	}
 	app.engine = o.engine >= 0 ? (enum tp_engine)o.engine : TP_FWD_IO;
 	app.burst = o.burst ? (uint16_t)o.burst : 32;
+	app.record_cycles = o.record_cycles;
+	if (o.tx_retry_set)
+		app.tx_retry_num = (uint32_t)o.tx_retry_num;
+	if (o.tx_delay_set)
+		app.tx_delay_us = (uint32_t)o.tx_delay_us;
+	app.noisy = (struct tp_noisy_conf){ .bufsz = (uint32_t)o.noisy_bufsz, .flush_ms = (uint32_t)o.noisy_flush_ms,
+					    .lkup_mb = (uint32_t)o.noisy_lkup_mb, .writes = (uint32_t)o.noisy_writes,
+					    .reads = (uint32_t)o.noisy_reads, .rw = (uint32_t)o.noisy_rw };
 	app.nbcore = o.nbcore ? (unsigned)o.nbcore :
 		     unic_env_worker_count(env) ? unic_env_worker_count(env) : 1;
 	app.txpkts[0] = 64;

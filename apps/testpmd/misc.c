@@ -142,14 +142,33 @@ int tp_set_record(struct tp_app *app, bool bursts, bool on)
 		fprintf(app->err, "packet forwarding is running: run 'stop' first\n");
 		return -EBUSY;
 	}
-	if (!bursts && on) {
-		fprintf(app->err, "set record-core-cycles on: not done in unic-testpmd (no cycle counts per "
-			"packet); 'show port napi' gives each thread's busy share and rounds (-ENOTSUP)\n");
-		return -ENOTSUP;
-	}
 	if (bursts)
 		app->record_bursts = on;
+	else
+		app->record_cycles = on;
 	fprintf(app->out, "record-%s %s%s\n", bursts ? "burst-stats" : "core-cycles", on ? "on" : "off",
-		bursts && on ? ": the burst sizes received and sent, in the forward statistics" : "");
+		!on ? "" : bursts ? ": the burst sizes received and sent, in the forward statistics" :
+		": CPU cycles per packet of each forwarding thread, in the forward statistics");
 	return 0;
+}
+
+/* A command dpdk-testpmd has and unic refuses by design (cmd_refused.c):
+ * the reason, naming the port's driver where the line names a port. */
+int tp_refused(struct tp_app *app, const struct tp_cmd *cmd)
+{
+	int w = tp_cmd_port_word(cmd);
+
+	if (w >= 0 && cmd->arg[w].num < TP_MAX_PORTS) {
+		const struct tp_port *p = &app->ports[cmd->arg[w].num];
+
+		if (p->driver[0])
+			fprintf(app->err, "port %" PRIu64 " (%s): %s (-ENOTSUP)\n", cmd->arg[w].num, p->driver,
+				cmd->def->help);
+		else
+			fprintf(app->err, "port %" PRIu64 " (no such port): %s (-ENOTSUP)\n", cmd->arg[w].num,
+				cmd->def->help);
+	} else {
+		fprintf(app->err, "%s (-ENOTSUP)\n", cmd->def->help);
+	}
+	return -ENOTSUP;
 }

@@ -21,6 +21,8 @@ enum act {
 	O_NB_CORES, O_NB_PORTS, O_PORTMASK, O_PORTLIST, O_BURST, O_RXQ, O_TXQ, O_RXD, O_TXD,
 	O_FWD_MODE, O_RX_MODE, O_TOPOLOGY, O_TXPKTS, O_TOTAL_MBUFS, O_MBUF_SIZE, O_MAX_PKT_LEN,
 	O_RSS_IP, O_RSS_UDP, O_DISABLE_RSS, O_ETH_PEER, O_PEERS_FILE, O_NO_LSC, O_NO_DEV_START,
+	O_RECORD_CYCLES, O_TX_RETRY, O_TX_DELAY, O_NOISY_BUFSZ, O_NOISY_FLUSH, O_NOISY_MEM,
+	O_NOISY_WRITES, O_NOISY_READS, O_NOISY_RW,
 	O_NOTE,   /* accepted; one notice line says what unic does instead */
 	O_REFUSE, /* refused; the reason names what unic lacks */
 };
@@ -47,7 +49,6 @@ static const char numa[] =
 	"(numa_node -1); no per-port or per-ring placement; ignored";
 static const char no_split[] =
 	"unic's ports have no buffer split (one pool per rx queue, packets in one or more whole buffers)";
-static const char noisy[] = "unic-testpmd has no noisy forwarding engine";
 
 static const struct opt_def opt_table[] = {
 	/* unic's own, and DPDK's that unic honours. */
@@ -81,6 +82,16 @@ static const struct opt_def opt_table[] = {
 	{ "eth-peers-configfile", 0, true, O_PEERS_FILE, V_ANY, NULL },
 	{ "no-lsc-interrupt", 0, false, O_NO_LSC, V_NONE, NULL },
 	{ "disable-device-start", 0, false, O_NO_DEV_START, V_NONE, NULL },
+	/* tpengines: cycle recording, tx retry, the noisy engine */
+	{ "record-core-cycles", 0, false, O_RECORD_CYCLES, V_NONE, NULL },
+	{ "burst-tx-retry-num", 0, true, O_TX_RETRY, V_UINT, NULL },
+	{ "burst-tx-delay-time", 0, true, O_TX_DELAY, V_UINT, NULL },
+	{ "noisy-tx-sw-buffer-size", 0, true, O_NOISY_BUFSZ, V_UINT, NULL },
+	{ "noisy-tx-sw-buffer-flushtime", 0, true, O_NOISY_FLUSH, V_UINT, NULL },
+	{ "noisy-lkup-memory", 0, true, O_NOISY_MEM, V_UINT, NULL },
+	{ "noisy-lkup-num-writes", 0, true, O_NOISY_WRITES, V_UINT, NULL },
+	{ "noisy-lkup-num-reads", 0, true, O_NOISY_READS, V_UINT, NULL },
+	{ "noisy-lkup-num-reads-writes", 0, true, O_NOISY_RW, V_UINT, NULL },
 
 	/* DPDK's that unic takes another way: accepted with a notice. */
 	NOTE("display-xstats", true, V_ANY, "the periodic statistics show the NIC counters; 'show port xstats N' shows every extended statistic; ignored"),
@@ -104,7 +115,6 @@ static const struct opt_def opt_table[] = {
 	NOTE("disable-link-check", false, V_NONE, "unic-testpmd does not wait for the links at start or stop; nothing to turn off"),
 	NOTE("no-rmv-interrupt", false, V_NONE, "a device removal is always handled (the port is detached, the others go on)"),
 	NOTE("hot-plug", false, V_NONE, "device removal is always watched; 'port attach' adds a device"),
-	NOTE("record-core-cycles", false, V_NONE, "'show port napi N' reports each forwarding thread's CPU time, rounds and sleeps instead of cycles per packet"),
 	NOTE("record-burst-stats", false, V_NONE, "'show port napi N' reports each rx queue's polls, empty polls and packets instead of burst sizes"),
 	NOTE("print-event", true, V_ANY, "link changes and device removals are always printed (--no-lsc-interrupt silences link changes); ignored"),
 	NOTE("mask-event", true, V_ANY, "link changes and device removals are always printed (--no-lsc-interrupt silences link changes); ignored"),
@@ -151,19 +161,19 @@ static const struct opt_def opt_table[] = {
 	REFUSE("flow-isolate-all", false, V_NONE, "unic has no flow API"),
 	REFUSE("tx-offloads", true, V_HEX, "offloads are set by name, port by port ('csum set', 'tso set', 'tx_vlan set'), not as a DPDK bitmask"),
 	REFUSE("rx-offloads", true, V_HEX, "offloads are set by name, port by port ('vlan set', ...), not as a DPDK bitmask"),
-	REFUSE("noisy-tx-sw-buffer-size", true, V_UINT, noisy),
-	REFUSE("noisy-tx-sw-buffer-flushtime", true, V_UINT, noisy),
-	REFUSE("noisy-lkup-memory", true, V_UINT, noisy),
-	REFUSE("noisy-lkup-num-writes", true, V_UINT, noisy),
-	REFUSE("noisy-lkup-num-reads", true, V_UINT, noisy),
-	REFUSE("noisy-lkup-num-reads-writes", true, V_UINT, noisy),
 };
 
 #define NB_OPTS (sizeof(opt_table) / sizeof(opt_table[0]))
 
 static const char *const engines[] = { "io", "mac", "macswap", "rxonly", "txonly", "flowgen", "csum",
-					"icmpecho", "5tswap" };
-static const char *const dpdk_engines[] = { "ieee1588", "tm", "noisy", "shared-rxq", "shared_rxq" };
+					"icmpecho", "5tswap", "noisy" };
+/* DPDK's engines unic lacks, each with the capability it needs. */
+static const struct { const char *name, *why; } dpdk_engines[] = {
+	{ "ieee1588", "no unic port timestamps PTP frames" },
+	{ "tm", "no traffic manager (rte_tm)" },
+	{ "shared-rxq", "no unic port shares rx queues between ports" },
+	{ "shared_rxq", "no unic port shares rx queues between ports" },
+};
 static const char *const modes[] = { "poll", "interrupt", "hybrid" };
 static const char *const topologies[] = { "paired", "chained", "loop" };
 
@@ -471,12 +481,13 @@ static int apply(struct tp_opts *o, const struct opt_def *d, const char *opt, co
 		return app_parse_u64(opt, v, 1, 32768, &o->txd, err, errlen);
 	case O_FWD_MODE:
 		for (unsigned i = 0; i < sizeof(dpdk_engines) / sizeof(dpdk_engines[0]); i++)
-			if (strcmp(v, dpdk_engines[i]) == 0) {
-				snprintf(err, errlen, "option %s: '%s' is a DPDK engine unic-testpmd does not have; "
-					 "its engines: io, mac, macswap, rxonly, txonly, flowgen, csum, icmpecho, 5tswap", opt, v);
+			if (strcmp(v, dpdk_engines[i].name) == 0) {
+				snprintf(err, errlen, "option %s: '%s' is a DPDK engine unic-testpmd does not have (%s); "
+					 "its engines: io, mac, macswap, rxonly, txonly, flowgen, csum, icmpecho, 5tswap, noisy",
+					 opt, v, dpdk_engines[i].why);
 				return -EINVAL;
 			}
-		return pick(opt, v, engines, 9, &o->engine, err, errlen);
+		return pick(opt, v, engines, 10, &o->engine, err, errlen);
 	case O_RX_MODE:
 		return pick(opt, v, modes, 3, &o->mode, err, errlen);
 	case O_TOPOLOGY:
@@ -516,6 +527,29 @@ static int apply(struct tp_opts *o, const struct opt_def *d, const char *opt, co
 	case O_NO_DEV_START:
 		o->no_dev_start = true;
 		return 0;
+	case O_RECORD_CYCLES:
+		o->record_cycles = true;
+		return 0;
+	case O_TX_RETRY:
+		o->tx_retry_set = true;
+		return app_parse_u64(opt, v, 0, UINT32_MAX, &o->tx_retry_num, err, errlen);
+	case O_TX_DELAY:
+		o->tx_delay_set = true;
+		/* At most a second between retries: a thread retrying longer
+		 * would not see 'stop' for minutes. */
+		return app_parse_u64(opt, v, 0, 1000000, &o->tx_delay_us, err, errlen);
+	case O_NOISY_BUFSZ:
+		return app_parse_u64(opt, v, 0, 1u << 20, &o->noisy_bufsz, err, errlen);
+	case O_NOISY_FLUSH:
+		return app_parse_u64(opt, v, 0, 86400000, &o->noisy_flush_ms, err, errlen);
+	case O_NOISY_MEM:
+		return app_parse_u64(opt, v, 0, 65536, &o->noisy_lkup_mb, err, errlen);
+	case O_NOISY_WRITES:
+		return app_parse_u64(opt, v, 0, UINT32_MAX, &o->noisy_writes, err, errlen);
+	case O_NOISY_READS:
+		return app_parse_u64(opt, v, 0, UINT32_MAX, &o->noisy_reads, err, errlen);
+	case O_NOISY_RW:
+		return app_parse_u64(opt, v, 0, UINT32_MAX, &o->noisy_rw, err, errlen);
 	case O_NOTE:
 		if (notes)
 			fprintf(notes, "unic-testpmd: note: %s%s%s: %s\n", opt, v ? "=" : "", v ? v : "", d->why);
@@ -615,7 +649,14 @@ void tp_opts_usage(FILE *f)
 		"      --rxq N, --txq N     queues per port, 1..16 (default 1)\n"
 		"      --rxd N, --txd N     descriptors per queue (default: the driver's)\n"
 		"      --forward-mode ENG   io, mac, macswap, rxonly, txonly, flowgen, csum,\n"
-		"                           icmpecho, 5tswap (default io)\n"
+		"                           icmpecho, 5tswap, noisy (default io)\n"
+		"      --burst-tx-retry-num N, --burst-tx-delay-time US  'set fwd ENG retry': tries of a tx\n"
+		"                           burst and the wait between them (default 64, 1 us)\n"
+		"      --noisy-tx-sw-buffer-size N, --noisy-tx-sw-buffer-flushtime MS  the noisy engine's\n"
+		"                           tx FIFO per stream and when it is flushed (default none)\n"
+		"      --noisy-lkup-memory MB, --noisy-lkup-num-writes|-reads|-reads-writes N  its\n"
+		"                           simulated lookups per packet in a table of MB (default none)\n"
+		"      --record-core-cycles CPU cycles per packet in the forward statistics\n"
 		"      --rx-mode MODE       poll, interrupt or hybrid (default hybrid)\n"
 		"      --txpkts SIZES       txonly/flowgen segment sizes, e.g. 64 or 64,128\n"
 		"      --total-num-mbufs N  packets in each port's pool (default: what its queues need)\n"

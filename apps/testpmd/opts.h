@@ -47,6 +47,11 @@ struct tp_opts {
 	uint64_t max_pkt_len;     /* largest frame; sets the MTU (N - 18); 0: default */
 	enum tp_rss rss;
 	uint64_t peer_set;        /* bit p: peer[p] given */
+	/* tpengines: --record-core-cycles, --burst-tx-*, --noisy-* (DPDK's units) */
+	bool record_cycles;
+	bool tx_retry_set, tx_delay_set;
+	uint64_t tx_retry_num, tx_delay_us;
+	uint64_t noisy_bufsz, noisy_flush_ms, noisy_lkup_mb, noisy_writes, noisy_reads, noisy_rw;
 	uint8_t peer[TP_OPTS_MAX_PORTS][6];
 };
 

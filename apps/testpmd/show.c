@@ -323,8 +323,8 @@ int tp_show_fwd(struct tp_app *app)
 {
 	FILE *f = app->out;
 
-	fprintf(f, "%s packet forwarding - burst=%u - nbcore=%u - txpkts=", tp_engine_name(app->engine),
-		app->burst, app->nbcore);
+	fprintf(f, "%s packet forwarding%s - burst=%u - nbcore=%u - txpkts=", tp_engine_name(app->engine),
+		app->retry ? " with retry" : "", app->burst, app->nbcore);
 	for (unsigned i = 0; i < app->nb_txpkts; i++)
 		fprintf(f, "%s%u", i ? "," : "", app->txpkts[i]);
 	fprintf(f, " - port-topology=%s", app->topology == TP_TOPO_LOOP ? "loop" :
@@ -334,6 +334,12 @@ int tp_show_fwd(struct tp_app *app)
 	if (app->nb_fwd_ports)
 		fprintf(f, " - nb-ports=%u", app->nb_fwd_ports);
 	fprintf(f, "\n");
+	if (app->retry)
+		fprintf(f, "TX retry num: %u, delay between TX retries: %uus\n", app->tx_retry_num, app->tx_delay_us);
+	if (app->engine == TP_FWD_NOISY)
+		fprintf(f, "noisy: tx FIFO %u packets per stream, flushed after %u ms; lookups per packet in %u MB: "
+			"%u writes, %u reads, %u reads-writes\n", app->noisy.bufsz, app->noisy.flush_ms,
+			app->noisy.lkup_mb, app->noisy.writes, app->noisy.reads, app->noisy.rw);
 	if (!app->fwd_on) {
 		fprintf(f, "forwarding is stopped; 'start' makes streams from the started ports:");
 		for (uint16_t id = 0; id < TP_MAX_PORTS; id++)

@@ -8,7 +8,8 @@
  * show.c:  the "show" commands' output.
  * ports.c: each port's wanted configuration, applied at port start; pools;
  *          attach and detach.
- * fwd.c:   the forwarding engines and threads (one napi context each).
+ * fwd.c:   the forwarding engines and threads (one napi context each);
+ *          noisy.c the noisy engine, dump.c set verbose's packet dump.
  * main.c:  options, the environment, the interactive (libedit) and batch
  *          loops.
  *
@@ -48,7 +49,8 @@
 
 /* Order as in the "set fwd" syntax. */
 enum tp_engine { TP_FWD_IO, TP_FWD_MAC, TP_FWD_MACSWAP, TP_FWD_RXONLY, TP_FWD_TXONLY,
-		 TP_FWD_FLOWGEN, TP_FWD_CSUM, TP_FWD_ICMPECHO, TP_FWD_5TSWAP, TP_FWD_COUNT };
+		 TP_FWD_FLOWGEN, TP_FWD_CSUM, TP_FWD_ICMPECHO, TP_FWD_5TSWAP, TP_FWD_NOISY,
+		 TP_FWD_COUNT };
 
 const char *tp_engine_name(enum tp_engine e);
 
@@ -68,9 +70,36 @@ struct tp_qcnt {
 	 * (rx checksum flags) or this engine did in software. */
 	struct unic_counter bad_ip, bad_l4, bad_hdr, ck_nic, ck_sw;
 	uint64_t rx_bursts[TP_BURST_MAX + 1];   /* set record-burst-stats: bursts of each size */
+	uint64_t busy_cycles;                   /* set record-core-cycles: TSC cycles of the stream's work */
 	struct unic_counter tx UNIC_CACHE_ALIGNED;
 	struct unic_counter dropped;
 	uint64_t tx_bursts[TP_BURST_MAX + 1];
+	/* "set fwd X retry": tx bursts retried (not every packet taken at
+	 * first), and the retries made; noisy: packets buffered in its FIFO. */
+	struct unic_counter retried, retries;
+};
+
+/* The noisy engine's settings (--noisy-*, DPDK's names and units). */
+struct tp_noisy_conf {
+	uint32_t bufsz;       /* --noisy-tx-sw-buffer-size: FIFO packets per stream; 0: no FIFO */
+	uint32_t flush_ms;    /* --noisy-tx-sw-buffer-flushtime: flush the FIFO after this idle time; 0: never */
+	uint32_t lkup_mb;     /* --noisy-lkup-memory: the simulated lookup table, MiB */
+	uint32_t writes, reads, rw; /* --noisy-lkup-num-*: per packet */
+};
+
+/* One stream's noisy state (fwd.c): the FIFO and the lookup table. */
+struct tp_noisy {
+	struct unic_pkt **fifo;   /* ring of bufsz packets */
+	uint32_t head, count;
+	uint64_t last_ns;         /* last flush, or the oldest packet's arrival */
+	uint8_t *mem;             /* lkup_mb MiB */
+	size_t mem_lines;         /* cache lines in mem */
+	uint64_t rand;            /* xorshift state */
+	uint64_t sink;            /* reads land here (kept) */
+	/* Written by the stream's thread, read relaxed by "show fwd stats". */
+	uint64_t buffered;        /* in the FIFO now */
+	uint64_t flush_full, flush_time, flushed_at_stop; /* flushes: FIFO full, time up; packets at stop */
+	uint64_t reads, writes;   /* simulated lookups done */
 };
 
 struct tp_port {
@@ -138,6 +167,10 @@ struct tp_stream {
 	uint16_t txpkts[TP_CMD_MAX_SIZES];
 	unsigned nb_txpkts;
 	unsigned tx_first;        /* bursts to send before forwarding */
+	bool retry;               /* set fwd X retry */
+	uint32_t retry_num, retry_us;
+	struct tp_noisy noisy;    /* noisy engine */
+	struct tp_noisy_conf nconf;
 };
 
 struct tp_thread {
@@ -179,6 +212,12 @@ struct tp_app {
 	uint64_t peer_set;                    /* bit p: peer[p] given (--eth-peer, "set eth-peer") */
 	uint8_t peer[TP_MAX_PORTS][6];        /* else 02:00:00:00:00:<p> */
 	bool no_lsc;                          /* link change events are not printed */
+	/* tpengines: retry, the noisy engine, cycle recording */
+	bool retry;                           /* "set fwd X retry" */
+	uint32_t tx_retry_num;                /* --burst-tx-retry-num (DPDK's default 64) */
+	uint32_t tx_delay_us;                 /* --burst-tx-delay-time (DPDK's default 1 us) */
+	struct tp_noisy_conf noisy;           /* --noisy-* */
+	bool record_cycles;                   /* "set record-core-cycles" (forwarding stopped) */
 	unsigned verbose;                     /* "set verbose": 1 rx, 2 tx, 3 both (atomic) */
 	bool record_bursts;                   /* "set record-burst-stats" (forwarding stopped) */
 	bool xstats_hide_zero;                /* "set xstats-hide-zero on" */
@@ -263,6 +302,8 @@ int tp_show_device(struct tp_app *app, const char *which);
 int tp_dump(struct tp_app *app, unsigned what, const char *name);
 int tp_set_verbose(struct tp_app *app, uint64_t level);
 int tp_set_record(struct tp_app *app, bool bursts, bool on);
+/* A refused-by-design command (cmd_refused.c): one line, the reason. @return -ENOTSUP. */
+int tp_refused(struct tp_app *app, const struct tp_cmd *cmd);
 
 /* ports.c */
 void tp_port_defaults(struct tp_app *app, uint16_t id);
@@ -284,7 +325,9 @@ bool tp_icmpecho_pkt(struct unic_pkt *p, const uint8_t mac[6]);
  * destination swapped (what is there of them; one VLAN tag skipped). */
 void tp_5tswap_pkt(struct unic_pkt *p);
 /* set verbose: a line for the burst ("port 0/queue 0: received 4 packets"),
- * then one a packet (addresses, EtherType, length, segments), one write. */
+ * then DPDK's two a packet: addresses, pool, EtherType, length, segments,
+ * RSS hash, VLAN tci, software packet type and header lengths, queue; the
+ * offload flags by DPDK's names. One write. @p what: "received" or "sent". */
 void tp_verbose_dump(FILE *f, uint16_t port, uint16_t q, const char *what, struct unic_pkt **pkts,
 		     uint16_t n);
 int tp_fwd_start(struct tp_app *app, unsigned tx_first, bool reset);
@@ -305,5 +348,25 @@ struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q);
  * one burst call when nothing is refused.
  */
 void tp_tx_send(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n);
+
+/* A statistic with one writer (the stream's thread), read relaxed. */
+static inline void tp_stat_add(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+}
+
+/* noisy.c: the noisy engine, called by fwd.c in the stream's thread but
+ * setup/free (forwarding start and teardown, the main thread). */
+void tp_noisy_burst(struct tp_stream *s, struct unic_pkt **pkts, uint16_t n);
+/* napi hooks of a thread whose FIFOs have a flush time (arg: the thread). */
+void tp_noisy_round(struct unic_napi_ctx *ctx, void *arg);
+uint64_t tp_noisy_deadline(struct unic_napi_ctx *ctx, void *arg);
+/* Send what the stream's FIFO holds (its thread stops). */
+void tp_noisy_drain(struct tp_stream *s);
+/* FIFOs and tables of every stream. @return 0, -EINVAL or -ENOMEM (printed). */
+int tp_noisy_setup(struct tp_app *app);
+void tp_noisy_free(struct tp_app *app);
+/* The "Noisy FIFO:" line of port @p id's forward statistics. */
+void tp_noisy_line(struct tp_app *app, FILE *f, uint16_t id);
 
 #endif /* TESTPMD_H */

@@ -5,8 +5,9 @@
  * checked (a parsed command names a table entry, its words point into the
  * command's own buffers, a refused line always says why).
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iapps/testpmd \
- *         tests/fuzz/fuzz_testpmd_cmd.c apps/testpmd/cmd.c -o fuzz_testpmd_cmd
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iapps/testpmd -Iapps/common \
+ *         tests/fuzz/fuzz_testpmd_cmd.c apps/testpmd/cmd.c apps/testpmd/cmd_refused.c \
+ *         apps/common/app_opts.c -o fuzz_testpmd_cmd
  *   ./fuzz_testpmd_cmd -max_total_time=60
  */
 #include <stdint.h>
@@ -37,8 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char line[TP_CMD_LINE_MAX + 64];
 	char err[8192];
 	char cands[16][TP_CMD_CAND_LEN];
-	unsigned nb, n;
+	unsigned nb, nr, n;
 	const struct tp_cmd_def *t = tp_cmd_table(&nb);
+	const struct tp_cmd_def *r = tp_cmd_refused_table(&nr);
 	size_t len = size < sizeof(line) - 1 ? size : sizeof(line) - 1, start;
 	int rc;
 
@@ -50,7 +52,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = tp_cmd_parse(line, &cmd, err, sizeof(err));
 	check(rc == TP_PARSE_OK || rc == TP_PARSE_EMPTY || rc == TP_PARSE_ERROR);
 	if (rc == TP_PARSE_OK) {
-		check(cmd.def >= t && cmd.def < t + nb);
+		/* A row of the command table, or a refused-by-design one
+		 * (which has a reason and a port word inside the syntax). */
+		check((cmd.def >= t && cmd.def < t + nb) ||
+		      (cmd.def >= r && cmd.def < r + nr && cmd.def->id == TP_CMD_REFUSED &&
+		       cmd.def->help[0] != '\0'));
+		check(tp_cmd_port_word(&cmd) < (int)cmd.nb_args);
 		check(cmd.nb_args >= 1 && cmd.nb_args <= TP_CMD_MAX_TOKENS);
 		for (unsigned i = 0; i < cmd.nb_args; i++) {
 			const char *s = cmd.arg[i].str;

@@ -184,7 +184,12 @@ Test(testpmd_dpdkcmds, verbose_prints_a_line_per_packet_received_and_sent, .init
 	HAS(o, want);
 	snprintf(want, sizeof(want), "port %u/queue 0: sent 4 packets\n", near_id);
 	HAS(o, want);
-	HAS(o, "  src=0B:0B:0B:0B:0B:0B - dst=0A:0A:0A:0A:0A:0A - type=0x0000 - length=64 - nb_segs=1\n");
+	/* DPDK's fields: the frame's EtherType is 0 (byte 12 is the index),
+	 * so the software packet type is Ethernet alone. */
+	HAS(o, "  src=0B:0B:0B:0B:0B:0B - dst=0A:0A:0A:0A:0A:0A - pool=far - type=0x0000 - length=64 - nb_segs=1"
+	       " - sw ptype: L2_ETHER  - l2_len=14 - Receive queue=0x0\n"
+	       "  ol_flags: RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN RTE_MBUF_F_RX_OUTER_L4_CKSUM_UNKNOWN \n");
+	HAS(o, " - sw ptype: L2_ETHER  - l2_len=14 - Send queue=0x0\n  ol_flags: RTE_MBUF_F_TX_L4_NO_CKSUM \n");
 	cr_assert_eq(exec("set verbose 0"), 0);
 	cr_assert_eq(exec("start"), 0);
 	far_send(2);
@@ -201,7 +206,6 @@ Test(testpmd_dpdkcmds, record_burst_stats_adds_the_burst_sizes_to_the_forward_st
 	const char *o;
 
 	cr_assert_eq(exec("set record-burst-stats on"), 0);
-	cr_assert_eq(exec("set record-core-cycles on"), -ENOTSUP);
 	cr_assert_eq(exec("start"), 0);
 	cr_assert_eq(exec("set record-burst-stats off"), -EBUSY);
 	far_send(5);
@@ -238,9 +242,8 @@ Test(testpmd_dpdkcmds, mcast_flow_ctrl_tunnels_and_missing_engines_are_refused_w
 	cr_assert_eq(execf("set flow_ctrl pause_time 100 %u", near_id), -ENOTSUP);
 	cr_assert_eq(execf("port config %u udp_tunnel_port add vxlan 4789", near_id), -ENOTSUP);
 	HAS(printed(), "no tunnel offloads");
-	cr_assert_eq(exec("set fwd noisy"), -ENOTSUP);
-	HAS(printed(), "noisy engine");
 	cr_assert_eq(exec("set fwd shared-rxq"), -ENOTSUP);
+	HAS(printed(), "no shared rx queues");
 }
 
 /* ---- engines ---- */

@@ -164,6 +164,7 @@ Test(testpmd_engine, a_packet_the_port_refuses_is_dropped_not_sent_and_the_rest_
 	cr_assert_not_null(b);
 	memset(cnt, 0, sizeof(*cnt));
 	memset(&s, 0, sizeof(s));
+	s.app = app;
 	s.txp = b;
 	s.tx_q = 0;
 	s.txc = cnt;
