@@ -277,8 +277,6 @@ static void main_sig_handler(int sig)
  * max_sleep_ms). @return the signal that stopped it, or 0 at the end of
  * the duration.
  */
-#define MAIN_POLL_CLOCK_ROUNDS 1024
-
 static int main_forward(struct l2fwd_app *app, struct l2fwd_worker *wk, const sigset_t *set,
 			struct l2fwd_snap *s1, struct l2fwd_snap *s2, uint64_t next, uint64_t period,
 			uint64_t end)
@@ -295,22 +293,19 @@ static int main_forward(struct l2fwd_app *app, struct l2fwd_worker *wk, const si
 	sigaction(SIGTERM, &sa, &old_term);
 	/* A signal that came while they were blocked is handled here. */
 	pthread_sigmask(SIG_UNBLOCK, set, NULL);
-	/* In poll mode the clock is read every MAIN_POLL_CLOCK_ROUNDS rounds
-	 * only: a round never sleeps, so the report and the end come that
-	 * much late at most, and in a guest on the HPET clocksource a read a
-	 * round is an exit into QEMU a round (docs/napi.md, "Poll mode in the
-	 * rig: the clock"). */
-	bool poll = unic_napi_ctx_mode(wk->ctx) == UNIC_RX_MODE_POLL;
-	uint64_t now = 0;
-	unsigned rounds = 0;
+	/* The rounds' time from the TSC (unic_tsc_clock), in every mode: in
+	 * a guest on the HPET clocksource a kernel clock read a round is an
+	 * exit into QEMU a round (docs/napi.md, "Poll mode in the rig: the
+	 * clock"). */
+	struct unic_tsc_clock clk;
+	uint64_t now;
 
+	unic_tsc_clock_init(&clk);
 	while (main_sig == 0) {
 		uint64_t deadline;
 		int rc;
 
-		if (!poll || rounds++ % MAIN_POLL_CLOCK_ROUNDS == 0)
-			now = unic_time_ns();
-
+		now = unic_tsc_clock_ns(&clk);
 		if (now >= next)
 			stats_tick(app, s1, s2, &next, period, now);
 		if (now >= end)

@@ -217,6 +217,11 @@ struct pg_app {
 	uint64_t tx_refused;       /* built, refused by the port (unic_tx_prepare), freed */
 	int tx_refused_err;        /* the reason of the last one (-errno) */
 	uint64_t t_start_ns, t_tx_end_ns, t_end_ns;
+	/* The loops' clock: CLOCK_MONOTONIC ns from the TSC, the kernel's
+	 * read about 10 times a second (in a guest on the HPET each kernel
+	 * read is an exit into the hypervisor: docs/napi.md, "Poll mode in the
+	 * rig: the clock"). Every _ns time of a session is on it. */
+	struct unic_tsc_clock clk;
 	/* receive */
 	struct pg_rxstats rs;
 	uint32_t link_mbps;
@@ -572,7 +577,7 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
 	}
 	*npend = n - took;
 	if (took)
-		t->last_take_ns = unic_time_ns();
+		t->last_take_ns = unic_tsc_clock_ns(&a->clk);
 }
 
 /* Drop the frames the port never took; their records leave the tx capture. */
@@ -1749,7 +1754,8 @@ static void worker_session(struct pg_thr *th, int gen)
 	if (m->trial)
 		trial_session_start(w);
 	w->t_tx_end_ns = 0;
-	w->t_start_ns = unic_time_ns();
+	unic_tsc_clock_init(&w->clk);
+	w->t_start_ns = unic_tsc_clock_ns(&w->clk);
 	warm_end = w->t_start_ns + m->warmup_ns;
 	next_pub = w->t_start_ns + 100000000ull;
 	for (unsigned k = 0; k < w->nb_txp; k++)
@@ -1760,7 +1766,7 @@ static void worker_session(struct pg_thr *th, int gen)
 	tx_clock_start(w);
 	prev_tsc = w->tsc_tx0;
 	for (;;) {
-		uint64_t now_ns = unic_time_ns();
+		uint64_t now_ns = unic_tsc_clock_ns(&w->clk);
 		unsigned rgen = __atomic_load_n(&m->rate_gen, __ATOMIC_ACQUIRE);
 
 		if (warming && now_ns >= warm_end) {
@@ -1795,9 +1801,9 @@ static void worker_session(struct pg_thr *th, int gen)
 		}
 	}
 	if (warming)
-		trial_mark(w, unic_time_ns());
+		trial_mark(w, unic_tsc_clock_ns(&w->clk));
 	if (w->t_tx_end_ns == 0) {
-		w->t_tx_end_ns = unic_time_ns();
+		w->t_tx_end_ns = unic_tsc_clock_ns(&w->clk);
 		tx_clock_stop(w);
 	}
 	drop_all_pending(w);
@@ -1854,7 +1860,7 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 	bool warming = trial, draining = false;
 
 	a->t_tx_end_ns = 0;
-	a->t_start_ns = last_ns = unic_time_ns();
+	a->t_start_ns = last_ns = unic_tsc_clock_ns(&a->clk);
 	warm_end = a->t_start_ns + warmup_ns;
 	for (unsigned k = 0; k < a->nb_txp; k++)
 		a->txp[k].last_take_ns = a->t_start_ns;
@@ -1883,7 +1889,7 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 	tx_clock_start(a);
 	prev_tsc = a->tsc_tx0;
 	for (;;) {
-		uint64_t now_ns = unic_time_ns();
+		uint64_t now_ns = unic_tsc_clock_ns(&a->clk);
 
 		if (a->t_tx_end_ns == 0)
 			tx_clock_round(a, &prev_tsc);
@@ -1940,7 +1946,7 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 		}
 	}
 	if (warming)  /* stopped during the warm-up: an empty measured part */
-		trial_mark(a, unic_time_ns());
+		trial_mark(a, unic_tsc_clock_ns(&a->clk));
 	if (a->nb_thr > 1) {  /* the session ends for every worker */
 		int gen = __atomic_load_n(&a->wgo, __ATOMIC_ACQUIRE);
 
@@ -2657,6 +2663,7 @@ int main(int argc, char **argv)
 	}
 	a.link_mbps = a.txp[0].link_mbps;
 	a.hz = unic_tsc_hz();
+	unic_tsc_clock_init(&a.clk);
 	a.ns_per_cycle = 1e9 / (double)a.hz;
 	if (pg_rate_init(&a.rate, &a.o.rate, a.hz, a.link_mbps, err, sizeof(err)) ||
 	    streams_rates_init(&a, err, sizeof(err))) {
@@ -2759,10 +2766,10 @@ int main(int argc, char **argv)
 	run_loop(&a, pool, live, false, 0);
 	threads_stop(&a);
 	threads_merge(&a);
-	snap_publish(&a, unic_time_ns());
+	snap_publish(&a, unic_tsc_clock_ns(&a.clk));
 	__atomic_store_n(&a.phase, 2, __ATOMIC_RELEASE);
 	term_restore();
-	a.t_end_ns = unic_time_ns();
+	a.t_end_ns = unic_tsc_clock_ns(&a.clk);
 	for (unsigned k = 0; k < a.nb_txp; k++)
 		port_counts_get(a.txp[k].port, "hw_tx_good_packets", &a.txp[k].c);
 	for (unsigned k = 0; k < a.nb_rxp; k++)

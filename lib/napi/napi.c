@@ -195,6 +195,7 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 	ctx->wake_fd = -1;
 	ctx->timer_fd = -1;
 	ctx->refcnt = 1;
+	unic_tsc_clock_init(&ctx->clk);
 	pthread_mutex_init(&ctx->lock, NULL);
 	pthread_cond_init(&ctx->cond, NULL);
 	snprintf(ctx->name, sizeof(ctx->name), "%s", c.name ? c.name : "napi");

@@ -51,6 +51,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <unic/cycles.h>
 #include <unic/napi.h>
 #include <unic/ring.h>
 #include <unic/barrier.h>
@@ -236,8 +237,10 @@ struct unic_napi_ctx {
 	uint64_t last_sleep_start, last_sleep_end;
 	uint64_t cpu_check_round;
 	uint64_t cpu_checked_ns;
-	uint64_t poll_clock_round;   /* poll mode: the round at which the clock is read next */
-	uint64_t poll_now_ns;        /* poll mode: the clock at that last read (the rounds' time) */
+	/* The rounds' clock: CLOCK_MONOTONIC ns from the TSC, the kernel's
+	 * clock read about 10 times a second and at each wake-up
+	 * (docs/napi.md, "Poll mode in the rig: the clock"). */
+	struct unic_tsc_clock clk;
 	uint32_t min_empty_polls;    /* hybrid: N (0 if only the time counts) */
 	uint64_t poll_window_ns;     /* hybrid: adaptive, 0..T */
 	uint64_t last_pkt_ns;        /* round start of the last poll that found packets */

@@ -88,7 +88,7 @@ static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *
 
 	if (qs->woken) {
 		arrival = qs->wake_ns - UNIC_MIN(qs->wake_ns, ctx->wake_kernel_ns);
-		lat = ctx->wake_kernel_ns + (unic_time_ns() - qs->wake_ns);
+		lat = ctx->wake_kernel_ns + (unic_tsc_clock_ns(&ctx->clk) - qs->wake_ns);
 	} else {
 		lat = qs->prev_poll_ns ? now - qs->prev_poll_ns : 0;
 	}
@@ -186,7 +186,9 @@ static bool napi_adaptive_keep(struct unic_napi_ctx *ctx, struct napi_queue *qs,
  */
 static void napi_budget_tick(struct unic_napi_ctx *ctx, uint64_t now)
 {
-	uint64_t t = ctx->tokens_ns + (now - ctx->refill_ns) * ctx->cpu_budget / 100;
+	/* refill_ns may come from the kernel's clock (the context's start),
+	 * a little ahead of the rounds' clock. */
+	uint64_t t = ctx->tokens_ns + (now > ctx->refill_ns ? now - ctx->refill_ns : 0) * ctx->cpu_budget / 100;
 
 	ctx->refill_ns = now;
 	if (t > ctx->tokens_cap_ns)
@@ -537,7 +539,7 @@ static uint16_t napi_poll_queue(struct unic_napi_ctx *ctx, struct napi_queue *qs
 	}
 	if (qs->woken) {
 		/* Interrupt source readable -> first packet handed over. */
-		uint64_t lat = unic_time_ns() - qs->wake_ns;
+		uint64_t lat = unic_tsc_clock_ns(&ctx->clk) - qs->wake_ns;
 
 		napi_latency(ctx, lat);
 		if (ctx->adaptive)
@@ -782,7 +784,7 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 		return; /* completions were coming in: look again next round */
 	if (ctx->hooks.work_pending && ctx->hooks.work_pending(ctx, ctx->hooks.arg))
 		return;
-	now = unic_time_ns();
+	now = unic_tsc_clock_ns(&ctx->clk);
 	if (retry && timeout_ns > ctx->retry_ns)
 		timeout_ns = ctx->retry_ns;
 	if (timeout_ns > ctx->max_sleep_ns)
@@ -835,7 +837,9 @@ static void napi_sleep(struct unic_napi_ctx *ctx, uint64_t timeout_ns)
 	if (nev < 0 && errno == ENOSYS) /* before Linux 5.11: milliseconds, rounded up */
 		nev = epoll_wait(ctx->epfd, evs, NAPI_MAX_EVENTS,
 				 bounded ? (int)((timeout_ns + 999999) / 1000000) : -1);
-	t_wake = unic_time_ns(); /* eventfd readable: the wake latency starts here */
+	/* eventfd readable: the wake latency starts here. The kernel's clock
+	 * (a wake is a system call anyway): the timerfd's expiries are on it. */
+	t_wake = unic_tsc_clock_anchor(&ctx->clk, unic_rdtsc());
 	unic_store_relaxed(&ctx->sleeping, 0);
 	unic_counter_add(&ctx->cnt.asleep_ns, t_wake - now);
 	unic_counter_add(&ctx->cnt.wakeups, 1);
@@ -910,27 +914,16 @@ int unic_napi_run_once(struct unic_napi_ctx *ctx, int64_t timeout_us)
 	unic_smp_mb(); /* (R2): pairs with (R1) in napi_post_and_wait */
 	napi_check_requests(ctx);
 
-	/* Poll mode reads the clock once every NAPI_CPU_ROUNDS rounds, not
-	 * every round: nothing in it waits on the time (no sleep, no window),
-	 * and a clock read is not always cheap. In a guest whose clocksource
-	 * is not the TSC (QEMU TCG: the kernel marks it unstable and takes the
-	 * HPET) each read is a system call and an exit into QEMU's device
-	 * model under its global lock, the lock the other vCPU's MMIO and the
-	 * NICs' emulation need: one a round made a spinning forwarder cost
-	 * hundreds of thousands of exits a second (docs/napi.md, "Poll mode in
-	 * the rig: the clock"). A poll-mode context's round time (its queues'
-	 * last packet) is as coarse as that. */
-	if (ctx->conf.mode == UNIC_RX_MODE_POLL) {
-		uint64_t r = unic_counter_read(&ctx->cnt.rounds);
-
-		if (UNIC_UNLIKELY(r >= ctx->poll_clock_round)) {
-			ctx->poll_clock_round = r + NAPI_CPU_ROUNDS;
-			ctx->poll_now_ns = unic_time_ns();
-		}
-		now = ctx->poll_now_ns;
-	} else {
-		now = unic_time_ns();
-	}
+	/* The round's time from the TSC, in every mode: a kernel clock read a
+	 * round is not always cheap. In a guest whose clocksource is not the
+	 * TSC (QEMU TCG: the kernel marks it unstable and takes the HPET) each
+	 * is a system call and an exit into QEMU's device model under its
+	 * global lock, the lock the other vCPU's MMIO and the NICs' emulation
+	 * need: one a round made a spinning forwarder cost hundreds of
+	 * thousands of exits a second (docs/napi.md, "Poll mode in the rig:
+	 * the clock"). The TSC clock reads the kernel's about 10 times a
+	 * second, and at each wake-up. */
+	now = unic_tsc_clock_ns(&ctx->clk);
 	if (ctx->adaptive)
 		napi_budget_tick(ctx, now);
 	handled = napi_round(ctx, now);

@@ -842,3 +842,41 @@ Test(pktgen_bin, frames_the_port_never_took_are_counted_as_dropped_not_sent)
 	cr_assert_eq(binary_json_u64(j, "tx_dropped"), 10, "%s", j);
 	cr_assert_eq(binary_json_u64(j, "opackets"), 0, "%s", j);
 }
+
+/*
+ * The send and receive loops read the time from the TSC (unic_tsc_clock):
+ * the kernel's clock only to re-anchor it, about 10 times a second, where
+ * they read it every iteration (in the rig's guest each read is an exit
+ * into QEMU: docs/napi.md, "Poll mode in the rig: the clock"). A run of
+ * about a second counted by clock_count_preload.c: the loops turn
+ * hundreds of thousands of times in it.
+ */
+Test(pktgen_bin, the_loops_read_the_kernels_clock_about_ten_times_a_second_not_per_iteration)
+{
+	static char out[16384];
+	char cmd[1024], path[] = "/tmp/unic-pktgen-clock-XXXXXX";
+	unsigned long long reads = 0;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	cr_assert_geq(fd, 0, "mkstemp: %s", strerror(errno));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "LD_PRELOAD=%s UNIC_CLOCK_COUNT=%s %s --no-pci --no-huge --vdev ring0 "
+		 "--vdev ring1,peer=ring0 --tx-port 0 --rx-port 1 --rate 1%% --duration 1 --json 2>&1",
+		 binary_path("UNIC_CLOCK_PRELOAD"), path, binary_path("UNIC_PKTGEN"));
+	cr_assert_eq(binary_run(cmd, out, sizeof(out)), 0, "%s", out);
+	const char *j = strstr(out, "{\"tsc_hz\"");
+
+	cr_assert_not_null(j, "%s", out);
+	cr_assert_gt(binary_json_u64(j, "received"), 1000, "%s", j);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: not written (was the preload loaded?)", path);
+	cr_assert_eq(fscanf(f, "%llu", &reads), 1);
+	fclose(f);
+	unlink(path);
+	/* The run's set-up and report read it some tens of times (the TSC's
+	 * calibration, the ports, the drain); seen with a read per iteration:
+	 * hundreds of thousands. */
+	cr_assert_gt(reads, 0, "no read counted: the preload did not see the process's clock reads");
+	cr_assert_leq(reads, 200, "a 1 s run read CLOCK_MONOTONIC %llu times (expected at most 200)", reads);
+}

@@ -40,6 +40,61 @@ static inline uint64_t unic_rdtsc(void)
  */
 uint64_t unic_tsc_hz(void);
 
+/**
+ * A clock for hot loops: CLOCK_MONOTONIC's nanoseconds, read from the
+ * cycle counter. unic_tsc_clock_ns() costs a rdtsc and a multiply; it
+ * reads the kernel's clock (unic_time_ns()) only to re-anchor, when
+ * UNIC_TSC_CLOCK_SPAN_NS has passed since the last anchor (or the counter
+ * went back: a thread moved to a CPU whose counter lags), so about 10 times
+ * a second in a loop that reads it constantly, and once after each sleep
+ * longer than the span. In a guest whose clocksource is not the TSC
+ * (QEMU TCG: the HPET) every kernel clock read is an exit into the
+ * hypervisor; rdtsc is not (docs/napi.md, "Poll mode in the rig: the
+ * clock"). Between anchors the time is the last anchor plus the cycles
+ * since, at a rate measured over the clock's whole life; it never goes
+ * back (an anchor that finds it ahead of the kernel's clock slows the
+ * next span to catch up), and stays within a fraction of a millisecond of
+ * CLOCK_MONOTONIC, so its values may be compared with unic_time_ns()'s
+ * where that much does not matter. One thread at a time reads a clock
+ * (it is written on every anchor): one per thread, or per owner of a
+ * loop.
+ */
+struct unic_tsc_clock {
+	uint64_t tsc0;      /**< the cycle counter at the last anchor */
+	uint64_t ns0;       /**< the time at the last anchor */
+	uint64_t mult;      /**< ns per cycle, << 32, for the current span */
+	uint64_t span;      /**< cycles from an anchor to the next */
+	uint64_t base_tsc;  /**< the first anchor's cycle count (the rate's baseline) */
+	uint64_t base_ns;   /**< and its time */
+	uint64_t anchors;   /**< kernel clock reads so far */
+};
+
+/** @cond internal */
+__extension__ typedef unsigned __int128 unic__u128;
+/** @endcond */
+
+/** Anchors between two kernel clock reads at most this far apart. */
+#define UNIC_TSC_CLOCK_SPAN_NS 100000000ull
+
+/** Start @p c: one kernel clock read (and unic_tsc_hz()'s calibration
+ *  the first time in the process). */
+void unic_tsc_clock_init(struct unic_tsc_clock *c);
+
+/** Re-anchor @p c at cycle count @p tsc (unic_tsc_clock_ns() calls it);
+ *  @return the time. */
+uint64_t unic_tsc_clock_anchor(struct unic_tsc_clock *c, uint64_t tsc);
+
+/** Now, in CLOCK_MONOTONIC nanoseconds, from the cycle counter. */
+static inline uint64_t unic_tsc_clock_ns(struct unic_tsc_clock *c)
+{
+	uint64_t tsc = unic_rdtsc();
+	uint64_t d = tsc - c->tsc0;
+
+	if (__builtin_expect(d >= c->span, 0))
+		return unic_tsc_clock_anchor(c, tsc);
+	return c->ns0 + (uint64_t)(((unic__u128)d * c->mult) >> 32);
+}
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }
