@@ -791,8 +791,16 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		return tp_show_port(app, cmd, a[2].kw, &a[3]);
 	case TP_CMD_SHOW_CAPA:
 		return tp_show_port(app, cmd, 8, &a[3]);
+	case TP_CMD_SHOW_EEPROM_DPDK:
+		if (a[3].kw == 0)
+			return tp_show_port(app, cmd, 5, &a[2]);
+		rc = tp_port_check(app, a[2].num);
+		if (rc < 0)
+			return rc;
+		/* No unic driver reads a plug-in module (SFP) over I2C. */
+		return tp_op_err(app, (uint16_t)a[2].num, "module EEPROM (a plug-in transceiver's)", -ENOTSUP);
 	case TP_CMD_SHOW_FWD:
-		return tp_show_fwd(app);
+		return a[2].kw == 0 ? tp_show_fwd(app) : tp_show_config(app, a[2].kw);
 	case TP_CMD_CLEAR_STATS:
 		n = tp_ports_of(app, &a[3], ids);
 		if (n < 0)

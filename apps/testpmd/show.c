@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <unic/cycles.h>
+#include <unic/env.h>
 #include <unic/log.h>
 
 #include "testpmd.h"
@@ -428,3 +429,80 @@ int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, co
 	return rc;
 }
 
+
+/* One direction of "show config rxtx" for port @p id: the queues as set up,
+ * else as the next start sets them up. */
+static void show_config_queues(struct tp_app *app, uint16_t id, bool tx)
+{
+	struct tp_port *p = &app->ports[id];
+	uint16_t nq = tx ? p->conf.nb_txq : p->conf.nb_rxq;
+
+	for (uint16_t q = 0; q < nq; q++) {
+		struct unic_queue_info qi;
+		unsigned want = q < TP_MAX_QUEUES ? (tx ? p->q_txd[q] : p->q_rxd[q]) : 0;
+
+		if (want == 0)
+			want = tx ? p->txd : p->rxd;
+		fprintf(app->out, "    %s queue: %u\n", tx ? "TX" : "RX", q);
+		if (unic_port_queue_info_get(p->port, tx, q, &qi) == 0 && qi.setup) {
+			fprintf(app->out, "      %s desc=%u", tx ? "TX" : "RX", qi.nb_desc);
+			if (want && want != qi.nb_desc)
+				fprintf(app->out, " (%u at the next start)", want);
+			fprintf(app->out, "\n");
+		} else if (want)
+			fprintf(app->out, "      %s desc=%u (at the next start)\n", tx ? "TX" : "RX", want);
+		else
+			fprintf(app->out, "      %s desc=the driver's default (at the next start)\n", tx ? "TX" : "RX");
+	}
+}
+
+int tp_show_config(struct tp_app *app, unsigned what)
+{
+	FILE *f = app->out;
+	const struct unic_env_options *eo = unic_env_opts(app->env);
+	unsigned nw = unic_env_worker_count(app->env), nports = 0;
+
+	switch (what) {
+	case 1: /* rxtx */
+		for (uint16_t id = 0; id < TP_MAX_PORTS; id++)
+			nports += app->ports[id].port != NULL;
+		fprintf(f, "  %s packet forwarding packets/burst=%u\n", tp_engine_name(app->engine), app->burst);
+		fprintf(f, "  nb forwarding cores=%u - nb forwarding ports=%u\n", app->nbcore,
+			app->nb_fwd_ports ? app->nb_fwd_ports : nports);
+		for (uint16_t id = 0; id < TP_MAX_PORTS; id++) {
+			struct tp_port *p = &app->ports[id];
+
+			if (p->port == NULL)
+				continue;
+			fprintf(f, "  port %u: RX queue number: %u Tx queue number: %u\n", id, p->conf.nb_rxq,
+				p->conf.nb_txq);
+			show_config_queues(app, id, false);
+			show_config_queues(app, id, true);
+		}
+		return 0;
+	case 2: /* cores */
+		fprintf(f, "List of forwarding cores:");
+		for (unsigned t = 0; t < app->nbcore && t < TP_MAX_THREADS; t++) {
+			unsigned w = t < app->nb_workers ? app->workers[t] : t;
+
+			if (w < nw)
+				fprintf(f, " %d", eo->cores[w + 1]);
+			else
+				fprintf(f, " (thread %u: not pinned)", t);
+		}
+		fprintf(f, "\n");
+		return 0;
+	case 3: /* txpkts */
+		fprintf(f, "Number of segments: %u\nSegment sizes:", app->nb_txpkts);
+		for (unsigned i = 0; i < app->nb_txpkts; i++)
+			fprintf(f, " %u", app->txpkts[i]);
+		fprintf(f, "\nSplit packet: off\n");
+		return 0;
+	case 7: /* txtimes */
+		fprintf(f, "Tx times: none (unic does not schedule sends in time: 'set txtimes' is refused)\n");
+		return 0;
+	default: /* rxpkts, rxoffs, rxhdrs */
+		fprintf(f, "Rx buffer split: none (no unic port splits received packets over buffers: 'set rxpkts' is refused)\n");
+		return 0;
+	}
+}

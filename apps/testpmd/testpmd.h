@@ -269,6 +269,9 @@ const char *tp_offl(uint64_t f, char *b, size_t l);
 /* show.c: what 0..7 = info, stats, xstats, link, regs, eeprom, napi, summary; 8 capabilities */
 int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, const struct tp_cmd_arg *pa);
 int tp_show_fwd(struct tp_app *app);
+/* "show config rxtx|cores|txpkts|rxpkts|rxoffs|rxhdrs|txtimes" (@p what: the
+ * word's index in the command, 1..7). */
+int tp_show_config(struct tp_app *app, unsigned what);
 /* The stream table (DPDK's "Logical Core N (socket S) forwards packets on K streams:"). */
 void tp_show_streams(struct tp_app *app);
 

@@ -344,3 +344,45 @@ Test(testpmd_queues, rx_vlan_all_reaches_the_driver_and_device_detach_removes_th
 	HAS(printed(), "Device ring40 is detached (1 port)");
 	cr_assert_eq(tp_port_ids(app, ids, TP_MAX_PORTS), 0);
 }
+
+Test(testpmd_queues, show_config_and_dpdk_word_orders_answer, .init = eng_setup, .fini = eng_teardown,
+     .timeout = 30)
+{
+	const char *o;
+	char want[64];
+
+	printed();
+	cr_assert_eq(execf("port config %u rxq 0 ring_size 256", near_id), -EBUSY);
+	cr_assert_eq(execf("port stop %u", near_id), 0);
+	cr_assert_eq(execf("port config %u rxq 0 ring_size 256", near_id), 0);
+	printed();
+	cr_assert_eq(exec("show config rxtx"), 0);
+	o = printed();
+	snprintf(want, sizeof(want), "  port %u: RX queue number: 1 Tx queue number: 1\n", near_id);
+	HAS(o, want);
+	HAS(o, "RX desc=1024 (256 at the next start)");
+	HAS(o, "io packet forwarding packets/burst=32");
+	cr_assert_eq(execf("port start %u", near_id), 0);
+	printed();
+	cr_assert_eq(exec("show config rxtx"), 0);
+	o = printed();
+	HAS(o, "RX desc=256\n");
+	HASNT(o, "at the next start");
+	cr_assert_eq(exec("set txpkts 64,128"), 0);
+	printed();
+	cr_assert_eq(exec("show config txpkts"), 0);
+	o = printed();
+	HAS(o, "Number of segments: 2\nSegment sizes: 64 128\n");
+	cr_assert_eq(exec("show config cores"), 0);
+	HAS(printed(), "List of forwarding cores:");
+	cr_assert_eq(exec("show config rxpkts"), 0);
+	HAS(printed(), "Rx buffer split: none");
+	cr_assert_eq(execf("show port cap %u", near_id), 0);
+	HAS(printed(), "Rx offloads capabilities:");
+	/* DPDK's word order for the EEPROMs: the ring driver has neither. */
+	cr_assert_eq(execf("show port %u eeprom", near_id), -ENOTSUP);
+	HAS(printed(), "EEPROM dump: not supported by the ring driver");
+	cr_assert_eq(execf("show port %u module_eeprom", near_id), -ENOTSUP);
+	HAS(printed(), "module EEPROM (a plug-in transceiver's): not supported by the ring driver");
+	cr_assert_eq(exec("show port 63 module_eeprom"), -ENODEV);
+}
