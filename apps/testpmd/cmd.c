@@ -98,7 +98,7 @@ static const struct tp_cmd_def cmd_table[] = {
 	/* flow: DPDK's flow rule commands, parsed by flowparse.c (the words are
 	 * too many and too free for the table's syntax strings). */
 	{ TP_CMD_FLOW, "flow validate|create|list|destroy|flush|isolate|query|aged <words...>",
-	  "flow rules: 'help flow' for the grammar; DPDK's other flow commands (indirect_action, flex_item, queue, "
+	  "flow rules in DPDK's grammar ('help flow' prints it); DPDK's other flow commands (indirect_action, flex_item, queue, "
 	  "templates, ...) are refused with the reason" },
 };
 
@@ -659,6 +659,8 @@ int tp_cmd_help(FILE *f, const char *topic)
 		fprintf(f, "no command starts with '%s'; type 'help' for the list\n", topic);
 		return -1;
 	}
+	if (nt > 0 && strcmp(tok[0], "flow") == 0)
+		fprintf(f, "%s\n", tp_flow_usage());
 	return 0;
 }
 

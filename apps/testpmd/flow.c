@@ -26,15 +26,35 @@ static const char *where_name(const struct unic_flow_error *e)
 	}
 }
 
+/* The errno's name, as testpmd's other refusals end: (-ENOTSUP). */
+static const char *errname(int rc, char *buf, size_t len)
+{
+	static const struct {
+		int e;
+		const char *name;
+	} names[] = {
+		{ ENOTSUP, "ENOTSUP" }, { EINVAL, "EINVAL" }, { ENOENT, "ENOENT" }, { ENOSPC, "ENOSPC" },
+		{ EBUSY, "EBUSY" },     { ENODEV, "ENODEV" }, { ENOMEM, "ENOMEM" },
+	};
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].e == -rc)
+			return names[i].name;
+	snprintf(buf, len, "%d", -rc);
+	return buf;
+}
+
 /* DPDK's "Caught error type ..." line, with unic's reason and errno. */
 static int complain(struct tp_app *app, const struct unic_flow_error *e, int rc)
 {
+	char b[16];
+
 	if (e->where == UNIC_FLOW_ERR_ITEM || e->where == UNIC_FLOW_ERR_ACTION)
-		fprintf(app->err, "Caught error type (%s %u): %s: %s (-%d)\n", where_name(e), e->index, e->msg,
-			strerror(-rc), -rc);
+		fprintf(app->err, "Caught error type (%s %u): %s: %s (-%s)\n", where_name(e), e->index, e->msg,
+			strerror(-rc), errname(rc, b, sizeof(b)));
 	else
-		fprintf(app->err, "Caught error type (%s): %s: %s (-%d)\n", where_name(e), e->msg, strerror(-rc),
-			-rc);
+		fprintf(app->err, "Caught error type (%s): %s: %s (-%s)\n", where_name(e), e->msg, strerror(-rc),
+			errname(rc, b, sizeof(b)));
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testpmd.h"
@@ -230,4 +231,17 @@ Test(testpmd_flow, on_a_ring_port_every_rule_is_refused_naming_the_driver, .init
 	cr_assert_eq(run_flow("flow indirect_action 0 query 100", &got), -ENOTSUP);
 	cr_assert_not_null(strstr(got, "flow indirect_action: indirect actions"), "%s", got);
 	cr_assert_eq(run_flow("flow create 63 pattern end actions end", &got), -ENODEV, "no port 63");
+}
+
+Test(testpmd_flow, help_flow_prints_the_grammar)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(tp_cmd_help(f, "flow"), 0);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "usage: flow validate|create <port>"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "usage: flow destroy <port> rule N"), "%s", buf);
+	free(buf);
 }

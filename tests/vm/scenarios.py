@@ -219,7 +219,7 @@ BOOTS = [
              # unic-testpmd batch scripts on nic0 and nic1 (guest/unic-testpmd-rig);
              # before e1000e, whose exact counts would see frames left queued.
              Scenario('testpmd', tuple(
-                 testpmd_check(n) for n in ('link', 'stats', 'regs', 'coalesce', 'rss', 'vlan', 'offload', 'csum', 'detach')
+                 testpmd_check(n) for n in ('link', 'stats', 'regs', 'coalesce', 'rss', 'vlan', 'offload', 'csum', 'detach', 'flow')
              )),
              Scenario('e1000e', (
                  criterion('e1000e', 'tests/vm/guest/test_e1000e', timeout=600),
