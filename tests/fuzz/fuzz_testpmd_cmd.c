@@ -6,8 +6,9 @@
  * checked (a parsed command names a table entry, its words point into the
  * command's own buffers, a refused line always says why).
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iapps/testpmd \
- *         tests/fuzz/fuzz_testpmd_cmd.c apps/testpmd/cmd.c -o fuzz_testpmd_cmd
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iapps/testpmd -Iapps/common \
+ *         -Ilib/include tests/fuzz/fuzz_testpmd_cmd.c apps/testpmd/cmd.c \
+ *         apps/testpmd/flowparse.c apps/common/app_opts.c -o fuzz_testpmd_cmd
  *   ./fuzz_testpmd_cmd -max_total_time=60
  */
 #include <stdint.h>
