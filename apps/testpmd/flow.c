@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testpmd.h"
@@ -86,13 +87,22 @@ static bool in_groups(const struct tp_flow_cmd *fc, uint32_t group)
 
 static int flow_list(struct tp_app *app, const struct tp_flow_cmd *fc, struct unic_port *port)
 {
-	static struct unic_flow_info list[256];
-	int n = unic_port_flow_list(port, list, 256);
+	struct unic_flow_info *list = NULL;
+	int n = unic_port_flow_list(port, NULL, 0), got = 0;
 	bool header = false;
 
-	if (n < 0)
-		return tp_op_err(app, fc->port, "flow list", n);
-	for (int i = 0; i < n && i < 256; i++) {
+	/* Count, then fetch (a rule created between the two is listed next time). */
+	if (n > 0) {
+		list = calloc((size_t)n, sizeof(*list));
+		if (list == NULL)
+			return tp_op_err(app, fc->port, "flow list", -ENOMEM);
+		got = unic_port_flow_list(port, list, (unsigned)n);
+	}
+	if (n < 0 || got < 0) {
+		free(list);
+		return tp_op_err(app, fc->port, "flow list", n < 0 ? n : got);
+	}
+	for (int i = 0; i < got && i < n; i++) {
 		if (!in_groups(fc, list[i].rule.attr.group))
 			continue;
 		if (!header)
@@ -100,8 +110,7 @@ static int flow_list(struct tp_app *app, const struct tp_flow_cmd *fc, struct un
 		header = true;
 		print_rule(app->out, &list[i]);
 	}
-	if (n > 256)
-		fprintf(app->out, "(%d more rules not shown)\n", n - 256);
+	free(list);
 	return 0;
 }
 

@@ -276,10 +276,8 @@ static void field_prefix(const struct field *f, unsigned len, uint8_t *p)
 	}
 }
 
-static const char *expects_value(const struct field *f)
+static const char *expects_value(const struct field *f, char *buf, size_t len)
 {
-	static char buf[64];
-
 	switch (f->kind) {
 	case F_MAC:
 		return "a MAC address xx:xx:xx:xx:xx:xx";
@@ -290,7 +288,7 @@ static const char *expects_value(const struct field *f)
 	default:
 		break;
 	}
-	snprintf(buf, sizeof(buf), "a number (0..%llu, decimal or 0x hex)",
+	snprintf(buf, len, "a number (0..%llu, decimal or 0x hex)",
 		 (unsigned long long)((1ull << f->bits) - 1));
 	return buf;
 }
@@ -387,9 +385,11 @@ static int parse_item(struct cursor *c, struct tp_flow_cmd *cmd, bool *end)
 		}
 		{
 			union unic_flow_hdr *dst = op[0] == 'm' ? &it->mask : op[0] == 'l' ? &it->last : &it->spec;
+			char what[64];
 
 			if (peek(c) == NULL || field_value(f, peek(c), (uint8_t *)dst + f->off) != 0)
-				return fail(c, "%s for %s %s", expects_value(f), items[k].name, f->name);
+				return fail(c, "%s for %s %s", expects_value(f, what, sizeof(what)), items[k].name,
+					    f->name);
 			c->i++;
 			if (strcmp(op, "is") == 0) {
 				/* is: spec with the field's whole mask */

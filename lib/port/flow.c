@@ -322,6 +322,7 @@ int unic_port_flow_list(struct unic_port *port, struct unic_flow_info *out, unsi
 			out[n].rule = f->rule;
 		}
 	port_unlock(port);
-	qsort(out, n < max ? n : max, sizeof(*out), flow_cmp);
+	if (n > 0 && max > 0)
+		qsort(out, n < max ? n : max, sizeof(*out), flow_cmp);
 	return (int)n;
 }
