@@ -43,7 +43,7 @@ INSTALLED = {
     'event.h': 'event',
     'cksum.h': 'net', 'net.h': 'net',
     'bus.h': 'bus',
-    'port.h': 'port', 'driver.h': 'port',
+    'port.h': 'port', 'driver.h': 'port', 'flow.h': 'port',
     'napi.h': 'napi',
     'telemetry.h': 'telemetry',
     'env.h': 'env',

@@ -157,6 +157,11 @@ static const struct tp_cmd_def cmd_table[] = {
 	  "with retry: the wait between tries of a tx burst (0..1000000 us) and the tries (forwarding stopped)" },
 	{ TP_CMD_UDP_TUNNEL, "port config <port> udp_tunnel_port add|rm vxlan|geneve|vxlan-gpe|ecpri <udp-port>",
 	  "UDP tunnel ports: refused (unic has no tunnel offloads)" },
+	/* flow: DPDK's flow rule commands, parsed by flowparse.c (the words are
+	 * too many and too free for the table's syntax strings). */
+	{ TP_CMD_FLOW, "flow validate|create|list|destroy|flush|isolate|query|aged <words...>",
+	  "flow rules in DPDK's grammar ('help flow' prints it); DPDK's other flow commands (indirect_action, flex_item, queue, "
+	  "templates, ...) are refused with the reason" },
 };
 
 /* Words the parser takes so that the command can say why it refuses them,
@@ -589,6 +594,29 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 	if (errlen)
 		err[0] = '\0';
 	cmd->def = NULL;
+	/* flow: its own parser, on the whole line. */
+	{
+		const char *p = line;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (strncmp(p, "flow", 4) == 0 && (p[4] == '\0' || isspace((unsigned char)p[4]))) {
+			size_t n = strnlen(line, sizeof(cmd->buf));
+
+			if (tp_flow_parse(line, &cmd->flow, err, errlen) != 0)
+				return TP_PARSE_ERROR;
+			if (n >= sizeof(cmd->buf))
+				return TP_PARSE_ERROR; /* the flow parser refused it already */
+			memcpy(cmd->buf, line, n + 1);
+			memset(cmd->arg, 0, sizeof(cmd->arg[0]));
+			cmd->arg[0].str = cmd->buf;
+			cmd->nb_args = 1;
+			for (unsigned i = 0; i < nb; i++)
+				if (row(i)->id == TP_CMD_FLOW)
+					cmd->def = row(i);
+			return TP_PARSE_OK;
+		}
+	}
 	nt = split(line, cmd->buf, sizeof(cmd->buf), tok, TP_CMD_MAX_TOKENS);
 	if (nt == -2) {
 		errcat(err, errlen, "line too long (the limit is %d characters)", TP_CMD_LINE_MAX - 1);
@@ -779,6 +807,8 @@ int tp_cmd_help(FILE *f, const char *topic)
 		fprintf(f, "no command starts with '%s'; type 'help' for the list\n", topic);
 		return -1;
 	}
+	if (nt > 0 && strcmp(tok[0], "flow") == 0)
+		fprintf(f, "%s\n", tp_flow_usage());
 	return 0;
 }
 

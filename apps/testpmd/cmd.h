@@ -31,6 +31,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "flowparse.h"
+
 #define TP_CMD_LINE_MAX   1024 /* longer lines are refused */
 #define TP_CMD_MAX_TOKENS 32
 #define TP_CMD_MAX_SIZES  8
@@ -153,6 +155,8 @@ enum tp_cmd_id {
 	TP_CMD_SET_FWD_RETRY,
 	TP_CMD_SET_BURST_TX,
 	TP_CMD_UDP_TUNNEL,
+	/* flow: DPDK's flow rule commands (flowparse.h) */
+	TP_CMD_FLOW,
 	TP_CMD_COUNT
 };
 
@@ -183,6 +187,7 @@ struct tp_cmd {
 	struct tp_cmd_arg arg[TP_CMD_MAX_TOKENS];
 	char buf[TP_CMD_LINE_MAX];            /* the words, split; str points here */
 	char rest[TP_CMD_LINE_MAX];           /* <words...>: joined with one space */
+	struct tp_flow_cmd flow;              /* TP_CMD_FLOW: the parsed flow command */
 };
 
 enum {

@@ -1032,6 +1032,8 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 		return 0;
 	case TP_CMD_UDP_TUNNEL:
 		return tp_udp_tunnel(app, (uint16_t)a[2].num, a[5].str);
+	case TP_CMD_FLOW:
+		return tp_flow_exec(app, &cmd->flow);
 	case TP_CMD_COUNT:
 		break;
 	default:

@@ -287,6 +287,8 @@ int tp_mcast(struct tp_app *app, uint16_t id, bool add, const uint8_t *mac);
 int tp_flow_ctrl_show(struct tp_app *app, uint16_t id);
 int tp_flow_ctrl_set(struct tp_app *app, const struct tp_cmd *cmd);
 int tp_udp_tunnel(struct tp_app *app, uint16_t id, const char *type);
+/* flow.c: the flow commands (flowparse.h). */
+int tp_flow_exec(struct tp_app *app, const struct tp_flow_cmd *fc);
 
 /* dpdkq.c: dpdk-testpmd's remaining show, set, port and queue commands
  * (the tpcmds2 block of cmd.c's table). @return as tp_exec; -ENOSYS for a

@@ -26,6 +26,7 @@
 #include <pthread.h>
 
 #include <unic/port.h>
+#include <unic/flow.h>
 #include <unic/counter.h>
 #include <unic/event.h>
 #include <unic/log.h>
@@ -125,6 +126,21 @@ struct unic_port_ops {
 	int (*rx_queue_count)(struct unic_port *port, uint16_t q);
 	int (*desc_read)(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words,
 			 unsigned max);
+	/** Flow rules (unic/flow.h). The core checked the rule's shape first:
+	 * ingress only, at least one action, at most one fate (queue, rss,
+	 * drop, passthru), queues below nb_rxq. validate: could the rule be
+	 * created now; create: program it, keep the driver's state in *handle;
+	 * destroy: undo it (never fails on a handle create gave). Each refusal
+	 * fills @p err naming the item or action the filters cannot do and
+	 * returns -ENOTSUP (-EINVAL: a value; -ENOSPC: a full table).
+	 * flow_validate NULL: the port has no flow rules at all (the core says
+	 * so, with unic_driver flow_why). flow_isolate NULL: -ENOTSUP. */
+	int (*flow_validate)(struct unic_port *port, const struct unic_flow_rule *rule,
+			     struct unic_flow_error *err);
+	int (*flow_create)(struct unic_port *port, const struct unic_flow_rule *rule, void **handle,
+			   struct unic_flow_error *err);
+	void (*flow_destroy)(struct unic_port *port, void *handle);
+	int (*flow_isolate)(struct unic_port *port, bool on, struct unic_flow_error *err);
 };
 
 /*
@@ -374,6 +390,9 @@ struct unic_driver {
 	 * is and what to use instead; appended to the core's refusal of a
 	 * larger one. NULL: the limits alone. */
 	const char *mtu_max_why;
+	/* Optional: why the driver has no flow rules (no flow ops), appended
+	 * to the core's -ENOTSUP. */
+	const char *flow_why;
 };
 
 /** The explicit table of every driver, NULL-terminated. */

@@ -221,6 +221,7 @@ void unic_port_put(struct unic_port *port)
 			 port->name, unic_port_state_name(pc->state));
 	port_free_hook(port);
 	port_dma_free_all(port);
+	port_flow_free_all(port, false);
 	free(pc->xstats_base);
 	pthread_mutex_destroy(&pc->lock);
 	free(pc);
@@ -942,6 +943,7 @@ static void port_close_locked(struct unic_port *port)
 
 	__atomic_store_n(&pc->closing, true, __ATOMIC_RELEASE);
 	release_queues(port);
+	port_flow_free_all(port, !pc->removed);
 	port->ops->close(port);
 	port_dma_free_all(port);
 	__atomic_store_n(&pc->closing, false, __ATOMIC_RELEASE);

@@ -50,6 +50,11 @@ struct port_core {
 	/* Receive filters as last set through the port layer (promisc_set,
 	 * allmulti_set succeeded); the drivers keep them across stop/start. */
 	bool promisc, allmulti;
+	/* Flow rules created through the port layer (flow.c), newest first;
+	 * ids from flow_next_id, never reused while the port lives. */
+	struct port_flow *flows;
+	uint32_t flow_next_id;
+	bool flow_isolated;
 	size_t priv_size;
 	struct unic_port port;            /* last: the private area follows */
 };
@@ -96,6 +101,10 @@ void port_queue_release(struct unic_port *port, bool tx, unsigned q);
 /* The sum of the queues' counters since the port was created, into @p st
  * (every field written). */
 void port_stats_sum(struct unic_port *port, struct unic_port_stats *st);
+
+/* flow.c: forget every rule; with @p driver, have the driver undo each
+ * first (close, lock held; the last put frees only the memory). */
+void port_flow_free_all(struct unic_port *port, bool driver);
 
 /* dma.c: free every DMA zone the driver still holds (close, last put). */
 void port_dma_free_all(struct unic_port *port);

@@ -758,5 +758,6 @@ close_ctl:
 
 const struct unic_driver unic_af_packet_driver = {
 	.name = "af_packet",
+	.flow_why = "the kernel socket delivers every frame of the interface; filter in the kernel (tc, a BPF socket filter) or use e1000e",
 	.vdev_create = afp_vdev_create,
 };

@@ -906,6 +906,7 @@ static int afxdp_vdev_create(const char *name, const char *args, struct unic_por
 
 const struct unic_driver unic_af_xdp_driver = {
 	.name = "af_xdp",
+	.flow_why = "the frames come through unic's own XDP program; steer them with the NIC's ntuple rules (ethtool -N) in the kernel",
 	.vdev_create = afxdp_vdev_create,
 	.mtu_max_why = "a frame is one 4096-byte UMEM chunk less the 256 bytes of XDP headroom and the "
 		       "22 of an Ethernet header, a VLAN tag and the FCS, and the af_xdp port does not "

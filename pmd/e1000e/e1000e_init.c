@@ -27,7 +27,7 @@ uint32_t e1000e_rctl_filters(const struct e1000e_port *ep, const struct unic_por
 		r |= E1000E_RCTL_UPE | E1000E_RCTL_MPE;
 	if (ep->allmulti)
 		r |= E1000E_RCTL_MPE;
-	if (port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_FILTER)
+	if ((port->conf.rx_offloads & UNIC_RX_OFFLOAD_VLAN_FILTER) || ep->flow_vlan_rules)
 		r |= E1000E_RCTL_VFE;
 	if (port->conf.mtu > 1500)
 		r |= E1000E_RCTL_LPE;
@@ -56,7 +56,7 @@ void e1000e_init_filters(struct e1000e_port *ep, struct unic_port *port)
 	for (unsigned i = 0; i < E1000E_MTA_SIZE; i++)
 		write32(hw, E1000E_MTA(i), ep->mta[i]);
 	for (unsigned i = 0; i < E1000E_VFTA_SIZE; i++)
-		write32(hw, E1000E_VFTA(i), ep->vfta[i]);
+		write32(hw, E1000E_VFTA(i), ep->vfta[i] | ep->flow_vfta[i]);
 	write32(hw, E1000E_VET, UNIC_ETHER_TYPE_VLAN);
 	if (ep->fc_set)
 		e1000e_fc_write(ep);

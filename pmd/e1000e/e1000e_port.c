@@ -355,11 +355,12 @@ static int e1000e_mac_set(struct unic_port *port, const uint8_t mac[UNIC_ETHER_A
 	return 0;
 }
 
-/* The RA slot (1 on) holding @p mac, or with NULL the first free one; 0: none. */
+/* The RA slot (1 on) holding @p mac, or with NULL the first free one; 0:
+ * none. Slots of flow rules are theirs (e1000e_flow.c): never found. */
 static unsigned uc_find(const struct e1000e_port *ep, const uint8_t *mac)
 {
 	for (unsigned i = 1; i < E1000E_RAR_SIZE; i++)
-		if (mac ? ep->uc_used[i] && memcmp(ep->uc_addr[i], mac, UNIC_ETHER_ADDR_LEN) == 0 : !ep->uc_used[i])
+		if (mac ? ep->uc_used[i] && !ep->uc_flow[i] && memcmp(ep->uc_addr[i], mac, UNIC_ETHER_ADDR_LEN) == 0 : !ep->uc_used[i])
 			return i;
 	return 0;
 }
@@ -424,7 +425,7 @@ static int e1000e_vlan_filter_set(struct unic_port *port, uint16_t vlan_id, bool
 		ep->vfta[vlan_id >> 5] |= bit;
 	else
 		ep->vfta[vlan_id >> 5] &= ~bit;
-	write32(&ep->hw, E1000E_VFTA(vlan_id >> 5), ep->vfta[vlan_id >> 5]);
+	write32(&ep->hw, E1000E_VFTA(vlan_id >> 5), ep->vfta[vlan_id >> 5] | ep->flow_vfta[vlan_id >> 5]);
 	return 0;
 }
 
@@ -598,6 +599,9 @@ const struct unic_port_ops e1000e_ops = {
 	.coalesce_get = e1000e_coalesce_get,
 	.coalesce_set = e1000e_coalesce_set,
 	.vlan_filter_set = e1000e_vlan_filter_set,
+	.flow_validate = e1000e_flow_validate,
+	.flow_create = e1000e_flow_create,
+	.flow_destroy = e1000e_flow_destroy,
 	.rss_hash_get = e1000e_rss_hash_get,
 	.rss_hash_update = e1000e_rss_hash_update,
 	.rss_reta_query = e1000e_rss_reta_query,

@@ -235,7 +235,14 @@ struct e1000e_port {
 	bool promisc, allmulti;
 	uint8_t uc_addr[E1000E_RAR_SIZE][UNIC_ETHER_ADDR_LEN]; /* [0] is port->mac */
 	bool uc_used[E1000E_RAR_SIZE];
-	uint32_t vfta[E1000E_VFTA_SIZE];
+	uint32_t vfta[E1000E_VFTA_SIZE];   /* rx_vlan add (vlan_filter_set) */
+	/* flow rules (e1000e_flow.c): RA slots they hold (the mac ops leave
+	 * them alone), their VFTA bits (ORed with vfta), rules per VID, and
+	 * the VLAN rules, which turn RCTL.VFE on */
+	bool uc_flow[E1000E_RAR_SIZE];
+	uint32_t flow_vfta[E1000E_VFTA_SIZE];
+	uint16_t flow_vid_refs[4096];
+	unsigned flow_vlan_rules;
 	uint32_t mta[E1000E_MTA_SIZE];  /* multicast list as hash bits (RCTL.MO = 0) */
 	uint32_t rx_usecs, tx_usecs;
 	/* RSS redirection table (rx queue per entry) once set
@@ -309,6 +316,12 @@ int e1000e_init_intr(struct e1000e_port *ep, struct unic_port *port);
 void e1000e_init_enable(struct e1000e_port *ep, struct unic_port *port);
 /** RCTL's filter bits for the port's settings (promiscuous, VLAN filter, LPE). */
 uint32_t e1000e_rctl_filters(const struct e1000e_port *ep, const struct unic_port *port);
+
+/* e1000e_flow.c: flow rules on the receive address and VLAN filter tables. */
+int e1000e_flow_validate(struct unic_port *port, const struct unic_flow_rule *rule, struct unic_flow_error *err);
+int e1000e_flow_create(struct unic_port *port, const struct unic_flow_rule *rule, void **handle,
+		       struct unic_flow_error *err);
+void e1000e_flow_destroy(struct unic_port *port, void *handle);
 
 /* e1000e_stats.c */
 /** Add the clear-on-read counters to the sums. @return 0, or -ENODEV (gone). */

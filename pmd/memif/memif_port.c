@@ -449,5 +449,6 @@ put:
 
 const struct unic_driver unic_memif_driver = {
 	.name = "memif",
+	.flow_why = "a virtual port has no filter hardware: the peer's rings deliver every frame",
 	.vdev_create = memif_vdev_create,
 };

@@ -333,5 +333,6 @@ static int null_vdev_create(const char *name, const char *args, struct unic_port
 
 const struct unic_driver unic_null_driver = {
 	.name = "null",
+	.flow_why = "a virtual port has no filter hardware: it makes up or discards every frame",
 	.vdev_create = null_vdev_create,
 };

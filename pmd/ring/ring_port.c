@@ -491,5 +491,6 @@ put_peer:
 
 const struct unic_driver unic_ring_driver = {
 	.name = "ring",
+	.flow_why = "a virtual port has no filter hardware: every frame its peer sends arrives",
 	.vdev_create = ring_vdev_create,
 };

@@ -1192,6 +1192,7 @@ static const struct unic_pci_id virtio_pci_ids[] = {
 
 const struct unic_driver unic_virtio_driver = {
 	.name = "virtio",
+	.flow_why = "virtio-net has no flow steering (its VLAN and MAC filters are the port's vlan and mac_addr commands)",
 	.pci_ids = virtio_pci_ids,
 	.pci_probe = virtio_pci_probe,
 };

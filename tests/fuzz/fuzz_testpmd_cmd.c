@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer harness for unic-testpmd's command parser (apps/testpmd/cmd.c):
- * parse, help, completion and the RSS argument parsers on arbitrary bytes, with the parser's promises
+ * parse (the flow commands' parser, flowparse.c, too: on the line and on
+ * "flow " + the line), help, completion and the RSS argument parsers on arbitrary bytes, with the parser's promises
  * checked (a parsed command names a table entry, its words point into the
  * command's own buffers, a refused line always says why).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iapps/testpmd -Iapps/common \
- *         tests/fuzz/fuzz_testpmd_cmd.c apps/testpmd/cmd.c apps/testpmd/cmd_refused.c \
- *         apps/common/app_opts.c -o fuzz_testpmd_cmd
+ *         -Ilib/include tests/fuzz/fuzz_testpmd_cmd.c apps/testpmd/cmd.c apps/testpmd/cmd_refused.c \
+ *         apps/testpmd/flowparse.c apps/common/app_opts.c -o fuzz_testpmd_cmd
  *   ./fuzz_testpmd_cmd -max_total_time=60
  */
 #include <stdint.h>
@@ -28,6 +29,27 @@ static void check(int ok)
 static int inside(const char *p, const char *buf, size_t len)
 {
 	return p >= buf && p < buf + len;
+}
+
+/* A parsed flow command keeps within its arrays and says why it refuses. */
+static void check_flow(const struct tp_flow_cmd *f)
+{
+	check(f->op <= TP_FLOW_REFUSED);
+	check(f->port <= TP_CMD_MAX_PORT);
+	check(f->nb_ids <= TP_FLOW_MAX_IDS);
+	check(f->rule.nb_items <= UNIC_FLOW_MAX_ITEMS);
+	check(f->rule.nb_actions <= UNIC_FLOW_MAX_ACTIONS);
+	for (unsigned i = 0; i < f->rule.nb_items; i++)
+		check(f->rule.item[i].type <= UNIC_FLOW_ITEM_TCP);
+	for (unsigned i = 0; i < f->rule.nb_actions; i++) {
+		const struct unic_flow_action *a = &f->rule.action[i];
+
+		check(a->type <= UNIC_FLOW_ACTION_COUNT);
+		if (a->type == UNIC_FLOW_ACTION_RSS)
+			check(a->rss.nb_queues <= UNIC_FLOW_RSS_MAX_QUEUES && a->rss.key_len <= UNIC_FLOW_RSS_KEY_MAX);
+	}
+	if (f->op == TP_FLOW_REFUSED)
+		check(f->why[0] != '\0' && memchr(f->why, '\0', sizeof(f->why)) != NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -67,8 +89,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check(cmd.arg[i].nb_sizes <= TP_CMD_MAX_SIZES);
 		}
 		check(tp_cmd_knob(&cmd, "budget") >= -1);
+		if (cmd.def->id == TP_CMD_FLOW)
+			check_flow(&cmd.flow);
 	} else if (rc == TP_PARSE_ERROR) {
 		check(err[0] != '\0');
+	}
+	/* The flow grammar, reached from the fuzzer's first byte. */
+	{
+		static struct tp_flow_cmd fc;
+		char fl[TP_CMD_LINE_MAX + 64];
+
+		snprintf(fl, sizeof(fl), "flow %s", line);
+		if (tp_flow_parse(fl, &fc, err, sizeof(err)) == 0)
+			check_flow(&fc);
+		else
+			/* a refusal says why; past the line's limits that is all it says,
+			 * else the usage lines follow */
+			check(err[0] != '\0' && (strstr(err, "usage: flow") != NULL ||
+						  strncmp(err, "line too long", 13) == 0 ||
+						  strncmp(err, "too many words", 14) == 0));
 	}
 	/* The RSS commands' argument parsers on the line as one word. */
 	{

@@ -32,6 +32,8 @@ Test(testpmd_cmd, every_command_in_the_table_parses_from_a_sample_of_its_syntax)
 		const char *s = t[i].syntax;
 
 		cr_assert_eq(t[i].id, i, "table in id order");
+		if (t[i].id == TP_CMD_FLOW) /* its own grammar (flowparse.c) */
+			s = "flow flush <port>";
 		/* A sample: the first alternative of each literal, a value per placeholder. */
 		while (*s) {
 			size_t l = strcspn(s, " ");

@@ -230,7 +230,7 @@ BOOTS = [
              # before e1000e, whose exact counts would see frames left queued.
              Scenario('testpmd', tuple(
                  testpmd_check(n) for n in ('link', 'stats', 'regs', 'coalesce', 'rss', 'vlan', 'offload', 'csum', 'detach',
-                                           'desc')
+                                           'desc', 'flow')
              )),
              # The DPDK scripts on nic0 + nic1 (e1000e), then nic0 + nic2
              # (e1000e + virtio-net); like testpmd, before e1000e.

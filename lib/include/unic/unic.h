@@ -20,6 +20,7 @@
 #include <unic/event.h>
 #include <unic/bus.h>
 #include <unic/port.h>
+#include <unic/flow.h>
 #include <unic/napi.h>
 #include <unic/telemetry.h>
 #include <unic/cksum.h>
