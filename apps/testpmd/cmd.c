@@ -23,6 +23,7 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_SHOW_PORT, "show port info|stats|xstats|link|regs|eeprom|napi|summary <port|all>",
 	  "port details, NIC statistics (with rates since the last show), extended statistics, link, register and EEPROM dumps, the napi engine's figures, one line a port" },
 	{ TP_CMD_SHOW_CAPA, "show port capabilities|cap <port|all>", "offloads the port supports and those configured, by name" },
+	{ TP_CMD_SHOW_LINK_CAPA, "show port <port> link_capa", "the link speeds the port can run at" },
 	{ TP_CMD_SHOW_EEPROM_DPDK, "show port <port> eeprom|module_eeprom", "DPDK's order: the NIC's EEPROM (first 128 bytes); a plug-in module's EEPROM" },
 	{ TP_CMD_SHOW_FWD, "show config fwd|rxtx|cores|txpkts|rxpkts|rxoffs|rxhdrs|txtimes",
 	  "forwarding engine, threads and streams; queues and descriptors; forwarding cores; generated packet sizes; rx split, tx times (none)" },

@@ -799,6 +799,8 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 			return rc;
 		/* No unic driver reads a plug-in module (SFP) over I2C. */
 		return tp_op_err(app, (uint16_t)a[2].num, "module EEPROM (a plug-in transceiver's)", -ENOTSUP);
+	case TP_CMD_SHOW_LINK_CAPA:
+		return tp_show_port(app, cmd, 9, &a[2]);
 	case TP_CMD_SHOW_FWD:
 		return a[2].kw == 0 ? tp_show_fwd(app) : tp_show_config(app, a[2].kw);
 	case TP_CMD_CLEAR_STATS:

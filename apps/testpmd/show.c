@@ -320,6 +320,25 @@ static int show_capa(struct tp_app *app, uint16_t id)
 	return 0;
 }
 
+/* "show port N link_capa": unic's drivers report their fastest speed only. */
+static int show_link_capa(struct tp_app *app, uint16_t id)
+{
+	struct unic_port_info info;
+	char b[32];
+	int rc = tp_info_of(app, id, &info);
+
+	if (rc)
+		return rc;
+	fprintf(app->out, "Port %u (%s) link capability:\n", id, app->ports[id].driver);
+	if (info.speed_capa_mbps == 0)
+		fprintf(app->out, "  Speeds: unknown (the driver reports none)\n");
+	else
+		fprintf(app->out, "  Speeds: up to %s (the driver reports its fastest only)\n",
+			tp_fmt_speed(b, sizeof(b), info.speed_capa_mbps));
+	fprintf(app->out, "  Forced speed: not offered (every unic driver negotiates; 'port config all speed auto duplex auto')\n");
+	return 0;
+}
+
 int tp_show_fwd(struct tp_app *app)
 {
 	FILE *f = app->out;
@@ -420,6 +439,7 @@ int tp_show_port(struct tp_app *app, const struct tp_cmd *cmd, unsigned what, co
 		case 5: r = show_eeprom(app, ids[i]); break;
 		case 6: r = show_napi(app, ids[i]); break;
 		case 7: r = show_summary(app, ids[i], i == 0 ? n : -1); break;
+		case 9: r = show_link_capa(app, ids[i]); break;
 		default: r = show_capa(app, ids[i]); break;
 		}
 		if (r && rc == 0)

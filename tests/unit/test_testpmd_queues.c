@@ -379,6 +379,8 @@ Test(testpmd_queues, show_config_and_dpdk_word_orders_answer, .init = eng_setup,
 	HAS(printed(), "Rx buffer split: none");
 	cr_assert_eq(execf("show port cap %u", near_id), 0);
 	HAS(printed(), "Rx offloads capabilities:");
+	cr_assert_eq(execf("show port %u link_capa", near_id), 0);
+	HAS(printed(), "  Speeds: up to 10 Gbps (the driver reports its fastest only)");
 	/* DPDK's word order for the EEPROMs: the ring driver has neither. */
 	cr_assert_eq(execf("show port %u eeprom", near_id), -ENOTSUP);
 	HAS(printed(), "EEPROM dump: not supported by the ring driver");
