@@ -686,19 +686,28 @@ int tp_cmd_parse(const char *line, struct tp_cmd *cmd, char *err, size_t errlen)
 		/* Several commands differ in this word: list every word they take
 		 * (literals, then placeholders such as <port>). */
 		errcat(err, errlen, "bad word '%s'; expected ", bm.tok);
+		char seen[TP_CMD_LINE_MAX] = "|"; /* each word listed once: |a|b| */
+		bool first = true;
+
 		for (unsigned i = 0; i < nbest; i++) {
-			struct word w[TP_CMD_MAX_TOKENS], v[TP_CMD_MAX_TOKENS];
-			bool dup = false;
+			struct word w[TP_CMD_MAX_TOKENS];
+			const char *a, *end;
 
 			syntax_words(bestdef[i]->syntax, w, TP_CMD_MAX_TOKENS);
-			for (unsigned k = 0; k < i && !dup; k++) {
-				syntax_words(bestdef[k]->syntax, v, TP_CMD_MAX_TOKENS);
-				dup = v[bm.at_word].len == w[bm.at_word].len &&
-				      memcmp(v[bm.at_word].s, w[bm.at_word].s, w[bm.at_word].len) == 0;
+			end = w[bm.at_word].s + w[bm.at_word].len;
+			for (a = w[bm.at_word].s; a < end;) {
+				const char *bar = memchr(a, '|', (size_t)(end - a));
+				int l = (int)((bar ? bar : end) - a);
+				char key[TP_CMD_CAND_LEN + 2];
+
+				snprintf(key, sizeof(key), "|%.*s|", l, a);
+				if (strstr(seen, key) == NULL && strlen(seen) + (size_t)l + 1 < sizeof(seen)) {
+					errcat(err, errlen, "%s%.*s", first ? "" : "|", l, a);
+					strncat(seen, key + 1, sizeof(seen) - strlen(seen) - 1);
+					first = false;
+				}
+				a += l + 1;
 			}
-			if (!dup)
-				errcat(err, errlen, "%s%.*s", i ? "|" : "", (int)w[bm.at_word].len,
-				       w[bm.at_word].s);
 		}
 		/* What a placeholder among them takes (rx_vlan add <vid>|all). */
 		for (unsigned i = 0; i < nbest; i++) {

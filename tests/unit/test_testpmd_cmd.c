@@ -290,6 +290,9 @@ Test(testpmd_cmd, a_bad_word_lists_every_candidate_and_its_usage_line)
 		nset++;
 	}
 	cr_assert_gt(nset, 8, "more candidates than the old cap of 8");
+	/* Each word once, where two commands share some of their words. */
+	cr_assert_eq(parse("show port 0 bogus"), TP_PARSE_ERROR);
+	HAS(err, "|rxq|txq|macs|");
 }
 
 Test(testpmd_cmd, set_eth_peer_takes_a_port_and_an_address)
