@@ -326,11 +326,18 @@ static int port_qcfg(struct tp_app *app, const struct tp_cmd *cmd)
 		if (what < 2) {
 			uint16_t max = what == 0 ? info.max_rxq : info.max_txq;
 
-			if (v < 1 || v > max) {
-				fprintf(app->err, "port %u: %s %" PRIu64 ": this port takes 1..%u\n", ids[i],
-					cmd->arg[3].str, v, max);
+			if (v < 1) {
+				fprintf(app->err, "port %u: %s 0: a port needs at least one queue\n", ids[i],
+					cmd->arg[3].str);
 				usage(app, cmd);
 				return -EINVAL;
+			}
+			if (v > max) {
+				/* A well-formed request the device cannot meet. */
+				fprintf(app->err, "port %u: %s %" PRIu64 ": the %s device has %u %s queue%s (-ENOTSUP)\n",
+					ids[i], cmd->arg[3].str, v, app->ports[ids[i]].driver, max,
+					what == 0 ? "rx" : "tx", max == 1 ? "" : "s");
+				return -ENOTSUP;
 			}
 		} else {
 			uint16_t min = what == 2 ? info.rx_desc_min : info.tx_desc_min;

@@ -154,10 +154,10 @@ Test(testpmd_binary, port_settings_apply_at_the_next_start_and_reset_undoes_them
 	HAS(after, "MTU: 1500");
 	HAS(after, "NIC statistics for port 1 cleared");
 	cr_assert_eq(num_after(after, "NIC statistics for port 0", "RX-packets:"), 0);
-	/* Out-of-range queue and descriptor counts are refused with the range. */
+	/* Out-of-range queue and descriptor counts are refused with what the port has. */
 	cr_assert_eq(run(RING_PAIR " --continue", "port stop 0\nport config 0 rxq 17\nport config 0 rxd 16\n"
 			 "port config 0 mtu 10\n", out, sizeof(out)), 1);
-	HAS(out, "port 0: rxq 17: this port takes 1..16");
+	HAS(out, "port 0: rxq 17: the ring device has 16 rx queues (-ENOTSUP)");
 	HAS(out, "port 0: rxd 16: this port takes 32..32768");
 	HAS(out, "MTU 10; this port takes 68..9216");
 }

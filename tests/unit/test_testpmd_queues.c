@@ -355,6 +355,12 @@ Test(testpmd_queues, show_config_and_dpdk_word_orders_answer, .init = eng_setup,
 	cr_assert_eq(execf("port config %u rxq 0 ring_size 256", near_id), -EBUSY);
 	cr_assert_eq(execf("port stop %u", near_id), 0);
 	cr_assert_eq(execf("port config %u rxq 0 ring_size 256", near_id), 0);
+	/* More queues than the device has: refused as a capability, not a typo. */
+	printed();
+	cr_assert_eq(execf("port config %u rxq 999", near_id), -ENOTSUP);
+	HAS(printed(), "rxq 999: the ring device has ");
+	cr_assert_eq(execf("port config %u txq 0", near_id), -EINVAL);
+	HAS(printed(), "a port needs at least one queue");
 	printed();
 	cr_assert_eq(exec("show config rxtx"), 0);
 	o = printed();
