@@ -45,7 +45,7 @@ static int port_stopped(struct tp_app *app, uint16_t id)
 /* A refusal that is unic's design, not one driver's: -ENOTSUP. */
 static int refuse(struct tp_app *app, const char *what, const char *why)
 {
-	fprintf(app->err, "%s: not supported (-ENOTSUP): %s\n", what, why);
+	fprintf(app->err, "%s: not supported: %s (-ENOTSUP)\n", what, why);
 	return -ENOTSUP;
 }
 
@@ -56,7 +56,7 @@ static int refuse_drv(struct tp_app *app, uint64_t id, const char *what, const c
 
 	if (rc)
 		return rc;
-	fprintf(app->err, "port %" PRIu64 ": %s: not supported by the %s driver (-ENOTSUP): %s\n", id, what,
+	fprintf(app->err, "port %" PRIu64 ": %s: not supported by the %s driver: %s (-ENOTSUP)\n", id, what,
 		app->ports[id].driver, why);
 	return -ENOTSUP;
 }

@@ -319,8 +319,9 @@ Test(testpmd_queues, commands_unic_lacks_are_refused_with_the_reason, .init = en
 		printed();
 		cr_assert_eq(execf(r[i].fmt, near_id), -ENOTSUP, "%s", r[i].fmt);
 		o = printed();
-		HAS(o, "-ENOTSUP");
 		HAS(o, r[i].why);
+		/* DPDK scripts' judges read a refusal's last words (tests/compat). */
+		HAS(o, "(-ENOTSUP)\n");
 	}
 	/* What unic does anyway is accepted. */
 	cr_assert_eq(exec("set txsplit off"), 0);
