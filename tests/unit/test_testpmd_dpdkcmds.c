@@ -16,34 +16,6 @@
 #include "refusing_port.h"
 #include "testpmd_fixture.h"
 
-static int execf(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	return exec(line);
-}
-
-/* What testpmd printed since the last call. */
-static const char *printed(void)
-{
-	static size_t from;
-	static char buf[1 << 16];
-	size_t n;
-
-	fflush(app->out);
-	if (from > outlen)
-		from = 0;
-	n = outlen - from < sizeof(buf) - 1 ? outlen - from : sizeof(buf) - 1;
-	memcpy(buf, outbuf + from, n);
-	buf[n] = '\0';
-	from = outlen;
-	return buf;
-}
-
 Test(testpmd_dpdkcmds, rss_commands_on_a_ring_port_are_refused_naming_the_missing_rss, .init = eng_setup,
      .fini = eng_teardown, .timeout = 30)
 {

@@ -19,34 +19,6 @@
 #include "testpmd.h"
 #include "testpmd_fixture.h"
 
-static int execf(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	return exec(line);
-}
-
-/* What testpmd printed since the last call. */
-static const char *printed(void)
-{
-	static size_t from;
-	static char buf[1 << 16];
-	size_t n;
-
-	fflush(app->out);
-	if (from > outlen)
-		from = 0;
-	n = outlen - from < sizeof(buf) - 1 ? outlen - from : sizeof(buf) - 1;
-	memcpy(buf, outbuf + from, n);
-	buf[n] = '\0';
-	from = outlen;
-	return buf;
-}
-
 Test(testpmd_queues, queue_info_shows_the_ring_and_ring_size_takes_effect_at_the_next_start, .init = eng_setup,
      .fini = eng_teardown, .timeout = 30)
 {

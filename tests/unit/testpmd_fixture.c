@@ -3,6 +3,7 @@
  * What the unic-testpmd tests share: see testpmd_fixture.h.
  */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,33 @@ int exec(const char *line)
 
 	cr_assert_eq(tp_cmd_parse(line, &c, e, sizeof(e)), TP_PARSE_OK, "%s: %s", line, e);
 	return tp_exec(app, &c);
+}
+
+int execf(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	return exec(line);
+}
+
+const char *printed(void)
+{
+	static size_t from;
+	static char buf[1 << 18];
+	size_t n;
+
+	fflush(app->out);
+	if (from > outlen)
+		from = 0;
+	n = outlen - from < sizeof(buf) - 1 ? outlen - from : sizeof(buf) - 1;
+	memcpy(buf, outbuf + from, n);
+	buf[n] = '\0';
+	from = outlen;
+	return buf;
 }
 
 /* Send @p n frames from the far side: dst 0a:.., src 0b:.., byte 12 = index. */

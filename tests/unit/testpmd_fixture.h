@@ -39,6 +39,10 @@ void eng_setup(void);
 void eng_teardown(void);
 /* Parse @p line (which must parse) and run it in the app. @return tp_exec's. */
 int exec(const char *line);
+/* exec() of a printf-formatted line. */
+int execf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* What testpmd printed since the last call (the buffer is reused). */
+const char *printed(void);
 /* Send @p n frames from the far side: dst 0a:.., src 0b:.., byte 12 = index. */
 void far_send(unsigned n);
 /* Receive at least @p n frames on the far side within 5 s. @return how many. */
