@@ -10,18 +10,130 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <unic/cycles.h>
 #include <unic/log.h>
 #include <unic/pool.h>
 
 #include "l2fwd.h"
 
+static void send_now(struct l2fwd_route *r, uint16_t q, struct unic_pkt **pkts, uint16_t n)
+{
+	uint16_t sent, dropped;
+
+	sent = unic_tx_burst_or_free(r->out, q, pkts, n, &dropped);
+	if (UNIC_UNLIKELY(dropped))
+		unic_counter_add(&r->out_cnt->dropped, dropped);
+	unic_counter_add(&r->out_cnt->tx, sent);
+}
+
+void l2fwd_txb_flush(struct l2fwd_route *r, uint16_t q)
+{
+	struct l2fwd_txbuf *b = &r->txb[q];
+
+	if (b->n == 0)
+		return;
+	send_now(r, q, b->pkts, b->n);
+	b->n = 0;
+}
+
+/*
+ * --tx-drain-us: a burst that comes less than the drain time after the
+ * route's previous one on this queue is held with the frames before it
+ * (dense traffic: one doorbell for several bursts, as DPDK's l2fwd holds
+ * frames up to its drain timer); one after a quiet spell is sent at once
+ * with whatever is held, so that sparse traffic waits for nothing. Held
+ * frames leave when L2FWD_TXB_MAX have gathered, or when the oldest has
+ * waited the drain time (l2fwd_txb_round, each round of the thread).
+ */
+static void hold_or_send(struct l2fwd_route *r, uint16_t q, struct unic_pkt **pkts, uint16_t n)
+{
+	struct l2fwd_txbuf *b = &r->txb[q];
+	uint64_t now = unic_rdtsc();
+	bool dense = b->last_tsc != 0 && now - b->last_tsc < r->drain_tsc;
+
+	b->last_tsc = now;
+	while (n > 0) {
+		uint16_t m = (uint16_t)UNIC_MIN((unsigned)n, (unsigned)(L2FWD_TXB_MAX - b->n));
+
+		if (b->n == 0)
+			b->first_tsc = now;
+		memcpy(&b->pkts[b->n], pkts, m * sizeof(pkts[0]));
+		b->n = (uint16_t)(b->n + m);
+		pkts += m;
+		n = (uint16_t)(n - m);
+		if (b->n == L2FWD_TXB_MAX)
+			l2fwd_txb_flush(r, q);
+	}
+	if (!dense)
+		l2fwd_txb_flush(r, q);
+}
+
+void l2fwd_txb_round(struct l2fwd_worker *w, uint64_t now_tsc)
+{
+	for (unsigned i = 0; i < w->nb_routes; i++) {
+		struct l2fwd_route *r = w->routes[i];
+
+		if (r->txb == NULL)
+			continue;
+		for (uint16_t q = 0; q < w->nb_queues; q++) {
+			struct l2fwd_txbuf *b = &r->txb[q];
+
+			if (b->n && now_tsc - b->first_tsc >= r->drain_tsc)
+				l2fwd_txb_flush(r, q);
+		}
+	}
+}
+
+uint64_t l2fwd_txb_deadline_ns(const struct l2fwd_worker *w)
+{
+	uint64_t now_tsc = unic_rdtsc(), left = UINT64_MAX, hz = unic_tsc_hz();
+
+	for (unsigned i = 0; i < w->nb_routes; i++) {
+		const struct l2fwd_route *r = w->routes[i];
+
+		if (r->txb == NULL)
+			continue;
+		for (uint16_t q = 0; q < w->nb_queues; q++) {
+			const struct l2fwd_txbuf *b = &r->txb[q];
+			uint64_t due = b->first_tsc + r->drain_tsc;
+
+			if (b->n)
+				left = UNIC_MIN(left, due > now_tsc ? due - now_tsc : 0);
+		}
+	}
+	if (left == UINT64_MAX)
+		return UINT64_MAX;
+	return unic_time_ns() + (hz ? (uint64_t)((unsigned __int128)left * 1000000000u / hz) : 0);
+}
+
+int l2fwd_route_txb_init(struct l2fwd_route *r, uint16_t nb_queues, uint32_t drain_us)
+{
+	uint64_t hz = unic_tsc_hz();
+
+	r->txb = NULL;
+	r->drain_tsc = 0;
+	if (drain_us == 0 || hz == 0)
+		return 0;
+	r->txb = calloc(nb_queues, sizeof(*r->txb));
+	if (r->txb == NULL)
+		return -ENOMEM;
+	r->drain_tsc = (uint64_t)((unsigned __int128)drain_us * hz / 1000000u);
+	return 0;
+}
+
+void l2fwd_route_txb_free(struct l2fwd_route *r)
+{
+	free(r->txb);
+	r->txb = NULL;
+}
+
 uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
 		      uint16_t n, void *arg)
 {
 	struct l2fwd_route *r = arg;
-	uint16_t sent, dropped;
 
 	(void)port;
 	unic_counter_add(&r->in_cnt->rx, n);
@@ -36,11 +148,23 @@ uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts
 				memcpy(unic_pkt_data(p), r->hdr, sizeof(r->hdr));
 		}
 	}
-	sent = unic_tx_burst_or_free(r->out, q, pkts, n, &dropped);
-	if (UNIC_UNLIKELY(dropped))
-		unic_counter_add(&r->out_cnt->dropped, dropped);
-	unic_counter_add(&r->out_cnt->tx, sent);
+	if (r->txb)
+		hold_or_send(r, q, pkts, n);
+	else
+		send_now(r, q, pkts, n);
 	return n;
+}
+
+static void worker_round(struct unic_napi_ctx *ctx, void *arg)
+{
+	(void)ctx;
+	l2fwd_txb_round(arg, unic_rdtsc());
+}
+
+static uint64_t worker_deadline(struct unic_napi_ctx *ctx, void *arg)
+{
+	(void)ctx;
+	return l2fwd_txb_deadline_ns(arg);
 }
 
 int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf)
@@ -59,6 +183,18 @@ int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf
 	w->ctx = unic_napi_ctx_create(&c);
 	if (w->ctx == NULL)
 		return -errno;
+	for (unsigned i = 0; i < w->nb_routes; i++) {
+		if (w->routes[i]->txb == NULL)
+			continue;
+		struct unic_napi_hooks h = { .sz = sizeof(h), .round = worker_round,
+					     .next_deadline = worker_deadline, /* held frames bound the sleep */
+					     .arg = w };
+
+		rc = unic_napi_hooks_set(w->ctx, &h);
+		if (rc)
+			return rc;
+		break;
+	}
 	/* Every queue of a port goes to the port's thread, so each counter
 	 * keeps a single writer; rx queue q sends on tx queue q (the handler). */
 	for (unsigned i = 0; i < w->nb_routes; i++) {
@@ -98,6 +234,11 @@ int l2fwd_worker_main(void *arg)
 		__atomic_store_n(&w->cpu_clock_ok, 1, __ATOMIC_RELEASE);
 	}
 	w->ret = unic_napi_run(w->ctx, w->stop);
+	/* Held frames go out before the ports stop (the thread still holds
+	 * its tx queues' claims here). */
+	for (unsigned i = 0; i < w->nb_routes; i++)
+		for (uint16_t q = 0; w->routes[i]->txb && q < w->nb_queues; q++)
+			l2fwd_txb_flush(w->routes[i], q);
 	if (w->pool)
 		unic_pool_cache_flush(w->pool);
 	struct timespec ts;

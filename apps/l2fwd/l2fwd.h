@@ -29,6 +29,7 @@
 #define L2FWD_EXIT_USAGE 2 /* bad command line: option, value, port mask, port map */
 
 #define L2FWD_MAX_PORTS 64 /* ports the mask can name: bits 0..63 */
+#define L2FWD_TX_DRAIN_MAX_US 1000 /* --tx-drain-us: at most a millisecond */
 
 /* --stats-format: how the periodic statistics look (docs/l2fwd.md). */
 enum l2fwd_stats_format {
@@ -58,6 +59,7 @@ struct l2fwd_opts {
 	uint32_t hybrid_idle_us;
 	uint32_t latency_target_us; /* 0: none (the adaptive policy, docs/napi.md) */
 	uint32_t cpu_budget;        /* percent; 0: the engine's default */
+	uint32_t tx_drain_us;       /* --tx-drain-us: hold tx bursts while frames come this close; 0: never */
 	uint32_t retry_us;
 	uint32_t max_sleep_ms;
 	uint16_t rxd, txd;          /* 0: the driver's default */
@@ -123,12 +125,28 @@ struct l2fwd_port_counters {
 };
 
 /* What one rx queue forwards to. */
+/*
+ * --tx-drain-us: frames to send on one tx queue, held while the frames of
+ * its route come less than the drain time apart (docs/l2fwd.md, "Transmit
+ * batching"): at most L2FWD_TXB_MAX, and none longer than the drain time.
+ * Written by the route's thread only.
+ */
+#define L2FWD_TXB_MAX 32
+struct l2fwd_txbuf {
+	struct unic_pkt *pkts[L2FWD_TXB_MAX];
+	uint16_t n;
+	uint64_t first_tsc;              /* when the oldest held frame came (TSC) */
+	uint64_t last_tsc;               /* the route's last burst on this queue (TSC); 0: none */
+};
+
 struct l2fwd_route {
 	struct unic_port *in, *out;
 	uint16_t in_idx, out_idx;
 	bool mac_updating;
 	uint8_t hdr[12];                 /* new destination + source address */
 	struct l2fwd_port_counters *in_cnt, *out_cnt;
+	struct l2fwd_txbuf *txb;         /* [tx queues] with --tx-drain-us; NULL: each burst sent at once */
+	uint64_t drain_tsc;              /* --tx-drain-us in TSC ticks */
 };
 
 /* Ports one thread polls. */
@@ -159,6 +177,17 @@ int l2fwd_worker_main(void *arg);
 /* The napi handler (exported for the unit tests). */
 uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
 		      uint16_t n, void *arg);
+/* --tx-drain-us: give @p r held frames (@p nb_queues buffers), drain
+ * time @p drain_us; 0 leaves it sending at once. @return 0 or -ENOMEM. */
+int l2fwd_route_txb_init(struct l2fwd_route *r, uint16_t nb_queues, uint32_t drain_us);
+void l2fwd_route_txb_free(struct l2fwd_route *r);
+/* Send the frames held on @p r's tx queue @p q now (every frame: what the
+ * queue does not take is freed and counted dropped). */
+void l2fwd_txb_flush(struct l2fwd_route *r, uint16_t q);
+/* The worker's napi hooks: send what waited its drain time (each round),
+ * and sleep no longer than the oldest held frame may wait. */
+void l2fwd_txb_round(struct l2fwd_worker *w, uint64_t now_tsc);
+uint64_t l2fwd_txb_deadline_ns(const struct l2fwd_worker *w);
 
 /* ---- the application (main.c, stats.c) -------------------------------------- */
 

@@ -146,7 +146,7 @@ enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
 	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_TARGET, O_CPU, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
 	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES, O_NO_IRQAFF, O_IRQAFF,
-	O_STATS_FORMAT,
+	O_STATS_FORMAT, O_TX_DRAIN,
 };
 
 struct opt_def {
@@ -171,6 +171,7 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "hybrid-idle-us", true, O_IDLE },
 	{ 0, "latency-target", true, O_TARGET },
 	{ 0, "cpu-budget", true, O_CPU },
+	{ 0, "tx-drain-us", true, O_TX_DRAIN },
 	{ 0, "retry-us", true, O_RETRY },
 	{ 0, "max-sleep-ms", true, O_MAXSLEEP },
 	{ 0, "rxd", true, O_RXD },
@@ -252,6 +253,11 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		rc = app_parse_u64(name, v, 1, 100, &x, err, errlen);
 		if (rc == 0)
 			o->cpu_budget = (uint32_t)x;
+		break;
+	case O_TX_DRAIN:
+		rc = app_parse_u64(name, v, 0, L2FWD_TX_DRAIN_MAX_US, &x, err, errlen);
+		if (rc == 0)
+			o->tx_drain_us = (uint32_t)x;
 		break;
 	case O_RETRY:
 		rc = app_parse_u64(name, v, 1, 1000000, &x, err, errlen);
@@ -516,6 +522,9 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --cpu-budget PCT     hybrid, adaptive policy: percent of a core a thread may spend\n"
 		"                           busy-waiting on drained queues, 1..100 (default %u with\n"
 		"                           --latency-target; either option turns the policy on)\n"
+		"      --tx-drain-us N      hold a tx burst that comes less than N us after the last one\n"
+		"                           on its queue, up to N us or %u frames: fewer doorbells for\n"
+		"                           dense traffic (0..%u; default 0: every burst sent at once)\n"
 		"      --retry-us N         longest sleep while packets are held (default %u)\n"
 		"      --max-sleep-ms N     longest sleep (default %u)\n"
 		"      --rxd N, --txd N     rx/tx descriptors per queue (default: the driver's)\n"
@@ -537,6 +546,6 @@ void l2fwd_usage(FILE *f, const char *prog)
 		prog, L2FWD_MAX_THREAD_PORTS, UNIC_NAPI_BUDGET_MAX, UNIC_NAPI_BUDGET_DEFAULT,
 		UNIC_NAPI_WEIGHT_MAX, UNIC_NAPI_EMPTY_POLLS_DEFAULT, UNIC_NAPI_IDLE_US_DEFAULT,
 		UNIC_NAPI_LATENCY_TARGET_MAX_US, UNIC_NAPI_CPU_BUDGET_DEFAULT,
-		UNIC_NAPI_RETRY_US_DEFAULT, UNIC_NAPI_MAX_SLEEP_MS_DEFAULT, UNIC_PORT_MAX_QUEUES,
+		L2FWD_TXB_MAX, L2FWD_TX_DRAIN_MAX_US, UNIC_NAPI_RETRY_US_DEFAULT, UNIC_NAPI_MAX_SLEEP_MS_DEFAULT, UNIC_PORT_MAX_QUEUES,
 		unic_env_usage());
 }

@@ -32,7 +32,8 @@
  * Packets the pool must hold: what the port layer counts for each port
  * (docs/port-layer.md, "Pool sizing") summed over the ports sharing the pool,
  * with the per-thread caches counted once per thread that touches the pool
- * (forwarding threads and the main thread) and one poll (weight) per rx queue.
+ * (forwarding threads and the main thread) and one poll (weight) per rx queue,
+ * with --tx-drain-us the frames a tx queue may hold too.
  */
 static uint32_t pool_size(struct l2fwd_app *app, unsigned nb_threads, uint32_t *why_rx,
 			  uint32_t *why_tx)
@@ -50,7 +51,8 @@ static uint32_t pool_size(struct l2fwd_app *app, unsigned nb_threads, uint32_t *
 		unic_port_info_get(app->ports[p], &info);
 		rx += (uint64_t)app->opts.nb_queues * (app->opts.rxd ? app->opts.rxd : info.rx_desc_default);
 		tx += (uint64_t)app->opts.nb_queues * (app->opts.txd ? app->opts.txd : info.tx_desc_default);
-		polls += (uint64_t)app->opts.nb_queues * burst;
+		/* --tx-drain-us: up to L2FWD_TXB_MAX more held per tx queue. */
+		polls += (uint64_t)app->opts.nb_queues * (burst + (app->opts.tx_drain_us ? L2FWD_TXB_MAX : 0));
 	}
 	*why_rx = (uint32_t)rx;
 	*why_tx = (uint32_t)tx;
@@ -440,8 +442,17 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < nb_used; i++)
 		if (setup_port(&app, used_list[i], pool) != 0)
 			goto out_ports;
-	for (unsigned i = 0; i < nb_used; i++)
+	for (unsigned i = 0; i < nb_used; i++) {
 		make_route(&app, used_list[i]);
+		if (l2fwd_route_txb_init(&app.routes[used_list[i]], app.opts.nb_queues, app.opts.tx_drain_us) != 0) {
+			fprintf(stderr, "l2fwd: error: no memory for port %u's held tx frames (--tx-drain-us); run without it, or with fewer --queues\n",
+				used_list[i]);
+			goto out_ports;
+		}
+	}
+	if (app.opts.tx_drain_us)
+		fprintf(app.info, "l2fwd: tx bursts that come less than %u us apart are held up to %u us (at most %u frames) before they are sent (--tx-drain-us)\n",
+			app.opts.tx_drain_us, app.opts.tx_drain_us, L2FWD_TXB_MAX);
 
 	struct unic_napi_conf nc = {
 		.sz = sizeof(nc), .mode = app.opts.mode, .budget = app.opts.budget,
@@ -589,6 +600,7 @@ out_ports:
 		if (unic_port_state(app.ports[used_list[i]]) == UNIC_PORT_STARTED)
 			unic_port_stop(app.ports[used_list[i]]);
 		unic_port_close(app.ports[used_list[i]]);
+		l2fwd_route_txb_free(&app.routes[used_list[i]]);
 	}
 	unic_pool_destroy(pool);
 out_env:
