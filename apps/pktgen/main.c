@@ -35,6 +35,7 @@
 #include <unic/pool.h>
 #include <unic/port.h>
 
+#include "app_pool.h"
 #include "arp.h"
 #include "limit.h"
 #include "app_telemetry.h"
@@ -119,6 +120,7 @@ struct port_counts {
 struct pg_txp {
 	int idx;
 	struct unic_port *port;
+	struct unic_pool *pool;    /* the port's own: frames to send are taken from it */
 	uint32_t link_mbps;
 	struct unic_pkt *pend[BURST];
 	unsigned pend_size[BURST];
@@ -204,8 +206,8 @@ struct pg_app {
 	struct pg_arp arp;          /* --arp-reply */
 	uint64_t arp_frames;        /* ARP and neighbour discovery frames taken off the stream counts */
 	uint64_t other_port_frames; /* --arp-reply: frames on a tx-only port that were no request */
-	struct unic_pool *pool;
 	struct unic_port *ports[PG_MAX_PORTS];  /* every port a stream uses, once */
+	struct unic_pool *pools[PG_MAX_PORTS];  /* each one's packet pool, as ports[] */
 	int port_idx[PG_MAX_PORTS];
 	unsigned nb_ports;
 	uint64_t hz;
@@ -386,11 +388,20 @@ static void write_rx(struct pg_app *a, const struct unic_pkt *p, uint64_t now_ts
 	pg_pcap_write(a->wrx, a->scratch, n, now_tsc);
 }
 
-/* --arp-reply: an ARP or neighbour discovery frame (answered if ours) is
- * not stream traffic. */
+/* @p port's packet pool. */
+static struct unic_pool *port_pool(const struct pg_app *a, const struct unic_port *port)
+{
+	for (unsigned k = 0; k < a->nb_ports; k++)
+		if (a->ports[k] == port)
+			return a->pools[k];
+	return NULL;
+}
+
+/* --arp-reply: an ARP or neighbour discovery frame (answered if ours, from
+ * the port's own pool) is not stream traffic. */
 static bool arp_frame(struct pg_app *a, struct unic_port *port, int idx, const struct unic_pkt *p)
 {
-	if (!a->o.arp_reply || !pg_arp_handle(&a->arp, port, idx, p, a->pool))
+	if (!a->o.arp_reply || !pg_arp_handle(&a->arp, port, idx, p, port_pool(a, port)))
 		return false;
 	a->arp_frames++;
 	return true;
@@ -460,7 +471,7 @@ static struct pg_stream_run *next_due(struct pg_app *a, struct pg_txp *t, uint64
 }
 
 /* Build and send the frames due now on tx port @p t. */
-static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
+static void do_tx(struct pg_app *a, struct pg_txp *t)
 {
 	struct unic_pkt **pend = t->pend;
 	unsigned *pend_size = t->pend_size, *npend = &t->npend;
@@ -476,7 +487,7 @@ static void do_tx(struct pg_app *a, struct unic_pool *pool, struct pg_txp *t)
 
 		if (sr == NULL || (a->cap.nb && !pg_rate_due(&a->rate, now)))
 			break;
-		p = unic_pkt_alloc(pool);
+		p = unic_pkt_alloc(t->pool);
 		if (p == NULL) {
 			a->alloc_fail++;
 			break;
@@ -1693,12 +1704,12 @@ static void tx_clock_stop(struct pg_app *a)
 
 /* One step of sending on every tx port of this thread; a port that takes
  * nothing for TX_STALL_NS stops the run. */
-static void tx_step(struct pg_app *a, struct unic_pool *pool, uint64_t now_ns)
+static void tx_step(struct pg_app *a, uint64_t now_ns)
 {
 	for (unsigned k = 0; k < a->nb_txp; k++) {
 		struct pg_txp *t = &a->txp[k];
 
-		do_tx(a, pool, t);
+		do_tx(a, t);
 		/* A take in do_tx stamps last_take_ns after now_ns was read:
 		 * only a stamp before now_ns can be TX_STALL_NS old. */
 		if (t->npend && now_ns > t->last_take_ns && now_ns - t->last_take_ns > TX_STALL_NS &&
@@ -1789,7 +1800,7 @@ static void worker_session(struct pg_thr *th, int gen)
 				tx_clock_stop(w);
 				pub_publish(w, th);
 			} else if (!g_stop || w->npend_all) {
-				tx_step(w, w->pool, now_ns);
+				tx_step(w, now_ns);
 			}
 		}
 		poll_rx(w);
@@ -1854,7 +1865,7 @@ static bool all_back_threads(const struct pg_app *a)
  * workers, waits for every thread's sending to end, then for the frames in
  * flight, and stops the workers.
  */
-static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool trial, uint64_t warmup_ns)
+static void run_loop(struct pg_app *a, bool live, bool trial, uint64_t warmup_ns)
 {
 	uint64_t last_ns, next_status, next_snap, next_keys, drain_until = 0, warm_end, prev_tsc;
 	bool warming = trial, draining = false;
@@ -1920,7 +1931,7 @@ static void run_loop(struct pg_app *a, struct unic_pool *pool, bool live, bool t
 				a->t_tx_end_ns = now_ns;
 				tx_clock_stop(a);
 			} else if (!g_stop || a->npend_all) {
-				tx_step(a, pool, now_ns);
+				tx_step(a, now_ns);
 			}
 		}
 		if (a->t_tx_end_ns && !draining && all_tx_over(a)) {
@@ -2177,7 +2188,6 @@ static void threads_merge(struct pg_app *a)
 /* What a trial callback (trial.h) needs of the run. */
 struct trial_ctx {
 	struct pg_app *a;
-	struct unic_pool *pool;
 	double measure_s, warmup_s;
 };
 
@@ -2210,7 +2220,7 @@ static int trial_cb(void *ctx, double pps, struct pg_trial_result *r)
 		pthread_mutex_unlock(&a->rate_lock);
 		rate_apply_slice(a, &spec);
 	}
-	run_loop(a, c->pool, false, true, (uint64_t)(c->warmup_s * 1e9));
+	run_loop(a, false, true, (uint64_t)(c->warmup_s * 1e9));
 	r->sent = a->sent - a->sent_mark;
 	for (unsigned t = 1; t < a->nb_thr; t++) {  /* every thread's part of the trial */
 		const struct pg_app *w = a->thr[t].a;
@@ -2235,6 +2245,46 @@ static int trial_cb(void *ctx, double pps, struct pg_trial_result *r)
 	pg_lat_summarize(&st->lat_ns, &r->lat);
 	if (g_stop)
 		return a->stalled ? -EIO : -EINTR;
+	return 0;
+}
+
+/*
+ * One packet pool per port, named after it, on its NUMA node (app_pool.h: a
+ * memif zero-copy client lends its whole pool to the server): its rx rings
+ * (a tx port's are set up too) and tx rings, a burst waiting for each tx
+ * queue and one poll per rx queue, a cache per thread (one a queue:
+ * each thread touches every port); at least 4096.
+ * Frames to send come from the tx port's pool, an ARP reply from the pool
+ * of the port that answers. @return 0, or -1 with a message.
+ */
+static int make_pools(struct pg_app *a, struct unic_env *env, uint16_t dataroom)
+{
+	unsigned nq = a->o.txq > a->o.rxq ? a->o.txq : a->o.rxq;
+
+	for (unsigned k = 0; k < a->nb_ports; k++) {
+		struct unic_port_info pi = { 0 };
+
+		unic_port_info_get(a->ports[k], &pi);
+		struct app_pool_need n = {
+			.nb_rxq = nq, .nb_txq = nq,
+			.rxd = a->o.rxd ? a->o.rxd : pi.rx_desc_default, .txd = pi.tx_desc_default,
+			.rx_burst = BURST, .tx_burst = BURST,
+			.nb_threads = nq, .cache_size = POOL_CACHE,
+		};
+		uint32_t count = app_pool_need(&n);
+
+		if (count < 4096)
+			count = 4096;
+		a->pools[k] = app_port_pool_create(unic_env_mem(env), a->ports[k], "pktgen", count,
+						   POOL_CACHE, dataroom);
+		if (a->pools[k] == NULL) {
+			fprintf(stderr, "unic-pktgen: error: port %d (%s): cannot create its pool of %u buffers: %s (the message above says why)\n",
+				a->port_idx[k], unic_port_name(a->ports[k]), count, strerror(errno));
+			return -1;
+		}
+	}
+	for (unsigned t = 0; t < a->nb_txp; t++)
+		a->txp[t].pool = port_pool(a, a->txp[t].port);
 	return 0;
 }
 
@@ -2474,7 +2524,6 @@ int main(int argc, char **argv)
 	static struct pg_app a;
 	struct unic_env_options eo;
 	struct unic_env *env = NULL;
-	struct unic_pool *pool = NULL;
 	struct unic_telemetry *tel = NULL;
 	struct unic_port *ports[UNIC_PORT_MAX];
 	unsigned nports, max_size = 0, mtu;
@@ -2588,8 +2637,6 @@ int main(int argc, char **argv)
 
 	{
 		struct unic_port_info ti = { 0 }, ri = { 0 };
-		struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "pktgen", .mem = unic_env_mem(env),
-						  .cache_size = POOL_CACHE, .numa_node = -1 };
 
 		unic_port_info_get(a.tx, &ti);
 		unic_port_info_get(a.rx, &ri);
@@ -2615,31 +2662,14 @@ int main(int argc, char **argv)
 			ret = PG_EXIT_USAGE;
 			goto out;
 		}
-		/* Every port's rx ring (a tx port's is set up too) and tx ring. */
-		pc.count = (uint32_t)(a.nb_txp + a.nb_rxp) * (a.o.txq > a.o.rxq ? a.o.txq : a.o.rxq) *
-				   ((uint32_t)ti.tx_desc_default + (a.o.rxd ? a.o.rxd : ri.rx_desc_default) + BURST) +
-			   4 * BURST + 2 * POOL_CACHE * (a.o.txq > a.o.rxq ? a.o.txq : a.o.rxq) * 2;
-		if (pc.count < 4096)
-			pc.count = 4096;
 		/* Room for the MTU's frame as the port counts it (tag, FCS). */
-		pc.dataroom = (uint16_t)(max_size + 64 > UNIC_PKT_DATAROOM_DEFAULT ? max_size + 64 : 0);
-		/* A port that lends its rx buffers (memif zero-copy=yes) needs
-		 * them in memory its peer can map. */
-		for (unsigned k = 0; k < a.nb_rxp; k++) {
-			struct unic_port_info xi = { 0 };
+		uint16_t dataroom = (uint16_t)(max_size + 64 > UNIC_PKT_DATAROOM_DEFAULT ? max_size + 64 : 0);
 
-			unic_port_info_get(a.rxp[k].port, &xi);
-			pc.shareable = pc.shareable || xi.rx_pool_shareable;
-		}
-		pool = a.pool = unic_pktpool_create(&pc);
-		if (pool == NULL) {
-			fprintf(stderr, "unic-pktgen: cannot create a pool of %u buffers: %s\n", pc.count,
-				strerror(errno));
+		if (make_pools(&a, env, dataroom) != 0)
 			goto out;
-		}
 	}
 	for (unsigned k = 0; k < a.nb_ports; k++)
-		if (setup_port(a.ports[k], a.port_idx[k], pool, mtu, a.o.rxd, a.o.rxq, a.o.txq))
+		if (setup_port(a.ports[k], a.port_idx[k], a.pools[k], mtu, a.o.rxd, a.o.rxq, a.o.txq))
 			goto out;
 	for (unsigned k = 0; a.o.promisc && k < a.nb_rxp; k++) {
 		n = unic_port_promisc_set(a.rxp[k].port, true);
@@ -2750,7 +2780,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (a.o.bench.sweep_arg || a.o.bench.mode != PG_RFC2544_NONE) {
-		struct trial_ctx tc = { .a = &a, .pool = pool, .warmup_s = a.o.bench.warmup_s };
+		struct trial_ctx tc = { .a = &a, .warmup_s = a.o.bench.warmup_s };
 
 		ret = a.o.bench.sweep_arg ? run_sweep(&a, &tc) : run_rfc2544(&a, &tc);
 		goto out;
@@ -2763,7 +2793,7 @@ int main(int argc, char **argv)
 	}
 	a.keys = live && term_raw();
 	__atomic_store_n(&a.phase, 1, __ATOMIC_RELEASE);
-	run_loop(&a, pool, live, false, 0);
+	run_loop(&a, live, false, 0);
 	threads_stop(&a);
 	threads_merge(&a);
 	snap_publish(&a, unic_tsc_clock_ns(&a.clk));
@@ -2830,7 +2860,8 @@ out:
 			unic_port_stop(a.ports[k]);
 	for (unsigned k = 0; k < a.nb_ports; k++)
 		unic_port_close(a.ports[k]);
-	unic_pool_destroy(pool);
+	for (unsigned k = 0; k < a.nb_ports; k++)
+		unic_pool_destroy(a.pools[k]);
 	unic_env_destroy(env);
 	return ret;
 }
