@@ -224,6 +224,18 @@ int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf
 	return 0;
 }
 
+void l2fwd_worker_flush(struct l2fwd_worker *w)
+{
+	/* Held frames go out before the ports stop (the thread still holds
+	 * its tx queues' claims here). */
+	for (unsigned i = 0; i < w->nb_routes; i++)
+		for (uint16_t q = 0; w->routes[i]->txb && q < w->nb_queues; q++)
+			l2fwd_txb_flush(w->routes[i], q);
+	for (unsigned p = 0; w->pools && p < w->nb_pools; p++)
+		if (w->pools[p])
+			unic_pool_cache_flush(w->pools[p]);
+}
+
 int l2fwd_worker_main(void *arg)
 {
 	struct l2fwd_worker *w = arg;
@@ -234,13 +246,7 @@ int l2fwd_worker_main(void *arg)
 		__atomic_store_n(&w->cpu_clock_ok, 1, __ATOMIC_RELEASE);
 	}
 	w->ret = unic_napi_run(w->ctx, w->stop);
-	/* Held frames go out before the ports stop (the thread still holds
-	 * its tx queues' claims here). */
-	for (unsigned i = 0; i < w->nb_routes; i++)
-		for (uint16_t q = 0; w->routes[i]->txb && q < w->nb_queues; q++)
-			l2fwd_txb_flush(w->routes[i], q);
-	if (w->pool)
-		unic_pool_cache_flush(w->pool);
+	l2fwd_worker_flush(w);
 	struct timespec ts;
 
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)

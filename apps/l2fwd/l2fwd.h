@@ -159,7 +159,8 @@ struct l2fwd_worker {
 	unsigned nb_routes;
 	uint16_t nb_queues;              /* rx queues per port (and tx queues) */
 	uint16_t weight;
-	struct unic_pool *pool;
+	struct unic_pool *const *pools;  /* each port's pool, by port number (NULL: none) */
+	unsigned nb_pools;
 	const bool *stop;
 	int core;                        /* -1: not pinned */
 	FILE *err;                       /* setup errors; NULL: stderr */
@@ -172,6 +173,9 @@ struct l2fwd_worker {
 
 /* Create the worker's context and add its queues. @return 0 or -errno. */
 int l2fwd_worker_setup(struct l2fwd_worker *w, const struct unic_napi_conf *conf);
+/* The thread is done: send the frames it holds (--tx-drain-us), then
+ * return its cache of every pool. */
+void l2fwd_worker_flush(struct l2fwd_worker *w);
 /* Thread body: run the context until *stop. */
 int l2fwd_worker_main(void *arg);
 /* The napi handler (exported for the unit tests). */
@@ -202,7 +206,7 @@ struct l2fwd_app {
 	unsigned nb_workers;
 	FILE *out;                                  /* stats: stdout */
 	FILE *info;                                 /* set-up notes: stdout, stderr with --json */
-	struct unic_pool *pool;                     /* the packet pool, shared by every port */
+	struct unic_pool *pools[L2FWD_MAX_PORTS];   /* each port's packet pool, by number; NULL: unused port */
 };
 
 /* A snapshot of every counter at one instant. */
@@ -216,9 +220,9 @@ struct l2fwd_snap {
 	bool hw_ok[L2FWD_MAX_PORTS];
 	struct unic_napi_ctx_stats napi[L2FWD_MAX_PORTS];
 	uint64_t cpu_ns[L2FWD_MAX_PORTS];
-	/* The packet pool: its size, and packets taken and not returned (rx
-	 * rings, tx descriptors not yet reclaimed, bursts in flight; not the
-	 * threads' caches). */
+	/* The packet pools, every port's summed: their size, and packets taken
+	 * and not returned (rx rings, tx descriptors not yet reclaimed, bursts
+	 * in flight; not the threads' caches). */
 	uint32_t pool_size, pool_in_use;
 };
 

@@ -24,39 +24,63 @@
 #include <unic/pool.h>
 
 #include "l2fwd.h"
+#include "app_pool.h"
 #include "app_telemetry.h"
 
 #define POOL_CACHE 256
 
 /*
- * Packets the pool must hold: what the port layer counts for each port
- * (docs/port-layer.md, "Pool sizing") summed over the ports sharing the pool,
- * with the per-thread caches counted once per thread that touches the pool
- * (forwarding threads and the main thread) and one poll (weight) per rx queue,
- * with --tx-drain-us the frames a tx queue may hold too.
+ * Packets port @p p's pool must hold (app_pool.h): its rx rings, the tx
+ * rings of the port it forwards to (its packets wait there until that
+ * port's transmit completes), one poll (weight, at least 32) per rx queue,
+ * with --tx-drain-us the frames a tx queue may hold too (its packets: they
+ * came from this port), and a cache for each thread that may touch it (the
+ * forwarding threads and the main thread).
  */
-static uint32_t pool_size(struct l2fwd_app *app, unsigned nb_threads, uint32_t *why_rx,
+static uint32_t pool_size(struct l2fwd_app *app, unsigned p, unsigned nb_threads, uint32_t *why_rx,
 			  uint32_t *why_tx)
 {
-	uint64_t rx = 0, tx = 0, polls = 0;
-	uint32_t burst = app->opts.weight > 32 ? app->opts.weight : 32;
-	uint32_t per_cache = POOL_CACHE + (POOL_CACHE + 1) / 2; /* the pool's flush threshold */
+	struct unic_port_info in = { 0 }, out = { 0 };
+	uint32_t nq = app->opts.nb_queues;
 
-	for (unsigned p = 0; p < app->nb_ports; p++) {
-		struct unic_port_info info;
+	unic_port_info_get(app->ports[p], &in);
+	unic_port_info_get(app->ports[app->dst[p]], &out);
+	struct app_pool_need n = {
+		.nb_rxq = nq, .nb_txq = nq,
+		.rxd = app->opts.rxd ? app->opts.rxd : in.rx_desc_default,
+		.txd = app->opts.txd ? app->opts.txd : out.tx_desc_default,
+		.rx_burst = (app->opts.weight > 32 ? app->opts.weight : 32) + (app->opts.tx_drain_us ? L2FWD_TXB_MAX : 0),
+		.nb_threads = nb_threads + 1, .cache_size = POOL_CACHE,
+	};
 
-		if (app->dst[p] < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		unic_port_info_get(app->ports[p], &info);
-		rx += (uint64_t)app->opts.nb_queues * (app->opts.rxd ? app->opts.rxd : info.rx_desc_default);
-		tx += (uint64_t)app->opts.nb_queues * (app->opts.txd ? app->opts.txd : info.tx_desc_default);
-		/* --tx-drain-us: up to L2FWD_TXB_MAX more held per tx queue. */
-		polls += (uint64_t)app->opts.nb_queues * (burst + (app->opts.tx_drain_us ? L2FWD_TXB_MAX : 0));
+	*why_rx = nq * n.rxd;
+	*why_tx = nq * n.txd;
+	return app_pool_need(&n);
+}
+
+/*
+ * One pool per port used, named after it, on its NUMA node (app_pool.h: a
+ * memif zero-copy client lends its whole pool to the server). @return 0, or
+ * -1 with a message.
+ */
+static int make_pools(struct l2fwd_app *app, struct unic_env *env, const unsigned *used, unsigned nb_used)
+{
+	for (unsigned i = 0; i < nb_used; i++) {
+		unsigned p = used[i];
+		uint32_t prx, ptx, count = pool_size(app, p, app->nb_workers, &prx, &ptx);
+
+		app->pools[p] = app_port_pool_create(unic_env_mem(env), app->ports[p], "l2fwd", count,
+						     POOL_CACHE, 0);
+		if (app->pools[p] == NULL) {
+			fprintf(stderr, "unic-l2fwd: error: port %u (%s): cannot create its pool of %u packets: %s (the message above says why)\n",
+				p, unic_port_name(app->ports[p]), count, strerror(errno));
+			return -1;
+		}
+		fprintf(app->info, "l2fwd: port %u (%s): pool %s of %u packets: rx descriptors %u + tx descriptors %u of port %d + one poll per rx queue + caches of %u threads\n",
+			p, unic_port_name(app->ports[p]), app->pools[p]->name, count, prx, ptx, app->dst[p],
+			app->nb_workers + 1);
 	}
-	*why_rx = (uint32_t)rx;
-	*why_tx = (uint32_t)tx;
-	return (uint32_t)(rx + tx + polls + (uint64_t)(nb_threads + 1) * per_cache);
+	return 0;
 }
 
 static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
@@ -79,7 +103,7 @@ static void link_cb(struct unic_port *port, enum unic_event_type ev, void *arg)
 		 unic_port_name(port), unic_event_name(ev));
 }
 
-static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
+static int setup_port(struct l2fwd_app *app, unsigned p)
 {
 	struct unic_port *port = app->ports[p];
 	uint16_t nq = app->opts.nb_queues;
@@ -87,7 +111,7 @@ static int setup_port(struct l2fwd_app *app, unsigned p, struct unic_pool *pool)
 				    .rx_mode = app->opts.mode, .link_intr = true };
 	struct unic_port_info info = { 0 };
 	struct unic_rxq_conf rc = { .sz = sizeof(rc), .nb_desc = app->opts.rxd, .numa_node = -1,
-				    .pool = pool };
+				    .pool = app->pools[p] };
 	struct unic_txq_conf tc = { .sz = sizeof(tc), .nb_desc = app->opts.txd, .numa_node = -1 };
 	const char *name = unic_port_name(port);
 	struct unic_link link;
@@ -324,7 +348,7 @@ static int main_forward(struct l2fwd_app *app, struct l2fwd_worker *wk, const si
 	pthread_sigmask(SIG_BLOCK, set, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	unic_pool_cache_flush(wk->pool);
+	l2fwd_worker_flush(wk);
 	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
 		__atomic_store_n(&wk->cpu_ns_final, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec,
 				 __ATOMIC_RELEASE);
@@ -336,7 +360,6 @@ int main(int argc, char **argv)
 	static struct l2fwd_app app;
 	struct unic_env_options eo;
 	struct unic_env *env = NULL;
-	struct unic_pool *pool = NULL;
 	struct l2fwd_snap *s0 = NULL, *s1 = NULL, *s2 = NULL;
 	pthread_t threads[L2FWD_MAX_PORTS];
 	bool launched[L2FWD_MAX_PORTS] = { false };
@@ -413,34 +436,14 @@ int main(int argc, char **argv)
 	}
 	memset(app.cnt, 0, sizeof(*app.cnt) * L2FWD_MAX_PORTS);
 
-	uint32_t prx, ptx, count = pool_size(&app, app.nb_workers, &prx, &ptx);
-	struct unic_pktpool_conf pc = { .sz = sizeof(pc), .name = "l2fwd", .mem = unic_env_mem(env),
-					  .count = count, .cache_size = POOL_CACHE, .numa_node = -1 };
-
-	/* A port that lends its rx buffers (memif zero-copy=yes) needs them in
-	 * memory its peer can map. */
-	for (unsigned p = 0; p < app.nb_ports; p++) {
-		struct unic_port_info zi = { 0 };
-
-		unic_port_info_get(app.ports[p], &zi);
-		pc.shareable = pc.shareable || zi.rx_pool_shareable;
-	}
-
-	pool = unic_pktpool_create(&pc);
-	if (pool == NULL) {
-		fprintf(stderr, "unic-l2fwd: error: cannot create a pool of %u packets: %s (the message above says why)\n",
-			count, strerror(errno));
-		goto out_env;
-	}
-	app.pool = pool;
-	fprintf(app.info, "l2fwd: pool of %u packets: rx descriptors %u + tx descriptors %u + one poll per rx queue + caches of %u threads\n",
-		count, prx, ptx, app.nb_workers + 1);
+	if (make_pools(&app, env, used_list, nb_used) != 0)
+		goto out_pools;
 	if (app.opts.nb_queues > 1)
 		fprintf(app.info, "l2fwd: %u rx and tx queues per port, RSS on where the port has it; rx queue N sends on tx queue N\n",
 			app.opts.nb_queues);
 
 	for (unsigned i = 0; i < nb_used; i++)
-		if (setup_port(&app, used_list[i], pool) != 0)
+		if (setup_port(&app, used_list[i]) != 0)
 			goto out_ports;
 	for (unsigned i = 0; i < nb_used; i++) {
 		make_route(&app, used_list[i]);
@@ -470,7 +473,8 @@ int main(int argc, char **argv)
 		wk->idx = w;
 		wk->weight = app.opts.weight;
 		wk->nb_queues = app.opts.nb_queues;
-		wk->pool = pool;
+		wk->pools = app.pools;
+		wk->nb_pools = app.nb_ports;
 		wk->stop = &stop;
 		if (own_threads)
 			wk->core = -1;
@@ -602,7 +606,9 @@ out_ports:
 		unic_port_close(app.ports[used_list[i]]);
 		l2fwd_route_txb_free(&app.routes[used_list[i]]);
 	}
-	unic_pool_destroy(pool);
+out_pools:
+	for (unsigned p = 0; p < app.nb_ports; p++)
+		unic_pool_destroy(app.pools[p]);
 out_env:
 	unic_env_destroy(env);
 	free(s0);

@@ -47,9 +47,12 @@ void l2fwd_snap(struct l2fwd_app *app, struct l2fwd_snap *s)
 		unic_napi_ctx_stats_get(app->workers[w].ctx, &s->napi[w]);
 		s->cpu_ns[w] = worker_cpu_ns(&app->workers[w]);
 	}
-	if (app->pool) {
-		s->pool_in_use = unic_pool_in_use_count(app->pool);
-		s->pool_size = s->pool_in_use + unic_pool_avail_count(app->pool);
+	s->pool_in_use = s->pool_size = 0;
+	for (unsigned p = 0; p < app->nb_ports; p++) {
+		if (app->pools[p] == NULL)
+			continue;
+		s->pool_in_use += unic_pool_in_use_count(app->pools[p]);
+		s->pool_size += app->pools[p]->count;
 	}
 	s->t_ns = unic_time_ns();
 }

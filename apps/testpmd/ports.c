@@ -15,6 +15,7 @@
 #include <unic/env.h>
 #include <unic/pool.h>
 
+#include "app_pool.h"
 #include "testpmd.h"
 
 void tp_port_defaults(struct tp_app *app, uint16_t id)
@@ -78,19 +79,21 @@ bool tp_port_started(const struct tp_app *app, uint16_t id)
 
 /*
  * Packets the port's rx pool must hold: the port layer's own rule
- * (docs/port-layer.md, "Pool sizing"), plus a burst per tx queue for
- * generated packets of up to 8 segments, plus a cache per thread that may
- * touch the pool.
+ * (docs/port-layer.md, "Pool sizing"; app_pool.h), plus a burst per tx queue
+ * for generated packets of up to 8 segments, plus a cache per thread that
+ * may touch the pool.
  */
 static uint32_t pool_need(struct tp_app *app, struct tp_port *p, const struct unic_port_info *info)
 {
-	uint64_t rxd = p->rxd ? p->rxd : info->rx_desc_default;
-	uint64_t txd = p->txd ? p->txd : info->tx_desc_default;
-	uint64_t caches = (uint64_t)(app->nbcore + 1) * (TP_POOL_CACHE + (TP_POOL_CACHE + 1) / 2);
-	uint64_t n = p->conf.nb_rxq * (rxd + TP_BURST_MAX) + p->conf.nb_txq * (txd + TP_BURST_MAX * 8) +
-		     caches;
+	struct app_pool_need n = {
+		.nb_rxq = p->conf.nb_rxq, .nb_txq = p->conf.nb_txq,
+		.rxd = p->rxd ? p->rxd : info->rx_desc_default,
+		.txd = p->txd ? p->txd : info->tx_desc_default,
+		.rx_burst = TP_BURST_MAX, .tx_burst = TP_BURST_MAX * 8,
+		.nb_threads = app->nbcore + 1, .cache_size = TP_POOL_CACHE,
+	};
 
-	return n > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)n;
+	return app_pool_need(&n);
 }
 
 static int port_pool(struct tp_app *app, uint16_t id, const struct unic_port_info *info)

@@ -76,7 +76,11 @@ class Forwarding(unittest.TestCase):
         finally:
             out = fwd.stop()
         self.assertEqual((rep["received"], rep["lost"]), (10000, 0), pout)
-        self.assertIn("rx descriptors 2048 + tx descriptors 2048", out)
+        # One pool per port: each sized for its own rx ring and the tx ring
+        # its packets are forwarded to.
+        self.assertIn("port 0 (af_xdp0): pool l2fwd-af_xdp0 of", out)
+        self.assertIn("rx descriptors 1024 + tx descriptors 1024 of port 1", out)
+        self.assertIn("rx descriptors 1024 + tx descriptors 1024 of port 0", out)
 
     def pktgen(self, count, devargs=""):
         rep, out = apps.pktgen(self.ns, [f"af_xdp0,iface={self.p0}{devargs}", f"af_xdp1,iface={self.p3}{devargs}"],
@@ -94,7 +98,10 @@ class Forwarding(unittest.TestCase):
         self.assertIn(f"XDP program {prog}", l2)
         self.assertIn("copying between the UMEM and pool", l2)
         self.assertIn("; busy polling", l2)
-        self.assertIn("packets of pool 'pktgen' are the UMEM frames (no copy)", out)
+        # Each pktgen port's own pool is its UMEM.
+        self.assertIn("af_xdp0: queue 0 on", out)
+        self.assertIn("packets of pool 'pktgen-af_xdp0' are the UMEM frames (no copy)", out)
+        self.assertIn("packets of pool 'pktgen-af_xdp1' are the UMEM frames (no copy)", out)
         self.assertEqual((rep["received"], rep["lost"], rep["reordered"]), (20000, 0, 0), out)
         for ifn in (self.p1, self.p2):
             link = json.loads(self.ns.run(["ip", "-j", "link", "show", ifn]).stdout)[0]

@@ -208,13 +208,34 @@ class MemifZeroCopyClient(unittest.TestCase):
     pool's packets are lent to the server), against a unic server and
     against DPDK 22.11's net_memif server, which maps whatever regions the
     client sends: 100 000 frames of 60..1514 bytes at a paced rate go out
-    and come back through the lent pool, none lost, none reordered."""
+    and come back through the lent pool, none lost, none reordered. Then
+    unic-l2fwd as the zero-copy client. Each port of unic-pktgen and
+    unic-l2fwd lends a pool of its own, never one another port uses."""
 
     ARGS = ["--size-range", "60-1514", "--count", "100000", "--rate", "50000pps", "--drain", "15"]
 
     def check(self, rep, ctx, out):
         assert_all_back(self, rep, 100000, ctx)
         self.assertIn("the server can read and write every packet of this pool", out)
+
+    def assert_own_pools(self, out, app, ports, ctx):
+        """Each zero-copy port lends one region, its own pool (named
+        "<app>-<port>", of the packets the application made for that port),
+        so a server sees none of another port's packets."""
+        lent = {}
+        for port, pool, count, region in re.findall(
+                r"(memif\d+): memif zero-copy: pool (\S+) \((\d+) packets\) lent to the server as region (\d+)",
+                out):
+            lent.setdefault(port, []).append((pool, int(count), int(region)))
+        self.assertEqual(sorted(lent), sorted(ports), ctx)
+        for port in ports:
+            self.assertEqual(len(lent[port]), 1, f"{port} lends one region{ctx}")
+            pool, count, region = lent[port][0]
+            self.assertEqual(pool, f"{app}-{port}", f"{port} lends a pool of its own{ctx}")
+            self.assertEqual(region, 1, ctx)
+        self.assertEqual(len({lent[p][0][0] for p in ports}), len(ports),
+                         f"no two ports lend the same pool{ctx}")
+        return {p: lent[p][0][1] for p in ports}
 
     def test_zero_copy_client_through_a_unic_server_none_lost_none_reordered(self):
         a, b = sock("za"), sock("zb")
@@ -229,6 +250,27 @@ class MemifZeroCopyClient(unittest.TestCase):
         self.check(rep, ctx, pout)
         self.assertEqual(rep["tx_port_stats"]["opackets"], 100000, ctx)
         self.assertEqual(rep["rx_port_stats"]["ipackets"], 100000, ctx)
+        self.assert_own_pools(pout, "pktgen", ["memif0", "memif1"], ctx)
+
+    def test_l2fwd_zero_copy_clients_lend_each_port_its_own_pool_none_lost(self):
+        """unic-l2fwd's two ports as zero-copy clients of unic-pktgen's
+        servers: each lends only its own pool (a frame received on memif0
+        goes out on memif1 copied into memif1's region 0, never as a
+        buffer of memif0's pool), and all frames come back in order."""
+        a, b = sock("la"), sock("lb")
+        pg = apps.Pktgen(None, [f"memif0,role=server,socket={a},rsize=13",
+                                f"memif1,role=server,socket={b},rsize=13"],
+                         ["--tx-port", "0", "--rx-port", "1"] + self.ARGS)
+        l2 = apps.L2fwd(None, [f"memif0,socket={a},rsize=13,zero-copy=yes",
+                               f"memif1,socket={b},rsize=13,zero-copy=yes"],
+                        ["--no-mac-updating"])
+        rep, pout = pg.report(timeout=60, check=False)
+        l2out = l2.stop()
+        ctx = f"\npktgen: {pout}\nl2fwd: {l2out}"
+        assert_all_back(self, rep, 100000, ctx)
+        counts = self.assert_own_pools(l2out, "l2fwd", ["memif0", "memif1"], ctx)
+        for i, port in enumerate(["memif0", "memif1"]):
+            self.assertIn(f"l2fwd: port {i} ({port}): pool l2fwd-{port} of {counts[port]} packets", l2out, ctx)
 
     def test_zero_copy_client_through_a_dpdk_server_none_lost_none_reordered(self):
         s = sock("zd")

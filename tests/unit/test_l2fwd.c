@@ -913,8 +913,8 @@ Test(l2fwd_binary, pinned_threads_say_what_became_of_their_rx_interrupts, .timeo
 	cr_assert_null(strstr(buf, "rx interrupts"), "%s", buf);
 }
 
-/* The pool's size and packets in use are in every statistics line and the
- * totals: the size is the start-up line's; ring ports hold no rx buffers,
+/* The pools' size and packets in use are in every statistics line and the
+ * totals: the size is the sum of the start-up lines' (one pool a port); ring ports hold no rx buffers,
  * so with no traffic nothing is in use, in every line. */
 Test(l2fwd_binary, reports_the_pool_size_and_packets_in_use_in_every_line, .timeout = 60)
 {
@@ -925,14 +925,18 @@ Test(l2fwd_binary, reports_the_pool_size_and_packets_in_use_in_every_line, .time
 
 	cr_assert_eq(run("--no-huge --no-pci --vdev ring0 --vdev ring1,peer=ring0 -q 2 -T 0.2 -t 1.2 --json",
 			 true, buf, sizeof(buf)), 0, "%s", buf);
-	start = strstr(buf, "l2fwd: pool of ");
+	/* One pool per port, each named after its port: the reports sum them. */
+	start = strstr(buf, "l2fwd: port 0 (ring0): pool l2fwd-ring0 of ");
 	cr_assert_not_null(start, "%s", buf);
-	size0 = strtol(start + strlen("l2fwd: pool of "), NULL, 10);
+	size0 = strtol(start + strlen("l2fwd: port 0 (ring0): pool l2fwd-ring0 of "), NULL, 10);
+	start = strstr(buf, "l2fwd: port 1 (ring1): pool l2fwd-ring1 of ");
+	cr_assert_not_null(start, "%s", buf);
+	size0 += strtol(start + strlen("l2fwd: port 1 (ring1): pool l2fwd-ring1 of "), NULL, 10);
 	while ((ru = strstr(line, key)) != NULL) {
 		char *end;
 		long size = strtol(ru + strlen(key), &end, 10);
 
-		cr_assert_eq(size, size0, "the pool's size is the start-up line's: %s", ru);
+		cr_assert_eq(size, size0, "the pools' size is the sum of the start-up lines': %s", ru);
 		cr_assert(strncmp(end, ",\"in_use\":0}", 12) == 0, "idle ring ports hold no packet: %s", ru);
 		lines++;
 		line = end;

@@ -110,7 +110,9 @@ Test(telemetry_l2fwd, a_forwarding_l2fwd_answers_and_agrees_with_its_totals)
 	HAS(a, "\"name\":\"l2fwd0\",\"mode\":\"hybrid\"");
 	HAS(a, "\"queues\":[{\"port\":0,\"port_name\":\"null0\",\"queue\":0,");
 	a = ask(fd, "/mem/pools", 10);
-	HAS(a, "{\"/mem/pools\":[{\"name\":\"l2fwd\",\"size\":");
+	/* One pool a port, named after it. */
+	HAS(a, "{\"/mem/pools\":[{\"name\":\"l2fwd-null0\",\"size\":");
+	HAS(a, "{\"name\":\"l2fwd-null1\",\"size\":");
 	a = ask(fd, "/proc/cpu", 9);
 	HAS(a, "\"name\":\"unic-telemetry\"");
 
