@@ -175,6 +175,12 @@ struct napi_queue {
 	uint32_t mod_frames_eff;     /* ... as the port read it back: > 1, its arms wait for that many
 				      * frames and no timer (virtio): a sleep is bounded by mod_eff_us */
 	bool mod_none;               /* its port has no moderation (coalesce refused): not asked again */
+	/* Adaptive or fixed moderation for its port (unic_napi_moderation_set):
+	 * the wanted switch (ctx->lock, the same on every slot of a port), and
+	 * the one in force, which napi_apply copies from it at a round boundary
+	 * (the ctx thread's, as the other mod_ fields). */
+	bool mod_fixed_want;
+	bool mod_fixed;
 	int64_t mod_us;              /* rx_usecs last set on its port; -1: none (atomic: read by getters) */
 	int64_t mod_eff_us;          /* ... as the port read it back; -1: none (atomic: read by getters) */
 	uint16_t held_n;
@@ -257,7 +263,9 @@ struct unic_napi_ctx {
 	uint64_t tokens_ns, tokens_cap_ns; /* busy-wait time the budget allows, and its most */
 	uint64_t refill_ns;          /* when the tokens were last refilled */
 	uint64_t prev_round_ns;      /* start of the last round */
-	bool moderate;               /* the policy sets the ports' rx_usecs (conf.moderation_fixed clear) */
+	bool moderate;               /* the policy runs: it sets the rx_usecs of ports whose slots are not mod_fixed */
+	bool mod_fixed_want;         /* ctx->lock: the switch for ports added from now on (conf.moderation_fixed,
+				      * unic_napi_moderation_set with no port) */
 	uint64_t mod_checked_ns;     /* when napi_moderate last decided */
 	struct napi_ctx_counters cnt;
 };
