@@ -144,7 +144,7 @@ static int parse_stats_format(const char *v, enum l2fwd_stats_format *f, char *e
 
 enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
-	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_TARGET, O_CPU, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
+	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_TARGET, O_CPU, O_MODER, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
 	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES, O_NO_IRQAFF, O_IRQAFF,
 	O_STATS_FORMAT,
 };
@@ -171,6 +171,7 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "hybrid-idle-us", true, O_IDLE },
 	{ 0, "latency-target", true, O_TARGET },
 	{ 0, "cpu-budget", true, O_CPU },
+	{ 0, "moderation", true, O_MODER },
 	{ 0, "retry-us", true, O_RETRY },
 	{ 0, "max-sleep-ms", true, O_MAXSLEEP },
 	{ 0, "rxd", true, O_RXD },
@@ -252,6 +253,14 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		rc = app_parse_u64(name, v, 1, 100, &x, err, errlen);
 		if (rc == 0)
 			o->cpu_budget = (uint32_t)x;
+		break;
+	case O_MODER:
+		if (strcmp(v, "adaptive") == 0)
+			o->moderation_fixed = false;
+		else if (strcmp(v, "fixed") == 0)
+			o->moderation_fixed = true;
+		else
+			return ERR("option --moderation: unknown value '%s'; expected adaptive (the adaptive policy sets the devices' rx-usecs) or fixed (they keep theirs)", v);
 		break;
 	case O_RETRY:
 		rc = app_parse_u64(name, v, 1, 1000000, &x, err, errlen);
@@ -516,6 +525,9 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --cpu-budget PCT     hybrid, adaptive policy: percent of a core a thread may spend\n"
 		"                           busy-waiting on drained queues, 1..100 (default %u with\n"
 		"                           --latency-target; either option turns the policy on)\n"
+		"      --moderation MODE    adaptive (default): the adaptive policy sets each device's\n"
+		"                           interrupt moderation (rx-usecs); fixed: the devices keep\n"
+		"                           theirs (docs/napi.md, \"The device's moderation\")\n"
 		"      --retry-us N         longest sleep while packets are held (default %u)\n"
 		"      --max-sleep-ms N     longest sleep (default %u)\n"
 		"      --rxd N, --txd N     rx/tx descriptors per queue (default: the driver's)\n"

@@ -277,6 +277,17 @@ Test(l2fwd_opts, the_adaptive_policy_options_are_taken_and_checked_against_the_m
 	cr_assert_eq(parse(&o, "--hybrid-idle-us 20 --cpu-budget 10"), -EINVAL);
 	HAS(err, "option --hybrid-idle-us sets the fixed polling window");
 	cr_assert_eq(parse(&o, "--hybrid-empty-polls 8 --latency-target 5"), 0, "%s", err);
+	/* Who sets the devices' moderation under the policy. */
+	cr_assert_eq(parse(&o, "--cpu-budget 10"), 0, "%s", err);
+	cr_assert(!o.moderation_fixed, "adaptive by default");
+	cr_assert_eq(parse(&o, "--cpu-budget 10 --moderation fixed"), 0, "%s", err);
+	cr_assert(o.moderation_fixed);
+	cr_assert_eq(parse(&o, "--moderation=fixed --moderation=adaptive --cpu-budget 10"), 0, "%s", err);
+	cr_assert(!o.moderation_fixed, "the last one given");
+	cr_assert_eq(parse(&o, "--moderation off"), -EINVAL);
+	HAS(err, "option --moderation: unknown value 'off'; expected adaptive");
+	cr_assert_eq(parse(&o, "--moderation"), -EINVAL);
+	HAS(err, "option --moderation: missing value");
 }
 
 Test(l2fwd_opts, unknown_options_and_stray_words_are_refused)
