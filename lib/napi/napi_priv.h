@@ -175,11 +175,9 @@ struct napi_queue {
 	uint32_t mod_frames_eff;     /* ... as the port read it back: > 1, its arms wait for that many
 				      * frames and no timer (virtio): a sleep is bounded by mod_eff_us */
 	bool mod_none;               /* its port has no moderation (coalesce refused): not asked again */
-	/* Adaptive or fixed moderation for its port (unic_napi_moderation_set):
-	 * the wanted switch (ctx->lock, the same on every slot of a port), and
-	 * the one in force, which napi_apply copies from it at a round boundary
-	 * (the ctx thread's, as the other mod_ fields). */
-	bool mod_fixed_want;
+	/* Adaptive or fixed moderation for its port (unic_napi_moderation_set),
+	 * in force: napi_apply copies it from mod_fixed_want (below) at a round
+	 * boundary; the ctx thread's, as the other mod_ fields. */
 	bool mod_fixed;
 	int64_t mod_us;              /* rx_usecs last set on its port; -1: none (atomic: read by getters) */
 	int64_t mod_eff_us;          /* ... as the port read it back; -1: none (atomic: read by getters) */
@@ -190,6 +188,11 @@ struct napi_queue {
 	struct unic_ring *inj;
 	uint32_t inj_live;
 	uint32_t inj_busy;
+	/* The wanted moderation switch (ctx->lock; the same on every slot of
+	 * a port). Not among the polling state's flags: the compiler may read
+	 * neighbouring flags the ctx thread tests together in one wider load,
+	 * which would take in this byte while a requester writes it. */
+	uint32_t mod_fixed_want;
 
 	struct napi_qcounters cnt;
 	/* cnt as the port's xstats show it while the queue is claimed
