@@ -859,8 +859,8 @@ static int do_sleep(struct tp_app *app, uint64_t ms)
 				       .tv_nsec = (long)((end - now) % 1000000000ull) };
 		int n = ppoll(&p, efd >= 0 ? 1 : 0, &ts, NULL);
 
-		if (n < 0 && errno == EINTR)
-			return -EINTR;
+		if (n < 0)
+			return -errno; /* -EINTR: a signal */
 		if (n > 0) {
 			if (app->events_dispatch)
 				app->events_dispatch(app);

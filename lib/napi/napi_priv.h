@@ -236,6 +236,9 @@ struct unic_napi_ctx {
 	uint32_t nb_txqs;            /* high-water mark of used tx slots (set at apply) */
 	struct unic_port **puts;     /* references to drop after unlock (max_queues + max_txqs) */
 	unsigned nb_puts;
+	/* Under lock: the moderation switch for ports added from now on
+	 * (conf.moderation_fixed, unic_napi_moderation_set with no port). */
+	uint32_t mod_fixed_want;
 	/* What the queues that have left since counted (a slot's counters
 	 * restart at the next add): keeps the context's sums from going
 	 * back. Under lock. */
@@ -267,8 +270,6 @@ struct unic_napi_ctx {
 	uint64_t refill_ns;          /* when the tokens were last refilled */
 	uint64_t prev_round_ns;      /* start of the last round */
 	bool moderate;               /* the policy runs: it sets the rx_usecs of ports whose slots are not mod_fixed */
-	bool mod_fixed_want;         /* ctx->lock: the switch for ports added from now on (conf.moderation_fixed,
-				      * unic_napi_moderation_set with no port) */
 	uint64_t mod_checked_ns;     /* when napi_moderate last decided */
 	struct napi_ctx_counters cnt;
 };
