@@ -60,6 +60,7 @@ struct l2fwd_opts {
 	uint32_t latency_target_us; /* 0: none (the adaptive policy, docs/napi.md) */
 	uint32_t cpu_budget;        /* percent; 0: the engine's default */
 	uint32_t tx_drain_us;       /* --tx-drain-us: hold tx bursts while frames come this close; 0: never */
+	bool moderation_fixed;      /* --moderation fixed: the policy leaves the devices' rx-usecs alone */
 	uint32_t retry_us;
 	uint32_t max_sleep_ms;
 	uint16_t rxd, txd;          /* 0: the driver's default */

@@ -144,7 +144,7 @@ static int parse_stats_format(const char *v, enum l2fwd_stats_format *f, char *e
 
 enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
-	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_TARGET, O_CPU, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
+	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_TARGET, O_CPU, O_MODER, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
 	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES, O_NO_IRQAFF, O_IRQAFF,
 	O_STATS_FORMAT, O_TX_DRAIN,
 };
@@ -172,6 +172,7 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "latency-target", true, O_TARGET },
 	{ 0, "cpu-budget", true, O_CPU },
 	{ 0, "tx-drain-us", true, O_TX_DRAIN },
+	{ 0, "moderation", true, O_MODER },
 	{ 0, "retry-us", true, O_RETRY },
 	{ 0, "max-sleep-ms", true, O_MAXSLEEP },
 	{ 0, "rxd", true, O_RXD },
@@ -258,6 +259,14 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 		rc = app_parse_u64(name, v, 0, L2FWD_TX_DRAIN_MAX_US, &x, err, errlen);
 		if (rc == 0)
 			o->tx_drain_us = (uint32_t)x;
+		break;
+	case O_MODER:
+		if (strcmp(v, "adaptive") == 0)
+			o->moderation_fixed = false;
+		else if (strcmp(v, "fixed") == 0)
+			o->moderation_fixed = true;
+		else
+			return ERR("option --moderation: unknown value '%s'; expected adaptive (the adaptive policy sets the devices' rx-usecs) or fixed (they keep theirs)", v);
 		break;
 	case O_RETRY:
 		rc = app_parse_u64(name, v, 1, 1000000, &x, err, errlen);
@@ -525,6 +534,9 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --tx-drain-us N      hold a tx burst that comes less than N us after the last one\n"
 		"                           on its queue, up to N us or %u frames: fewer doorbells for\n"
 		"                           dense traffic (0..%u; default 0: every burst sent at once)\n"
+		"      --moderation MODE    adaptive (default): the adaptive policy sets each device's\n"
+		"                           interrupt moderation (rx-usecs); fixed: the devices keep\n"
+		"                           theirs (docs/napi.md, \"The device's moderation\")\n"
 		"      --retry-us N         longest sleep while packets are held (default %u)\n"
 		"      --max-sleep-ms N     longest sleep (default %u)\n"
 		"      --rxd N, --txd N     rx/tx descriptors per queue (default: the driver's)\n"

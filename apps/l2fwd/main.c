@@ -463,6 +463,7 @@ int main(int argc, char **argv)
 		.hybrid_idle_us = app.opts.hybrid_idle_us, .retry_us = app.opts.retry_us,
 		.max_sleep_ms = app.opts.max_sleep_ms,
 		.latency_target_us = app.opts.latency_target_us, .cpu_budget = app.opts.cpu_budget,
+		.moderation_fixed = app.opts.moderation_fixed,
 	};
 	const struct unic_env_options *eopts = unic_env_opts(env);
 

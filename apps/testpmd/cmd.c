@@ -49,8 +49,8 @@ static const struct tp_cmd_def cmd_table[] = {
 	{ TP_CMD_PORT_MTU_DPDK, "port config mtu <port> <n>", "the same, DPDK's spelling" },
 	{ TP_CMD_PORT_COALESCE, "port config <port> coalesce rx-usecs|tx-usecs <n>", "interrupt coalescing" },
 	{ TP_CMD_SET_RXMODE,
-	  "set rx-mode <port|all> poll|interrupt|hybrid [budget=<n>] [weight=<n>] [empty-polls=<n>] [idle-us=<n>] [max-sleep-ms=<n>] [latency-target=<n>] [cpu-budget=<n>]",
-	  "receive mode and the napi engine's knobs (port stopped)" },
+	  "set rx-mode <port|all> poll|interrupt|hybrid [budget=<n>] [weight=<n>] [empty-polls=<n>] [idle-us=<n>] [max-sleep-ms=<n>] [latency-target=<n>] [cpu-budget=<n>] [moderation=adaptive|fixed]",
+	  "receive mode and the napi engine's knobs (port stopped; moderation= alone, with the port's mode, at once)" },
 	{ TP_CMD_VLAN_SET, "vlan set strip|filter|insert <port> on|off", "VLAN offloads (port stopped)" },
 	{ TP_CMD_VLAN_SET_DPDK, "vlan set strip|filter|insert on|off <port>", "the same, DPDK's order" },
 	{ TP_CMD_RX_VLAN, "rx_vlan add|rm <vid> <port>", "add or remove a VLAN id in the port's filter" },
@@ -221,6 +221,8 @@ struct word {
 	enum word_kind kind;
 	const char *key; /* knob: the key, keylen bytes */
 	size_t keylen;
+	const char *val; /* knob: what follows '=' (<n>, or words a|b), vallen bytes */
+	size_t vallen;
 };
 
 static bool eq(const char *a, size_t alen, const char *b)
@@ -242,12 +244,18 @@ static unsigned syntax_words(const char *syn, struct word *w, unsigned max)
 		x->len = len;
 		x->key = NULL;
 		x->keylen = 0;
+		x->val = NULL;
+		x->vallen = 0;
 		if (syn[0] == '[') {
 			const char *eqs = memchr(syn, '=', len);
 
 			x->kind = W_KNOB;
 			x->key = syn + 1;
 			x->keylen = eqs ? (size_t)(eqs - syn - 1) : len - 2;
+			if (eqs) {
+				x->val = eqs + 1;
+				x->vallen = (size_t)(syn + len - 1 - x->val);
+			}
 		} else if (syn[0] == '<') {
 			const char *in = syn + 1;
 			size_t il = len - 2;
@@ -382,7 +390,8 @@ static const char *expects(const struct word *w)
 	case W_SIZES:
 		return "sizes 1..65535, comma-separated, at most 8";
 	case W_KNOB:
-		return "key=N with N a whole number";
+		return w->val && w->val[0] != '<' ? "key=WORD with one of the words after '='" :
+		       "key=N with N a whole number";
 	case W_NUM:
 		return "a whole number (0..4294967295)";
 	default:
@@ -529,7 +538,19 @@ static void match_def(const struct tp_cmd_def *d, char **tok, unsigned nt, struc
 			m->fail = F_DUP;
 			return;
 		}
-		if (eqs == NULL || parse_num(eqs + 1, UINT32_MAX, &cmd->arg[k].num) != 0) {
+		if (w[k].val && w[k].val[0] != '<') {
+			/* A knob of words (moderation=adaptive|fixed): the index
+			 * of the word, in kw and num. */
+			struct word v = { .s = w[k].val, .len = w[k].vallen, .kind = W_LIT };
+			int i = eqs ? lit_index(&v, eqs + 1) : -1;
+
+			if (i < 0) {
+				m->fail = F_BAD;
+				return;
+			}
+			cmd->arg[k].kw = (unsigned)i;
+			cmd->arg[k].num = (uint64_t)i;
+		} else if (eqs == NULL || parse_num(eqs + 1, UINT32_MAX, &cmd->arg[k].num) != 0) {
 			m->fail = F_BAD;
 			return;
 		}

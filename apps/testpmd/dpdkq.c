@@ -49,16 +49,12 @@ static int refuse(struct tp_app *app, const char *what, const char *why)
 	return -ENOTSUP;
 }
 
-/* A refusal naming the port's driver, which lacks the op. */
+/* A refusal naming the port's driver, which lacks the op, and why. */
 static int refuse_drv(struct tp_app *app, uint64_t id, const char *what, const char *why)
 {
 	int rc = tp_port_check(app, id);
 
-	if (rc)
-		return rc;
-	fprintf(app->err, "port %" PRIu64 ": %s: not supported by the %s driver: %s (-ENOTSUP)\n", id, what,
-		app->ports[id].driver, why);
-	return -ENOTSUP;
+	return rc ? rc : tp_op_err_why(app, (uint16_t)id, what, -ENOTSUP, why);
 }
 
 /* Is queue @p q one the port is configured with? */

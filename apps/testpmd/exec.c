@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,20 +117,29 @@ static int set_fwd(struct tp_app *app, const struct tp_cmd_arg *e, bool retry)
 }
 
 /* Report a port-layer error, -ENOTSUP above all, clearly. */
+int tp_op_err_why(struct tp_app *app, uint16_t id, const char *what, int rc, const char *why)
+{
+	/* The reason goes before the code: a refusal's last words stay
+	 * "(-ENOTSUP)", which DPDK-script judges read (tests/compat). */
+	const char *sep = why ? ": " : "", *w = why ? why : "";
+
+	if (rc == -ENOTSUP)
+		fprintf(app->err, "port %u: %s: not supported by the %s driver%s%s (-ENOTSUP)\n", id, what,
+			app->ports[id].driver, sep, w);
+	else if (rc == -ENODEV)
+		fprintf(app->err, "port %u: %s: the port is closed%s%s (-ENODEV); 'port detach %u' removes it\n",
+			id, what, sep, w, id);
+	else if (rc == -EBUSY)
+		fprintf(app->err, "port %u: %s: the port is busy%s%s (-EBUSY): stop it first ('port stop %u')\n",
+			id, what, sep, w, id);
+	else
+		fprintf(app->err, "port %u: %s failed: %s%s%s (-%d)\n", id, what, strerror(-rc), sep, w, -rc);
+	return rc;
+}
+
 int tp_op_err(struct tp_app *app, uint16_t id, const char *what, int rc)
 {
-	if (rc == -ENOTSUP)
-		fprintf(app->err, "port %u: %s: not supported by the %s driver (-ENOTSUP)\n", id, what,
-			app->ports[id].driver);
-	else if (rc == -ENODEV)
-		fprintf(app->err, "port %u: %s: the port is closed (-ENODEV); 'port detach %u' removes it\n",
-			id, what, id);
-	else if (rc == -EBUSY)
-		fprintf(app->err, "port %u: %s: the port is busy (-EBUSY): stop it first ('port stop %u')\n",
-			id, what, id);
-	else
-		fprintf(app->err, "port %u: %s failed: %s (-%d)\n", id, what, strerror(-rc), -rc);
-	return rc;
+	return tp_op_err_why(app, id, what, rc, NULL);
 }
 
 int tp_info_of(struct tp_app *app, uint16_t id, struct unic_port_info *info)
@@ -414,26 +424,79 @@ static int port_coalesce(struct tp_app *app, const struct tp_cmd *cmd)
 {
 	uint16_t id = (uint16_t)cmd->arg[2].num;
 	struct unic_coalesce c;
+	struct tp_port *p = &app->ports[id];
+	bool handover = false;
 	int rc = tp_port_check(app, cmd->arg[2].num);
 
 	if (rc)
 		return rc;
-	rc = unic_port_coalesce_get(app->ports[id].port, &c);
+	rc = unic_port_coalesce_get(p->port, &c);
 	if (rc)
 		return tp_op_err(app, id, "coalesce", rc);
 	if (cmd->arg[4].kw == 0)
 		c.rx_usecs = (uint32_t)cmd->arg[5].num;
 	else
 		c.tx_usecs = (uint32_t)cmd->arg[5].num;
-	rc = unic_port_coalesce_set(app->ports[id].port, &c);
-	if (rc)
-		return tp_op_err(app, id, "coalesce", rc);
+	/* rx-usecs by hand while the adaptive policy sets it (docs/napi.md,
+	 * "The device's moderation"): the hand wins, as ethtool's
+	 * adaptive-rx off. The policy lets go first (the threads' contexts
+	 * take the switch before the call returns), so no decision of it can
+	 * come after the write; it gets the port back if the write fails. */
+	if (cmd->arg[4].kw == 0 && tp_knobs_adaptive(p->conf.rx_mode, &p->knobs) && !p->knobs.moderation_fixed) {
+		handover = true;
+		p->knobs.moderation_fixed = true;
+		rc = tp_fwd_moderation(app, id, true);
+		if (rc)
+			goto give_back;
+	}
+	rc = unic_port_coalesce_set(p->port, &c);
+	if (rc) {
+		tp_op_err(app, id, "coalesce", rc);
+		goto give_back;
+	}
+	if (handover)
+		fprintf(app->out, "adaptive moderation off on port %u: rx-usecs set by hand; "
+			"'set rx-mode %u hybrid moderation=adaptive' to give it back\n", id, id);
 	/* What the driver reports now (a device may round or clamp the value). */
-	rc = unic_port_coalesce_get(app->ports[id].port, &c);
+	rc = unic_port_coalesce_get(p->port, &c);
 	if (rc)
 		return tp_op_err(app, id, "coalesce", rc);
 	fprintf(app->out, "Port %u: rx-usecs %u tx-usecs %u\n", id, c.rx_usecs, c.tx_usecs);
 	return 0;
+give_back:
+	if (handover) {
+		p->knobs.moderation_fixed = false;
+		tp_fwd_moderation(app, id, false);
+	}
+	return rc;
+}
+
+/* "set rx-mode N <its mode> moderation=adaptive|fixed": at once. */
+static int set_moderation(struct tp_app *app, const uint16_t *ids, int n, bool fixed)
+{
+	int rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct tp_port *p = &app->ports[ids[i]];
+		int r;
+
+		p->knobs.moderation_fixed = fixed;
+		r = tp_fwd_moderation(app, ids[i], fixed);
+		rc = rc ? rc : r;
+		if (r)
+			continue;
+		if (!tp_knobs_adaptive(p->conf.rx_mode, &p->knobs))
+			fprintf(app->out, "Port %u: moderation %s; it has no adaptive policy (latency-target= or "
+				"cpu-budget= turns it on), so rx-usecs is the port's as set\n", ids[i],
+				fixed ? "fixed" : "adaptive");
+		else if (fixed)
+			fprintf(app->out, "Port %u: moderation fixed: the adaptive policy leaves rx-usecs as it is "
+				"('port config %u coalesce rx-usecs N' sets it)\n", ids[i], ids[i]);
+		else
+			fprintf(app->out, "Port %u: moderation adaptive: the adaptive policy sets rx-usecs from its "
+				"next decision\n", ids[i]);
+	}
+	return rc;
 }
 
 static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
@@ -443,12 +506,13 @@ static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
 		{ "empty-polls", 1, UINT32_MAX }, { "idle-us", 1, UINT32_MAX - 1 },
 		{ "max-sleep-ms", 1, 60000 },
 		{ "latency-target", 1, UNIC_NAPI_LATENCY_TARGET_MAX_US }, { "cpu-budget", 1, 100 },
+		{ "moderation", 0, 1 }, /* adaptive, fixed */
 	};
 	static const enum unic_rx_mode modes[] = { UNIC_RX_MODE_POLL, UNIC_RX_MODE_INTERRUPT,
 						   UNIC_RX_MODE_HYBRID };
 	uint16_t ids[TP_MAX_PORTS] = { 0 };
 	uint32_t val[UNIC_ARRAY_SIZE(kn)] = { 0 };
-	bool given[UNIC_ARRAY_SIZE(kn)] = { false };
+	bool given[UNIC_ARRAY_SIZE(kn)] = { false }, live;
 	int n = tp_ports_of(app, &cmd->arg[2], ids);
 
 	if (n < 0)
@@ -467,6 +531,21 @@ static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
 		val[k] = (uint32_t)cmd->arg[i].num;
 		given[k] = true;
 	}
+	if (given[7] && modes[cmd->arg[3].kw] != UNIC_RX_MODE_HYBRID) {
+		fprintf(app->err, "set rx-mode: moderation= switches the hybrid mode's adaptive policy's "
+			"moderation; drop it or use hybrid\n");
+		usage(app, cmd);
+		return -EINVAL;
+	}
+	/* moderation= alone, in the mode the ports have: at once, on the
+	 * forwarding threads too (no restart). */
+	live = given[7];
+	for (unsigned k = 0; k < 7; k++)
+		live &= !given[k];
+	for (int i = 0; live && i < n; i++)
+		live = app->ports[ids[i]].conf.rx_mode == modes[cmd->arg[3].kw];
+	if (live)
+		return set_moderation(app, ids, n, val[7] == 1);
 	for (int i = 0; i < n; i++)
 		if (need_stopped(app, ids[i]))
 			return -EBUSY;
@@ -495,7 +574,10 @@ static int set_rxmode(struct tp_app *app, const struct tp_cmd *cmd)
 		if (p->conf.rx_mode != UNIC_RX_MODE_HYBRID || given[3]) {
 			p->knobs.latency_target_us = 0;
 			p->knobs.cpu_budget = 0;
+			p->knobs.moderation_fixed = false;
 		}
+		if (given[7])
+			p->knobs.moderation_fixed = val[7] == 1;
 		if (given[5] || given[6]) {
 			/* Both, the one not given to its default. */
 			p->knobs.latency_target_us = val[5];
@@ -760,12 +842,33 @@ static int port_attach(struct tp_app *app, const char *spec)
 	return 0;
 }
 
-static int do_sleep(uint64_t ms)
+/*
+ * "sleep N": N ms in which port events (link changes, device removal) are
+ * handled as they come, as dpdk-testpmd's interrupt thread handles them
+ * while its command thread sleeps: the wait is on the event fd. A signal
+ * (SIGINT, SIGTERM) ends it early.
+ */
+static int do_sleep(struct tp_app *app, uint64_t ms)
 {
-	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000 };
+	uint64_t end = unic_time_ns() + ms * 1000000;
+	int efd = unic_event_fd();
 
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		return -EINTR;
+	for (uint64_t now = unic_time_ns(); now < end; now = unic_time_ns()) {
+		struct pollfd p = { .fd = efd, .events = POLLIN };
+		struct timespec ts = { .tv_sec = (time_t)((end - now) / 1000000000ull),
+				       .tv_nsec = (long)((end - now) % 1000000000ull) };
+		int n = ppoll(&p, efd >= 0 ? 1 : 0, &ts, NULL);
+
+		if (n < 0)
+			return -errno; /* -EINTR: a signal */
+		if (n > 0) {
+			if (app->events_dispatch)
+				app->events_dispatch(app);
+			else
+				unic_event_dispatch();
+			fflush(app->out);
+		}
+	}
 	return 0;
 }
 
@@ -793,7 +896,7 @@ int tp_exec(struct tp_app *app, const struct tp_cmd *cmd)
 			usage(app, cmd);
 			return -EINVAL;
 		}
-		return do_sleep(a[1].num);
+		return do_sleep(app, a[1].num);
 	case TP_CMD_SHOW_PORT:
 		return tp_show_port(app, cmd, a[2].kw, &a[3]);
 	case TP_CMD_SHOW_CAPA:

@@ -585,6 +585,18 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 			}
 		}
 	}
+	/* A port whose moderation is fixed: the policy leaves it alone from
+	 * the first round (the context runs no round yet: taken at once). */
+	for (unsigned i = 0; i < t->nb_streams && app->engine != TP_FWD_TXONLY; i++) {
+		struct tp_stream *s = t->streams[i];
+
+		if (app->ports[s->rx_port].knobs.moderation_fixed &&
+		    (rc = unic_napi_moderation_set(t->ctx, s->rxp, true)) != 0) {
+			fprintf(app->err, "thread %u: port %u: cannot fix its moderation: %s\n", t->idx,
+				s->rx_port, strerror(-rc));
+			return rc;
+		}
+	}
 	if (gen) {
 		struct unic_napi_hooks h = { .sz = sizeof(h), .round = gen_round,
 					     .work_pending = gen_pending, .arg = t };
@@ -597,6 +609,28 @@ static int thread_setup(struct tp_app *app, struct tp_thread *t, const struct gr
 		unic_napi_hooks_set(t->ctx, &h);
 	}
 	t->gen = gen;
+	return 0;
+}
+
+int tp_fwd_moderation(struct tp_app *app, uint16_t id, bool fixed)
+{
+	for (unsigned t = 0; app->fwd_on && t < app->nb_threads; t++) {
+		struct tp_thread *th = &app->threads[t];
+		bool polls = false;
+		int rc;
+
+		for (unsigned i = 0; i < th->nb_streams; i++)
+			polls |= th->streams[i]->rx_port == id;
+		if (!polls || th->ctx == NULL || app->engine == TP_FWD_TXONLY)
+			continue;
+		/* Returns once the thread's context took it (a round boundary). */
+		rc = unic_napi_moderation_set(th->ctx, app->ports[id].port, fixed);
+		if (rc) {
+			fprintf(app->err, "port %u: thread %u: cannot switch its moderation to %s: %s\n", id, t,
+				fixed ? "fixed" : "adaptive", strerror(-rc));
+			return rc;
+		}
+	}
 	return 0;
 }
 

@@ -8,8 +8,9 @@
  * (and "sleep" returns early); forwarding threads block them.
  *
  * Port events (link changes, device removal) are dispatched in this thread:
- * between batch lines, and while the prompt waits for a key (libedit reads
- * through ev_getc, which polls the terminal and the event fd).
+ * between batch lines, while "sleep" waits, and while the prompt waits for a
+ * key (libedit reads through ev_getc, which polls the terminal and the event
+ * fd).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -61,12 +62,30 @@ static void usage_text(FILE *f)
 		"%s", unic_env_usage());
 }
 
+/*
+ * Telemetry's /testpmd/streams reads the forwarding streams from its own
+ * thread; commands (start and stop free and make them) and port events (a
+ * removed device's port is detached) run under this lock, and so does the
+ * read.
+ */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* ---- events ------------------------------------------------------------------------ */
 
 static void events_dispatch(void)
 {
-	if (unic_event_fd() >= 0)
-		unic_event_dispatch();
+	if (unic_event_fd() < 0)
+		return;
+	pthread_mutex_lock(&tel_lock);
+	unic_event_dispatch();
+	pthread_mutex_unlock(&tel_lock);
+}
+
+/* app->events_dispatch: while "sleep" waits (it runs outside the lock). */
+static void events_dispatch_app(struct tp_app *app)
+{
+	(void)app;
+	events_dispatch();
 }
 
 /* libedit's character source: wait for a key, dispatching events meanwhile. */
@@ -84,7 +103,7 @@ static int ev_getc(FILE *f)
 		if (n < 0)
 			continue;
 		if (efd >= 0 && p[1].revents) {
-			unic_event_dispatch();
+			events_dispatch();
 			fflush(stdout);
 		}
 		if (p[0].revents) {
@@ -132,19 +151,12 @@ static char **complete(const char *text, int start, int end)
 
 /* ---- the loops ------------------------------------------------------------------- */
 
-/*
- * Telemetry's /testpmd/streams reads the forwarding streams from its own
- * thread; commands (start and stop free and make them) run under this lock,
- * and so does the read.
- */
-static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static int exec_locked(struct tp_app *app, const struct tp_cmd *cmd)
 {
 	int rc;
 
 	if (cmd->def->id == TP_CMD_SLEEP)
-		return tp_exec(app, cmd);    /* touches no stream: telemetry goes on */
+		return tp_exec(app, cmd);    /* telemetry goes on; the events it handles take the lock */
 	pthread_mutex_lock(&tel_lock);
 	rc = tp_exec(app, cmd);
 	pthread_mutex_unlock(&tel_lock);
@@ -334,7 +346,7 @@ static int run_headless(struct tp_app *app, uint64_t period, bool tx_first)
 			uint64_t ms = (end - now + 999999) / 1000000;
 
 			if (poll(&p, efd >= 0 ? 1 : 0, (int)(ms > 1000 ? 1000 : ms)) > 0)
-				unic_event_dispatch();
+				events_dispatch();
 		}
 		if (got_signal)
 			break;
@@ -396,6 +408,7 @@ int main(int argc, char **argv)
 		unic_env_destroy(env);
 		return TP_EXIT_FAIL;
 	}
+	app.events_dispatch = events_dispatch_app;
 	app.engine = o.engine >= 0 ? (enum tp_engine)o.engine : TP_FWD_IO;
 	app.burst = o.burst ? (uint16_t)o.burst : 32;
 	app.record_cycles = o.record_cycles;

@@ -229,7 +229,13 @@ static int show_napi(struct tp_app *app, uint16_t id)
 		snprintf(budget, sizeof(budget), "%u (default)", UNIC_NAPI_CPU_BUDGET_DEFAULT);
 	else
 		snprintf(budget, sizeof(budget), "off");
-	fprintf(app->out, "Port %u napi: budget %u%s weight %u%s empty-polls %u%s idle-us %u%s max-sleep-ms %u%s latency-target %s cpu-budget %s\n",
+	/* Who sets rx-usecs: the adaptive policy, or whoever set it
+	 * ("moderation=fixed", or a hand coalesce that switched it). */
+	const char *moder = !tp_knobs_adaptive(p->conf.rx_mode, &p->knobs) ? "fixed (no adaptive policy)" :
+			    p->knobs.moderation_fixed ? "fixed (rx-usecs as set; 'moderation=adaptive' gives it back)" :
+			    "adaptive (the policy sets rx-usecs)";
+
+	fprintf(app->out, "Port %u napi: budget %u%s weight %u%s empty-polls %u%s idle-us %u%s max-sleep-ms %u%s latency-target %s cpu-budget %s moderation %s\n",
 		id, p->knobs.budget ? p->knobs.budget : UNIC_NAPI_BUDGET_DEFAULT, p->knobs.budget ? "" : " (default)",
 		p->knobs.weight ? p->knobs.weight : app->burst, p->knobs.weight ? "" : " (the burst)",
 		p->knobs.empty_polls ? p->knobs.empty_polls : UNIC_NAPI_EMPTY_POLLS_DEFAULT,
@@ -237,7 +243,7 @@ static int show_napi(struct tp_app *app, uint16_t id)
 		p->knobs.idle_us ? p->knobs.idle_us : UNIC_NAPI_IDLE_US_DEFAULT,
 		p->knobs.idle_us ? "" : adaptive ? " (default; unused: the adaptive policy decides)" : " (default)",
 		p->knobs.max_sleep_ms ? p->knobs.max_sleep_ms : UNIC_NAPI_MAX_SLEEP_MS_DEFAULT,
-		p->knobs.max_sleep_ms ? "" : " (default)", target, budget);
+		p->knobs.max_sleep_ms ? "" : " (default)", target, budget, moder);
 	for (unsigned t = 0; t < app->nb_threads; t++) {
 		struct tp_thread *th = &app->threads[t];
 

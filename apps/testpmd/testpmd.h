@@ -58,7 +58,17 @@ const char *tp_engine_name(enum tp_engine e);
 struct tp_knobs {
 	uint32_t budget, weight, empty_polls, idle_us, max_sleep_ms;
 	uint32_t latency_target_us, cpu_budget; /* hybrid's adaptive policy (docs/napi.md) */
+	/* The policy leaves the port's rx-usecs alone ("set rx-mode ...
+	 * moderation=fixed", or a hand "port config N coalesce rx-usecs"):
+	 * unic_napi_moderation_set(), at start and on running threads. */
+	bool moderation_fixed;
 };
+
+/* The adaptive policy runs on the port (hybrid with a target or a budget). */
+static inline bool tp_knobs_adaptive(enum unic_rx_mode mode, const struct tp_knobs *k)
+{
+	return mode == UNIC_RX_MODE_HYBRID && (k->latency_target_us || k->cpu_budget);
+}
 
 /* Counters of one (port, queue): rx by the thread polling it, tx/dropped by
  * the thread sending on it; each on its own line. */
@@ -237,6 +247,9 @@ struct tp_app {
 	unsigned nb_pools;
 	FILE *out;                            /* results */
 	FILE *err;                            /* errors and refusals */
+	/* Port events, where "sleep" waits (main.c: unic_event_dispatch()
+	 * under its telemetry lock); NULL: unic_event_dispatch(). */
+	void (*events_dispatch)(struct tp_app *app);
 };
 
 /* Return codes of tp_exec. */
@@ -259,6 +272,13 @@ unsigned tp_port_ids(const struct tp_app *app, uint16_t *ids, unsigned max);
 /* exec.c: helpers that print what went wrong (show.c uses them too) */
 int tp_port_check(struct tp_app *app, uint64_t id);
 int tp_ports_of(struct tp_app *app, const struct tp_cmd_arg *a, uint16_t *ids);
+/* What went wrong with @p what on port @p id (rc -errno), in one line:
+ * "port N: WHAT: not supported by the DRIVER driver (-ENOTSUP)", the
+ * port closed or busy and what to run, or strerror; @p why (NULL: none)
+ * is the reason, written before the code, which stays last for
+ * -ENOTSUP. @return rc. */
+int tp_op_err_why(struct tp_app *app, uint16_t id, const char *what, int rc, const char *why);
+/* tp_op_err_why() without a reason. */
 int tp_op_err(struct tp_app *app, uint16_t id, const char *what, int rc);
 int tp_info_of(struct tp_app *app, uint16_t id, struct unic_port_info *info);
 void tp_fmt_mac(char *b, size_t l, const uint8_t *m);
@@ -344,6 +364,11 @@ void tp_fwd_pause(struct tp_app *app);
 void tp_fwd_show(struct tp_app *app);
 void tp_fwd_clear(struct tp_app *app);
 int tp_fwd_resume(struct tp_app *app);
+/* Switch port @p id's moderation between the adaptive policy's and fixed
+ * on the forwarding threads that poll its rx queues (at once; none while
+ * forwarding is off: the next start takes the port's knob). @return 0 or
+ * the first error (printed). */
+int tp_fwd_moderation(struct tp_app *app, uint16_t id, bool fixed);
 struct tp_qcnt *tp_cnt(struct tp_app *app, uint16_t port, uint16_t q);
 /*
  * Send pkts[0..n-1] on the stream's tx queue (every engine that transmits

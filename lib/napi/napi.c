@@ -216,8 +216,9 @@ struct unic_napi_ctx *unic_napi_ctx_create(const struct unic_napi_conf *conf)
 		ctx->wake_kernel_ns = NAPI_WAKE_KERNEL_SEED_NS;
 		ctx->wake_user_ns = NAPI_WAKE_USER_SEED_NS;
 		ctx->timer_late_ns = NAPI_TIMER_LATE_SEED_NS;
-		ctx->moderate = !c.moderation_fixed;
+		ctx->moderate = true; /* for the ports whose switch says adaptive */
 	}
+	ctx->mod_fixed_want = c.moderation_fixed;
 
 	ctx->qs = aligned_alloc(UNIC_CACHE_LINE_SIZE, sizeof(*ctx->qs) * c.max_queues);
 	ctx->srcs = calloc(c.max_queues, sizeof(*ctx->srcs));
@@ -413,6 +414,7 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->prewake_for = 0;
 	qs->in_window = false;
 	qs->mod_none = false;
+	qs->mod_fixed = qs->mod_fixed_want;
 	qs->mod_streak = 0;
 	qs->mod_frames = qs->mod_frames_eff = 0;
 	qs->mod_pkts = 0; /* its counters restart at the add */
@@ -479,6 +481,31 @@ static void napi_apply_remove(struct unic_napi_ctx *ctx, struct napi_queue *qs, 
 	qs->handler = NULL;
 }
 
+/*
+ * The moderation switch (unic_napi_moderation_set) taken into force: the
+ * policy's state of a slot is the ctx thread's, changed here where the
+ * context is at a boundary. Back to adaptive, the policy forgets what it
+ * last wrote (someone else may have written since): its next decision
+ * writes what it wants at once, and a port it found without moderation
+ * is asked again. To fixed, the rest stays: a sleep bound for a frame
+ * count the policy set stays while the device may still have that count.
+ */
+static void napi_apply_moderation(struct unic_napi_ctx *ctx)
+{
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->port == NULL || qs->mod_fixed == qs->mod_fixed_want)
+			continue;
+		qs->mod_fixed = qs->mod_fixed_want;
+		if (qs->mod_fixed)
+			continue;
+		qs->mod_none = false;
+		qs->mod_streak = 0;
+		__atomic_store_n(&qs->mod_us, -1, __ATOMIC_RELAXED);
+	}
+}
+
 /* Carry out every pending request. Lock held; the context is inside no
  * fast-path call (round boundary, offline, or its own handler). */
 void napi_apply(struct unic_napi_ctx *ctx)
@@ -508,6 +535,7 @@ void napi_apply(struct unic_napi_ctx *ctx)
 		}
 		t->req = NAPI_REQ_NONE;
 	}
+	napi_apply_moderation(ctx);
 	/* (R3): release, pairs with the acquire in napi_check_requests: a
 	 * context that comes online after a requester applied its own request
 	 * sees what the apply did (and what the requester did before, such as
@@ -751,6 +779,16 @@ int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint1
 	if (has_src)
 		qs->src = src;
 	qs->src_idx = -1;
+	/* The moderation switch is a port's: as its other queues here have it. */
+	qs->mod_fixed_want = ctx->mod_fixed_want;
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		const struct napi_queue *o = &ctx->qs[i];
+
+		if (o != qs && o->port == port && o->req != NAPI_REQ_REMOVE) {
+			qs->mod_fixed_want = o->mod_fixed_want;
+			break;
+		}
+	}
 	qs->req = NAPI_REQ_ADD;
 	napi_post_and_wait(ctx);
 unlock:
@@ -776,6 +814,60 @@ int unic_napi_queue_remove(struct unic_napi_ctx *ctx, struct unic_port *port, ui
 		napi_post_and_wait(ctx);
 	pthread_mutex_unlock(&ctx->lock);
 	napi_puts_flush(ctx);
+	return rc;
+}
+
+int unic_napi_moderation_set(struct unic_napi_ctx *ctx, struct unic_port *port, bool fixed)
+{
+	bool found = port == NULL;
+
+	if (ctx == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	if (port == NULL)
+		ctx->mod_fixed_want = fixed;
+	for (uint32_t i = 0; i < ctx->conf.max_queues; i++) {
+		struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->port == NULL || qs->req == NAPI_REQ_REMOVE || (port != NULL && qs->port != port))
+			continue;
+		qs->mod_fixed_want = fixed;
+		found = true;
+	}
+	if (!found) {
+		pthread_mutex_unlock(&ctx->lock);
+		UNIC_LOG(ERR, NAPI, "%s: %s has no rx queue in this context: its moderation is not this context's to switch (add a queue first, or pass no port for the context's default)",
+			 ctx->name, unic_port_name(port));
+		return -ENOENT;
+	}
+	/* Taken at the next round boundary, and waited for: after it, no
+	 * decision of the policy made under the old switch is still to come. */
+	napi_post_and_wait(ctx);
+	pthread_mutex_unlock(&ctx->lock);
+	napi_puts_flush(ctx);
+	UNIC_LOG(DEBUG, NAPI, "%s: %s: moderation %s%s", ctx->name, port ? unic_port_name(port) : "every port",
+		 fixed ? "fixed" : "adaptive", ctx->adaptive ? "" : " (no adaptive policy here: nothing changes)");
+	return 0;
+}
+
+int unic_napi_moderation_get(struct unic_napi_ctx *ctx, struct unic_port *port)
+{
+	int rc = -ENOENT;
+
+	if (ctx == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	if (port == NULL)
+		rc = ctx->mod_fixed_want;
+	for (uint32_t i = 0; port != NULL && i < ctx->conf.max_queues; i++) {
+		const struct napi_queue *qs = &ctx->qs[i];
+
+		if (qs->port == port && qs->req != NAPI_REQ_REMOVE) {
+			rc = qs->mod_fixed_want;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
 	return rc;
 }
 

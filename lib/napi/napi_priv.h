@@ -175,6 +175,10 @@ struct napi_queue {
 	uint32_t mod_frames_eff;     /* ... as the port read it back: > 1, its arms wait for that many
 				      * frames and no timer (virtio): a sleep is bounded by mod_eff_us */
 	bool mod_none;               /* its port has no moderation (coalesce refused): not asked again */
+	/* Adaptive or fixed moderation for its port (unic_napi_moderation_set),
+	 * in force: napi_apply copies it from mod_fixed_want (below) at a round
+	 * boundary; the ctx thread's, as the other mod_ fields. */
+	bool mod_fixed;
 	int64_t mod_us;              /* rx_usecs last set on its port; -1: none (atomic: read by getters) */
 	int64_t mod_eff_us;          /* ... as the port read it back; -1: none (atomic: read by getters) */
 	uint16_t held_n;
@@ -184,6 +188,11 @@ struct napi_queue {
 	struct unic_ring *inj;
 	uint32_t inj_live;
 	uint32_t inj_busy;
+	/* The wanted moderation switch (ctx->lock; the same on every slot of
+	 * a port). Not among the polling state's flags: the compiler may read
+	 * neighbouring flags the ctx thread tests together in one wider load,
+	 * which would take in this byte while a requester writes it. */
+	uint32_t mod_fixed_want;
 
 	struct napi_qcounters cnt;
 	/* cnt as the port's xstats show it while the queue is claimed
@@ -227,6 +236,9 @@ struct unic_napi_ctx {
 	uint32_t nb_txqs;            /* high-water mark of used tx slots (set at apply) */
 	struct unic_port **puts;     /* references to drop after unlock (max_queues + max_txqs) */
 	unsigned nb_puts;
+	/* Under lock: the moderation switch for ports added from now on
+	 * (conf.moderation_fixed, unic_napi_moderation_set with no port). */
+	uint32_t mod_fixed_want;
 	/* What the queues that have left since counted (a slot's counters
 	 * restart at the next add): keeps the context's sums from going
 	 * back. Under lock. */
@@ -257,7 +269,7 @@ struct unic_napi_ctx {
 	uint64_t tokens_ns, tokens_cap_ns; /* busy-wait time the budget allows, and its most */
 	uint64_t refill_ns;          /* when the tokens were last refilled */
 	uint64_t prev_round_ns;      /* start of the last round */
-	bool moderate;               /* the policy sets the ports' rx_usecs (conf.moderation_fixed clear) */
+	bool moderate;               /* the policy runs: it sets the rx_usecs of ports whose slots are not mod_fixed */
 	uint64_t mod_checked_ns;     /* when napi_moderate last decided */
 	struct napi_ctx_counters cnt;
 };

@@ -368,12 +368,12 @@ static void napi_moderate(struct unic_napi_ctx *ctx, uint64_t now)
 		struct unic_coalesce c;
 		int rc;
 
-		if (qs->state == NAPI_Q_OFF || qs->mod_seen || qs->mod_none)
+		if (qs->state == NAPI_Q_OFF || qs->mod_seen || qs->mod_none || qs->mod_fixed)
 			continue;
 		for (uint32_t j = i; j < n; j++) {
 			struct napi_queue *o = &ctx->qs[j];
 
-			if (o->port != port || o->state == NAPI_Q_OFF)
+			if (o->port != port || o->state == NAPI_Q_OFF || o->mod_fixed)
 				continue;
 			o->mod_seen = true;
 			w = napi_mod_want(ctx, o, cur > 0 ? (uint64_t)cur * 1000 : 0, span);

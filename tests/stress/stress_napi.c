@@ -3,7 +3,8 @@
  * lib/napi with running contexts and other threads feeding them: packets
  * sent over a ring port pair (the receiving side's eventfd doorbell wakes
  * the context) and packets injected with unic_napi_inject, while a
- * control thread removes and adds a queue and reads the metrics.
+ * control thread removes and adds a queue, turns the contexts' moderation
+ * switch (unic_napi_moderation_set, read back) and reads the metrics.
  *
  * Port ring1 (a ring port, peer ring0) has two rx queues:
  *   queue 0 in a hybrid context, queue 1 in an interrupt-mode context.
@@ -233,6 +234,19 @@ static void *control_main(void *arg)
 					 (void *)(uintptr_t)REMOVED_Q);
 		STRESS_CHECK(rc == 0, "unic_napi_queue_add: %s", strerror(-rc));
 		t.cycles++;
+		/* The moderation switch, handed to the running contexts (a
+		 * port's, and a context's for every port), read back. */
+		{
+			bool fixed = t.cycles & 1;
+
+			rc = unic_napi_moderation_set(t.ctx[0], t.rx, fixed);
+			STRESS_CHECK(rc == 0, "unic_napi_moderation_set: %s", strerror(-rc));
+			rc = unic_napi_moderation_set(t.ctx[REMOVED_Q], NULL, !fixed);
+			STRESS_CHECK(rc == 0, "unic_napi_moderation_set (no port): %s", strerror(-rc));
+			STRESS_CHECK(unic_napi_moderation_get(t.ctx[0], t.rx) == (int)fixed &&
+				     unic_napi_moderation_get(t.ctx[REMOVED_Q], t.rx) == (int)!fixed,
+				     "the moderation switch did not read back as set");
+		}
 		for (unsigned q = 0; q < NQ; q++) {
 			STRESS_CHECK(unic_napi_ctx_stats_get(t.ctx[q], &st) == 0, "ctx stats");
 			STRESS_CHECK(unic_napi_queue_stats_get(t.ctx[q], t.rx, (uint16_t)q, &qst) == 0,

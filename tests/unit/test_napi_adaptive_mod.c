@@ -544,3 +544,107 @@ Test(napi_moderation, under_a_frame_counting_moderation_the_context_sleeps_no_lo
 	}
 	cr_assert(done, "in five runs the packets were never dense as the engine saw them");
 }
+
+/* ---- the switch: adaptive or fixed, at run time ------------------------------------------------ */
+
+/*
+ * ethtool's adaptive-rx off, then on (unic_napi_moderation_set): once
+ * the port is switched to fixed, a value set by hand stays through ten
+ * decision intervals of arrivals for which the policy wants another value
+ * (it had written a moderation for dense ones, and sparse ones want none);
+ * switched back to adaptive, the policy's next decision replaces the hand
+ * value at once. Dense arrivals first, so that what the policy last wrote
+ * differs from what it wants next: a switch that did nothing would let it
+ * overwrite the hand value after three decisions.
+ */
+Test(napi_moderation, a_hand_value_survives_the_policy_once_fixed_and_adaptive_resumes_after)
+{
+	struct unic_coalesce c = { .rx_usecs = 77, .tx_usecs = 7 };
+	struct mbench b;
+	unsigned sets;
+	bool dense = false;
+
+	for (unsigned attempt = 0; attempt < 5 && !dense; attempt++) {
+		mbench_up(&b, 0, 100, true, false);
+		cr_assert_eq(unic_napi_moderation_get(b.ctx, b.rx), 0, "adaptive at create");
+		cr_assert_eq(unic_napi_moderation_get(b.ctx, NULL), 0);
+		drive_dense(&b, 60);
+		drain(&b);
+		dense = rec.rx_usecs > 0;
+		if (!dense)
+			mbench_down(&b);
+	}
+	cr_assert(dense, "in five runs the policy never wrote a moderation for dense arrivals (%s)", rec_list());
+
+	cr_assert_eq(unic_napi_moderation_set(b.ctx, b.rx, true), 0, "%s", logbuf);
+	cr_assert_eq(unic_napi_moderation_get(b.ctx, b.rx), 1);
+	cr_assert_eq(unic_port_coalesce_set(b.rx, &c), 0);
+	sets = rec.sets;
+	drive_paced(&b, 200, 1, 500000); /* 100 ms: ten decisions that want 0 */
+	drain(&b);
+	cr_expect_eq(rec.sets, sets, "fixed: the policy wrote %u times more (%s)", rec.sets - sets, rec_list());
+	cr_expect_eq(rec.rx_usecs, 77, "fixed: the hand value 77 became %u", rec.rx_usecs);
+	cr_expect_eq(rec.tx_usecs, 7);
+
+	cr_assert_eq(unic_napi_moderation_set(b.ctx, b.rx, false), 0);
+	cr_assert_eq(unic_napi_moderation_get(b.ctx, b.rx), 0);
+	drive_paced(&b, 60, 1, 500000); /* 30 ms: the first decision writes */
+	drain(&b);
+	cr_expect_gt(rec.sets, sets, "adaptive again: the policy never wrote");
+	cr_expect_eq(rec.rx_usecs, 0, "adaptive again, sparse arrivals: rx_usecs %u", rec.rx_usecs);
+	cr_expect_eq(queue_mod_us(&b), 0);
+	mbench_down(&b);
+}
+
+/*
+ * The switch for a context that runs on its own thread (unic_napi_run):
+ * the call returns once the context took it, so the hand value written
+ * right after is never overwritten by a decision under the old switch
+ * (the policy had written nothing yet: its first decision writes at
+ * once). The TSan build runs this one for the hand-over.
+ */
+Test(napi_moderation, the_switch_is_taken_by_a_running_context_before_the_call_returns)
+{
+	struct unic_coalesce c = { .rx_usecs = 77, .tx_usecs = 7 };
+	struct mbench b;
+	struct runner r;
+
+	mbench_up(&b, 0, 100, true, false);
+	runner_start(&r, b.ctx);
+	cr_assert_eq(unic_napi_moderation_set(b.ctx, NULL, true), 0);
+	cr_assert_eq(unic_port_coalesce_set(b.rx, &c), 0);
+	for (unsigned i = 0; i < 60; i++) { /* 60 ms: six decisions */
+		send1(&b, 1);
+		sleep_ns(1000000);
+	}
+	/* Only the hand's write so far (the runner writes rec only through
+	 * the policy, which must not have run). */
+	cr_expect_eq(rec.sets, 1, "fixed: %u writes (%s)", rec.sets, rec_list());
+	cr_expect_eq(rec.rx_usecs, 77, "fixed: the hand value 77 became %u", rec.rx_usecs);
+	cr_assert_eq(unic_napi_moderation_set(b.ctx, NULL, false), 0);
+	cr_assert_eq(unic_napi_moderation_get(b.ctx, b.rx), 0);
+	for (unsigned i = 0; i < 60; i++) {
+		send1(&b, 1);
+		sleep_ns(1000000);
+	}
+	runner_stop(&r);
+	drain(&b);
+	cr_expect_geq(rec.sets, 2, "the hand value, then the policy's (%s)", rec_list());
+	cr_expect_eq(rec.rx_usecs, 0, "adaptive again, sparse arrivals: rx_usecs %u", rec.rx_usecs);
+	mbench_down(&b);
+}
+
+/* A port the context does not hold: refused, named. */
+Test(napi_moderation, the_switch_of_a_port_the_context_does_not_hold_is_refused)
+{
+	struct mbench b;
+
+	mbench_up(&b, 0, 100, true, false);
+	logcap_clear();
+	cr_expect_eq(unic_napi_moderation_set(b.ctx, b.tx, true), -ENOENT);
+	cr_expect(strstr(logbuf, "has no rx queue in this context") != NULL, "logged: %s", logbuf);
+	cr_expect_eq(unic_napi_moderation_get(b.ctx, b.tx), -ENOENT);
+	cr_expect_eq(unic_napi_moderation_get(b.ctx, b.rx), 0, "the other port's switch is untouched");
+	cr_expect_eq(unic_napi_moderation_set(NULL, b.rx, true), -EINVAL);
+	mbench_down(&b);
+}

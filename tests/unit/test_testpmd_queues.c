@@ -367,3 +367,26 @@ Test(testpmd_queues, show_config_and_dpdk_word_orders_answer, .init = eng_setup,
 	HAS(printed(), "module EEPROM (a plug-in transceiver's): not supported by the ring driver");
 	cr_assert_eq(exec("show port 63 module_eeprom"), -ENODEV);
 }
+
+/*
+ * A refusal with a reason (dpdkq.c's) and one without (an op the driver
+ * lacks) are one helper's wording: the reason comes after the driver and
+ * before the code, and the code is the last word (tests/compat's judge
+ * reads it).
+ */
+Test(testpmd_queues, refusals_with_and_without_a_reason_read_alike_and_end_with_the_code, .init = eng_setup,
+     .fini = eng_teardown, .timeout = 30)
+{
+	char want[256];
+	const char *o;
+
+	printed();
+	cr_assert_eq(execf("port %u rxq 0 stop", near_id), -ENOTSUP);
+	o = printed();
+	snprintf(want, sizeof(want), "port %u: queue stop: not supported by the ring driver: ", near_id);
+	cr_assert(strncmp(o, want, strlen(want)) == 0, "'%s' does not start with '%s'", o, want);
+	cr_assert(strlen(o) > 12 && strcmp(o + strlen(o) - 12, " (-ENOTSUP)\n") == 0, "'%s': not the last words", o);
+	cr_assert_eq(execf("port config %u coalesce rx-usecs 5", near_id), -ENOTSUP);
+	snprintf(want, sizeof(want), "port %u: coalesce: not supported by the ring driver (-ENOTSUP)\n", near_id);
+	cr_assert_str_eq(printed(), want);
+}

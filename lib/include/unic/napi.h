@@ -101,7 +101,9 @@ struct unic_napi_conf {
 	 *  (and rx_max_frames, for a device that counts frames: virtio-net)
 	 *  of each port whose queues it polls from its estimates (docs/napi.md,
 	 *  "The device's moderation"), at most every 10 ms, and bounds its
-	 *  sleeps by rx_usecs while a queue is armed under a frame count. */
+	 *  sleeps by rx_usecs while a queue is armed under a frame count.
+	 *  The start value of the switch unic_napi_moderation_set() turns
+	 *  at run time, per port or for the whole context. */
 	bool moderation_fixed;
 };
 
@@ -181,6 +183,35 @@ int unic_napi_queue_add(struct unic_napi_ctx *ctx, struct unic_port *port, uint1
  * freed (counted in dropped). @return 0 or -ENOENT.
  */
 int unic_napi_queue_remove(struct unic_napi_ctx *ctx, struct unic_port *port, uint16_t q);
+
+/**
+ * Switch the adaptive policy's device moderation (conf.moderation_fixed)
+ * at run time, as ethtool's `-C adaptive-rx on|off`: @p fixed true leaves
+ * the moderation of @p port as the application sets it, false gives it
+ * back to the policy, whose next decision (at most 10 ms on) writes what
+ * it wants at once, whatever was set by hand meanwhile. The switch is a
+ * port's: it holds for every rx queue of @p port in the context, and for
+ * the port's queues added later while one stays. @p port NULL: every port
+ * the context holds, and the start value for ports added later.
+ * Any thread, also the context's own (a handler or hook); the context
+ * takes it at its next round boundary and the call returns after that,
+ * as unic_napi_queue_remove() waits (a sleeping context is woken): once
+ * it returns with @p fixed true, no decision of the policy writes the
+ * port's moderation, so a value written next is the one that stays.
+ * Without the adaptive policy (conf.latency_target_us and cpu_budget 0)
+ * the switch is kept and changes nothing.
+ * @return 0, -ENOENT (@p port has no rx queue in the context; logged),
+ *         or -EINVAL (@p ctx NULL).
+ */
+int unic_napi_moderation_set(struct unic_napi_ctx *ctx, struct unic_port *port, bool fixed);
+
+/**
+ * The switch of unic_napi_moderation_set() for @p port (NULL: the
+ * context's start value for ports added later).
+ * @return 1 fixed, 0 adaptive, -ENOENT (@p port has no rx queue in the
+ *         context) or -EINVAL. Any thread.
+ */
+int unic_napi_moderation_get(struct unic_napi_ctx *ctx, struct unic_port *port);
 
 /**
  * Claim tx queue @p q of a started port for this context: its handlers and
