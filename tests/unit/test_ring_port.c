@@ -501,15 +501,22 @@ Test(ring_port, the_doorbell_rings_only_while_the_rx_interrupt_is_enabled)
 
 /* ---- the race: enqueue-then-check against arm-then-re-check ---------- */
 
-enum { RACE_PACKETS = 1000000, RACE_BURST = 32 };
+/*
+ * RACE_POLL_MS: one poll of the consumer's sleep; when it runs out the
+ * consumer looks whether a packet is stranded (below) and, if not, sleeps
+ * again. RACE_QUIET_MAX: polls in a row with nothing sent before the test
+ * gives up on a producer that does not run (60 s: not a stranded packet).
+ */
+enum { RACE_PACKETS = 1000000, RACE_BURST = 32, RACE_POLL_MS = 500, RACE_QUIET_MAX = 120 };
 
 struct race {
 	struct unic_port *tx, *rx;
 	struct unic_intr_source src;   /* rx queue 0's */
 	bool abort;                    /* atomic: the consumer gave up */
 	uint64_t received;             /* atomic: the consumer's count */
-	uint64_t sleeps, wakes, rechecks_found;
-	char err[256];
+	uint64_t tx_done;              /* atomic (release): packets whose unic_tx_burst returned */
+	uint64_t sleeps, wakes, rechecks_found, quiet_polls;
+	char err[320];
 };
 
 /*
@@ -519,6 +526,18 @@ struct race {
  * then on its way to arm, re-check and sleep, and the send lands in or near
  * that window. If it is stranded, nothing else will ring, and the consumer's
  * poll runs out.
+ *
+ * A poll that runs out is not proof by itself: on a loaded machine the
+ * producer may simply not have run for a while (this test once failed a
+ * fixed 2 s limit in a loaded CI run, with nothing to tell a stranded
+ * packet from a producer off its CPU). Proof is a packet whose
+ * unic_tx_burst() has returned (r->tx_done) that the consumer has not
+ * received, with the eventfd still not readable: the consumer's armed
+ * re-check found the ring empty, so that packet was enqueued after it, and
+ * the sender saw the arm and rang before returning, unless the arm/re-check
+ * against enqueue/check ordering is broken (ring_rxtx.c, (D1)/(D2)). A
+ * poll that runs out with nothing sent only means the producer was not
+ * running: the consumer sleeps again.
  */
 static void *race_producer(void *arg)
 {
@@ -544,7 +563,11 @@ static void *race_producer(void *arg)
 			memcpy(unic_pkt_append(pkts[i], 64), &s, sizeof(s));
 		}
 		while (sent < n) {
-			sent = (uint16_t)(sent + unic_tx_burst(r->tx, 0, &pkts[sent], (uint16_t)(n - sent)));
+			uint16_t took = unic_tx_burst(r->tx, 0, &pkts[sent], (uint16_t)(n - sent));
+
+			sent = (uint16_t)(sent + took);
+			/* Release: after the doorbell unic_tx_burst rang, if any. */
+			__atomic_store_n(&r->tx_done, r->tx_done + took, __ATOMIC_RELEASE);
 			if (sent < n) {
 				if (__atomic_load_n(&r->abort, __ATOMIC_RELAXED)) {
 					unic_pkt_free_bulk(&pkts[sent], (uint32_t)(n - sent));
@@ -564,6 +587,52 @@ static void *race_producer(void *arg)
 	}
 	unic_pool_cache_flush(pool);
 	return NULL;
+}
+
+/*
+ * The consumer's sleep with the interrupt armed and the ring found empty
+ * after arming. @return true when the eventfd is readable; false with
+ * r->err set when a packet is stranded (or the producer never runs).
+ */
+static bool race_sleep(struct race *r, struct pollfd *pfd, uint64_t received)
+{
+	for (unsigned quiet = 0;;) {
+		int rc = poll(pfd, 1, RACE_POLL_MS);
+		uint64_t done;
+
+		if (rc == 1)
+			return true;
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			snprintf(r->err, sizeof(r->err), "poll on the rx eventfd: %s", strerror(errno));
+			return false;
+		}
+		/* Acquire: pairs with the producer's release of tx_done, which
+		 * comes after the doorbell write of that burst. */
+		done = __atomic_load_n(&r->tx_done, __ATOMIC_ACQUIRE);
+		if (done > received) {
+			/* Rang between the timeout and the load above: a wake. */
+			if (poll(pfd, 1, 0) == 1)
+				return true;
+			snprintf(r->err, sizeof(r->err),
+				 "a packet was left behind: %" PRIu64 " packets were sent (unic_tx_burst "
+				 "returned) after the armed re-check found the ring empty, and the rx "
+				 "eventfd is not readable %d ms later (%" PRIu64 " of %u received, %s in "
+				 "the ring)", done - received, RACE_POLL_MS, received, RACE_PACKETS,
+				 unic_rx_pending(r->rx, 0) ? "some" : "none");
+			return false;
+		}
+		/* Nothing sent: the producer is not running (a loaded machine). */
+		r->quiet_polls++;
+		if (++quiet == RACE_QUIET_MAX) {
+			snprintf(r->err, sizeof(r->err),
+				 "the producer sent nothing for %d s while the consumer slept (%" PRIu64
+				 " of %u received): it did not run, or unic_tx_burst never returned",
+				 RACE_POLL_MS * RACE_QUIET_MAX / 1000, received, RACE_PACKETS);
+			return false;
+		}
+	}
 }
 
 static void *race_consumer(void *arg)
@@ -603,13 +672,8 @@ static void *race_consumer(void *arg)
 			continue;
 		}
 		r->sleeps++;
-		if (poll(&pfd, 1, 2000) != 1) {
-			snprintf(r->err, sizeof(r->err),
-				 "slept 2 s with the interrupt armed, %" PRIu64 " of %u packets received "
-				 "and %s in the ring: a packet was left behind", received, RACE_PACKETS,
-				 unic_rx_pending(r->rx, 0) ? "some" : "none");
+		if (!race_sleep(r, &pfd, received))
 			break;
-		}
 		r->wakes++;
 		unic_intr_source_ack(&r->src);
 		unic_rx_intr_disable(r->rx, 0);
@@ -645,8 +709,9 @@ Test(ring_port, no_packet_is_left_behind_when_the_consumer_arms_and_sleeps_again
 	cr_assert_eq(st.opackets, RACE_PACKETS);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "pool in use: %u", unic_pool_in_use_count(pool));
 	cr_log_info("race: %" PRIu64 " sleeps, %" PRIu64 " wakes, %" PRIu64 " found by the re-check, "
-		    "%" PRIu64 " doorbell writes", r.sleeps, r.wakes, r.rechecks_found,
-		    xstat(b, "rx_doorbell_writes"));
+		    "%" PRIu64 " doorbell writes, %" PRIu64 " polls of %d ms ran out with nothing sent",
+		    r.sleeps, r.wakes, r.rechecks_found, xstat(b, "rx_doorbell_writes"), r.quiet_polls,
+		    RACE_POLL_MS);
 	cr_assert_gt(r.sleeps, 0, "the consumer never slept: the test did not test the race");
 	down(b);
 	down(a);
