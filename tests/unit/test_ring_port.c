@@ -717,6 +717,128 @@ Test(ring_port, no_packet_is_left_behind_when_the_consumer_arms_and_sleeps_again
 	down(a);
 }
 
+/* ---- the same race in lockstep: one packet against one arm --------------- */
+
+/*
+ * (D1) and (D2) are the store-buffer pattern: each side stores, then loads
+ * what the other side stores (the sender: the ring's tail, then the armed
+ * flag; the poller: the armed flag, then the ring's tail). Without a full
+ * fence on both sides both loads can see the old values, and the packet is
+ * stranded. The race test above needs the two to meet by chance; here they
+ * meet every round: both threads leave a spinning barrier together, the
+ * producer sends one packet while the consumer arms and re-checks, and each
+ * side first waits a varying few pauses so that the offset between the two
+ * sweeps the window. After the round one of them must have seen the other:
+ * the re-check found the packet, or the sender rang the doorbell. "Neither"
+ * is a lost wake-up whatever the timing, so load cannot fail this test; it
+ * only makes rounds that meet rarer.
+ */
+#define LOCKSTEP_ROUNDS 100000u
+
+struct lockstep {
+	struct unic_port *tx;
+	uint32_t go;     /* atomic: the round the producer may send in */
+	uint32_t sent;   /* atomic (release): the round whose unic_tx_burst returned */
+	uint32_t failed; /* atomic: the producer could not allocate or send */
+};
+
+static void lockstep_wait(const uint32_t *v, uint32_t want)
+{
+	for (unsigned spins = 0; __atomic_load_n(v, __ATOMIC_ACQUIRE) != want; spins++) {
+		if (spins < 20000)
+			unic_pause();
+		else
+			sched_yield(); /* the other thread is off its CPU */
+	}
+}
+
+static void lockstep_delay(uint32_t *rnd)
+{
+	*rnd = *rnd * 1103515245u + 12345u;
+	for (unsigned i = (*rnd >> 16) % 64; i > 0; i--)
+		unic_pause();
+}
+
+static void *lockstep_producer(void *arg)
+{
+	struct lockstep *ls = arg;
+	uint32_t rnd = 777;
+
+	for (uint32_t round = 1; round <= LOCKSTEP_ROUNDS; round++) {
+		struct unic_pkt *pkt = unic_pkt_alloc(pool);
+
+		if (pkt != NULL)
+			unic_pkt_append(pkt, 60);
+		lockstep_wait(&ls->go, round);
+		lockstep_delay(&rnd);
+		if (pkt == NULL || unic_tx_burst(ls->tx, 0, &pkt, 1) != 1) {
+			if (pkt != NULL)
+				unic_pkt_free(pkt);
+			__atomic_store_n(&ls->failed, round, __ATOMIC_RELAXED);
+		}
+		/* Release: after the doorbell, if unic_tx_burst rang it. */
+		__atomic_store_n(&ls->sent, round, __ATOMIC_RELEASE);
+	}
+	unic_pool_cache_flush(pool);
+	return NULL;
+}
+
+Test(ring_port, in_lockstep_either_the_armed_re_check_sees_the_packet_or_the_sender_rings)
+{
+	struct unic_port *a = create("ring0");
+	struct unic_port *b = create("ring1,peer=ring0");
+	struct lockstep ls = { .tx = a };
+	uint64_t found = 0, rang = 0, both = 0, lost = 0;
+	uint32_t first_lost = 0, rnd = 4242;
+	struct unic_pkt *pkts[4];
+	pthread_t prod;
+	uint64_t v;
+	int fd;
+
+	up(a, 1, 0, UNIC_RX_MODE_INTERRUPT);
+	up(b, 1, 0, UNIC_RX_MODE_INTERRUPT);
+	fd = intr_fd(b, 0);
+	cr_assert_eq(pthread_create(&prod, NULL, lockstep_producer, &ls), 0);
+	for (uint32_t round = 1; round <= LOCKSTEP_ROUNDS; round++) {
+		bool f, r;
+		uint16_t n;
+
+		/* Disarmed, ring empty, doorbell quiet: the producer's last
+		 * packet is in (its burst returned), so nothing is in flight. */
+		cr_assert_eq(unic_rx_intr_disable(b, 0), 0);
+		while ((n = unic_rx_burst(b, 0, pkts, 4)) > 0)
+			unic_pkt_free_bulk(pkts, n);
+		(void)!read(fd, &v, sizeof(v));
+		__atomic_store_n(&ls.go, round, __ATOMIC_RELEASE);
+		lockstep_delay(&rnd);
+		cr_assert_eq(unic_rx_intr_enable(b, 0), 0);
+		f = unic_rx_pending(b, 0);
+		lockstep_wait(&ls.sent, round);
+		r = readable(fd, 0);
+		found += f && !r;
+		rang += r && !f;
+		both += f && r;
+		if (!f && !r && lost++ == 0)
+			first_lost = round;
+	}
+	pthread_join(prod, NULL);
+	cr_assert_eq(ls.failed, 0, "round %u: the producer could not allocate or send its packet", ls.failed);
+	cr_assert_eq(unic_rx_intr_disable(b, 0), 0);
+	for (uint16_t n; (n = unic_rx_burst(b, 0, pkts, 4)) > 0;)
+		unic_pkt_free_bulk(pkts, n);
+	cr_log_info("lockstep: %u rounds: the re-check found the packet %" PRIu64 ", the doorbell rang %"
+		    PRIu64 ", both %" PRIu64 ", neither (lost) %" PRIu64, LOCKSTEP_ROUNDS, found, rang, both, lost);
+	cr_assert_eq(lost, 0,
+		     "%" PRIu64 " of %u rounds (the first: %u) lost the wake-up: the armed re-check found "
+		     "the ring empty and the sender did not ring: (D1)/(D2) in ring_rxtx.c do not order "
+		     "enqueue-then-check against arm-then-re-check",
+		     lost, LOCKSTEP_ROUNDS, first_lost);
+	cr_assert_gt(rang, 0, "the sender never rang: the rounds never met after the arm");
+	cr_assert_eq(unic_pool_in_use_count(pool), 0, "pool in use: %u", unic_pool_in_use_count(pool));
+	down(b);
+	down(a);
+}
+
 /* ---- lifetimes ---------------------------------------------------------- */
 
 struct blaster {
