@@ -745,7 +745,7 @@ struct lockstep {
 static void lockstep_wait(const uint32_t *v, uint32_t want)
 {
 	for (unsigned spins = 0; __atomic_load_n(v, __ATOMIC_ACQUIRE) != want; spins++) {
-		if (spins < 20000)
+		if (spins < 2000)
 			unic_pause();
 		else
 			sched_yield(); /* the other thread is off its CPU */
