@@ -29,6 +29,28 @@ void sleep_ns(uint64_t ns)
 		;
 }
 
+bool wait_count(const uint64_t *v, uint64_t target, pid_t ktid, uint64_t limit_ns,
+		uint64_t *waited_ns, uint64_t *cpu_wait_ns)
+{
+	uint64_t t0 = unic_time_ns(), rd0 = run_delay_ns(ktid) + run_delay_ns(0), el = 0, rd = 0;
+	bool reached;
+
+	while (!(reached = __atomic_load_n(v, __ATOMIC_ACQUIRE) >= target)) {
+		el = unic_time_ns() - t0;
+		if (el >= limit_ns) {
+			/* Past the limit by the wall clock: count out the time
+			 * either thread was runnable but had no CPU. */
+			rd = run_delay_ns(ktid) + run_delay_ns(0) - rd0;
+			if (el - UNIC_MIN(el, rd) >= limit_ns || el >= 30000000000ull)
+				break;
+		}
+		sleep_ns(el < limit_ns ? 10000 : 1000000);
+	}
+	*waited_ns = unic_time_ns() - t0;
+	*cpu_wait_ns = run_delay_ns(ktid) + run_delay_ns(0) - rd0;
+	return reached;
+}
+
 /* @p nq queues, 1024 rx descriptors, hybrid rx mode. */
 void port_up(struct unic_port *p, uint16_t nq)
 {

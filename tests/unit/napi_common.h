@@ -45,6 +45,19 @@ void teardown(void);
 /* Sleep @p ns nanoseconds (again after a signal). */
 void sleep_ns(uint64_t ns);
 
+/*
+ * Sleep-wait until *@p v (an atomic counter) reaches @p target, or until
+ * @p limit_ns have passed that thread @p ktid (a context's runner) and the
+ * caller did not spend waiting for a CPU (run_delay_ns), or 30 s by the wall
+ * clock. A packet left behind is not handled however long the wait, and the
+ * stranded thread sleeps, so it is caught after @p limit_ns; a busy machine
+ * that keeps the context off its CPU only makes the wait longer.
+ * @return true when reached; *@p waited_ns: the wall-clock wait;
+ * *@p cpu_wait_ns: the run delay within it.
+ */
+bool wait_count(const uint64_t *v, uint64_t target, pid_t ktid, uint64_t limit_ns,
+		uint64_t *waited_ns, uint64_t *cpu_wait_ns);
+
 #define port_create fixture_port_create
 /* @p nq queues, 1024 rx descriptors, hybrid rx mode. */
 void port_up(struct unic_port *p, uint16_t nq);

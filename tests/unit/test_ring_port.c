@@ -501,15 +501,22 @@ Test(ring_port, the_doorbell_rings_only_while_the_rx_interrupt_is_enabled)
 
 /* ---- the race: enqueue-then-check against arm-then-re-check ---------- */
 
-enum { RACE_PACKETS = 1000000, RACE_BURST = 32 };
+/*
+ * RACE_POLL_MS: one poll of the consumer's sleep; when it runs out the
+ * consumer looks whether a packet is stranded (below) and, if not, sleeps
+ * again. RACE_QUIET_MAX: polls in a row with nothing sent before the test
+ * gives up on a producer that does not run (60 s: not a stranded packet).
+ */
+enum { RACE_PACKETS = 1000000, RACE_BURST = 32, RACE_POLL_MS = 500, RACE_QUIET_MAX = 120 };
 
 struct race {
 	struct unic_port *tx, *rx;
 	struct unic_intr_source src;   /* rx queue 0's */
 	bool abort;                    /* atomic: the consumer gave up */
 	uint64_t received;             /* atomic: the consumer's count */
-	uint64_t sleeps, wakes, rechecks_found;
-	char err[256];
+	uint64_t tx_done;              /* atomic (release): packets whose unic_tx_burst returned */
+	uint64_t sleeps, wakes, rechecks_found, quiet_polls;
+	char err[320];
 };
 
 /*
@@ -519,6 +526,18 @@ struct race {
  * then on its way to arm, re-check and sleep, and the send lands in or near
  * that window. If it is stranded, nothing else will ring, and the consumer's
  * poll runs out.
+ *
+ * A poll that runs out is not proof by itself: on a loaded machine the
+ * producer may simply not have run for a while (this test once failed a
+ * fixed 2 s limit in a loaded CI run, with nothing to tell a stranded
+ * packet from a producer off its CPU). Proof is a packet whose
+ * unic_tx_burst() has returned (r->tx_done) that the consumer has not
+ * received, with the eventfd still not readable: the consumer's armed
+ * re-check found the ring empty, so that packet was enqueued after it, and
+ * the sender saw the arm and rang before returning, unless the arm/re-check
+ * against enqueue/check ordering is broken (ring_rxtx.c, (D1)/(D2)). A
+ * poll that runs out with nothing sent only means the producer was not
+ * running: the consumer sleeps again.
  */
 static void *race_producer(void *arg)
 {
@@ -544,7 +563,11 @@ static void *race_producer(void *arg)
 			memcpy(unic_pkt_append(pkts[i], 64), &s, sizeof(s));
 		}
 		while (sent < n) {
-			sent = (uint16_t)(sent + unic_tx_burst(r->tx, 0, &pkts[sent], (uint16_t)(n - sent)));
+			uint16_t took = unic_tx_burst(r->tx, 0, &pkts[sent], (uint16_t)(n - sent));
+
+			sent = (uint16_t)(sent + took);
+			/* Release: after the doorbell unic_tx_burst rang, if any. */
+			__atomic_store_n(&r->tx_done, r->tx_done + took, __ATOMIC_RELEASE);
 			if (sent < n) {
 				if (__atomic_load_n(&r->abort, __ATOMIC_RELAXED)) {
 					unic_pkt_free_bulk(&pkts[sent], (uint32_t)(n - sent));
@@ -564,6 +587,52 @@ static void *race_producer(void *arg)
 	}
 	unic_pool_cache_flush(pool);
 	return NULL;
+}
+
+/*
+ * The consumer's sleep with the interrupt armed and the ring found empty
+ * after arming. @return true when the eventfd is readable; false with
+ * r->err set when a packet is stranded (or the producer never runs).
+ */
+static bool race_sleep(struct race *r, struct pollfd *pfd, uint64_t received)
+{
+	for (unsigned quiet = 0;;) {
+		int rc = poll(pfd, 1, RACE_POLL_MS);
+		uint64_t done;
+
+		if (rc == 1)
+			return true;
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			snprintf(r->err, sizeof(r->err), "poll on the rx eventfd: %s", strerror(errno));
+			return false;
+		}
+		/* Acquire: pairs with the producer's release of tx_done, which
+		 * comes after the doorbell write of that burst. */
+		done = __atomic_load_n(&r->tx_done, __ATOMIC_ACQUIRE);
+		if (done > received) {
+			/* Rang between the timeout and the load above: a wake. */
+			if (poll(pfd, 1, 0) == 1)
+				return true;
+			snprintf(r->err, sizeof(r->err),
+				 "a packet was left behind: %" PRIu64 " packets were sent (unic_tx_burst "
+				 "returned) after the armed re-check found the ring empty, and the rx "
+				 "eventfd is not readable %d ms later (%" PRIu64 " of %u received, %s in "
+				 "the ring)", done - received, RACE_POLL_MS, received, RACE_PACKETS,
+				 unic_rx_pending(r->rx, 0) ? "some" : "none");
+			return false;
+		}
+		/* Nothing sent: the producer is not running (a loaded machine). */
+		r->quiet_polls++;
+		if (++quiet == RACE_QUIET_MAX) {
+			snprintf(r->err, sizeof(r->err),
+				 "the producer sent nothing for %d s while the consumer slept (%" PRIu64
+				 " of %u received): it did not run, or unic_tx_burst never returned",
+				 RACE_POLL_MS * RACE_QUIET_MAX / 1000, received, RACE_PACKETS);
+			return false;
+		}
+	}
 }
 
 static void *race_consumer(void *arg)
@@ -603,13 +672,8 @@ static void *race_consumer(void *arg)
 			continue;
 		}
 		r->sleeps++;
-		if (poll(&pfd, 1, 2000) != 1) {
-			snprintf(r->err, sizeof(r->err),
-				 "slept 2 s with the interrupt armed, %" PRIu64 " of %u packets received "
-				 "and %s in the ring: a packet was left behind", received, RACE_PACKETS,
-				 unic_rx_pending(r->rx, 0) ? "some" : "none");
+		if (!race_sleep(r, &pfd, received))
 			break;
-		}
 		r->wakes++;
 		unic_intr_source_ack(&r->src);
 		unic_rx_intr_disable(r->rx, 0);
@@ -645,9 +709,132 @@ Test(ring_port, no_packet_is_left_behind_when_the_consumer_arms_and_sleeps_again
 	cr_assert_eq(st.opackets, RACE_PACKETS);
 	cr_assert_eq(unic_pool_in_use_count(pool), 0, "pool in use: %u", unic_pool_in_use_count(pool));
 	cr_log_info("race: %" PRIu64 " sleeps, %" PRIu64 " wakes, %" PRIu64 " found by the re-check, "
-		    "%" PRIu64 " doorbell writes", r.sleeps, r.wakes, r.rechecks_found,
-		    xstat(b, "rx_doorbell_writes"));
+		    "%" PRIu64 " doorbell writes, %" PRIu64 " polls of %d ms ran out with nothing sent",
+		    r.sleeps, r.wakes, r.rechecks_found, xstat(b, "rx_doorbell_writes"), r.quiet_polls,
+		    RACE_POLL_MS);
 	cr_assert_gt(r.sleeps, 0, "the consumer never slept: the test did not test the race");
+	down(b);
+	down(a);
+}
+
+/* ---- the same race in lockstep: one packet against one arm --------------- */
+
+/*
+ * (D1) and (D2) are the store-buffer pattern: each side stores, then loads
+ * what the other side stores (the sender: the ring's tail, then the armed
+ * flag; the poller: the armed flag, then the ring's tail). Without a full
+ * fence on both sides both loads can see the old values, and the packet is
+ * stranded. The race test above needs the two to meet by chance; here they
+ * meet every round: both threads leave a spinning barrier together, the
+ * producer sends one packet while the consumer arms and re-checks, and each
+ * side first waits a varying few pauses so that the offset between the two
+ * sweeps the window. After the round one of them must have seen the other:
+ * the re-check found the packet, or the sender rang the doorbell. "Neither"
+ * is a lost wake-up whatever the timing, so load cannot fail this test; it
+ * only makes rounds that meet rarer.
+ */
+#define LOCKSTEP_ROUNDS 100000u
+
+struct lockstep {
+	struct unic_port *tx;
+	uint32_t go;     /* atomic: the round the producer may send in */
+	uint32_t sent;   /* atomic (release): the round whose unic_tx_burst returned */
+	uint32_t failed; /* atomic: the producer could not allocate or send */
+};
+
+static void lockstep_wait(const uint32_t *v, uint32_t want)
+{
+	for (unsigned spins = 0; __atomic_load_n(v, __ATOMIC_ACQUIRE) != want; spins++) {
+		if (spins < 2000)
+			unic_pause();
+		else
+			sched_yield(); /* the other thread is off its CPU */
+	}
+}
+
+static void lockstep_delay(uint32_t *rnd)
+{
+	*rnd = *rnd * 1103515245u + 12345u;
+	for (unsigned i = (*rnd >> 16) % 64; i > 0; i--)
+		unic_pause();
+}
+
+static void *lockstep_producer(void *arg)
+{
+	struct lockstep *ls = arg;
+	uint32_t rnd = 777;
+
+	for (uint32_t round = 1; round <= LOCKSTEP_ROUNDS; round++) {
+		struct unic_pkt *pkt = unic_pkt_alloc(pool);
+
+		if (pkt != NULL)
+			unic_pkt_append(pkt, 60);
+		lockstep_wait(&ls->go, round);
+		lockstep_delay(&rnd);
+		if (pkt == NULL || unic_tx_burst(ls->tx, 0, &pkt, 1) != 1) {
+			if (pkt != NULL)
+				unic_pkt_free(pkt);
+			__atomic_store_n(&ls->failed, round, __ATOMIC_RELAXED);
+		}
+		/* Release: after the doorbell, if unic_tx_burst rang it. */
+		__atomic_store_n(&ls->sent, round, __ATOMIC_RELEASE);
+	}
+	unic_pool_cache_flush(pool);
+	return NULL;
+}
+
+Test(ring_port, in_lockstep_either_the_armed_re_check_sees_the_packet_or_the_sender_rings)
+{
+	struct unic_port *a = create("ring0");
+	struct unic_port *b = create("ring1,peer=ring0");
+	struct lockstep ls = { .tx = a };
+	uint64_t found = 0, rang = 0, both = 0, lost = 0;
+	uint32_t first_lost = 0, rnd = 4242;
+	struct unic_pkt *pkts[4];
+	pthread_t prod;
+	uint64_t v;
+	int fd;
+
+	up(a, 1, 0, UNIC_RX_MODE_INTERRUPT);
+	up(b, 1, 0, UNIC_RX_MODE_INTERRUPT);
+	fd = intr_fd(b, 0);
+	cr_assert_eq(pthread_create(&prod, NULL, lockstep_producer, &ls), 0);
+	for (uint32_t round = 1; round <= LOCKSTEP_ROUNDS; round++) {
+		bool f, r;
+		uint16_t n;
+
+		/* Disarmed, ring empty, doorbell quiet: the producer's last
+		 * packet is in (its burst returned), so nothing is in flight. */
+		cr_assert_eq(unic_rx_intr_disable(b, 0), 0);
+		while ((n = unic_rx_burst(b, 0, pkts, 4)) > 0)
+			unic_pkt_free_bulk(pkts, n);
+		(void)!read(fd, &v, sizeof(v));
+		__atomic_store_n(&ls.go, round, __ATOMIC_RELEASE);
+		lockstep_delay(&rnd);
+		cr_assert_eq(unic_rx_intr_enable(b, 0), 0);
+		f = unic_rx_pending(b, 0);
+		lockstep_wait(&ls.sent, round);
+		r = readable(fd, 0);
+		found += f && !r;
+		rang += r && !f;
+		both += f && r;
+		if (!f && !r && lost++ == 0)
+			first_lost = round;
+	}
+	pthread_join(prod, NULL);
+	cr_assert_eq(ls.failed, 0, "round %u: the producer could not allocate or send its packet", ls.failed);
+	cr_assert_eq(unic_rx_intr_disable(b, 0), 0);
+	for (uint16_t n; (n = unic_rx_burst(b, 0, pkts, 4)) > 0;)
+		unic_pkt_free_bulk(pkts, n);
+	cr_log_info("lockstep: %u rounds: the re-check found the packet %" PRIu64 ", the doorbell rang %"
+		    PRIu64 ", both %" PRIu64 ", neither (lost) %" PRIu64, LOCKSTEP_ROUNDS, found, rang, both, lost);
+	cr_assert_eq(lost, 0,
+		     "%" PRIu64 " of %u rounds (the first: %u) lost the wake-up: the armed re-check found "
+		     "the ring empty and the sender did not ring: (D1)/(D2) in ring_rxtx.c do not order "
+		     "enqueue-then-check against arm-then-re-check",
+		     lost, LOCKSTEP_ROUNDS, first_lost);
+	cr_assert_gt(rang, 0, "the sender never rang: the rounds never met after the arm");
+	cr_assert_eq(unic_pool_in_use_count(pool), 0, "pool in use: %u", unic_pool_in_use_count(pool));
 	down(b);
 	down(a);
 }
