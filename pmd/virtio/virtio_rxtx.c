@@ -1123,10 +1123,12 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 
 /* ---- descriptors, for the control path (no burst runs meanwhile) -------- */
 
-/* Used entries the device returned that the driver has not taken. */
+/* Used buffers the device returned that the driver has not taken: the
+ * entries past the driver's used index, and under IN_ORDER the rest of a
+ * batch a burst read in part (the index is already past it). */
 static uint16_t rx_used_pending(const struct virtio_vq *vq)
 {
-	uint16_t n = (uint16_t)(__atomic_load_n(&vq->used[1], __ATOMIC_ACQUIRE) - vq->used_idx);
+	uint16_t n = (uint16_t)(__atomic_load_n(&vq->used[1], __ATOMIC_ACQUIRE) - vq->used_idx + vq->batch_left);
 	uint16_t posted = (uint16_t)(vq->size - vq->nb_free);
 
 	return n < posted ? n : posted; /* a device that jumped its index: only what is posted */
