@@ -382,17 +382,20 @@ int virtio_rx_intr_affinity(struct unic_port *port, uint16_t q, int cpu)
 
 /*
  * With VIRTIO_F_EVENT_IDX the driver tells the device after which used
- * index it wants the next interrupt (used_event, 2.7.10): the device
- * interrupts when its used index passes it. An arm that writes the next
- * index we read + N - 1 gets one interrupt after N more used entries
- * instead of after one (virtio_rx_intr_enable); with mergeable buffers a
- * large frame takes several entries, so N counts entries, about frames.
- * The device has no timer: a frame under a raised used_event waits until
- * N - 1 more come, or its poller looks. So rx_max_frames > 1 needs
- * rx_usecs, the bound the poller keeps (lib/napi's adaptive policy
- * sleeps no longer than it while a queue is armed so); the driver only
- * stores it. Split rings only: in a packed ring the event names a ring
- * position, and a chain takes several.
+ * entry it wants the next interrupt: a split ring's used_event (2.7.10),
+ * the device interrupting when its used index passes it; a packed ring's
+ * driver event suppression structure with RING_EVENT_FLAGS_DESC and the
+ * position (offset and wrap counter) whose use should interrupt (2.7.10
+ * of 1.1, "Driver Event Suppression"). An arm that names the entry E - 1
+ * past the next one the driver reads gets one interrupt after E more
+ * entries instead of after one (virtio_rx_intr_enable). rx_max_frames N
+ * counts frames, the entries do not: with mergeable buffers a frame
+ * takes num_buffers of them, so E is N x the mean buffers a frame took
+ * (virtio_rx_arm_entries). The device has no timer: a frame under a
+ * raised event waits until the others come, or its poller looks. So
+ * rx_max_frames > 1 needs rx_usecs, the bound the poller keeps (lib/napi's
+ * adaptive policy sleeps no longer than it while a queue is armed so);
+ * the driver only stores it.
  */
 static int virtio_coalesce_check(struct unic_port *port)
 {
@@ -400,10 +403,6 @@ static int virtio_coalesce_check(struct unic_port *port)
 
 	if (!(vp->hw.features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX))) {
 		UNIC_PORT_LOG(port, DEBUG, "coalesce: the device did not offer VIRTIO_F_EVENT_IDX: its rx interrupts cannot be moderated (one per armed wait)");
-		return -ENOTSUP;
-	}
-	if (vp->hw.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED)) {
-		UNIC_PORT_LOG(port, DEBUG, "coalesce: packed ring (VIRTIO_F_RING_PACKED negotiated): rx moderation is the split ring's here (QEMU: packed=off, its default, gives a split ring)");
 		return -ENOTSUP;
 	}
 	return 0;
@@ -440,8 +439,8 @@ int virtio_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
 		return -EINVAL;
 	}
 	/* Taken at each queue's next arm: an armed queue keeps the event
-	 * index it has (its poller re-arms it, napi_moderate does). More
-	 * than VIRTIO_RX_FRAMES_MAX is rounded down (read back). */
+	 * it has (its poller re-arms it, napi_moderate does). More than
+	 * VIRTIO_RX_FRAMES_MAX frames is rounded down (read back). */
 	__atomic_store_n(&vp->rx_usecs, c->rx_usecs, __ATOMIC_RELAXED);
 	__atomic_store_n(&vp->rx_frames, UNIC_MIN(c->rx_max_frames, (uint32_t)VIRTIO_RX_FRAMES_MAX),
 			 __ATOMIC_RELAXED);

@@ -23,7 +23,8 @@
  * Event suppression (2.7.10): the device's structure says when to kick
  * (ENABLE, DISABLE, or DESC: once a given position is made available); the
  * driver's says when it wants an interrupt (DISABLE when disarmed; armed:
- * DESC at the next position it reads with EVENT_IDX, else ENABLE).
+ * with EVENT_IDX DESC at the next position it reads, or under moderation
+ * the position that many rx buffers on; else ENABLE).
  *
  * Nothing the device writes is trusted: a used position is read only while
  * the driver has positions outstanding; an id that is not outstanding is
@@ -354,24 +355,121 @@ bool virtio_packed_rx_pending(struct virtio_rxq *rxq)
 }
 
 /*
- * Arm: with EVENT_IDX, DESC at the next position the driver reads (the
- * device interrupts when it marks that one used), else ENABLE. The
- * off_wrap before the flags. Disarm: DISABLE. The caller's fence and
- * re-check follow (virtio_rx_intr_enable).
+ * Arm: with EVENT_IDX, DESC at the position @p entries - 1 past the next
+ * one the driver reads (the device interrupts when it marks that one
+ * used: at once for 1, after that many rx buffers under moderation),
+ * else ENABLE. The off_wrap before the flags. Disarm: DISABLE. The
+ * caller's fence and re-check follow (virtio_rx_intr_enable).
  */
-void virtio_packed_intr_arm(struct virtio_vq *vq, bool on)
+void virtio_packed_intr_arm(struct virtio_vq *vq, bool on, uint16_t entries)
 {
 	if (!on) {
 		vq->drv_event->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
 		return;
 	}
 	if (vq->event_idx) {
-		vq->drv_event->off_wrap = pk_off_wrap(vq, vq->used_idx);
+		vq->drv_event->off_wrap = pk_off_wrap(vq, (uint16_t)(vq->used_idx + UNIC_MAX(entries, 1u) - 1u));
 		unic_io_wmb();
 		vq->drv_event->flags = VRING_PACKED_EVENT_FLAG_DESC;
 	} else {
 		vq->drv_event->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
 	}
+}
+
+/* ---- descriptor status (the control path) ----------------------------------- */
+
+/* Is the descriptor at position @p pos used in its lap? (R1 as pk_used.) */
+static inline bool pk_used_at(const struct virtio_vq *vq, uint16_t pos)
+{
+	uint16_t flags = __atomic_load_n(&vq->pdesc[pos & vq->mask].flags, __ATOMIC_ACQUIRE) & (F_AVAIL | F_USED);
+
+	return flags == (pk_wrap(vq, pos) ? (F_AVAIL | F_USED) : 0);
+}
+
+/*
+ * The rx buffers the device used that the driver has not taken, reading
+ * what the burst would read and taking nothing: the rest of an IN_ORDER
+ * batch already read (batch_left), then each used position from the next
+ * one, one buffer a position; under IN_ORDER a used descriptor stands for
+ * the buffers from the oldest outstanding id up to the one it names (ids
+ * are handed out in ring order). A position not used, or an id that does
+ * not fit what is outstanding, ends the count (the burst counts it).
+ */
+uint16_t virtio_packed_rx_done(const struct virtio_rxq *rxq, uint16_t limit)
+{
+	const struct virtio_vq *vq = &rxq->vq;
+	uint16_t out = pk_outstanding(vq), seen = 0, done = vq->batch_left;
+	uint16_t next_id = (uint16_t)((vq->free_head + vq->nb_free_ids + vq->batch_left) & vq->mask);
+
+	while (done < limit && seen < out) {
+		uint16_t pos = (uint16_t)(vq->used_idx + seen), k = 1;
+
+		if (!pk_used_at(vq, pos))
+			break;
+		if (vq->in_order) {
+			uint16_t id;
+
+			unic_io_rmb();
+			id = vq->pdesc[pos & vq->mask].id;
+			k = (uint16_t)(((uint16_t)(id - next_id) & vq->mask) + 1u);
+			if (id >= vq->size || k > out - seen)
+				break;
+			next_id = (uint16_t)((id + 1u) & vq->mask);
+		}
+		seen = (uint16_t)(seen + k);
+		done = (uint16_t)(done + k);
+	}
+	return done < limit ? done : limit;
+}
+
+/*
+ * The tx positions the device used from the oldest outstanding one: each
+ * used descriptor names a buffer id whose chain took chain_len positions
+ * (under IN_ORDER: the chains from the oldest outstanding id up to the
+ * one named). An id that is not outstanding, or a chain past what is
+ * outstanding, ends the count. Read-only.
+ */
+uint16_t virtio_packed_tx_done(const struct virtio_txq *txq)
+{
+	const struct virtio_vq *vq = &txq->vq;
+	uint16_t out = pk_outstanding(vq), seen = 0;
+	uint16_t next_id = (uint16_t)((vq->free_head + vq->nb_free_ids) & vq->mask), ids = 0;
+
+	while (seen < out) {
+		uint16_t pos = (uint16_t)(vq->used_idx + seen), id;
+		uint32_t k = 0;
+
+		if (!pk_used_at(vq, pos))
+			break;
+		unic_io_rmb();
+		id = vq->pdesc[pos & vq->mask].id;
+		if (id >= vq->size || txq->sw_ring[id] == NULL)
+			break;
+		if (vq->in_order) {
+			uint16_t h = next_id;
+			bool found = false;
+
+			/* The chains from the oldest outstanding through id. */
+			while (ids < (uint16_t)(vq->size - vq->nb_free_ids) && txq->sw_ring[h] != NULL) {
+				k += txq->chain_len[h];
+				ids++;
+				if (h == id) {
+					found = true;
+					break;
+				}
+				h = (uint16_t)((h + 1u) & vq->mask);
+			}
+			if (!found)
+				break;
+			next_id = (uint16_t)((id + 1u) & vq->mask);
+		} else {
+			k = txq->chain_len[id];
+		}
+		if (k == 0 || k > (uint32_t)(out - seen))
+			break;
+		seen = (uint16_t)(seen + k);
+	}
+	return seen;
 }
 
 /* ---- transmit -------------------------------------------------------------- */

@@ -575,6 +575,7 @@ static int virtio_start(struct unic_port *port)
 		rxq->vq.packed = has(vp, VIRTIO_F_RING_PACKED);
 		rxq->vq.in_order = has(vp, VIRTIO_F_IN_ORDER);
 		virtio_rxq_drain(rxq);
+		rxq->bufs_per_frame = VIRTIO_RX_BPF_ONE;
 		rxq->vq.event_idx = has(vp, VIRTIO_F_EVENT_IDX);
 		rxq->intr_on = vp->intr_on;
 		rc = virtio_hw_queue_setup(hw, &rxq->vq, rxq->vector);

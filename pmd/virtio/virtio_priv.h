@@ -44,8 +44,11 @@
 #define VIRTIO_DESC_MIN       64
 #define VIRTIO_DESC_DEFAULT   256   /* or the device's maximum when smaller */
 #define VIRTIO_RX_FREE_THRESH 32    /* refill in batches of this many */
-#define VIRTIO_RX_FRAMES_MAX  32    /* rx moderation: an arm waits for at most this many used entries
-				     * (half the smallest ring; an arm takes at most half its ring) */
+#define VIRTIO_RX_FRAMES_MAX  32    /* rx moderation: an arm waits for at most this many frames
+				     * (half the smallest ring; an arm's used entries are at most
+				     * half its ring) */
+#define VIRTIO_RX_BPF_ONE     4096u /* rx: one buffer a frame, in rxq->bufs_per_frame's units
+				     * (x ring size 32768: 2^27, no overflow) */
 #define VIRTIO_MIN_MTU        68
 #define VIRTIO_MAX_MTU        9000  /* without VIRTIO_NET_F_MTU: what the driver chains */
 #define VIRTIO_RESET_TIMEOUT_US 1000000 /* device_status reads 0 after a reset */
@@ -292,6 +295,11 @@ struct virtio_rxq {
 	struct unic_pkt *chain_tail;
 	uint16_t chain_left;               /* buffers it still needs */
 	uint16_t chain_skip;               /* buffers of a dropped frame still to come */
+	/* Mergeable buffers: the mean buffers a frame took (num_buffers of
+	 * the frames' first buffers, a moving average, x VIRTIO_RX_BPF_ONE),
+	 * so that the moderation's count of frames becomes the used entries
+	 * an arm waits for (virtio_rx_arm_entries). Without MRG_RXBUF one. */
+	uint32_t bufs_per_frame;
 	/* counters: the driver kit's (errors: frames dropped) and the driver's */
 	struct unic_rxq_counters cnt;
 	struct unic_counter len_errors;    /* used length under the header or over the buffer */
@@ -492,11 +500,17 @@ uint16_t virtio_rx_burst(void *rxq, struct unic_pkt **pkts, uint16_t n);
 uint16_t virtio_tx_burst(void *txq, struct unic_pkt **pkts, uint16_t n);
 uint16_t virtio_tx_prepare(void *txq, struct unic_pkt **pkts, uint16_t n, int *err);
 bool virtio_rx_pending(void *rxq);
-/* Descriptor ops (unic_port_desc_status, rx_queue_count, desc_read): split rings. */
+/* Descriptor ops (unic_port_desc_status, rx_queue_count, desc_read): split
+ * and packed rings (a split ring's tx status is refused). */
 int virtio_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset);
 int virtio_rx_queue_count(struct unic_port *port, uint16_t q);
 int virtio_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words, unsigned max);
 int virtio_rx_intr_enable(void *rxq);
+/* The used entries (split) or positions (packed: one a rx buffer) the
+ * next arm waits for: the port's moderation (frames) times the mean
+ * buffers a frame takes, plus what the frame in progress still needs;
+ * at least 1, at most half the ring. */
+uint16_t virtio_rx_arm_entries(const struct virtio_rxq *rxq);
 int virtio_rx_intr_disable(void *rxq);
 int virtio_tx_reclaim(void *txq);
 /* Post a buffer at every free descriptor (start) and tell the device.
@@ -598,7 +612,14 @@ uint16_t virtio_packed_rx_burst(struct virtio_rxq *rxq, struct unic_pkt **pkts, 
 uint16_t virtio_packed_tx_burst(struct virtio_txq *txq, struct unic_pkt **pkts, uint16_t n);
 void virtio_packed_rx_refill(struct virtio_rxq *rxq, uint16_t thresh);
 bool virtio_packed_rx_pending(struct virtio_rxq *rxq);
-void virtio_packed_intr_arm(struct virtio_vq *vq, bool on);
+/* Arm (@p entries: the used positions to wait for, >= 1) or disarm. */
+void virtio_packed_intr_arm(struct virtio_vq *vq, bool on, uint16_t entries);
+/* Descriptor ops on a packed ring (the control path; no burst runs):
+ * rx buffers the device used ahead of the driver (at most @p limit); tx
+ * positions it used from the oldest outstanding one. Read-only: flags,
+ * and ids checked as the bursts check them. */
+uint16_t virtio_packed_rx_done(const struct virtio_rxq *rxq, uint16_t limit);
+uint16_t virtio_packed_tx_done(const struct virtio_txq *txq);
 int virtio_packed_tx_reclaim(struct virtio_txq *txq);
 
 /* One request at a time on a packed virtqueue (a control queue: its

@@ -467,6 +467,19 @@ static inline bool rx_frame_done(struct virtio_rxq *rxq, struct unic_pkt *head)
 }
 
 /*
+ * The mean buffers a frame takes (mergeable buffers), for the moderation:
+ * a moving average over about the last 8 frames, x VIRTIO_RX_BPF_ONE;
+ * @p nbuf is a checked num_buffers (1..ring size), so it stays in range.
+ */
+static inline void rx_bpf_update(struct virtio_rxq *rxq, uint16_t nbuf)
+{
+	int32_t m = (int32_t)rxq->bufs_per_frame;
+
+	m += ((int32_t)nbuf * (int32_t)VIRTIO_RX_BPF_ONE - m) / 8;
+	rxq->bufs_per_frame = (uint32_t)m;
+}
+
+/*
  * One used buffer into the frame being assembled (rxq->chain_head/tail).
  * A frame is one buffer, or with mergeable buffers the number its header's
  * num_buffers says, in used order. A length under the header or over the
@@ -504,6 +517,7 @@ static inline bool rx_seg(struct virtio_rxq *rxq, struct unic_pkt *seg, uint32_t
 				rx_frame_drop(rxq, &rxq->chain_head, &rxq->chain_tail);
 				return false;
 			}
+			rx_bpf_update(rxq, nbuf);
 		}
 		seg->data_off = rxq->headroom;
 		seg->data_len = (uint16_t)(len - rxq->hdr_len);
@@ -633,21 +647,36 @@ bool virtio_rx_pending(void *q)
  * Rx interrupts (2.6.7.1): without event idx, VRING_AVAIL_F_NO_INTERRUPT
  * clear asks for one; with it, used_event = the next used index we read
  * asks for one as soon as the device adds an entry, and with moderation
- * (virtio_coalesce_set: N entries) used_event = that index + N - 1 asks
- * for one when the device adds the N-th (its used index passes
- * used_event). Then a full fence and the caller re-checks
+ * (virtio_coalesce_set: N frames, E used entries) used_event = that
+ * index + E - 1 asks for one when the device adds the E-th (its used
+ * index passes used_event). Then a full fence and the caller re-checks
  * (unic_rx_pending): an entry the device added before it saw our request
  * sends no interrupt, and the re-check finds it.
  */
-/* Used entries this arm waits for: the port's moderation, at least 1,
- * at most half the ring (the device never holds more than the ring). */
-static inline uint16_t virtio_rx_arm_frames(const struct virtio_rxq *rxq)
+/*
+ * Used entries this arm waits for. The event index counts used entries
+ * (buffers) and rx_max_frames counts frames: with mergeable buffers a
+ * frame takes num_buffers entries, which the device writes together and
+ * publishes at once (QEMU: one flush and one notification check per
+ * frame). So N frames are about N x the mean buffers a frame took
+ * (rounded), and the frame in progress (chain_left buffers still to
+ * come, or chain_skip of one dropped) is one of the N. An approximation
+ * when frame sizes vary: a run of frames smaller than the mean makes the
+ * interrupt come after more than N, bounded by the poller's rx_usecs as
+ * any wait under moderation is. At least 1, at most half the ring.
+ */
+uint16_t virtio_rx_arm_entries(const struct virtio_rxq *rxq)
 {
 	uint32_t n = __atomic_load_n(&rxq->vp->rx_frames, __ATOMIC_RELAXED);
+	uint32_t pending = (uint32_t)rxq->chain_left + rxq->chain_skip;
+	uint64_t e;
 
 	if (n <= 1)
 		return 1;
-	return (uint16_t)UNIC_MIN(n, (uint32_t)rxq->vq.size / 2);
+	if (pending > 0)
+		n--;
+	e = pending + ((uint64_t)n * rxq->bufs_per_frame + VIRTIO_RX_BPF_ONE / 2) / VIRTIO_RX_BPF_ONE;
+	return (uint16_t)UNIC_MAX(UNIC_MIN(e, (uint64_t)rxq->vq.size / 2), 1u);
 }
 
 int virtio_rx_intr_enable(void *q)
@@ -664,9 +693,9 @@ int virtio_rx_intr_enable(void *q)
 		/* EAGAIN: nothing stale. */
 	}
 	if (vq->packed)
-		virtio_packed_intr_arm(vq, true);
+		virtio_packed_intr_arm(vq, true, virtio_rx_arm_entries(rxq));
 	else if (vq->event_idx)
-		*vq->used_event = (uint16_t)(vq->used_idx + virtio_rx_arm_frames(rxq) - 1);
+		*vq->used_event = (uint16_t)(vq->used_idx + virtio_rx_arm_entries(rxq) - 1);
 	else
 		vq->avail[0] = 0;
 	/* (M2) the request before the caller's re-check of the used index:
@@ -688,7 +717,7 @@ int virtio_rx_intr_disable(void *q)
 	 * it is and it fires at most once more (the arm's), then not until we
 	 * arm again, since used_event stays behind the index. */
 	if (vq->packed)
-		virtio_packed_intr_arm(vq, false);
+		virtio_packed_intr_arm(vq, false, 0);
 	else if (!vq->event_idx)
 		vq->avail[0] = VRING_AVAIL_F_NO_INTERRUPT;
 	else
@@ -1094,22 +1123,12 @@ uint16_t virtio_tx_burst(void *q, struct unic_pkt **pkts, uint16_t n)
 
 /* ---- descriptors, for the control path (no burst runs meanwhile) -------- */
 
-/* Split rings only: a packed ring's descriptors are written over by the
- * device's used entries, so their state is in each flag word, not in two
- * indices; unic does not show it. */
-static int desc_split_only(struct unic_port *port, const struct virtio_vq *vq, const char *what)
-{
-	if (!vq->packed)
-		return 0;
-	UNIC_LOG(ERR, PMD, "%s: %s: not on a packed virtqueue (VIRTIO_F_RING_PACKED); the split ring has it",
-		 port->name, what);
-	return -ENOTSUP;
-}
-
-/* Used entries the device returned that the driver has not taken. */
+/* Used buffers the device returned that the driver has not taken: the
+ * entries past the driver's used index, and under IN_ORDER the rest of a
+ * batch a burst read in part (the index is already past it). */
 static uint16_t rx_used_pending(const struct virtio_vq *vq)
 {
-	uint16_t n = (uint16_t)(__atomic_load_n(&vq->used[1], __ATOMIC_ACQUIRE) - vq->used_idx);
+	uint16_t n = (uint16_t)(__atomic_load_n(&vq->used[1], __ATOMIC_ACQUIRE) - vq->used_idx + vq->batch_left);
 	uint16_t posted = (uint16_t)(vq->size - vq->nb_free);
 
 	return n < posted ? n : posted; /* a device that jumped its index: only what is posted */
@@ -1119,47 +1138,69 @@ static uint16_t rx_used_pending(const struct virtio_vq *vq)
  * Rx: the @p offset-th buffer from the next the driver takes: returned by
  * the device (done), posted and waiting for a frame (available), or not
  * posted (unavailable). Buffers, not table slots: a split ring's
- * descriptors are taken from a free list in any order. Tx: the used ring
- * counts chains, not descriptors, so there is no per-descriptor answer.
+ * descriptors are taken from a free list in any order; a packed ring's
+ * buffers are one position each, in ring order from the next the driver
+ * reads, and a position is done when its flags say used in its lap.
+ * Tx: a split ring's used ring counts chains, not descriptors, so there
+ * is no per-descriptor answer; a packed ring's positions are in order.
  */
 int virtio_desc_status(struct unic_port *port, bool tx, uint16_t q, uint16_t offset)
 {
-	const struct virtio_rxq *rxq = port->rxq[q].q;
-	int rc;
+	const struct virtio_rxq *rxq;
+	uint16_t posted, done;
 
 	if (tx) {
-		UNIC_LOG(ERR, PMD, "%s: tx descriptor status: a virtqueue's used ring counts chains, not descriptors",
-			 port->name);
-		return -ENOTSUP;
+		const struct virtio_txq *txq = port->txq[q].q;
+		const struct virtio_vq *vq = &txq->vq;
+		uint16_t out, free_pos;
+
+		if (!vq->packed) {
+			UNIC_LOG(ERR, PMD, "%s: tx descriptor status: a split virtqueue's used ring counts chains, not descriptors (a packed ring, QEMU's packed=on, has it)",
+				 port->name);
+			return -ENOTSUP;
+		}
+		/* From the next position the driver fills: the free ones
+		 * (done, as DPDK counts them), then the oldest outstanding
+		 * on: used by the device (done) or still queued. */
+		out = (uint16_t)(vq->avail_idx - vq->used_idx);
+		free_pos = (uint16_t)(vq->size - UNIC_MIN(out, vq->size));
+		if (offset < free_pos)
+			return UNIC_DESC_DONE;
+		return (uint16_t)(offset - free_pos) < virtio_packed_tx_done(txq) ? UNIC_DESC_DONE : UNIC_DESC_AVAIL;
 	}
-	rc = desc_split_only(port, &rxq->vq, "rx descriptor status");
-	if (rc)
-		return rc;
-	if (offset < rx_used_pending(&rxq->vq))
+	rxq = port->rxq[q].q;
+	posted = (uint16_t)(rxq->vq.size - rxq->vq.nb_free);
+	if (rxq->vq.packed)
+		done = virtio_packed_rx_done(rxq, (uint16_t)(offset + 1u));
+	else
+		done = rx_used_pending(&rxq->vq);
+	if (offset < done)
 		return UNIC_DESC_DONE;
-	return offset < (uint16_t)(rxq->vq.size - rxq->vq.nb_free) ? UNIC_DESC_AVAIL : UNIC_DESC_UNAVAIL;
+	return offset < posted ? UNIC_DESC_AVAIL : UNIC_DESC_UNAVAIL;
 }
 
+/* Buffers the device returned that the driver has not taken. */
 int virtio_rx_queue_count(struct unic_port *port, uint16_t q)
 {
 	const struct virtio_rxq *rxq = port->rxq[q].q;
-	int rc = desc_split_only(port, &rxq->vq, "rx queue count");
 
-	return rc ? rc : rx_used_pending(&rxq->vq);
+	if (rxq->vq.packed)
+		return virtio_packed_rx_done(rxq, rxq->vq.size);
+	return rx_used_pending(&rxq->vq);
 }
 
-/* Descriptor table entry @p desc: address (two words), length, flags and
- * next (one word), as the device reads them. */
+/*
+ * Descriptor table entry @p desc as the device reads it (or last wrote
+ * it), four 32-bit words: split: address (two words), length, flags and
+ * next; packed: address (two), length, buffer id and flags (the AVAIL
+ * and USED bits say whose it is now).
+ */
 int virtio_desc_read(struct unic_port *port, bool tx, uint16_t q, uint16_t desc, uint32_t *words, unsigned max)
 {
 	const struct virtio_vq *vq = tx ? &((const struct virtio_txq *)port->txq[q].q)->vq :
 					  &((const struct virtio_rxq *)port->rxq[q].q)->vq;
-	const volatile uint32_t *w;
-	int rc = desc_split_only(port, vq, tx ? "read txd" : "read rxd");
+	const volatile uint32_t *w = (const volatile uint32_t *)&vq->desc[desc];
 
-	if (rc)
-		return rc;
-	w = (const volatile uint32_t *)&vq->desc[desc];
 	for (unsigned i = 0; i < 4 && i < max; i++)
 		words[i] = le32toh(w[i]);
 	return 4;

@@ -33,7 +33,10 @@
  *                    ring, any descriptor written at any slot (id, len,
  *                    flags with any wrap bits), the device's used
  *                    position moved past it or not
- *   7 control        stats, xstats, link; or a config status change
+ *   7 control        stats, xstats, link; or a config status change; or
+ *                    the descriptor calls (rx used count and status, tx
+ *                    status, a descriptor's dump) or a moderation setting
+ *                    and the arm's count of used entries
  *
  * Properties, checked after every step and at the end (abort with a
  * message, so libFuzzer reports the input):
@@ -46,6 +49,11 @@
  *   - tx takes every frame rx delivered or the ring is full: never refused
  *     as malformed, unless it needs more descriptors than the tx ring has
  *     (a segment each and the header);
+ *   - the descriptor calls: the rx used count within what is posted, a
+ *     status consistent with it (done below the count, available below
+ *     what is posted, else unavailable), tx status done or queued on a
+ *     packed ring and refused on a split one, a dump of any entry; an
+ *     arm under moderation waits for 1 to half the ring of entries;
  *   - the queues' books: as many buffers in the rx software ring as the
  *     driver says are posted (size - nb_free), as many packets in the tx
  *     software ring as chains in flight, and nb_free never over size;
@@ -273,6 +281,52 @@ static void tx_some(struct input *in)
 	unic_pkt_free_bulk(p + taken, k - taken);
 }
 
+/*
+ * The descriptor calls (the control path's, testpmd's show rxq/txq desc
+ * and read rxd/txd) over what the device wrote: the rx count within what
+ * is posted and a status consistent with it, tx status only on a packed
+ * ring, a dump of any entry; and the moderation's arm count within 1 and
+ * half the ring whatever num_buffers the device claimed.
+ */
+static void desc_ops(struct input *in, uint8_t which)
+{
+	const struct virtio_rxq *r = rxq();
+	uint16_t size = r->vq.size, off = (uint16_t)(u16(in) % size);
+	uint16_t posted = (uint16_t)(size - r->vq.nb_free);
+	uint32_t w[4];
+	int rc, cnt;
+
+	switch (which % 4) {
+	case 0:
+		cnt = unic_port_rx_queue_count(fk.port, 0);
+		CHECK(cnt >= 0 && cnt <= posted, "rx_queue_count %d, %u posted", cnt, posted);
+		rc = unic_port_desc_status(fk.port, false, 0, off);
+		CHECK(rc == (off < cnt ? UNIC_DESC_DONE : off < posted ? UNIC_DESC_AVAIL : UNIC_DESC_UNAVAIL),
+		      "rx offset %u: status %d, count %d, posted %u", off, rc, cnt, posted);
+		break;
+	case 1:
+		rc = unic_port_desc_status(fk.port, true, 0, off);
+		CHECK(packed ? rc == UNIC_DESC_DONE || rc == UNIC_DESC_AVAIL : rc == -ENOTSUP, "tx offset %u: status %d",
+		      off, rc);
+		break;
+	case 2:
+		rc = unic_port_desc_read(fk.port, (which & 4) != 0, 0, off, w, 4);
+		CHECK(rc == 4, "read %cxd %u: %d", (which & 4) ? 't' : 'r', off, rc);
+		break;
+	default: {
+		struct unic_coalesce c = { .rx_usecs = 100, .rx_max_frames = (uint32_t)(which >> 2) };
+		uint16_t e;
+
+		rc = unic_port_coalesce_set(fk.port, &c);
+		CHECK(rc == ((fk.dev.accepted & FV_BIT(FV_F_EVENT_IDX)) ? 0 : -ENOTSUP), "coalesce_set of %u frames: %d",
+		      c.rx_max_frames, rc);
+		e = virtio_rx_arm_entries(r);
+		CHECK(e >= 1 && e <= UNIC_MAX(size / 2, 1), "an arm waits for %u entries of a ring of %u", e, size);
+		break;
+	}
+	}
+}
+
 static void control(struct input *in)
 {
 	uint8_t which = u8(in);
@@ -281,7 +335,7 @@ static void control(struct input *in)
 	uint64_t v[64];
 	int rc;
 
-	switch (which % 4) {
+	switch (which % 8) {
 	case 0:
 		rc = unic_port_stats_get(fk.port, &st);
 		CHECK(rc == 0, "stats_get: %d", rc);
@@ -296,8 +350,11 @@ static void control(struct input *in)
 		CHECK(l.up == ((fk.dev.cfg.net_status & FV_NET_S_LINK_UP) != 0), "link %s, config status 0x%x",
 		      l.up ? "up" : "down", fk.dev.cfg.net_status);
 		break;
+	case 3:
+		fake_virtio_set_net_status(&fk.dev, (uint16_t)(which >> 3));
+		break;
 	default:
-		fake_virtio_set_net_status(&fk.dev, (uint16_t)(which >> 2));
+		desc_ops(in, (uint8_t)(which >> 3));
 		break;
 	}
 }

@@ -315,6 +315,70 @@ Test(virtio_inorder_packed, control_commands_are_answered)
 
 /* ---- without the offer -------------------------------------------------------------- */
 
+/*
+ * The descriptor calls over batches: one used entry (descriptor) stands
+ * for the batch's buffers, so the count and the status see all of them;
+ * a batch read in part (a burst that stopped inside it) still counts
+ * what is left of it. Tx: one used descriptor for three packets makes
+ * their six positions done.
+ */
+static void used_count_sees_every_buffer_of_a_batch(void)
+{
+	static uint8_t f[BUF];
+	uint16_t b = 8;
+	struct unic_pkt *p[3];
+
+	set_batches(&b, 1, true);
+	for (unsigned round = 0; round < 40; round++) { /* 320 buffers: past a lap */
+		for (uint32_t i = 0; i < 8; i++) {
+			/* Whole buffers: a buffer not written completely would end the batch. */
+			make_frame(f, BUF - FV_NET_HDR_LEN, i);
+			cr_assert_eq(fake_virtio_rx(dev, RXQ, NULL, f, BUF - FV_NET_HDR_LEN), 1, "error: %s", dev->err);
+			cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), i < 7 ? 0 : 8,
+				     "round %u: %u frames in a batch of 8 (held)", round, i + 1);
+		}
+		cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 7), UNIC_DESC_DONE, "round %u", round);
+		cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 8), UNIC_DESC_AVAIL, "round %u", round);
+		for (unsigned left = 8; left > 0;) {
+			uint16_t n = unic_rx_burst(fk.port, 0, p, 3);
+
+			cr_assert_gt(n, 0);
+			unic_pkt_free_bulk(p, n);
+			left -= n;
+			cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), (int)left, "round %u: %u left of the batch",
+				     round, left);
+		}
+	}
+	assert_device_happy();
+}
+
+Test(virtio_inorder_split, the_used_count_and_status_see_every_buffer_of_a_batch)
+{
+	used_count_sees_every_buffer_of_a_batch();
+}
+
+Test(virtio_inorder_packed, the_used_count_and_status_see_every_buffer_of_a_batch)
+{
+	const struct virtio_vq *tvq = &fk.vp->txq[0].vq;
+	uint16_t b = 3;
+
+	used_count_sees_every_buffer_of_a_batch();
+	set_batches(&b, 1, true);
+	for (unsigned round = 0; round < 60; round++) {
+		struct unic_pkt *t[3] = { tx_pkt(60, 1), tx_pkt(60, 2), tx_pkt(60, 3) };
+
+		cr_assert_eq(unic_tx_burst(fk.port, 0, t, 3), 3);
+		cr_assert_eq((uint16_t)(tvq->avail_idx - tvq->used_idx), 6);
+		cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(tvq->size - 6)), UNIC_DESC_AVAIL);
+		cr_assert_eq(fake_virtio_tx(dev, TXQ, NULL, 8), 3, "error: %s", dev->err);
+		for (uint16_t o = (uint16_t)(tvq->size - 6); o < tvq->size; o++)
+			cr_assert_eq(unic_port_desc_status(fk.port, true, 0, o), UNIC_DESC_DONE,
+				     "round %u: offset %u of a batch of 3 packets", round, o);
+		unic_tx_reclaim(fk.port, 0);
+	}
+	assert_device_happy();
+}
+
 TestSuite(virtio_inorder_not_offered, .fini = teardown);
 
 Test(virtio_inorder_not_offered, a_device_that_does_not_offer_it_does_not_get_it)

@@ -392,6 +392,152 @@ Test(virtio_packed_mrg, jumbo_frames_arrive_chained_over_several_buffers_lap_aft
 	assert_device_happy();
 }
 
+/* The used count is in buffers: a jumbo frame over five counts five. */
+Test(virtio_packed_mrg, the_used_count_counts_the_buffers_of_a_merged_frame)
+{
+	static uint8_t f[9014];
+	struct unic_pkt *p[4];
+	int bufs;
+
+	for (unsigned i = 0; i < 100; i++) {
+		make_frame(f, sizeof(f), i);
+		bufs = fake_virtio_rx(dev, RXQ, NULL, f, sizeof(f));
+		cr_assert_eq(bufs, 5, "frame %u: %d; error: %s", i, bufs, dev->err);
+		cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 5);
+		cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 4), UNIC_DESC_DONE);
+		cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 5), UNIC_DESC_AVAIL);
+		cr_assert_eq(rx(p, 4), 1);
+		unic_pkt_free(p[0]);
+	}
+	assert_device_happy();
+}
+
+/* ---- descriptor status, count and dumps (unic_port_desc_status & co) ------------------- */
+
+/*
+ * On a packed ring a rx buffer is one position from the next one the
+ * driver reads: done when its flags say used in its lap, available when
+ * posted, unavailable past what is posted; the count is the used buffers
+ * not taken. Lap after lap (the wrap counters): 100 rounds of 1 to 7
+ * frames are three laps of 256.
+ */
+Test(virtio_packed, rx_descriptor_status_and_used_count_follow_the_flags_lap_after_lap)
+{
+	struct unic_pkt *p[8];
+	uint8_t f[60];
+
+	for (unsigned round = 0; round < 100; round++) {
+		const struct virtio_vq *vq = &fk.vp->rxq[0].vq;
+		uint16_t k = (uint16_t)(1 + round % 7), posted;
+
+		cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 0, "round %u", round);
+		cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 0), UNIC_DESC_AVAIL, "round %u", round);
+		for (uint16_t i = 0; i < k; i++) {
+			make_frame(f, sizeof(f), i);
+			deliver(f, sizeof(f), NULL);
+		}
+		posted = (uint16_t)(vq->size - vq->nb_free);
+		cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), k, "round %u: %u frames, count %d", round, k,
+			     unic_port_rx_queue_count(fk.port, 0));
+		for (uint16_t o = 0; o < k; o++)
+			cr_assert_eq(unic_port_desc_status(fk.port, false, 0, o), UNIC_DESC_DONE, "round %u, offset %u",
+				     round, o);
+		cr_assert_eq(unic_port_desc_status(fk.port, false, 0, k), UNIC_DESC_AVAIL, "round %u", round);
+		cr_assert_eq(unic_port_desc_status(fk.port, false, 0, (uint16_t)(posted - 1)), UNIC_DESC_AVAIL);
+		if (posted < vq->size)
+			cr_assert_eq(unic_port_desc_status(fk.port, false, 0, posted), UNIC_DESC_UNAVAIL,
+				     "round %u: posted %u", round, posted);
+		cr_assert_eq(rx(p, 8), k);
+		unic_pkt_free_bulk(p, k);
+	}
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 256), -EINVAL, "past the ring");
+	assert_device_happy();
+}
+
+/* Garbage wrap bits at the next position are not "used": the count stops there. */
+Test(virtio_packed, garbage_flags_are_not_counted_as_used)
+{
+	struct fv_ring r;
+	uint16_t slot, used;
+	uint8_t f[60];
+
+	make_frame(f, sizeof(f), 1);
+	deliver(f, sizeof(f), NULL);
+	cr_assert_eq(fake_virtio_ring(dev, RXQ, &r), 0);
+	slot = fake_virtio_packed_used_slot(dev, RXQ, &used);
+	fake_virtio_packed_put(dev, RXQ, slot, r.pdesc[slot].id, 72, (uint16_t)(used ^ FV_PDESC_F_AVAIL), true);
+	make_frame(f, sizeof(f), 2);
+	fake_virtio_packed_put(dev, RXQ, (uint16_t)((slot + 1) % r.size), r.pdesc[(slot + 1) % r.size].id, 72,
+			       used, false);
+	cr_assert_eq(unic_port_rx_queue_count(fk.port, 0), 1, "garbage flags counted as a used buffer");
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 0), UNIC_DESC_DONE);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 1), UNIC_DESC_AVAIL);
+	cr_assert_eq(unic_port_desc_status(fk.port, false, 0, 2), UNIC_DESC_AVAIL,
+		     "a used descriptor after garbage counted");
+}
+
+/* A descriptor's four words: address, length, then id | flags << 16,
+ * as the driver posted it and as the device wrote it back. */
+Test(virtio_packed, a_descriptor_reads_as_the_driver_posted_it_then_as_the_device_used_it)
+{
+	const struct virtio_rxq *rxq = fk.port->rxq[0].q;
+	uint16_t slot = rxq->vq.used_idx & rxq->vq.mask;
+	uint32_t w[4];
+	uint8_t f[60];
+
+	cr_assert_eq(unic_port_desc_read(fk.port, false, 0, slot, w, 4), 4);
+	cr_assert_eq(((uint64_t)w[1] << 32 | w[0]), rxq->vq.pdesc[slot].addr);
+	cr_assert_eq(w[2], rxq->buf_len);
+	cr_assert_eq(w[3] & 0xffff, rxq->vq.pdesc[slot].id);
+	cr_assert_eq(w[3] >> 16, VRING_DESC_F_WRITE | VRING_PACKED_DESC_F_AVAIL, "flags 0x%x: WRITE and AVAIL (lap 1)",
+		     w[3] >> 16);
+	make_frame(f, sizeof(f), 1);
+	deliver(f, sizeof(f), NULL);
+	cr_assert_eq(unic_port_desc_read(fk.port, false, 0, slot, w, 4), 4);
+	cr_assert_eq(w[2], 60 + FV_NET_HDR_LEN, "the used length");
+	cr_assert_eq(w[3] >> 16, VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED, "flags 0x%x: used in lap 1",
+		     w[3] >> 16);
+	cr_assert_eq(unic_port_desc_read(fk.port, true, 0, 0, w, 4), 4, "tx descriptors read too");
+}
+
+/*
+ * Tx: from the next position the driver fills, the free positions are
+ * done, then the outstanding ones from the oldest: done once the device
+ * used their chain, else queued (DPDK's FULL). Lap after lap.
+ */
+Test(virtio_packed, tx_descriptor_status_follows_the_device_lap_after_lap)
+{
+	const struct virtio_vq *vq = &fk.vp->txq[0].vq;
+
+	for (unsigned round = 0; round < 100; round++) {
+		struct unic_pkt *p[3] = { tx_pkt(60, 1), tx_pkt(60, 2), tx_pkt(60, 3) };
+		uint16_t free_pos, out;
+
+		cr_assert_eq(unic_tx_burst(fk.port, 0, p, 3), 3);
+		out = (uint16_t)(vq->avail_idx - vq->used_idx);
+		cr_assert_geq(out, 6, "three packets of two positions each");
+		free_pos = (uint16_t)(vq->size - out);
+		cr_assert_eq(unic_port_desc_status(fk.port, true, 0, 0), UNIC_DESC_DONE);
+		cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(free_pos - 1)), UNIC_DESC_DONE);
+		for (uint16_t o = free_pos; o < vq->size; o++)
+			cr_assert_eq(unic_port_desc_status(fk.port, true, 0, o), UNIC_DESC_AVAIL, "round %u: offset %u",
+				     round, o);
+		/* The first packet completed: its two positions are done. */
+		cr_assert_eq(fake_virtio_tx(dev, TXQ, NULL, 1), 1, "error: %s", dev->err);
+		cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(vq->size - 6)), UNIC_DESC_DONE);
+		cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(vq->size - 5)), UNIC_DESC_DONE);
+		cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(vq->size - 4)), UNIC_DESC_AVAIL,
+			     "round %u: a packet not sent is done", round);
+		cr_assert_eq(fake_virtio_tx(dev, TXQ, NULL, 8), 2, "error: %s", dev->err);
+		for (uint16_t o = 0; o < vq->size; o++)
+			cr_assert_eq(unic_port_desc_status(fk.port, true, 0, o), UNIC_DESC_DONE, "round %u: offset %u",
+				     round, o);
+		unic_tx_reclaim(fk.port, 0);
+		cr_assert_eq(unic_port_desc_status(fk.port, true, 0, (uint16_t)(vq->size - 1)), UNIC_DESC_DONE);
+	}
+	assert_device_happy();
+}
+
 /* ---- event suppression (2.7.10) ------------------------------------------------------ */
 
 static void refill_kicks_after_running_out(void)

@@ -317,6 +317,10 @@ BOOTS = [
                  criterion('virtio_packed', 'tests/vm/guest/test_virtio_packed', timeout=900),
                  Check('packed-report', 'cat /tmp/virtio-packed-report.txt'),
              )),
+             # unic-testpmd's descriptor commands on nic1's packed ring,
+             # nic2 (split, same hub) sending: testpmd-virtio/virtio-desc's
+             # packed twin.
+             Scenario('testpmd-packed', (testpmd_check('virtio-desc-packed'),)),
          )),
     Boot('uio', UIO, description='no IOMMU, uio_pci_generic on a hub; a host tap',
          scenarios=(

@@ -247,8 +247,10 @@ struct unic_coalesce {
 	 * (VIRTIO_F_EVENT_IDX). Such a device has no timer: with more than
 	 * one, a frame waits for the next ones until its poller looks, and
 	 * the poller must look within rx_usecs (lib/napi's adaptive policy,
-	 * which sets both, does). A timer-based device (e1000e) ignores it
-	 * and reads back 0.
+	 * which sets both, does). Frames, not buffers: virtio-net's event
+	 * counts used buffers, and its driver turns N frames into N x the
+	 * mean buffers a frame took (mergeable buffers; docs/virtio.md). A
+	 * timer-based device (e1000e) ignores it and reads back 0.
 	 */
 	uint32_t rx_max_frames;
 };
