@@ -106,7 +106,7 @@ uint64_t l2fwd_txb_deadline_ns(const struct l2fwd_worker *w)
 	}
 	if (left == UINT64_MAX)
 		return UINT64_MAX;
-	return unic_time_ns() + (hz ? (uint64_t)((unsigned __int128)left * 1000000000u / hz) : 0);
+	return unic_time_ns() + (uint64_t)((unsigned __int128)left * 1000000000u / hz); /* hz is never 0 */
 }
 
 int l2fwd_route_txb_init(struct l2fwd_route *r, uint16_t nb_queues, uint32_t drain_us)
@@ -115,7 +115,7 @@ int l2fwd_route_txb_init(struct l2fwd_route *r, uint16_t nb_queues, uint32_t dra
 
 	r->txb = NULL;
 	r->drain_tsc = 0;
-	if (drain_us == 0 || hz == 0)
+	if (drain_us == 0)
 		return 0;
 	r->txb = calloc(nb_queues, sizeof(*r->txb));
 	if (r->txb == NULL)
