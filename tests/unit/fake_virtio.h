@@ -592,6 +592,9 @@ static inline uint32_t fv_bar32(const struct fake_virtio_dev *d, uint32_t off)
 
 /* ---- the driver on the fake device ---------------------------------------- */
 
+#ifndef FAKE_VIRTIO_DRIVER_H
+#define FAKE_VIRTIO_DRIVER_H
+
 #include <unic/pool.h>
 #include <unic/port.h>
 
@@ -630,3 +633,5 @@ int fake_virtio_start(struct fake_virtio *f, uint16_t nb_desc, const struct unic
 
 /** Stop (if started), close and put the port; free the pool, memory and device. */
 void fake_virtio_destroy(struct fake_virtio *f);
+
+#endif /* FAKE_VIRTIO_DRIVER_H */

@@ -23,6 +23,7 @@
 #include <unic/pkt.h>
 
 #include "fake_virtio.h"
+#include "fake_virtio_fixture.h"
 #include "log_capture.h"
 
 static struct fake_virtio fk;
@@ -34,19 +35,8 @@ static struct fake_virtio_dev *dev;
 
 static void attach_with(uint64_t features, uint16_t mtu)
 {
-	struct fake_virtio_config c = { .features = features };
-	struct unic_port_conf pc = { .sz = sizeof(pc), .nb_rxq = 1, .nb_txq = 1, .mtu = mtu,
-				     .rx_mode = UNIC_RX_MODE_POLL,
-				     .rx_offloads = mtu > 1500 ? UNIC_RX_OFFLOAD_SCATTER : 0 };
-	int rc;
-
-	logcap_start(UNIC_LOG_WARNING, 0);
-	rc = fake_virtio_create(&fk, &c, true, NULL);
 	dev = &fk.dev;
-	cr_assert_eq(rc, 0, "attach: %d (%s); device error: %s; log: %s", rc, strerror(-rc), dev->err, logcap_buf);
-	rc = fake_virtio_start(&fk, 256, &pc);
-	cr_assert_eq(rc, 0, "configure/setup/start: %d (%s); device error: %s; log: %s", rc, strerror(-rc), dev->err,
-		     logcap_buf);
+	fake_virtio_attach_start(&fk, features, mtu);
 	cr_assert(dev->accepted & FV_BIT(FV_F_RING_PACKED), "RING_PACKED offered and not taken (0x%" PRIx64 ")",
 		  dev->accepted);
 }
