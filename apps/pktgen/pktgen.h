@@ -106,6 +106,7 @@ struct pg_live_snap {
 	uint64_t sent[PG_MAX_STREAMS], received[PG_MAX_STREAMS], lost[PG_MAX_STREAMS];
 	uint64_t sent_all, rx_frames;
 	unsigned nb_changes;
+	bool published;  /* a copy has been taken (the run set phase 1 before its loop's first copy) */
 };
 
 /*

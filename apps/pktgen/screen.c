@@ -134,6 +134,11 @@ static int tel_stats(const char *cmd, const char *param, struct unic_tel_out *ou
 		return -EAGAIN;
 	}
 	pthread_mutex_lock(&s->lock);
+	if (!s->published) {  /* sending, but the loop has not copied its counts yet */
+		pthread_mutex_unlock(&s->lock);
+		unic_tel_out_error(out, "/pktgen/stats: the run is not sending yet (setting up)");
+		return -EAGAIN;
+	}
 	unic_tel_out_printf(out, "{\"seconds\":%.3f,\"rate\":", s->t_s);
 	unic_tel_out_str(out, s->rate);
 	unic_tel_out_printf(out, ",\"rate_changes\":%u,\"sent\":%" PRIu64 ",\"rx_frames\":%" PRIu64 ",\"streams\":[",
@@ -174,6 +179,7 @@ void pg_snap_publish(struct pg_app *a, uint64_t now_ns)
 	s->sent_all = T->sent;
 	s->rx_frames = T->rx_frames;
 	s->nb_changes = a->nb_changes;
+	s->published = true;
 	pthread_mutex_unlock(&s->lock);
 }
 
