@@ -413,6 +413,7 @@ static void napi_apply_add(struct unic_napi_ctx *ctx, struct napi_queue *qs, uin
 	qs->prev_poll_ns = 0;
 	qs->prewake_for = 0;
 	qs->in_window = false;
+	qs->short_gap = false;
 	qs->mod_none = false;
 	qs->mod_fixed = qs->mod_fixed_want;
 	qs->mod_streak = 0;
@@ -590,6 +591,7 @@ static const char *const ctx_xstat_names[] = {
 	"arm_failures", "rechecks_caught", "interrupts", "wakeups", "sleeps", "asleep_ns",
 	"sleeps_retry", "tx_reclaimed", "cpu_ns", "wake_latency_samples", "busy_polls_kept",
 	"sleeps_avoided", "busy_wait_ns", "budget_arms", "prewakes", "target_met", "target_missed",
+	"target_early", "target_late_wake", "target_after_window", "target_no_window",
 	"est_wake_ns", "est_gap_ns", "budget_left_ns", "moderation_set",
 };
 #define NAPI_QNAME(name) #name,
@@ -1040,6 +1042,10 @@ int unic_napi_ctx_stats_get(struct unic_napi_ctx *ctx, struct unic_napi_ctx_stat
 		.prewakes = unic_counter_read(&c->prewakes),
 		.target_met = unic_counter_read(&c->target_met),
 		.target_missed = unic_counter_read(&c->target_missed),
+		.target_early = unic_counter_read(&c->target_early),
+		.target_late_wake = unic_counter_read(&c->target_late_wake),
+		.target_after_window = unic_counter_read(&c->target_after_window),
+		.target_no_window = unic_counter_read(&c->target_no_window),
 		.est_wake_ns = unic_counter_read(&c->est_wake_ns),
 		.est_gap_ns = unic_counter_read(&c->est_gap_ns),
 		.budget_left_ns = unic_counter_read(&c->budget_left_ns),

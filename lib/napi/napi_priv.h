@@ -105,7 +105,8 @@ struct napi_ctx_counters {
 	/* The adaptive policy's, then its estimates (gauges, set by the ctx
 	 * thread before each sleep and every NAPI_CPU_ROUNDS rounds). */
 	struct unic_counter busy_polls_kept, sleeps_avoided, busy_wait_ns, budget_arms, prewakes;
-	struct unic_counter target_met, target_missed;
+	struct unic_counter target_met, target_missed, target_early, target_late_wake, target_after_window,
+		target_no_window;
 	struct unic_counter est_wake_ns, est_gap_ns, budget_left_ns;
 	struct unic_counter moderation_set;
 	struct unic_counter wake_latency_ns[UNIC_NAPI_HIST_BUCKETS];
@@ -167,6 +168,7 @@ struct napi_queue {
 	uint64_t prev_poll_ns;       /* round time of its last poll (a packet found now came after it) */
 	uint64_t prewake_for;        /* arrival_ns a pre-wake was taken for (one per gap) */
 	bool in_window;              /* the policy kept polling it since its last packet */
+	bool short_gap;              /* its last gap was far under the estimate, sparse (napi_adaptive_arrival) */
 	bool mod_seen;               /* napi_moderate: its port decided this pass */
 	uint32_t mod_arrivals;       /* polls that found packets since napi_moderate's last decision */
 	uint32_t mod_streak;         /* decisions in a row that wanted another value for its port */

@@ -70,6 +70,9 @@ static inline uint64_t napi_wake_cost(const struct unic_napi_ctx *ctx)
 	return ctx->wake_kernel_ns + ctx->wake_user_ns;
 }
 
+static bool napi_busy_window(const struct unic_napi_ctx *ctx, const struct napi_queue *qs,
+			     uint64_t *from, uint64_t *until);
+
 /*
  * Packets came to a queue in this poll (round time @p now). Estimate when
  * they arrived: now if the queue was being polled (they came after its
@@ -84,7 +87,8 @@ static inline uint64_t napi_wake_cost(const struct unic_napi_ctx *ctx)
  */
 static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *qs, uint64_t now)
 {
-	uint64_t arrival = now, lat;
+	uint64_t arrival = now, lat, from = 0, until = 0;
+	bool window;
 
 	if (qs->woken) {
 		arrival = qs->wake_ns - UNIC_MIN(qs->wake_ns, ctx->wake_kernel_ns);
@@ -94,14 +98,34 @@ static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *
 	}
 	if (arrival < qs->arrival_ns)
 		arrival = qs->arrival_ns;
+	/* Before the estimates move: its window, for the target's misses. */
+	window = ctx->target_ns && napi_busy_window(ctx, qs, &from, &until);
 	if (qs->arrival_ns) {
 		uint64_t g = UNIC_MIN(arrival - qs->arrival_ns, NAPI_GAP_MAX_NS);
 		uint64_t est = qs->gap_ns;
+		bool catch_up = est > napi_wake_cost(ctx) && g < est / 4;
 
-		if (est)
-			qs->gap_dev_ns = napi_ewma(qs->gap_dev_ns, g > est ? g - est : est - g, 2);
-		est = est == 0 ? g : napi_ewma(est, g, g < est ? 1 : 3);
-		__atomic_store_n(&qs->gap_ns, est, __ATOMIC_RELAXED);
+		if (catch_up && !qs->short_gap) {
+			/* Sparse, and one gap far shorter than the estimate
+			 * after a regular one: a pacer sending the packet it
+			 * owes next to a late one. The arrival moves, the
+			 * estimates do not (taken, the gap would halve and
+			 * the deviation jump, and the next few packets, on
+			 * time, would fall outside the window they open); a
+			 * second short gap in a row is denser traffic. */
+		} else {
+			/* A deviation counts up to 3/4 of the gap: one stall
+			 * of the sender (or of this thread) moves the
+			 * regularity test by 3/16 of a gap, not shut it for
+			 * the next several packets; irregular traffic
+			 * deviates that much packet after packet. */
+			if (est)
+				qs->gap_dev_ns = napi_ewma(qs->gap_dev_ns,
+							   UNIC_MIN(g > est ? g - est : est - g, est * 3 / 4), 2);
+			est = est == 0 ? g : napi_ewma(est, g, g < est ? 1 : 3);
+			__atomic_store_n(&qs->gap_ns, est, __ATOMIC_RELAXED);
+		}
+		qs->short_gap = catch_up;
 	}
 	qs->arrival_ns = arrival;
 	qs->mod_arrivals++;
@@ -110,8 +134,14 @@ static void napi_adaptive_arrival(struct unic_napi_ctx *ctx, struct napi_queue *
 		unic_counter_add(&ctx->cnt.sleeps_avoided, 1);
 		qs->in_window = false;
 	}
-	if (ctx->target_ns)
+	if (ctx->target_ns) {
 		unic_counter_add(lat <= ctx->target_ns ? &ctx->cnt.target_met : &ctx->cnt.target_missed, 1);
+		if (lat > ctx->target_ns && qs->woken)
+			unic_counter_add(!window ? &ctx->cnt.target_no_window
+				       : arrival < from ? &ctx->cnt.target_early
+				       : arrival >= until ? &ctx->cnt.target_after_window
+							  : &ctx->cnt.target_late_wake, 1);
+	}
 }
 
 /*

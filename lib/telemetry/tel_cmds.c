@@ -270,11 +270,13 @@ static int tel_napi_ctx_one(struct unic_napi_ctx *ctx, void *arg)
 			    st->cpu_ns, st->wake_latency_samples);
 	unic_tel_out_printf(out, ",\"adaptive\":{\"busy_polls_kept\":%" PRIu64 ",\"sleeps_avoided\":%" PRIu64
 			    ",\"busy_wait_ns\":%" PRIu64 ",\"budget_arms\":%" PRIu64 ",\"prewakes\":%" PRIu64
-			    ",\"target_met\":%" PRIu64 ",\"target_missed\":%" PRIu64
+			    ",\"target_met\":%" PRIu64 ",\"target_missed\":%" PRIu64 ",\"target_early\":%" PRIu64 ",\"target_late_wake\":%" PRIu64
+			    ",\"target_after_window\":%" PRIu64 ",\"target_no_window\":%" PRIu64
 			    ",\"est_wake_ns\":%" PRIu64 ",\"est_gap_ns\":%" PRIu64
 			    ",\"budget_left_ns\":%" PRIu64 ",\"moderation_set\":%" PRIu64 "}",
 			    st->busy_polls_kept, st->sleeps_avoided, st->busy_wait_ns, st->budget_arms,
-			    st->prewakes, st->target_met, st->target_missed, st->est_wake_ns, st->est_gap_ns,
+			    st->prewakes, st->target_met, st->target_missed, st->target_early, st->target_late_wake, st->target_after_window,
+			    st->target_no_window, st->est_wake_ns, st->est_gap_ns,
 			    st->budget_left_ns, st->moderation_set);
 	tel_latency(out, st->wake_latency_ns);
 	unic_tel_out_printf(out, ",\"queues\":[");

@@ -292,7 +292,7 @@ Test(telemetry, napi_context_shows_the_adaptive_policy_counters_and_estimates)
 	a = tel_ask(fd, req);
 	HAS(a, "\"mode\":\"hybrid\"");
 	HAS(a, "\"adaptive\":{\"busy_polls_kept\":0,\"sleeps_avoided\":0,\"busy_wait_ns\":0,"
-	       "\"budget_arms\":0,\"prewakes\":0,\"target_met\":0,\"target_missed\":0,"
+	       "\"budget_arms\":0,\"prewakes\":0,\"target_met\":0,\"target_missed\":0,\"target_early\":0,\"target_late_wake\":0,\"target_after_window\":0,\"target_no_window\":0,"
 	       "\"est_wake_ns\":12000,\"est_gap_ns\":0,\"budget_left_ns\":25000000,\"moderation_set\":0}");
 	unic_napi_ctx_destroy(ctx);
 	close(fd);

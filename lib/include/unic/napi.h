@@ -315,6 +315,10 @@ struct unic_napi_ctx_stats {
 	uint64_t prewakes;         /**< sleeps ended early by the policy, just before an expected packet */
 	uint64_t target_met;       /**< polls that found packets within latency_target_us (estimated) */
 	uint64_t target_missed;    /**< ... later than latency_target_us (estimated) */
+	uint64_t target_early;     /**< of those missed, packets that came (and woke the context) before the pre-wake window opened */
+	uint64_t target_late_wake; /**< ... that woke the context inside their window: the pre-wake came after them */
+	uint64_t target_after_window; /**< ... that came after their window had closed (later than 1.5 gaps) */
+	uint64_t target_no_window; /**< ... that woke the context when their queue had no window (its gaps too irregular, or no estimate yet) */
 	/* Estimates now (gauges, not counters). */
 	uint64_t est_wake_ns;      /**< a sleep's wake cost: kernel wake-up + epoll return -> packet handed */
 	uint64_t est_gap_ns;       /**< the smallest inter-arrival gap estimate over the queues (0: none yet) */
