@@ -18,6 +18,7 @@
 #include <unic/pool.h>
 
 #include "l2fwd.h"
+#include "pkt_parse.h"
 
 static void send_now(struct l2fwd_route *r, uint16_t q, struct unic_pkt **pkts, uint16_t n)
 {
@@ -130,6 +131,35 @@ void l2fwd_route_txb_free(struct l2fwd_route *r)
 	r->txb = NULL;
 }
 
+/*
+ * --stamp-age: each frame's age, from unic-pktgen's send (the TSC it put
+ * in its stamp) to now, into its port's histogram; a frame without a valid
+ * stamp (another sender, a chain longer than the scratch) is counted
+ * unstamped. The stamp is read before the addresses are rewritten (they are
+ * not part of it either way).
+ */
+void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n)
+{
+	uint64_t now = unic_rdtsc();
+	uint8_t scratch[256];
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct pg_parsed pp;
+		uint64_t ns;
+		unsigned b = 0;
+
+		if (pg_pkt_parse(pkts[i], scratch, sizeof(scratch), &pp) != PG_PARSE_OK || pp.stamp.tsc > now) {
+			unic_counter_add(&c->unstamped, 1);
+			continue;
+		}
+		ns = (uint64_t)((unsigned __int128)(now - pp.stamp.tsc) * 1000000000u / hz);
+		while (b + 1 < L2FWD_AGE_BUCKETS && ns >> (b + 1))
+			b++;
+		unic_counter_add(&c->age_ns[b], 1);
+		unic_counter_add(&c->stamped, 1);
+	}
+}
+
 uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
 		      uint16_t n, void *arg)
 {
@@ -137,6 +167,8 @@ uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts
 
 	(void)port;
 	unic_counter_add(&r->in_cnt->rx, n);
+	if (UNIC_UNLIKELY(r->stamp_hz))
+		l2fwd_stamp_ages(r->in_cnt, r->stamp_hz, pkts, n);
 	if (r->mac_updating) {
 		for (uint16_t i = 0; i < n; i++) {
 			struct unic_pkt *p = pkts[i];

@@ -61,6 +61,7 @@ struct l2fwd_opts {
 	uint32_t cpu_budget;        /* percent; 0: the engine's default */
 	uint32_t tx_drain_us;       /* --tx-drain-us: hold tx bursts while frames come this close; 0: never */
 	bool moderation_fixed;      /* --moderation fixed: the policy leaves the devices' rx-usecs alone */
+	bool stamp_age;             /* --stamp-age: time unic-pktgen's stamped frames from their send to here */
 	uint32_t retry_us;
 	uint32_t max_sleep_ms;
 	uint16_t rxd, txd;          /* 0: the driver's default */
@@ -119,10 +120,18 @@ void l2fwd_usage(FILE *f, const char *prog);
 /* ---- forwarding (fwd.c) ------------------------------------------------- */
 
 /* Counters of one port, each line written by one thread. */
+/* --stamp-age: buckets of a frame's age, bucket i = [2^i, 2^(i+1)) ns. */
+#define L2FWD_AGE_BUCKETS 40
+
 struct l2fwd_port_counters {
 	struct unic_counter rx UNIC_CACHE_ALIGNED;  /* by the thread that polls this port */
 	struct unic_counter tx UNIC_CACHE_ALIGNED;  /* by the thread that forwards to it */
 	struct unic_counter dropped;                /* same thread: not taken by tx_burst */
+	/* --stamp-age, by the thread that polls this port: frames received
+	 * with unic-pktgen's stamp (their age: its send -> this handler, on
+	 * the TSC both read), and frames without one. */
+	struct unic_counter stamped UNIC_CACHE_ALIGNED, unstamped;
+	struct unic_counter age_ns[L2FWD_AGE_BUCKETS];
 };
 
 /* What one rx queue forwards to. */
@@ -148,6 +157,7 @@ struct l2fwd_route {
 	struct l2fwd_port_counters *in_cnt, *out_cnt;
 	struct l2fwd_txbuf *txb;         /* [tx queues] with --tx-drain-us; NULL: each burst sent at once */
 	uint64_t drain_tsc;              /* --tx-drain-us in TSC ticks */
+	uint64_t stamp_hz;               /* --stamp-age: the TSC's rate; 0: off */
 };
 
 /* Ports one thread polls. */
@@ -211,6 +221,9 @@ struct l2fwd_app {
 };
 
 /* A snapshot of every counter at one instant. */
+/* --stamp-age: count @p n received frames' ages into @p c (fwd.c). */
+void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n);
+
 struct l2fwd_snap {
 	uint64_t t_ns;                              /* CLOCK_MONOTONIC */
 	uint64_t rx[L2FWD_MAX_PORTS], tx[L2FWD_MAX_PORTS], dropped[L2FWD_MAX_PORTS];

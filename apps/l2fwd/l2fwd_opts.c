@@ -146,7 +146,7 @@ enum opt_id {
 	O_PORTMASK, O_QUEUES, O_PERIOD, O_PROMISC, O_NO_MAC, O_MAC, O_PORTMAP, O_MODE,
 	O_BUDGET, O_WEIGHT, O_EMPTY, O_IDLE, O_TARGET, O_CPU, O_MODER, O_RETRY, O_MAXSLEEP, O_RXD, O_TXD,
 	O_JSON, O_DURATION, O_HELP, O_NB_QUEUES, O_NO_IRQAFF, O_IRQAFF,
-	O_STATS_FORMAT, O_TX_DRAIN,
+	O_STATS_FORMAT, O_TX_DRAIN, O_STAMP_AGE,
 };
 
 struct opt_def {
@@ -173,6 +173,7 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "cpu-budget", true, O_CPU },
 	{ 0, "tx-drain-us", true, O_TX_DRAIN },
 	{ 0, "moderation", true, O_MODER },
+	{ 0, "stamp-age", false, O_STAMP_AGE },
 	{ 0, "retry-us", true, O_RETRY },
 	{ 0, "max-sleep-ms", true, O_MAXSLEEP },
 	{ 0, "rxd", true, O_RXD },
@@ -267,6 +268,9 @@ static int apply(struct l2fwd_opts *o, const struct opt_def *d, const char *name
 			o->moderation_fixed = true;
 		else
 			return ERR("option --moderation: unknown value '%s'; expected adaptive (the adaptive policy sets the devices' rx-usecs) or fixed (they keep theirs)", v);
+		break;
+	case O_STAMP_AGE:
+		o->stamp_age = true;
 		break;
 	case O_RETRY:
 		rc = app_parse_u64(name, v, 1, 1000000, &x, err, errlen);
@@ -537,6 +541,9 @@ void l2fwd_usage(FILE *f, const char *prog)
 		"      --moderation MODE    adaptive (default): the adaptive policy sets each device's\n"
 		"                           interrupt moderation (rx-usecs); fixed: the devices keep\n"
 		"                           theirs (docs/napi.md, \"The device's moderation\")\n"
+		"      --stamp-age          time each frame that carries unic-pktgen's stamp from its\n"
+		"                           send to this forwarder's handler (the TSC both read: one\n"
+		"                           machine or one VM); in the totals (costs a parse a frame)\n"
 		"      --retry-us N         longest sleep while packets are held (default %u)\n"
 		"      --max-sleep-ms N     longest sleep (default %u)\n"
 		"      --rxd N, --txd N     rx/tx descriptors per queue (default: the driver's)\n"

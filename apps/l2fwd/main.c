@@ -181,6 +181,7 @@ static void make_route(struct l2fwd_app *app, unsigned p)
 	r->mac_updating = app->opts.mac_updating;
 	r->in_cnt = &app->cnt[p];
 	r->out_cnt = &app->cnt[d];
+	r->stamp_hz = app->opts.stamp_age ? unic_tsc_hz() : 0;
 	/* Destination 02:00:00:00:00:<out port>; source: the out port's MAC. */
 	r->hdr[0] = 0x02;
 	r->hdr[5] = (uint8_t)d;

@@ -16,6 +16,21 @@
 
 #include "l2fwd.h"
 
+/* --stamp-age: port @p p's frames' ages so far, percentiles (ns) from its
+ * histogram; @return the stamped frames. */
+static uint64_t stamp_age(const struct l2fwd_app *app, unsigned p, uint64_t *unstamped, uint64_t pct[3])
+{
+	uint64_t hist[L2FWD_AGE_BUCKETS];
+	static const double at[3] = { 0.50, 0.90, 0.99 };
+
+	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
+		hist[i] = unic_counter_read(&app->cnt[p].age_ns[i]);
+	for (unsigned k = 0; k < 3; k++)
+		pct[k] = unic_napi_hist_percentile(hist, L2FWD_AGE_BUCKETS, at[k]);
+	*unstamped = unic_counter_read(&app->cnt[p].unstamped);
+	return unic_counter_read(&app->cnt[p].stamped);
+}
+
 static uint64_t worker_cpu_ns(struct l2fwd_worker *w)
 {
 	struct timespec ts;
@@ -108,6 +123,13 @@ static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			}
 		} else
 			fprintf(f, "  port: gone (detached)\n");
+		if (app->opts.stamp_age) {
+			uint64_t un, pct[3], n = stamp_age(app, p, &un, pct);
+
+			fprintf(f, "  stamp age (unic-pktgen's send -> here): %" PRIu64 " frames, p50 < %.1f us, "
+				"p90 < %.1f us, p99 < %.1f us; %" PRIu64 " without a stamp\n", n, pct[0] / 1e3,
+				pct[1] / 1e3, pct[2] / 1e3, un);
+		}
 		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];
 		arx += a->rx[p], atx += a->tx[p], adr += a->dropped[p];
 	}
@@ -159,6 +181,13 @@ static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
 		if (b->hw_ok[p])
 			fprintf(f, ",\"hw_rx_good_packets\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRIu64,
 				b->hw_rx[p], b->hw_tx[p]);
+		if (app->opts.stamp_age) {
+			uint64_t un, pct[3], n = stamp_age(app, p, &un, pct);
+
+			fprintf(f, ",\"stamp_age_ns\":{\"stamped\":%" PRIu64 ",\"unstamped\":%" PRIu64
+				",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 "}", n, un, pct[0],
+				pct[1], pct[2]);
+		}
 		if (b->port_ok[p] && app->opts.nb_queues > 1) {
 			/* The port's own per-queue counts: rx queue q, tx queue q. */
 			for (unsigned k = 0; k < 2; k++) {

@@ -23,11 +23,13 @@
 #include <unic/pool.h>
 
 #include "l2fwd.h"
+#include "pkt_build.h"
 #include "refusing_port.h"
 #include "port_fixture.h"
 #include "run_binary.h"
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
+#define HASNT(s, sub) cr_assert(strstr((s), (sub)) == NULL, "'%s' in:\n%s", (sub), (s))
 
 static char err[512];
 
@@ -295,6 +297,12 @@ Test(l2fwd_opts, the_adaptive_policy_options_are_taken_and_checked_against_the_m
 	HAS(err, "option --moderation: unknown value 'off'; expected adaptive");
 	cr_assert_eq(parse(&o, "--moderation"), -EINVAL);
 	HAS(err, "option --moderation: missing value");
+	/* Timing unic-pktgen's stamped frames: off unless asked, in any mode. */
+	cr_assert_eq(parse(&o, ""), 0, "%s", err);
+	cr_assert(!o.stamp_age);
+	cr_assert_eq(parse(&o, "--rx-mode poll --stamp-age"), 0, "%s", err);
+	cr_assert(o.stamp_age);
+	cr_assert_eq(parse(&o, "--stamp-age=1"), -EINVAL);
 }
 
 Test(l2fwd_opts, unknown_options_and_stray_words_are_refused)
@@ -415,6 +423,47 @@ static void hsetup(void)
 static void hteardown(void)
 {
 	fixture_mem_pool_free(mem, pool);
+}
+
+/*
+ * --stamp-age: frames with unic-pktgen's stamp are timed from the TSC in
+ * the stamp to now, into log2 buckets of ns; a frame without a stamp, or
+ * with a stamp from the future (another machine's TSC), is counted
+ * unstamped, not timed.
+ */
+Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = hsetup, .fini = hteardown)
+{
+	static struct l2fwd_port_counters c;
+	struct pg_frame_tmpl t = { .dst_mac = { 2, 0, 0, 0, 0, 1 }, .src_mac = { 2, 0, 0, 0, 0, 2 }, .ttl = 64 };
+	struct pg_flow f = { .src_port = 1234, .dst_port = 5678, .src_ip = { 10, 0, 0, 1 },
+			     .dst_ip = { 10, 0, 0, 2 } };
+	uint64_t hz = unic_tsc_hz(), now = unic_rdtsc(), total = 0;
+	struct unic_pkt *pkts[4];
+	unsigned b20 = 0;
+
+	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 4), 0);
+	for (int i = 0; i < 4; i++) {
+		/* 0, 1: sent 1 ms ago; 2: no stamp; 3: stamped 1 s ahead */
+		struct pg_stamp st = { .magic = PG_STAMP_MAGIC, .stream = 0, .seq = (uint32_t)i,
+				       .tsc = i == 3 ? now + hz : now - hz / 1000 };
+
+		cr_assert_eq(pg_frame_build(unic_pkt_data(pkts[i]), 64, &t, &f, &st), 64u);
+		if (i == 2)
+			memset((uint8_t *)unic_pkt_data(pkts[i]) + 42, 0, 4);  /* the magic gone */
+		pkts[i]->data_len = pkts[i]->pkt_len = 64;
+	}
+	l2fwd_stamp_ages(&c, hz, pkts, 4);
+	cr_assert_eq(unic_counter_read(&c.stamped), 2);
+	cr_assert_eq(unic_counter_read(&c.unstamped), 2);
+	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
+		total += unic_counter_read(&c.age_ns[i]);
+	cr_assert_eq(total, 2);
+	/* 1 ms and the test's own few microseconds: [2^19, 2^20) ns, or the
+	 * next bucket on a slow machine. */
+	b20 = (unsigned)(unic_counter_read(&c.age_ns[19]) + unic_counter_read(&c.age_ns[20]));
+	cr_assert_eq(b20, 2, "1 ms old frames in buckets 19 (%" PRIu64 ") and 20 (%" PRIu64 ")",
+		     unic_counter_read(&c.age_ns[19]), unic_counter_read(&c.age_ns[20]));
+	unic_pkt_free_bulk(pkts, 4);
 }
 
 static struct unic_port *ring_up(const char *spec, uint16_t nq)
@@ -964,6 +1013,39 @@ Test(l2fwd_binary, reports_the_pool_size_and_packets_in_use_in_every_line, .time
 	cr_assert_not_null(start, "no pool line in the text totals: %s", buf);
 	cr_assert_not_null(strstr(start, " packets, "), "%s", start);
 	cr_assert_not_null(strstr(start, " in use\n"), "%s", start);
+}
+
+/* --stamp-age over null ports: their frames carry no unic-pktgen stamp,
+ * so every frame received is counted unstamped and none is timed; the
+ * figures are in the JSON totals per port and in the text totals. */
+Test(l2fwd_binary, stamp_age_counts_frames_without_a_stamp, .timeout = 60)
+{
+	static char buf[1 << 16];
+	const char *tot, *p0, *sa;
+	unsigned long long rx, stamped, unstamped;
+
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -q 2 -T 0 -t 0.5 --json --stamp-age", true,
+			 buf, sizeof(buf)), 0, "%s", buf);
+	tot = strstr(buf, "{\"type\":\"totals\"");
+	cr_assert_not_null(tot, "%s", buf);
+	p0 = strstr(tot, "{\"port\":0,");
+	cr_assert_not_null(p0, "%s", tot);
+	cr_assert_eq(sscanf(strstr(p0, "\"rx\":"), "\"rx\":%llu", &rx), 1, "%s", p0);
+	sa = strstr(p0, "\"stamp_age_ns\":{");
+	cr_assert_not_null(sa, "%s", p0);
+	cr_assert_eq(sscanf(sa, "\"stamp_age_ns\":{\"stamped\":%llu,\"unstamped\":%llu", &stamped, &unstamped), 2,
+		     "%s", sa);
+	cr_assert_gt(rx, 0, "%s", p0);
+	cr_assert_eq(stamped, 0, "%s", sa);
+	cr_assert_eq(unstamped, rx, "every frame counted unstamped: %s", p0);
+	HAS(sa, "\"p50\":0,\"p90\":0,\"p99\":0}");
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -q 2 -T 0 -t 0.3 --stamp-age", false, buf,
+			 sizeof(buf)), 0, "%s", buf);
+	HAS(buf, "  stamp age (unic-pktgen's send -> here): 0 frames, ");
+	/* Without the option, nothing of it. */
+	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -q 2 -T 0 -t 0.3 --json", true, buf,
+			 sizeof(buf)), 0, "%s", buf);
+	HASNT(buf, "stamp_age");
 }
 
 Test(l2fwd_binary, sigint_stops_cleanly_with_totals, .timeout = 60)
