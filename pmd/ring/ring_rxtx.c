@@ -23,7 +23,11 @@
  *       see the old values: the sender would skip the doorbell and the poller
  *       would find the ring empty and sleep, with a packet stranded. With
  *       them, at least one side sees the other's store: the sender rings, or
- *       the re-check finds the packet.
+ *       the re-check finds the packet. Nothing else between the poller's
+ *       store and its load is a barrier (the engine's napi_complete calls the
+ *       two back to back), so (D2) is needed on x86 too: tests/unit/
+ *       test_ring_port.c's lockstep and litmus tests fail with either fence
+ *       removed.
  */
 #include <errno.h>
 #include <unistd.h>

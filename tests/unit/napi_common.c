@@ -29,13 +29,13 @@ void sleep_ns(uint64_t ns)
 		;
 }
 
-bool wait_count(const uint64_t *v, uint64_t target, pid_t ktid, uint64_t limit_ns,
+bool wait_until(wait_cond_fn cond, void *arg, uint64_t period_ns, pid_t ktid, uint64_t limit_ns,
 		uint64_t *waited_ns, uint64_t *cpu_wait_ns)
 {
 	uint64_t t0 = unic_time_ns(), rd0 = run_delay_ns(ktid) + run_delay_ns(0), el = 0, rd = 0;
 	bool reached;
 
-	while (!(reached = __atomic_load_n(v, __ATOMIC_ACQUIRE) >= target)) {
+	while (!(reached = cond(arg))) {
 		el = unic_time_ns() - t0;
 		if (el >= limit_ns) {
 			/* Past the limit by the wall clock: count out the time
@@ -44,11 +44,31 @@ bool wait_count(const uint64_t *v, uint64_t target, pid_t ktid, uint64_t limit_n
 			if (el - UNIC_MIN(el, rd) >= limit_ns || el >= 30000000000ull)
 				break;
 		}
-		sleep_ns(el < limit_ns ? 10000 : 1000000);
+		sleep_ns(el < limit_ns ? period_ns : UNIC_MAX(period_ns, 1000000ull));
 	}
 	*waited_ns = unic_time_ns() - t0;
 	*cpu_wait_ns = run_delay_ns(ktid) + run_delay_ns(0) - rd0;
 	return reached;
+}
+
+struct count_goal {
+	const uint64_t *v;
+	uint64_t target;
+};
+
+static bool count_reached(void *arg)
+{
+	const struct count_goal *g = arg;
+
+	return __atomic_load_n(g->v, __ATOMIC_ACQUIRE) >= g->target;
+}
+
+bool wait_count(const uint64_t *v, uint64_t target, pid_t ktid, uint64_t limit_ns,
+		uint64_t *waited_ns, uint64_t *cpu_wait_ns)
+{
+	struct count_goal g = { .v = v, .target = target };
+
+	return wait_until(count_reached, &g, 10000, ktid, limit_ns, waited_ns, cpu_wait_ns);
 }
 
 /* @p nq queues, 1024 rx descriptors, hybrid rx mode. */

@@ -45,16 +45,24 @@ void teardown(void);
 /* Sleep @p ns nanoseconds (again after a signal). */
 void sleep_ns(uint64_t ns);
 
+/* What wait_until() waits for: true once it holds. */
+typedef bool (*wait_cond_fn)(void *arg);
+
 /*
- * Sleep-wait until *@p v (an atomic counter) reaches @p target, or until
- * @p limit_ns have passed that thread @p ktid (a context's runner) and the
- * caller did not spend waiting for a CPU (run_delay_ns), or 30 s by the wall
- * clock. A packet left behind is not handled however long the wait, and the
- * stranded thread sleeps, so it is caught after @p limit_ns; a busy machine
- * that keeps the context off its CPU only makes the wait longer.
- * @return true when reached; *@p waited_ns: the wall-clock wait;
- * *@p cpu_wait_ns: the run delay within it.
+ * Sleep-wait, looking every @p period_ns, until @p cond(@p arg) holds, or
+ * until @p limit_ns have passed that thread @p ktid (a context's runner) and
+ * the caller did not spend waiting for a CPU (run_delay_ns), or 30 s by the
+ * wall clock. A packet left behind is not handled however long the wait, and
+ * the stranded thread sleeps, so it is caught after @p limit_ns; a busy
+ * machine that keeps the context off its CPU only makes the wait longer.
+ * @return true when it held; *@p waited_ns: the wall-clock wait;
+ * *@p cpu_wait_ns: the run delay within it (both threads').
  */
+bool wait_until(wait_cond_fn cond, void *arg, uint64_t period_ns, pid_t ktid, uint64_t limit_ns,
+		uint64_t *waited_ns, uint64_t *cpu_wait_ns);
+
+/* wait_until() *@p v (an atomic counter) reaches @p target, looking every
+ * 10 us. */
 bool wait_count(const uint64_t *v, uint64_t target, pid_t ktid, uint64_t limit_ns,
 		uint64_t *waited_ns, uint64_t *cpu_wait_ns);
 
