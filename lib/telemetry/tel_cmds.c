@@ -331,10 +331,10 @@ static int tel_pool_one(struct unic_pool *pool, void *arg)
 	unic_tel_out_printf(out, "%s{\"name\":", out->buf[out->len - 1] == '[' ? "" : ",");
 	unic_tel_out_str(out, pool->name);
 	unic_tel_out_printf(out, ",\"size\":%u,\"in_use\":%u,\"avail\":%u,\"cache\":%u,\"cache_size\":%u"
-			    ",\"obj_size\":%u,\"packet_pool\":%s,\"get_fail\":%" PRIu64 "}",
+			    ",\"obj_size\":%u,\"packet_pool\":%s,\"numa_node\":%d,\"get_fail\":%" PRIu64 "}",
 			    pool->count, unic_pool_in_use_count(pool), unic_pool_avail_count(pool),
 			    unic_pool_cache_count(pool), pool->cache_size, pool->obj_size,
-			    pool->is_pktpool ? "true" : "false", st.get_fail);
+			    pool->is_pktpool ? "true" : "false", unic_pool_numa_node(pool), st.get_fail);
 	return 0;
 }
 

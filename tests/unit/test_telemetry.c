@@ -230,7 +230,7 @@ Test(telemetry, mem_pools_lists_each_pool_with_its_use)
 	cr_assert_not_null(p);
 	a = tel_ask(fd, "/mem/pools");
 	HAS(a, "{\"name\":\"telpool2\",\"size\":512,\"in_use\":1,\"avail\":511,\"cache\":0,\"cache_size\":0");
-	HAS(a, "\"packet_pool\":true");
+	HAS(a, "\"packet_pool\":true,\"numa_node\":0,\"get_fail\":0}");
 	unic_pkt_free(p);
 	fixture_mem_pool_free(mem, pool);
 	a = tel_ask(fd, "/mem/pools");
