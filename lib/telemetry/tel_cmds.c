@@ -290,11 +290,12 @@ static int tel_napi_ctx_one(struct unic_napi_ctx *ctx, void *arg)
 				    ",\"refused\":%" PRIu64 ",\"injected\":%" PRIu64 ",\"dropped\":%" PRIu64
 				    ",\"arms\":%" PRIu64 ",\"arm_failures\":%" PRIu64
 				    ",\"rechecks_caught\":%" PRIu64 ",\"interrupts\":%" PRIu64
-				    ",\"gap_ns\":%" PRIu64 ",\"moderation_us\":%" PRId64
+				    ",\"gap_ns\":%" PRIu64 ",\"moderation\":\"%s\",\"moderation_us\":%" PRId64
 				    ",\"moderation_effect_us\":%" PRId64 "}",
 				    qi[i].q, qi[i].weight, q->polls, q->empty_polls, q->packets, q->refused,
 				    q->injected, q->dropped, q->arms, q->arm_failures, q->rechecks_caught,
-				    q->interrupts, qi[i].gap_ns, qi[i].moderation_us, qi[i].moderation_effect_us);
+				    q->interrupts, qi[i].gap_ns, qi[i].moderation_fixed ? "fixed" : "adaptive",
+				    qi[i].moderation_us, qi[i].moderation_effect_us);
 	}
 	unic_tel_out_printf(out, "]}");
 out:

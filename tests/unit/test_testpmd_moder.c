@@ -157,6 +157,28 @@ Test(testpmd_moder, a_hand_rx_usecs_turns_the_adaptive_moderation_off_until_it_i
 	HAS(printed(), "moderation adaptive");
 }
 
+/* "show port napi" says what the library has, not testpmd's own copy: a
+ * switch made behind testpmd's back shows; stopped, the next start's. */
+Test(testpmd_moder, show_port_napi_reads_the_switch_the_library_has, .init = moder_setup, .fini = eng_teardown,
+     .timeout = 60)
+{
+	unsigned n = 0;
+
+	cr_assert_eq(exec("start"), 0);
+	printed();
+	for (unsigned t = 0; t < app->nb_threads; t++)
+		if (unic_napi_moderation_set(app->threads[t].ctx, app->ports[near_id].port, true) == 0)
+			n++;
+	cr_assert_geq(n, 1, "no forwarding context holds port %u", near_id);
+	cr_assert(!app->ports[near_id].knobs.moderation_fixed, "testpmd's copy stays adaptive");
+	cr_assert_eq(execf("show port napi %u", near_id), 0);
+	HAS(printed(), "moderation fixed (rx-usecs as set; 'moderation=adaptive' gives it back)\n");
+	cr_assert_eq(exec("stop"), 0);
+	printed();
+	cr_assert_eq(execf("show port napi %u", near_id), 0);
+	HAS(printed(), "moderation adaptive (the policy sets rx-usecs) at the next start\n");
+}
+
 /* moderation=fixed at the next start; refused with another mode. */
 Test(testpmd_moder, moderation_fixed_holds_from_the_start_and_is_the_hybrid_modes,
      .init = moder_setup, .fini = eng_teardown, .timeout = 60)
