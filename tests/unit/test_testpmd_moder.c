@@ -26,48 +26,8 @@
 
 #include "testpmd.h"
 #include "testpmd_fixture.h"
+#include "moder_rec.h"
 #include "unic_port_driver.h"
-
-/* ---- a recording coalesce op on ring40 ------------------------------------------ */
-
-#define REC_MAX 256
-
-static struct {
-	struct unic_port_ops ops;
-	uint32_t rx_usecs, tx_usecs;  /* in effect */
-	unsigned sets;                /* coalesce_set calls (under the port's lock) */
-	uint32_t rx[REC_MAX];         /* each rx_usecs asked, in order */
-} rec;
-
-static int rec_get(struct unic_port *port, struct unic_coalesce *c)
-{
-	(void)port;
-	c->rx_usecs = rec.rx_usecs;
-	c->tx_usecs = rec.tx_usecs;
-	return 0;
-}
-
-static int rec_set(struct unic_port *port, const struct unic_coalesce *c)
-{
-	(void)port;
-	if (rec.sets < REC_MAX)
-		rec.rx[rec.sets] = c->rx_usecs;
-	rec.sets++;
-	rec.rx_usecs = c->rx_usecs;
-	rec.tx_usecs = c->tx_usecs;
-	return 0;
-}
-
-static const char *rec_list(void)
-{
-	static char buf[128];
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (unsigned i = 0; i < rec.sets && i < 16 && o < sizeof(buf) - 12; i++)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%u", i ? " " : "", rec.rx[i]);
-	return buf;
-}
 
 /* ring40 stopped, the recording op, the adaptive policy, started again. */
 static void moder_setup(void)
@@ -77,12 +37,7 @@ static void moder_setup(void)
 	eng_setup();
 	p = app->ports[near_id].port;
 	cr_assert_eq(execf("port stop %u", near_id), 0);
-	memset(&rec, 0, sizeof(rec));
-	rec.ops = *p->ops;
-	rec.ops.coalesce_get = rec_get;
-	rec.ops.coalesce_set = rec_set;
-	rec.tx_usecs = 7;
-	p->ops = &rec.ops;
+	rec_attach(p);
 	cr_assert_eq(execf("set rx-mode %u hybrid cpu-budget=100", near_id), 0, "%s", printed());
 	cr_assert_eq(execf("port start %u", near_id), 0, "%s", printed());
 }
