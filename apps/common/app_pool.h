@@ -52,4 +52,12 @@ static inline uint32_t app_pool_need(const struct app_pool_need *n)
 struct unic_pool *app_port_pool_create(struct unic_mem *mem, struct unic_port *port, const char *app,
 				       uint32_t count, uint32_t cache_size, uint16_t dataroom);
 
+/*
+ * The same for an application that names and places its pools itself
+ * (unic-testpmd: --no-numa, --socket-num): @p name as given, on
+ * @p numa_node (-1: none asked, which the pool takes as node 0).
+ */
+struct unic_pool *app_pool_create(struct unic_mem *mem, struct unic_port *port, const char *name,
+				  uint32_t count, uint32_t cache_size, uint16_t dataroom, int numa_node);
+
 #endif /* UNIC_APP_POOL_H */

@@ -77,6 +77,10 @@ void l2fwd_opts_init(struct l2fwd_opts *o);
  */
 int l2fwd_opts_parse(struct l2fwd_opts *o, int argc, char **argv, char *err, size_t errlen);
 
+/* The napi configuration of every forwarding thread, from the options
+ * (mode, budget, the hybrid and adaptive knobs, --moderation). */
+void l2fwd_napi_conf(const struct l2fwd_opts *o, struct unic_napi_conf *c);
+
 /* Parse "(0,1)(2,3)" into o->pairs. @return 0 or -EINVAL (message in err). */
 int l2fwd_portmap_parse(struct l2fwd_opts *o, const char *s, char *err, size_t errlen);
 

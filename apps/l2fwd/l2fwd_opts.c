@@ -568,3 +568,15 @@ void l2fwd_usage(FILE *f, const char *prog)
 		L2FWD_TXB_MAX, L2FWD_TX_DRAIN_MAX_US, UNIC_NAPI_RETRY_US_DEFAULT, UNIC_NAPI_MAX_SLEEP_MS_DEFAULT, UNIC_PORT_MAX_QUEUES,
 		unic_env_usage());
 }
+
+void l2fwd_napi_conf(const struct l2fwd_opts *o, struct unic_napi_conf *c)
+{
+	*c = (struct unic_napi_conf){
+		.sz = sizeof(*c), .mode = o->mode, .budget = o->budget,
+		.hybrid_empty_polls = o->hybrid_empty_polls,
+		.hybrid_idle_us = o->hybrid_idle_us, .retry_us = o->retry_us,
+		.max_sleep_ms = o->max_sleep_ms,
+		.latency_target_us = o->latency_target_us, .cpu_budget = o->cpu_budget,
+		.moderation_fixed = o->moderation_fixed,
+	};
+}

@@ -458,14 +458,9 @@ int main(int argc, char **argv)
 		fprintf(app.info, "l2fwd: tx bursts that come less than %u us apart are held up to %u us (at most %u frames) before they are sent (--tx-drain-us)\n",
 			app.opts.tx_drain_us, app.opts.tx_drain_us, L2FWD_TXB_MAX);
 
-	struct unic_napi_conf nc = {
-		.sz = sizeof(nc), .mode = app.opts.mode, .budget = app.opts.budget,
-		.hybrid_empty_polls = app.opts.hybrid_empty_polls,
-		.hybrid_idle_us = app.opts.hybrid_idle_us, .retry_us = app.opts.retry_us,
-		.max_sleep_ms = app.opts.max_sleep_ms,
-		.latency_target_us = app.opts.latency_target_us, .cpu_budget = app.opts.cpu_budget,
-		.moderation_fixed = app.opts.moderation_fixed,
-	};
+	struct unic_napi_conf nc;
+
+	l2fwd_napi_conf(&app.opts, &nc);
 	const struct unic_env_options *eopts = unic_env_opts(env);
 
 	for (unsigned w = 0; w < app.nb_workers; w++) {

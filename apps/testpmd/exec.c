@@ -35,6 +35,7 @@ int tp_app_init(struct tp_app *app, struct unic_env *env)
 		app->err = stderr;
 	app->tx_retry_num = 64; /* DPDK's BURST_TX_RETRIES */
 	app->tx_delay_us = 1;   /* DPDK's BURST_TX_WAIT_US */
+	app->pool_node = TP_NODE_PORT;
 	return 0;
 }
 

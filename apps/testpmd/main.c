@@ -436,6 +436,7 @@ int main(int argc, char **argv)
 	app.def_mtu = o.max_pkt_len ? (uint16_t)(o.max_pkt_len - 18) : 0;
 	app.rss = o.rss;
 	app.pool_count = (uint32_t)o.total_mbufs;
+	app.pool_node = o.socket_set ? (int)o.socket_num : o.no_numa ? -1 : TP_NODE_PORT;
 	app.dataroom = o.mbuf_size ? (uint16_t)(o.mbuf_size - UNIC_PKT_HEADROOM_DEFAULT) : 0;
 	app.portmask = o.portmask;
 	app.nb_fwd_ports = (unsigned)o.nb_ports;

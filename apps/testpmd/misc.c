@@ -62,9 +62,10 @@ static int pool_one(struct unic_pool *pool, void *arg)
 
 	if (d->name && strcmp(d->name, pool->name) != 0)
 		return 0;
-	fprintf(d->f, "mempool <%s>@%p\n  size=%u\n  elt_size=%u\n  obj_size=%u\n  cache_size=%u\n"
+	fprintf(d->f, "mempool <%s>@%p\n  socket_id=%d\n  size=%u\n  elt_size=%u\n  obj_size=%u\n  cache_size=%u\n"
 		"  avail_count=%u\n  in_use_count=%u\n  cache_count=%u\n", pool->name, (void *)pool,
-		pool->count, pool->elt_size, pool->obj_size, pool->cache_size, unic_pool_avail_count(pool),
+		unic_pool_numa_node(pool), pool->count, pool->elt_size, pool->obj_size, pool->cache_size,
+		unic_pool_avail_count(pool),
 		unic_pool_in_use_count(pool), unic_pool_cache_count(pool));
 	d->n++;
 	return 0;

@@ -22,7 +22,7 @@ enum act {
 	O_FWD_MODE, O_RX_MODE, O_TOPOLOGY, O_TXPKTS, O_TOTAL_MBUFS, O_MBUF_SIZE, O_MAX_PKT_LEN,
 	O_RSS_IP, O_RSS_UDP, O_DISABLE_RSS, O_ETH_PEER, O_PEERS_FILE, O_NO_LSC, O_NO_DEV_START,
 	O_RECORD_CYCLES, O_TX_RETRY, O_TX_DELAY, O_NOISY_BUFSZ, O_NOISY_FLUSH, O_NOISY_MEM,
-	O_NOISY_WRITES, O_NOISY_READS, O_NOISY_RW,
+	O_NOISY_WRITES, O_NOISY_READS, O_NOISY_RW, O_NUMA, O_NO_NUMA, O_SOCKET_NUM,
 	O_NOTE,   /* accepted; one notice line says what unic does instead */
 	O_REFUSE, /* refused; the reason names what unic lacks */
 };
@@ -45,8 +45,8 @@ struct opt_def {
 static const char thresholds[] =
 	"unic's drivers set their descriptor thresholds themselves (no per-queue threshold setting); ignored";
 static const char numa[] =
-	"unic-testpmd makes each port's pool and rings on the NUMA node of the thread that sets the port up "
-	"(numa_node -1); no per-port or per-ring placement; ignored";
+	"each port's pool and rings go on the port's NUMA node (--no-numa: none asked, node 0; "
+	"--socket-num N: node N); the per-port and per-ring choice is ignored";
 static const char no_split[] =
 	"unic's ports have no buffer split (one pool per rx queue, packets in one or more whole buffers)";
 
@@ -92,15 +92,16 @@ static const struct opt_def opt_table[] = {
 	{ "noisy-lkup-num-writes", 0, true, O_NOISY_WRITES, V_UINT, NULL },
 	{ "noisy-lkup-num-reads", 0, true, O_NOISY_READS, V_UINT, NULL },
 	{ "noisy-lkup-num-reads-writes", 0, true, O_NOISY_RW, V_UINT, NULL },
+	/* where the pools and rings go (tp_port_node()) */
+	{ "numa", 0, false, O_NUMA, V_NONE, NULL },
+	{ "no-numa", 0, false, O_NO_NUMA, V_NONE, NULL },
+	{ "socket-num", 0, true, O_SOCKET_NUM, V_UINT, NULL },
 
 	/* DPDK's that unic takes another way: accepted with a notice. */
 	NOTE("display-xstats", true, V_ANY, "the periodic statistics show the NIC counters; 'show port xstats N' shows every extended statistic; ignored"),
 	NOTE("coremask", true, V_HEX, "the forwarding threads run on the cores of -l after the first (the main one); give the cores with -l; ignored"),
-	NOTE("numa", false, V_NONE, numa),
-	NOTE("no-numa", false, V_NONE, numa),
 	NOTE("port-numa-config", true, V_TUPLES, numa),
 	NOTE("ring-numa-config", true, V_TUPLES, numa),
-	NOTE("socket-num", true, V_UINT, numa),
 	NOTE("mbcache", true, V_UINT, "each pool has a per-thread cache of 256 packets; ignored"),
 	NOTE("rxpt", true, V_UINT, thresholds),
 	NOTE("rxht", true, V_UINT, thresholds),
@@ -527,6 +528,16 @@ static int apply(struct tp_opts *o, const struct opt_def *d, const char *opt, co
 	case O_NO_DEV_START:
 		o->no_dev_start = true;
 		return 0;
+	case O_NUMA:
+		o->no_numa = false;
+		return 0;
+	case O_NO_NUMA:
+		o->no_numa = true;
+		return 0;
+	case O_SOCKET_NUM:
+		/* Whether node N exists is the pool's check (at port start). */
+		o->socket_set = true;
+		return app_parse_u64(opt, v, 0, 1023, &o->socket_num, err, errlen);
 	case O_RECORD_CYCLES:
 		o->record_cycles = true;
 		return 0;
@@ -660,6 +671,8 @@ void tp_opts_usage(FILE *f)
 		"      --rx-mode MODE       poll, interrupt or hybrid (default hybrid)\n"
 		"      --txpkts SIZES       txonly/flowgen segment sizes, e.g. 64 or 64,128\n"
 		"      --total-num-mbufs N  packets in each port's pool (default: what its queues need)\n"
+		"      --no-numa, --socket-num N  each port's pool and rings on no node in particular (node 0),\n"
+		"                           or on node N (default, --numa: on the port's node)\n"
 		"      --mbuf-size N        buffer size, 128 bytes of headroom included (default 2176)\n"
 		"      --max-pkt-len N      largest frame; the ports' MTU is N - 18 (default 1518)\n"
 		"      --rss-ip, --rss-udp, --disable-rss  RSS hash over several rx queues (default: IP)\n"

@@ -32,6 +32,9 @@ struct tp_opts {
 	bool tx_first;            /* --tx-first: the start made without -i sends a burst first */
 	bool no_lsc;              /* --no-lsc-interrupt: link change events are not printed */
 	bool no_dev_start;        /* --disable-device-start: ports left stopped at start-up */
+	bool no_numa;             /* --no-numa (the last of --numa and --no-numa counts) */
+	bool socket_set;          /* --socket-num given: socket_num is the node of every pool */
+	uint64_t socket_num;
 	const char *file;
 	uint64_t nbcore, burst, rxq, txq, rxd, txd;
 	int engine;               /* -1: io */

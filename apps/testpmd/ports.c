@@ -96,6 +96,17 @@ static uint32_t pool_need(struct tp_app *app, struct tp_port *p, const struct un
 	return app_pool_need(&n);
 }
 
+int tp_port_node(const struct tp_app *app, int port_node)
+{
+	return app->pool_node == TP_NODE_PORT ? port_node : app->pool_node;
+}
+
+/*
+ * A pool per port, as unic-l2fwd and unic-pktgen make (app_pool.h), rather
+ * than DPDK testpmd's one per socket: a memif port with zero-copy=yes lends
+ * its whole pool to its peer, which must not reach the other ports' packets.
+ * It lies on the port's NUMA node (tp_port_node()).
+ */
 static int port_pool(struct tp_app *app, uint16_t id, const struct unic_port_info *info)
 {
 	struct tp_port *p = &app->ports[id];
@@ -122,17 +133,17 @@ static int port_pool(struct tp_app *app, uint16_t id, const struct unic_port_inf
 	if (room > 65535 - UNIC_PKT_HEADROOM_DEFAULT)
 		room = 65535 - UNIC_PKT_HEADROOM_DEFAULT;
 	snprintf(name, sizeof(name), "tp%u_%u", id, app->nb_pools);
-	struct unic_pktpool_conf pc = {
-		.sz = sizeof(pc), .name = name, .mem = unic_env_mem(app->env), .count = need,
-		.cache_size = TP_POOL_CACHE, .numa_node = -1, .dataroom = (uint16_t)room,
-		.shareable = info->rx_pool_shareable, /* memif zero-copy=yes lends it */
-	};
-	struct unic_pool *pool = unic_pktpool_create(&pc);
+	int node = tp_port_node(app, info->numa_node);
+	struct unic_pool *pool = app_pool_create(unic_env_mem(app->env), p->port, name, need, TP_POOL_CACHE,
+						 (uint16_t)room, node);
 
 	if (pool == NULL) {
-		fprintf(app->err, "port %u: cannot create a pool of %u packets of %u bytes: %s\n", id,
-			need, room, strerror(errno));
-		return -ENOMEM;
+		int e = errno;
+
+		fprintf(app->err, "port %u: cannot create a pool of %u packets of %u bytes on NUMA node %d: %s%s\n",
+			id, need, room, node, strerror(e),
+			e == EINVAL && app->pool_node >= 0 ? " (does --socket-num name a node of this machine?)" : "");
+		return e == EINVAL ? -EINVAL : -ENOMEM;
 	}
 	/* The old pool stays: its packets may still sit in other ports' rings. */
 	app->pools[app->nb_pools++] = pool;
@@ -190,7 +201,7 @@ static int port_apply(struct tp_app *app, uint16_t id)
 	 * make smaller (af_xdp: 4096). */
 	for (uint16_t q = 0; q < c.nb_txq; q++) {
 		struct unic_txq_conf tq = { .sz = sizeof(tq), .nb_desc = p->q_txd[q] ? p->q_txd[q] : p->txd,
-					    .numa_node = -1 };
+					    .numa_node = tp_port_node(app, info.numa_node) };
 
 		rc = unic_port_tx_queue_setup(p->port, q, &tq);
 		if (rc)
@@ -198,7 +209,7 @@ static int port_apply(struct tp_app *app, uint16_t id)
 	}
 	for (uint16_t q = 0; q < c.nb_rxq; q++) {
 		struct unic_rxq_conf rq = { .sz = sizeof(rq), .nb_desc = p->q_rxd[q] ? p->q_rxd[q] : p->rxd,
-					    .numa_node = -1,
+					    .numa_node = tp_port_node(app, info.numa_node),
 					    .pool = p->pool };
 
 		rc = unic_port_rx_queue_setup(p->port, q, &rq);

@@ -230,10 +230,25 @@ static int show_napi(struct tp_app *app, uint16_t id)
 	else
 		snprintf(budget, sizeof(budget), "off");
 	/* Who sets rx-usecs: the adaptive policy, or whoever set it
-	 * ("moderation=fixed", or a hand coalesce that switched it). */
-	const char *moder = !tp_knobs_adaptive(p->conf.rx_mode, &p->knobs) ? "fixed (no adaptive policy)" :
-			    p->knobs.moderation_fixed ? "fixed (rx-usecs as set; 'moderation=adaptive' gives it back)" :
-			    "adaptive (the policy sets rx-usecs)";
+	 * ("moderation=fixed", or a hand coalesce that switched it). While
+	 * forwarding polls the port, the switch as the library has it
+	 * (unic_napi_moderation_get() of a context that holds its queues);
+	 * else what the next start sets. */
+	int fixed = -ENOENT;
+
+	for (unsigned t = 0; app->fwd_on && t < app->nb_threads && fixed < 0; t++)
+		if (app->threads[t].ctx)
+			fixed = unic_napi_moderation_get(app->threads[t].ctx, p->port);
+	const char *when = fixed < 0 ? " at the next start" : "";
+
+	if (fixed < 0)
+		fixed = p->knobs.moderation_fixed;
+	char moder[96];
+
+	snprintf(moder, sizeof(moder), "%s%s",
+		 !tp_knobs_adaptive(p->conf.rx_mode, &p->knobs) ? "fixed (no adaptive policy)" :
+		 fixed ? "fixed (rx-usecs as set; 'moderation=adaptive' gives it back)" :
+		 "adaptive (the policy sets rx-usecs)", when);
 
 	fprintf(app->out, "Port %u napi: budget %u%s weight %u%s empty-polls %u%s idle-us %u%s max-sleep-ms %u%s latency-target %s cpu-budget %s moderation %s\n",
 		id, p->knobs.budget ? p->knobs.budget : UNIC_NAPI_BUDGET_DEFAULT, p->knobs.budget ? "" : " (default)",

@@ -38,6 +38,7 @@
 #define TP_MAX_POOLS    256
 #define TP_BURST_MAX    256
 #define TP_POOL_CACHE   256
+#define TP_NODE_PORT    (-2) /* tp_app.pool_node: each port's own node */
 #define TP_MAX_MCAST    16
 #define TP_MAX_MACS     16
 
@@ -215,6 +216,8 @@ struct tp_app {
 	enum tp_rss rss;                      /* hash types with several rx queues */
 	uint32_t pool_count;                  /* --total-num-mbufs; 0: what the queues need */
 	uint16_t dataroom;                    /* --mbuf-size less the headroom; 0: default */
+	int pool_node;                        /* where pools and rings go: TP_NODE_PORT (the port's
+					       * node, --numa), -1 (none: --no-numa), N (--socket-num) */
 	/* Which ports forward to which (--portmask, --nb-ports, --port-topology). */
 	uint64_t portmask;                    /* 0: every port */
 	unsigned nb_fwd_ports;                /* 0: every port of the mask */
@@ -340,6 +343,9 @@ int tp_port_detach(struct tp_app *app, uint16_t id);
 int tp_port_attach(struct tp_app *app, const char *spec, uint16_t *id);
 bool tp_port_started(const struct tp_app *app, uint16_t id);
 void tp_pools_free(struct tp_app *app);
+/* The NUMA node of a port's pool and rings: @p port_node (the node the port
+ * reports, -1: none) unless --no-numa (-1) or --socket-num N (N). */
+int tp_port_node(const struct tp_app *app, int port_node);
 
 /* fwd.c */
 /* icmpecho on one packet, in place: an ARP request becomes its reply (from

@@ -1099,6 +1099,7 @@ int unic_napi_queues_get(struct unic_napi_ctx *ctx, struct unic_napi_queue_info 
 			info[n].gap_ns = __atomic_load_n(&qs->gap_ns, __ATOMIC_RELAXED);
 			info[n].moderation_us = __atomic_load_n(&qs->mod_us, __ATOMIC_RELAXED);
 			info[n].moderation_effect_us = __atomic_load_n(&qs->mod_eff_us, __ATOMIC_RELAXED);
+			info[n].moderation_fixed = qs->mod_fixed_want; /* unic_napi_moderation_get()'s */
 			napi_qcounters_take(&info[n].stats, &qs->cnt, false);
 		}
 		n++;

@@ -174,6 +174,12 @@ void unic_pool_cache_flush(struct unic_pool *pool)
 	unic_store_relaxed(&c->len, 0); /* read by other threads: pool.h */
 }
 
+int unic_pool_numa_node(const struct unic_pool *pool)
+{
+	/* Every chunk comes from the one node the conf asked for. */
+	return pool->priv->chunks[0].seg->numa_node;
+}
+
 void unic_pool_stats_get(const struct unic_pool *pool, struct unic_pool_stats *st)
 {
 	memset(st, 0, sizeof(*st));

@@ -290,11 +290,12 @@ static int tel_napi_ctx_one(struct unic_napi_ctx *ctx, void *arg)
 				    ",\"refused\":%" PRIu64 ",\"injected\":%" PRIu64 ",\"dropped\":%" PRIu64
 				    ",\"arms\":%" PRIu64 ",\"arm_failures\":%" PRIu64
 				    ",\"rechecks_caught\":%" PRIu64 ",\"interrupts\":%" PRIu64
-				    ",\"gap_ns\":%" PRIu64 ",\"moderation_us\":%" PRId64
+				    ",\"gap_ns\":%" PRIu64 ",\"moderation\":\"%s\",\"moderation_us\":%" PRId64
 				    ",\"moderation_effect_us\":%" PRId64 "}",
 				    qi[i].q, qi[i].weight, q->polls, q->empty_polls, q->packets, q->refused,
 				    q->injected, q->dropped, q->arms, q->arm_failures, q->rechecks_caught,
-				    q->interrupts, qi[i].gap_ns, qi[i].moderation_us, qi[i].moderation_effect_us);
+				    q->interrupts, qi[i].gap_ns, qi[i].moderation_fixed ? "fixed" : "adaptive",
+				    qi[i].moderation_us, qi[i].moderation_effect_us);
 	}
 	unic_tel_out_printf(out, "]}");
 out:
@@ -331,10 +332,10 @@ static int tel_pool_one(struct unic_pool *pool, void *arg)
 	unic_tel_out_printf(out, "%s{\"name\":", out->buf[out->len - 1] == '[' ? "" : ",");
 	unic_tel_out_str(out, pool->name);
 	unic_tel_out_printf(out, ",\"size\":%u,\"in_use\":%u,\"avail\":%u,\"cache\":%u,\"cache_size\":%u"
-			    ",\"obj_size\":%u,\"packet_pool\":%s,\"get_fail\":%" PRIu64 "}",
+			    ",\"obj_size\":%u,\"packet_pool\":%s,\"numa_node\":%d,\"get_fail\":%" PRIu64 "}",
 			    pool->count, unic_pool_in_use_count(pool), unic_pool_avail_count(pool),
 			    unic_pool_cache_count(pool), pool->cache_size, pool->obj_size,
-			    pool->is_pktpool ? "true" : "false", st.get_fail);
+			    pool->is_pktpool ? "true" : "false", unic_pool_numa_node(pool), st.get_fail);
 	return 0;
 }
 

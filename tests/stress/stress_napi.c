@@ -26,13 +26,8 @@
  *  - both contexts slept and were woken; the ports' counters agree with
  *    what was sent and handled; every packet is back in the pool.
  */
-#include <unic/mem.h>
-#include <unic/napi.h>
-#include <unic/pool.h>
-#include <unic/port.h>
-
 #include "stress.h"
-#include "vdev_port.h"
+#include "stress_napi_rig.h"
 
 #define NQ          2
 #define NSRC        (2 * NQ)
@@ -50,9 +45,7 @@ struct tpay {
 };
 
 static struct {
-	struct unic_mem *mem;
-	struct unic_pool *pool;
-	struct unic_port *tx, *rx;
+	struct stress_napi_rig rig;
 	struct unic_napi_ctx *ctx[NQ];
 	pthread_barrier_t start;
 	uint64_t deadline;
@@ -78,7 +71,7 @@ static uint16_t handler(struct unic_port *port, uint16_t q, struct unic_pkt **pk
 {
 	uint16_t c = n;
 
-	STRESS_CHECK(port == t.rx && q == (uint16_t)(uintptr_t)arg,
+	STRESS_CHECK(port == t.rig.rx && q == (uint16_t)(uintptr_t)arg,
 		     "handler of queue %u called for port %s queue %u", (unsigned)(uintptr_t)arg,
 		     unic_port_name(port), q);
 	/* Back-pressure on the hybrid queue: the rest comes back first, in order. */
@@ -145,7 +138,7 @@ static void catch_up(unsigned s)
 /* Reset packets carrying source @p s's numbers from @p seq on. */
 static bool make_pkts(struct unic_pkt **pkts, uint16_t n, unsigned s, uint32_t seq)
 {
-	if (unic_pkt_alloc_bulk(t.pool, pkts, n) != 0)
+	if (unic_pkt_alloc_bulk(t.rig.pool, pkts, n) != 0)
 		return false;
 	for (uint16_t i = 0; i < n; i++) {
 		struct tpay *p = unic_pkt_append(pkts[i], 64);
@@ -184,9 +177,9 @@ static void *source_main(void *arg)
 			int k;
 
 			if (src->inject)
-				k = unic_napi_inject(t.ctx[q], t.rx, (uint16_t)q, pkts + done, (uint16_t)(n - done));
+				k = unic_napi_inject(t.ctx[q], t.rig.rx, (uint16_t)q, pkts + done, (uint16_t)(n - done));
 			else
-				k = unic_tx_burst(t.tx, (uint16_t)q, pkts + done, (uint16_t)(n - done));
+				k = unic_tx_burst(t.rig.tx, (uint16_t)q, pkts + done, (uint16_t)(n - done));
 			/* -ENOENT: the queue is out of its context for a moment. */
 			STRESS_CHECK(k >= 0 || (k == -ENOENT && q == REMOVED_Q),
 				     "%s: unic_napi_inject: %s", src_name(s), strerror(-k));
@@ -225,12 +218,12 @@ static void *control_main(void *arg)
 		int rc, nx;
 
 		stress_sleep_us(500 + stress_rand(&rng) % 2000);
-		rc = unic_napi_queue_remove(t.ctx[REMOVED_Q], t.rx, REMOVED_Q);
+		rc = unic_napi_queue_remove(t.ctx[REMOVED_Q], t.rig.rx, REMOVED_Q);
 		STRESS_CHECK(rc == 0, "unic_napi_queue_remove: %s", strerror(-rc));
-		STRESS_CHECK(unic_napi_queue_stats_get(t.ctx[REMOVED_Q], t.rx, REMOVED_Q, &qst) == -ENOENT,
+		STRESS_CHECK(unic_napi_queue_stats_get(t.ctx[REMOVED_Q], t.rig.rx, REMOVED_Q, &qst) == -ENOENT,
 			     "queue %u still has counters in its context after its removal", REMOVED_Q);
 		stress_sleep_us(stress_rand(&rng) % 300);
-		rc = unic_napi_queue_add(t.ctx[REMOVED_Q], t.rx, REMOVED_Q, 64, handler,
+		rc = unic_napi_queue_add(t.ctx[REMOVED_Q], t.rig.rx, REMOVED_Q, 64, handler,
 					 (void *)(uintptr_t)REMOVED_Q);
 		STRESS_CHECK(rc == 0, "unic_napi_queue_add: %s", strerror(-rc));
 		t.cycles++;
@@ -239,84 +232,39 @@ static void *control_main(void *arg)
 		{
 			bool fixed = t.cycles & 1;
 
-			rc = unic_napi_moderation_set(t.ctx[0], t.rx, fixed);
+			rc = unic_napi_moderation_set(t.ctx[0], t.rig.rx, fixed);
 			STRESS_CHECK(rc == 0, "unic_napi_moderation_set: %s", strerror(-rc));
 			rc = unic_napi_moderation_set(t.ctx[REMOVED_Q], NULL, !fixed);
 			STRESS_CHECK(rc == 0, "unic_napi_moderation_set (no port): %s", strerror(-rc));
-			STRESS_CHECK(unic_napi_moderation_get(t.ctx[0], t.rx) == (int)fixed &&
-				     unic_napi_moderation_get(t.ctx[REMOVED_Q], t.rx) == (int)!fixed,
+			STRESS_CHECK(unic_napi_moderation_get(t.ctx[0], t.rig.rx) == (int)fixed &&
+				     unic_napi_moderation_get(t.ctx[REMOVED_Q], t.rig.rx) == (int)!fixed,
 				     "the moderation switch did not read back as set");
 		}
 		for (unsigned q = 0; q < NQ; q++) {
 			STRESS_CHECK(unic_napi_ctx_stats_get(t.ctx[q], &st) == 0, "ctx stats");
-			STRESS_CHECK(unic_napi_queue_stats_get(t.ctx[q], t.rx, (uint16_t)q, &qst) == 0,
+			STRESS_CHECK(unic_napi_queue_stats_get(t.ctx[q], t.rig.rx, (uint16_t)q, &qst) == 0,
 				     "queue %u stats: not in its context", q);
 		}
-		nx = unic_port_xstats_names(t.rx, names, UNIC_ARRAY_SIZE(names));
+		nx = unic_port_xstats_names(t.rig.rx, names, UNIC_ARRAY_SIZE(names));
 		STRESS_CHECK(nx > 0 && nx <= (int)UNIC_ARRAY_SIZE(names), "xstats names: %d", nx);
-		STRESS_CHECK(unic_port_xstats_get(t.rx, values, UNIC_ARRAY_SIZE(values)) >= 0, "xstats");
+		STRESS_CHECK(unic_port_xstats_get(t.rig.rx, values, UNIC_ARRAY_SIZE(values)) >= 0, "xstats");
 	}
 	return NULL;
 }
 
-struct runner {
-	struct unic_napi_ctx *ctx;
-	bool stop;
-	int rc;
-};
-
-static void *runner_main(void *arg)
-{
-	struct runner *r = arg;
-
-	r->rc = unic_napi_run(r->ctx, &r->stop);
-	return NULL;
-}
-
-static struct unic_port *port_up(const char *spec)
-{
-	const struct vdev_port_conf c = { .spec = spec, .pool = t.pool, .nb_queues = NQ, .nb_rxd = 512,
-					  .numa_node = -1, .rx_mode = UNIC_RX_MODE_HYBRID };
-	char why[256];
-	struct unic_port *p = vdev_port_open(&c, why, sizeof(why));
-
-	STRESS_CHECK(p != NULL, "%s", why);
-	return p;
-}
-
-static void port_down(struct unic_port *p)
-{
-	char name[64];
-	int err;
-
-	snprintf(name, sizeof(name), "%s", unic_port_name(p));
-	err = vdev_port_close(p);
-	STRESS_CHECK(err == 0, "stopping %s failed: %s", name, strerror(-err));
-}
-
 int main(void)
 {
-	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_conf pc = {
-		.sz = sizeof(pc), .name = "stress", .count = 8192, .cache_size = 128, .numa_node = -1,
-	};
 	static const enum unic_rx_mode modes[NQ] = { UNIC_RX_MODE_HYBRID, UNIC_RX_MODE_INTERRUPT };
 	struct source src[NSRC];
-	struct runner run[NQ];
-	pthread_t stid[NSRC], rtid[NQ], ctid;
+	struct stress_napi_runner run[NQ];
+	pthread_t stid[NSRC], ctid;
 	struct unic_napi_ctx_stats st[NQ];
 	struct unic_port_stats pst;
 	uint64_t ring_sent = 0, t0 = stress_now_ns();
 
 	stress_name = "stress_napi";
 	stress_watchdog();
-	t.mem = unic_mem_create(&mc);
-	STRESS_CHECK(t.mem != NULL, "unic_mem_create (no hugepages): %s", strerror(errno));
-	pc.mem = t.mem;
-	t.pool = unic_pktpool_create(&pc);
-	STRESS_CHECK(t.pool != NULL, "unic_pktpool_create: %s", strerror(errno));
-	t.tx = port_up("ring0");
-	t.rx = port_up("ring1,peer=ring0");
+	stress_napi_rig_up(&t.rig, 8192, NQ);
 	for (unsigned q = 0; q < NQ; q++) {
 		struct unic_napi_conf c = { .sz = sizeof(c), .name = unic_rx_mode_name(modes[q]),
 					    .mode = modes[q], .max_sleep_ms = 30000 };
@@ -324,10 +272,9 @@ int main(void)
 
 		t.ctx[q] = unic_napi_ctx_create(&c);
 		STRESS_CHECK(t.ctx[q] != NULL, "unic_napi_ctx_create: %s", strerror(errno));
-		rc = unic_napi_queue_add(t.ctx[q], t.rx, (uint16_t)q, 64, handler, (void *)(uintptr_t)q);
+		rc = unic_napi_queue_add(t.ctx[q], t.rig.rx, (uint16_t)q, 64, handler, (void *)(uintptr_t)q);
 		STRESS_CHECK(rc == 0, "unic_napi_queue_add(queue %u): %s", q, strerror(-rc));
-		run[q] = (struct runner){ .ctx = t.ctx[q] };
-		STRESS_CHECK(pthread_create(&rtid[q], NULL, runner_main, &run[q]) == 0, "pthread_create");
+		stress_napi_runner_start(&run[q], t.ctx[q]);
 	}
 	for (unsigned s = 0; s < NSRC; s++) {
 		t.last[s] = -1;
@@ -344,10 +291,7 @@ int main(void)
 	for (unsigned s = 0; s < NSRC; s++)
 		catch_up(s);
 	for (unsigned q = 0; q < NQ; q++) {
-		__atomic_store_n(&run[q].stop, true, __ATOMIC_RELEASE);
-		unic_napi_wake(t.ctx[q]);
-		pthread_join(rtid[q], NULL);
-		STRESS_CHECK(run[q].rc == 0, "unic_napi_run: %s", strerror(-run[q].rc));
+		stress_napi_runner_stop(&run[q]);
 		STRESS_CHECK(unic_napi_ctx_stats_get(t.ctx[q], &st[q]) == 0, "ctx stats");
 	}
 	for (unsigned s = 0; s < NSRC; s++)
@@ -362,25 +306,21 @@ int main(void)
 	}
 	STRESS_CHECK(st[0].dropped == 0, "the hybrid context dropped %" PRIu64 " packets; its queue was never removed",
 		     st[0].dropped);
-	STRESS_CHECK(unic_port_stats_get(t.tx, &pst) == 0 && pst.opackets == ring_sent,
-		     "%s sent %" PRIu64 " packets, the senders counted %" PRIu64, unic_port_name(t.tx),
+	STRESS_CHECK(unic_port_stats_get(t.rig.tx, &pst) == 0 && pst.opackets == ring_sent,
+		     "%s sent %" PRIu64 " packets, the senders counted %" PRIu64, unic_port_name(t.rig.tx),
 		     pst.opackets, ring_sent);
-	STRESS_CHECK(unic_port_stats_get(t.rx, &pst) == 0 && pst.ipackets == ring_sent,
-		     "%s received %" PRIu64 " packets, %" PRIu64 " were sent", unic_port_name(t.rx),
+	STRESS_CHECK(unic_port_stats_get(t.rig.rx, &pst) == 0 && pst.ipackets == ring_sent,
+		     "%s received %" PRIu64 " packets, %" PRIu64 " were sent", unic_port_name(t.rig.rx),
 		     pst.ipackets, ring_sent);
 
 	for (unsigned q = 0; q < NQ; q++)
 		unic_napi_ctx_destroy(t.ctx[q]);
-	port_down(t.rx);
-	port_down(t.tx);
-	STRESS_CHECK(unic_pool_in_use_count(t.pool) == 0, "%u packets still in use at the end",
-		     unic_pool_in_use_count(t.pool));
+	stress_napi_rig_down(&t.rig);
 	printf("%s: sent %u+%u, injected %u+%u (%" PRIu64 " dropped at %u removals), %u pauses, %u refusals; hybrid: %" PRIu64 " sleeps, %" PRIu64 " interrupts; interrupt: %" PRIu64 " sleeps, %" PRIu64 " interrupts; %.2f s\n",
 	       stress_name, t.sent[0], t.sent[2], t.sent[1], t.sent[3], st[1].dropped, t.cycles,
 	       t.pauses, t.refusals, st[0].sleeps, st[0].interrupts, st[1].sleeps, st[1].interrupts,
 	       (stress_now_ns() - t0) / 1e9);
-	unic_pool_destroy(t.pool);
-	unic_mem_destroy(t.mem);
+	stress_napi_rig_free(&t.rig);
 	pthread_barrier_destroy(&t.start);
 	printf("%s: ok\n", stress_name);
 	return 0;

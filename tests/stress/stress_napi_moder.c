@@ -20,21 +20,14 @@
  * Under ThreadSanitizer (tests/run-all's build-tsan), the hand-over of the
  * switch and the policy's state between the threads is checked too.
  */
-#include <unic/mem.h>
-#include <unic/napi.h>
-#include <unic/pool.h>
-#include <unic/port.h>
-
 #include "stress.h"
+#include "stress_napi_rig.h"
 #include "unic_port_driver.h"
-#include "vdev_port.h"
 
 #define CYCLES_MIN 20
 
 static struct {
-	struct unic_mem *mem;
-	struct unic_pool *pool;
-	struct unic_port *tx, *rx;
+	struct stress_napi_rig rig;
 	struct unic_napi_ctx *ctx;
 	struct unic_port_ops ops;      /* ring1's, with the coalesce op */
 	/* The device's moderation: written by coalesce_set, under the port's
@@ -86,12 +79,12 @@ static void *sender_main(void *arg)
 	while (!__atomic_load_n(&t.stop_sender, __ATOMIC_ACQUIRE)) {
 		struct unic_pkt *p;
 
-		if (unic_pkt_alloc_bulk(t.pool, &p, 1) != 0) {
+		if (unic_pkt_alloc_bulk(t.rig.pool, &p, 1) != 0) {
 			stress_backoff(&spins);
 			continue;
 		}
 		unic_pkt_append(p, 64);
-		while (unic_tx_burst(t.tx, 0, &p, 1) != 1)
+		while (unic_tx_burst(t.rig.tx, 0, &p, 1) != 1)
 			stress_backoff(&spins);
 		__atomic_fetch_add(&t.sent, 1, __ATOMIC_RELEASE);
 		spins = 0;
@@ -109,17 +102,17 @@ static void *control_main(void *arg)
 		struct unic_coalesce c;
 		int rc;
 
-		rc = unic_napi_moderation_set(t.ctx, t.rx, true);
+		rc = unic_napi_moderation_set(t.ctx, t.rig.rx, true);
 		STRESS_CHECK(rc == 0, "unic_napi_moderation_set(fixed): %s", strerror(-rc));
-		STRESS_CHECK(unic_port_coalesce_get(t.rx, &c) == 0, "coalesce_get");
+		STRESS_CHECK(unic_port_coalesce_get(t.rig.rx, &c) == 0, "coalesce_get");
 		c.rx_usecs = hand;
-		STRESS_CHECK(unic_port_coalesce_set(t.rx, &c) == 0, "coalesce_set");
+		STRESS_CHECK(unic_port_coalesce_set(t.rig.rx, &c) == 0, "coalesce_set");
 		stress_sleep_us(35000); /* three decision intervals and more */
-		STRESS_CHECK(unic_port_coalesce_get(t.rx, &c) == 0, "coalesce_get");
+		STRESS_CHECK(unic_port_coalesce_get(t.rig.rx, &c) == 0, "coalesce_get");
 		STRESS_CHECK(c.rx_usecs == hand,
 			     "cycle %u: the port is fixed, the hand wrote %u, the device has %u: the policy wrote over it",
 			     t.cycles, hand, c.rx_usecs);
-		rc = unic_napi_moderation_set(t.ctx, t.rx, false);
+		rc = unic_napi_moderation_set(t.ctx, t.rig.rx, false);
 		STRESS_CHECK(rc == 0, "unic_napi_moderation_set(adaptive): %s", strerror(-rc));
 		stress_sleep_us(15000); /* a decision or more: the policy takes it back */
 		t.cycles++;
@@ -127,62 +120,28 @@ static void *control_main(void *arg)
 	return NULL;
 }
 
-struct runner {
-	bool stop;
-	int rc;
-};
-
-static void *runner_main(void *arg)
-{
-	struct runner *r = arg;
-
-	r->rc = unic_napi_run(t.ctx, &r->stop);
-	return NULL;
-}
-
-static struct unic_port *port_up(const char *spec)
-{
-	const struct vdev_port_conf c = { .spec = spec, .pool = t.pool, .nb_queues = 1, .nb_rxd = 512,
-					  .numa_node = -1, .rx_mode = UNIC_RX_MODE_HYBRID };
-	char why[256];
-	struct unic_port *p = vdev_port_open(&c, why, sizeof(why));
-
-	STRESS_CHECK(p != NULL, "%s", why);
-	return p;
-}
-
 int main(void)
 {
-	struct unic_mem_conf mc = { .sz = sizeof(mc), .no_huge = true };
-	struct unic_pktpool_conf pc = {
-		.sz = sizeof(pc), .name = "stress", .count = 4096, .cache_size = 128, .numa_node = -1,
-	};
 	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "moder", .mode = UNIC_RX_MODE_HYBRID,
 				     .cpu_budget = 100 };
-	struct runner run = { 0 };
-	pthread_t stid, ctid, rtid;
+	struct stress_napi_runner run;
+	pthread_t stid, ctid;
 	uint64_t t0 = stress_now_ns(), until;
 	int rc;
 
 	stress_name = "stress_napi_moder";
 	stress_watchdog();
-	t.mem = unic_mem_create(&mc);
-	STRESS_CHECK(t.mem != NULL, "unic_mem_create (no hugepages): %s", strerror(errno));
-	pc.mem = t.mem;
-	t.pool = unic_pktpool_create(&pc);
-	STRESS_CHECK(t.pool != NULL, "unic_pktpool_create: %s", strerror(errno));
-	t.tx = port_up("ring0");
-	t.rx = port_up("ring1,peer=ring0");
+	stress_napi_rig_up(&t.rig, 4096, 1);
 	/* No other thread uses the port yet. */
-	t.ops = *t.rx->ops;
+	t.ops = *t.rig.rx->ops;
 	t.ops.coalesce_get = rec_get;
 	t.ops.coalesce_set = rec_set;
-	t.rx->ops = &t.ops;
+	t.rig.rx->ops = &t.ops;
 	t.ctx = unic_napi_ctx_create(&nc);
 	STRESS_CHECK(t.ctx != NULL, "unic_napi_ctx_create: %s", strerror(errno));
-	rc = unic_napi_queue_add(t.ctx, t.rx, 0, 64, handler, NULL);
+	rc = unic_napi_queue_add(t.ctx, t.rig.rx, 0, 64, handler, NULL);
 	STRESS_CHECK(rc == 0, "unic_napi_queue_add: %s", strerror(-rc));
-	STRESS_CHECK(pthread_create(&rtid, NULL, runner_main, &run) == 0, "pthread_create");
+	stress_napi_runner_start(&run, t.ctx);
 	t.deadline = stress_deadline(1);
 	stress_spawn(&stid, 1, sender_main, NULL, 0);
 	stress_spawn(&ctid, 1, control_main, NULL, 0);
@@ -196,22 +155,15 @@ int main(void)
 			     t.sent, t.handled);
 		stress_sleep_us(100);
 	}
-	__atomic_store_n(&run.stop, true, __ATOMIC_RELEASE);
-	unic_napi_wake(t.ctx);
-	pthread_join(rtid, NULL);
-	STRESS_CHECK(run.rc == 0, "unic_napi_run: %s", strerror(-run.rc));
+	stress_napi_runner_stop(&run);
 	STRESS_CHECK(t.hand_writes == t.cycles, "%u hand writes in %u cycles", t.hand_writes, t.cycles);
 	STRESS_CHECK(t.policy_writes > 0, "the policy never wrote in %u switches back to adaptive (%u packets)",
 		     t.cycles, t.sent);
 	unic_napi_ctx_destroy(t.ctx);
-	vdev_port_close(t.rx);
-	vdev_port_close(t.tx);
-	STRESS_CHECK(unic_pool_in_use_count(t.pool) == 0, "%u packets still in use at the end",
-		     unic_pool_in_use_count(t.pool));
+	stress_napi_rig_down(&t.rig);
 	printf("%s: %u cycles (fixed, hand value, adaptive), %u policy writes, %u packets; %.2f s\n", stress_name,
 	       t.cycles, t.policy_writes, t.sent, (stress_now_ns() - t0) / 1e9);
-	unic_pool_destroy(t.pool);
-	unic_mem_destroy(t.mem);
+	stress_napi_rig_free(&t.rig);
 	printf("%s: ok\n", stress_name);
 	return 0;
 }

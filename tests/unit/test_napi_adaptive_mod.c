@@ -17,91 +17,10 @@
  * the packets come when the test says.
  */
 #include "napi_common.h"
+#include "moder_rec.h"
 #include "unic_port_driver.h"
 
 TestSuite(napi_moderation, .init = setup, .fini = teardown, .timeout = 120);
-
-/* ---- a ring port with a recording coalesce op ------------------------------------------- */
-
-#define REC_MAX 4096
-
-static struct {
-	struct unic_port_ops ops;
-	uint32_t rx_usecs, tx_usecs;  /* in effect */
-	unsigned sets;                /* coalesce_set calls */
-	uint32_t max_rx;              /* the largest rx_usecs asked */
-	uint32_t rx[REC_MAX];         /* each rx_usecs asked, in order */
-	/* A device that counts frames (virtio's event index): reads back
-	 * rx_max_frames as set, and an arm under more than one frame never
-	 * rings (the frames it waits for do not come in these tests). */
-	bool counting;
-	uint32_t frames;              /* rx_max_frames in effect */
-	unsigned arms_held;           /* arms that did not ring */
-	unsigned arms_rung;           /* arms that did (the ring's own) */
-	uint64_t at[REC_MAX];         /* ... and when */
-} rec;
-
-static int rec_coalesce_get(struct unic_port *port, struct unic_coalesce *c)
-{
-	(void)port;
-	c->rx_usecs = rec.rx_usecs;
-	c->tx_usecs = rec.tx_usecs;
-	if (rec.counting)
-		c->rx_max_frames = rec.frames;
-	return 0;
-}
-
-static int (*ring_intr_enable)(void *rxq);
-
-static int rec_rx_intr_enable(void *rxq)
-{
-	if (rec.counting && rec.frames > 1) {
-		rec.arms_held++;
-		return 0;
-	}
-	rec.arms_rung++;
-	return ring_intr_enable(rxq);
-}
-
-static int rec_coalesce_set(struct unic_port *port, const struct unic_coalesce *c)
-{
-	(void)port;
-	if (rec.sets < REC_MAX) {
-		rec.rx[rec.sets] = c->rx_usecs;
-		rec.at[rec.sets] = unic_time_ns();
-	}
-	rec.sets++;
-	rec.max_rx = UNIC_MAX(rec.max_rx, c->rx_usecs);
-	rec.rx_usecs = c->rx_usecs;
-	rec.tx_usecs = c->tx_usecs;
-	rec.frames = c->rx_max_frames;
-	return 0;
-}
-
-/* Give @p p (a ring port, not started) the recording coalesce op. */
-static void rec_attach(struct unic_port *p)
-{
-	memset(&rec, 0, sizeof(rec));
-	rec.ops = *p->ops;
-	rec.ops.coalesce_get = rec_coalesce_get;
-	rec.ops.coalesce_set = rec_coalesce_set;
-	ring_intr_enable = p->ops->rx_intr_enable;
-	rec.ops.rx_intr_enable = rec_rx_intr_enable;
-	rec.tx_usecs = 7; /* the policy must keep it */
-	p->ops = &rec.ops;
-}
-
-/* The values asked, for the logs: "0 24 24 ..." (the first 16). */
-static const char *rec_list(void)
-{
-	static char buf[128];
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (unsigned i = 0; i < rec.sets && i < 16 && o < sizeof(buf) - 12; i++)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%u", i ? " " : "", rec.rx[i]);
-	return buf;
-}
 
 static uint16_t count_handler(struct unic_port *port, uint16_t q, struct unic_pkt **pkts, uint16_t n,
 			      void *arg)

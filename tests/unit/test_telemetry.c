@@ -230,7 +230,7 @@ Test(telemetry, mem_pools_lists_each_pool_with_its_use)
 	cr_assert_not_null(p);
 	a = tel_ask(fd, "/mem/pools");
 	HAS(a, "{\"name\":\"telpool2\",\"size\":512,\"in_use\":1,\"avail\":511,\"cache\":0,\"cache_size\":0");
-	HAS(a, "\"packet_pool\":true");
+	HAS(a, "\"packet_pool\":true,\"numa_node\":0,\"get_fail\":0}");
 	unic_pkt_free(p);
 	fixture_mem_pool_free(mem, pool);
 	a = tel_ask(fd, "/mem/pools");
@@ -306,7 +306,7 @@ static uint16_t tel_eat(struct unic_port *port, uint16_t q, struct unic_pkt **pk
 	return n;
 }
 
-Test(telemetry, napi_context_shows_its_queues_counters)
+Test(telemetry, napi_context_shows_its_queues_counters_and_moderation_switch, .timeout = 30)
 {
 	struct unic_napi_conf nc = { .sz = sizeof(nc), .name = "telq", .mode = UNIC_RX_MODE_POLL };
 	struct unic_napi_ctx *ctx = unic_napi_ctx_create(&nc);
@@ -331,6 +331,12 @@ Test(telemetry, napi_context_shows_its_queues_counters)
 		 unic_port_id(port));
 	HAS(a, want);
 	HAS(a, "\"rounds\":3,\"polls\":3,\"empty_polls\":0,\"packets\":48");
+	/* The moderation switch, as unic_napi_moderation_get() has it. */
+	HAS(a, "\"gap_ns\":0,\"moderation\":\"adaptive\",\"moderation_us\":-1,\"moderation_effect_us\":-1}]");
+	cr_assert_eq(unic_napi_moderation_set(ctx, port, true), 0);
+	cr_assert_eq(unic_napi_moderation_get(ctx, port), 1);
+	a = tel_ask(fd, req);
+	HAS(a, "\"gap_ns\":0,\"moderation\":\"fixed\",\"moderation_us\":-1,\"moderation_effect_us\":-1}]");
 	unic_napi_ctx_destroy(ctx);
 	fixture_port_down(port);
 	fixture_mem_pool_free(mem, pool);

@@ -26,48 +26,8 @@
 
 #include "testpmd.h"
 #include "testpmd_fixture.h"
+#include "moder_rec.h"
 #include "unic_port_driver.h"
-
-/* ---- a recording coalesce op on ring40 ------------------------------------------ */
-
-#define REC_MAX 256
-
-static struct {
-	struct unic_port_ops ops;
-	uint32_t rx_usecs, tx_usecs;  /* in effect */
-	unsigned sets;                /* coalesce_set calls (under the port's lock) */
-	uint32_t rx[REC_MAX];         /* each rx_usecs asked, in order */
-} rec;
-
-static int rec_get(struct unic_port *port, struct unic_coalesce *c)
-{
-	(void)port;
-	c->rx_usecs = rec.rx_usecs;
-	c->tx_usecs = rec.tx_usecs;
-	return 0;
-}
-
-static int rec_set(struct unic_port *port, const struct unic_coalesce *c)
-{
-	(void)port;
-	if (rec.sets < REC_MAX)
-		rec.rx[rec.sets] = c->rx_usecs;
-	rec.sets++;
-	rec.rx_usecs = c->rx_usecs;
-	rec.tx_usecs = c->tx_usecs;
-	return 0;
-}
-
-static const char *rec_list(void)
-{
-	static char buf[128];
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (unsigned i = 0; i < rec.sets && i < 16 && o < sizeof(buf) - 12; i++)
-		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%u", i ? " " : "", rec.rx[i]);
-	return buf;
-}
 
 /* ring40 stopped, the recording op, the adaptive policy, started again. */
 static void moder_setup(void)
@@ -77,12 +37,7 @@ static void moder_setup(void)
 	eng_setup();
 	p = app->ports[near_id].port;
 	cr_assert_eq(execf("port stop %u", near_id), 0);
-	memset(&rec, 0, sizeof(rec));
-	rec.ops = *p->ops;
-	rec.ops.coalesce_get = rec_get;
-	rec.ops.coalesce_set = rec_set;
-	rec.tx_usecs = 7;
-	p->ops = &rec.ops;
+	rec_attach(p);
 	cr_assert_eq(execf("set rx-mode %u hybrid cpu-budget=100", near_id), 0, "%s", printed());
 	cr_assert_eq(execf("port start %u", near_id), 0, "%s", printed());
 }
@@ -155,6 +110,28 @@ Test(testpmd_moder, a_hand_rx_usecs_turns_the_adaptive_moderation_off_until_it_i
 		     rec_list());
 	cr_assert_eq(execf("show port napi %u", near_id), 0);
 	HAS(printed(), "moderation adaptive");
+}
+
+/* "show port napi" says what the library has, not testpmd's own copy: a
+ * switch made behind testpmd's back shows; stopped, the next start's. */
+Test(testpmd_moder, show_port_napi_reads_the_switch_the_library_has, .init = moder_setup, .fini = eng_teardown,
+     .timeout = 60)
+{
+	unsigned n = 0;
+
+	cr_assert_eq(exec("start"), 0);
+	printed();
+	for (unsigned t = 0; t < app->nb_threads; t++)
+		if (unic_napi_moderation_set(app->threads[t].ctx, app->ports[near_id].port, true) == 0)
+			n++;
+	cr_assert_geq(n, 1, "no forwarding context holds port %u", near_id);
+	cr_assert(!app->ports[near_id].knobs.moderation_fixed, "testpmd's copy stays adaptive");
+	cr_assert_eq(execf("show port napi %u", near_id), 0);
+	HAS(printed(), "moderation fixed (rx-usecs as set; 'moderation=adaptive' gives it back)\n");
+	cr_assert_eq(exec("stop"), 0);
+	printed();
+	cr_assert_eq(execf("show port napi %u", near_id), 0);
+	HAS(printed(), "moderation adaptive (the policy sets rx-usecs) at the next start\n");
 }
 
 /* moderation=fixed at the next start; refused with another mode. */

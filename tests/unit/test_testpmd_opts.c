@@ -40,6 +40,7 @@ static int parse(const char *line)
 }
 
 #define HAS(s, sub) cr_assert(strstr((s), (sub)) != NULL, "'%s' not in:\n%s", (sub), (s))
+#define HASNT(s, sub) cr_assert(strstr((s), (sub)) == NULL, "'%s' unexpectedly in:\n%s", (sub), (s))
 
 Test(testpmd_opts, both_getopt_forms_and_unique_prefixes_are_taken)
 {
@@ -149,12 +150,30 @@ Test(testpmd_opts, options_unic_takes_another_way_print_one_notice_each)
 	HAS(notes, "unic-testpmd: note: --rxfreet=32: unic's drivers set their descriptor thresholds themselves");
 	HAS(notes, "unic-testpmd: note: --txfreet=32: ");
 	HAS(notes, "unic-testpmd: note: --no-flush-rx: unic-testpmd does not flush the rx queues");
-	HAS(notes, "unic-testpmd: note: --port-numa-config=(0,0),(1,0): unic-testpmd makes each port's pool");
+	HAS(notes, "unic-testpmd: note: --port-numa-config=(0,0),(1,0): each port's pool and rings go on the port's NUMA node");
 	unsigned lines = 0;
 
 	for (const char *p = notes; (p = strchr(p, '\n')); p++)
 		lines++;
-	cr_assert_eq(lines, 9, "one line per option:\n%s", notes);
+	cr_assert_eq(lines, 7, "one line per option (--numa and --no-numa are honoured):\n%s", notes);
+}
+
+Test(testpmd_opts, numa_options_say_where_the_pools_go)
+{
+	cr_assert_eq(parse(""), 0, "%s", err);
+	cr_assert(!o.no_numa && !o.socket_set);
+	cr_assert_eq(parse("--no-numa"), 0, "%s", err);
+	cr_assert(o.no_numa);
+	HASNT(notes, "no-numa");
+	cr_assert_eq(parse("--no-numa --numa"), 0, "%s", err);
+	cr_assert(!o.no_numa, "the last of --numa and --no-numa counts");
+	cr_assert_eq(parse("--socket-num=1"), 0, "%s", err);
+	cr_assert(o.socket_set);
+	cr_assert_eq(o.socket_num, 1);
+	cr_assert_eq(parse("--socket-num=1024"), -EINVAL);
+	HAS(err, "option --socket-num: bad value '1024'");
+	cr_assert_eq(parse("--ring-numa-config=(0,3,0)"), 0, "%s", err);
+	HAS(notes, "the per-port and per-ring choice is ignored");
 }
 
 Test(testpmd_opts, options_unic_lacks_are_refused_with_the_missing_capability)

@@ -352,6 +352,11 @@ struct unic_napi_queue_info {
 	 *  (unic_port_coalesce_get(): e1000e reads EITR back, and QEMU 7.2
 	 *  raises anything under 128 us); -1: none. */
 	int64_t moderation_effect_us;
+	/** The switch of unic_napi_moderation_set() for the queue's port, as
+	 *  unic_napi_moderation_get() answers it: true fixed (the policy
+	 *  leaves the moderation alone), false adaptive. Kept, and without
+	 *  effect, when the context has no adaptive policy. */
+	bool moderation_fixed;
 };
 
 /**

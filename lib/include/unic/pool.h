@@ -145,6 +145,11 @@ uint32_t unic_pool_in_use_count(const struct unic_pool *pool);
 uint32_t unic_pool_cache_count(const struct unic_pool *pool);
 /** Return this thread's cache to the ring. */
 void unic_pool_cache_flush(struct unic_pool *pool);
+/**
+ * The NUMA node the pool's objects lie on: the node its memory came from
+ * (a conf's -1 is taken as 0, so a pool made with -1 answers 0).
+ */
+int unic_pool_numa_node(const struct unic_pool *pool);
 
 /** Read the pool's counters (any thread). */
 void unic_pool_stats_get(const struct unic_pool *pool, struct unic_pool_stats *st);
