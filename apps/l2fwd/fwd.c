@@ -146,16 +146,13 @@ void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pk
 	for (uint16_t i = 0; i < n; i++) {
 		struct pg_parsed pp;
 		uint64_t ns;
-		unsigned b = 0;
 
 		if (pg_pkt_parse(pkts[i], scratch, sizeof(scratch), &pp) != PG_PARSE_OK || pp.stamp.tsc > now) {
 			unic_counter_add(&c->unstamped, 1);
 			continue;
 		}
 		ns = (uint64_t)((unsigned __int128)(now - pp.stamp.tsc) * 1000000000u / hz);
-		while (b + 1 < L2FWD_AGE_BUCKETS && ns >> (b + 1))
-			b++;
-		unic_counter_add(&c->age_ns[b], 1);
+		unic_counter_add(&c->age_ns[l2fwd_age_bucket(ns)], 1);
 		unic_counter_add(&c->stamped, 1);
 	}
 }

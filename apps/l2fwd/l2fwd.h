@@ -124,8 +124,32 @@ void l2fwd_usage(FILE *f, const char *prog);
 /* ---- forwarding (fwd.c) ------------------------------------------------- */
 
 /* Counters of one port, each line written by one thread. */
-/* --stamp-age: buckets of a frame's age, bucket i = [2^i, 2^(i+1)) ns. */
-#define L2FWD_AGE_BUCKETS 40
+/* --stamp-age: buckets of a frame's age in ns, 8 to a power of two (an
+ * eighth of it wide: 12.5% resolution) up to 2^40 ns; the first 8 are
+ * 0..7 ns, one each (l2fwd_age_bucket(), l2fwd_age_bucket_top()). */
+#define L2FWD_AGE_SUB 8
+#define L2FWD_AGE_BUCKETS (38 * L2FWD_AGE_SUB)
+
+static inline unsigned l2fwd_age_bucket(uint64_t ns)
+{
+	unsigned msb, b;
+
+	if (ns < L2FWD_AGE_SUB)
+		return (unsigned)ns;
+	msb = 63u - (unsigned)__builtin_clzll(ns);         /* >= 3 */
+	b = (msb - 2) * L2FWD_AGE_SUB + (unsigned)((ns >> (msb - 3)) & (L2FWD_AGE_SUB - 1));
+	return b < L2FWD_AGE_BUCKETS ? b : L2FWD_AGE_BUCKETS - 1;
+}
+
+/* The upper edge (exclusive) of bucket @p b, ns. */
+static inline uint64_t l2fwd_age_bucket_top(unsigned b)
+{
+	unsigned oct = b / L2FWD_AGE_SUB, sub = b % L2FWD_AGE_SUB;
+
+	if (oct == 0)
+		return b + 1;
+	return (uint64_t)(L2FWD_AGE_SUB + sub + 1) << (oct - 1);
+}
 
 struct l2fwd_port_counters {
 	struct unic_counter rx UNIC_CACHE_ALIGNED;  /* by the thread that polls this port */

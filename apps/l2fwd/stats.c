@@ -20,13 +20,19 @@
  * histogram; @return the stamped frames. */
 static uint64_t stamp_age(const struct l2fwd_app *app, unsigned p, uint64_t *unstamped, uint64_t pct[3])
 {
-	uint64_t hist[L2FWD_AGE_BUCKETS];
 	static const double at[3] = { 0.50, 0.90, 0.99 };
+	uint64_t n = 0, seen = 0;
+	unsigned k = 0;
 
 	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
-		hist[i] = unic_counter_read(&app->cnt[p].age_ns[i]);
-	for (unsigned k = 0; k < 3; k++)
-		pct[k] = unic_napi_hist_percentile(hist, L2FWD_AGE_BUCKETS, at[k]);
+		n += unic_counter_read(&app->cnt[p].age_ns[i]);
+	for (unsigned i = 0; i < 3; i++)
+		pct[i] = 0;
+	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS && n && k < 3; i++) {
+		seen += unic_counter_read(&app->cnt[p].age_ns[i]);
+		while (k < 3 && (double)seen >= at[k] * (double)n)
+			pct[k++] = l2fwd_age_bucket_top(i);
+	}
 	*unstamped = unic_counter_read(&app->cnt[p].unstamped);
 	return unic_counter_read(&app->cnt[p].stamped);
 }
