@@ -18,7 +18,7 @@
 #include <unic/pool.h>
 
 #include "l2fwd.h"
-#include "pkt_parse.h"
+#include "../pktgen/pkt_parse.h"  /* --stamp-age: pktgen's own parser */
 
 static void send_now(struct l2fwd_route *r, uint16_t q, struct unic_pkt **pkts, uint16_t n)
 {
