@@ -138,7 +138,8 @@ void l2fwd_route_txb_free(struct l2fwd_route *r)
  * unstamped. The stamp is read before the addresses are rewritten (they are
  * not part of it either way).
  */
-void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n)
+void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
+		      uint64_t *tsc)
 {
 	uint64_t now = unic_rdtsc();
 	uint8_t scratch[256];
@@ -147,25 +148,35 @@ void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pk
 		struct pg_parsed pp;
 		uint64_t ns;
 
-		if (pg_pkt_parse(pkts[i], scratch, sizeof(scratch), &pp) != PG_PARSE_OK || pp.stamp.tsc > now) {
+		if (tsc)
+			tsc[i] = 0;
+		if (pg_pkt_parse(pkts[i], scratch, sizeof(scratch), &pp) != PG_PARSE_OK || pp.stamp.tsc > now ||
+		    pp.stamp.tsc == 0) {
 			unic_counter_add(&c->unstamped, 1);
 			continue;
 		}
 		ns = (uint64_t)((unsigned __int128)(now - pp.stamp.tsc) * 1000000000u / hz);
 		unic_counter_add(&c->age_ns[l2fwd_age_bucket(ns)], 1);
 		unic_counter_add(&c->stamped, 1);
+		if (tsc)
+			tsc[i] = pp.stamp.tsc;
 	}
 }
 
-uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
-		      uint16_t n, void *arg)
+void l2fwd_sent_ages(struct l2fwd_port_counters *c, uint64_t hz, const uint64_t *tsc, uint16_t n)
 {
-	struct l2fwd_route *r = arg;
+	uint64_t now = unic_rdtsc();
 
-	(void)port;
-	unic_counter_add(&r->in_cnt->rx, n);
-	if (UNIC_UNLIKELY(r->stamp_hz))
-		l2fwd_stamp_ages(r->in_cnt, r->stamp_hz, pkts, n);
+	for (uint16_t i = 0; i < n; i++) {
+		if (tsc[i] == 0 || tsc[i] > now)
+			continue;
+		unic_counter_add(&c->sent_age_ns[l2fwd_age_bucket(
+					 (uint64_t)((unsigned __int128)(now - tsc[i]) * 1000000000u / hz))], 1);
+	}
+}
+
+static void forward(struct l2fwd_route *r, uint16_t q, struct unic_pkt **pkts, uint16_t n)
+{
 	if (r->mac_updating) {
 		for (uint16_t i = 0; i < n; i++) {
 			struct unic_pkt *p = pkts[i];
@@ -181,6 +192,37 @@ uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts
 		hold_or_send(r, q, pkts, n);
 	else
 		send_now(r, q, pkts, n);
+}
+
+/* --stamp-age: the handler's slow path, apart so that the stamps' array is
+ * on no other path's stack. */
+static __attribute__((noinline)) void forward_stamped(struct l2fwd_route *r, uint16_t q, struct unic_pkt **pkts,
+						     uint16_t n)
+{
+	uint64_t tsc[UNIC_NAPI_WEIGHT_MAX];
+
+	while (n > 0) {
+		uint16_t k = (uint16_t)UNIC_MIN((unsigned)n, (unsigned)UNIC_NAPI_WEIGHT_MAX);
+
+		l2fwd_stamp_ages(r->in_cnt, r->stamp_hz, pkts, k, tsc);
+		forward(r, q, pkts, k);
+		l2fwd_sent_ages(r->in_cnt, r->stamp_hz, tsc, k);
+		pkts += k;
+		n = (uint16_t)(n - k);
+	}
+}
+
+uint16_t l2fwd_handle(struct unic_port *port, uint16_t q, struct unic_pkt **pkts,
+		      uint16_t n, void *arg)
+{
+	struct l2fwd_route *r = arg;
+
+	(void)port;
+	unic_counter_add(&r->in_cnt->rx, n);
+	if (UNIC_UNLIKELY(r->stamp_hz))
+		forward_stamped(r, q, pkts, n);
+	else
+		forward(r, q, pkts, n);
 	return n;
 }
 

@@ -160,6 +160,9 @@ struct l2fwd_port_counters {
 	 * the TSC both read), and frames without one. */
 	struct unic_counter stamped UNIC_CACHE_ALIGNED, unstamped;
 	struct unic_counter age_ns[L2FWD_AGE_BUCKETS];
+	/* The same frames' ages once the thread's transmit call for them
+	 * returned (the tail write done; with --tx-drain-us, held or sent). */
+	struct unic_counter sent_age_ns[L2FWD_AGE_BUCKETS];
 };
 
 /* What one rx queue forwards to. */
@@ -249,8 +252,13 @@ struct l2fwd_app {
 };
 
 /* A snapshot of every counter at one instant. */
-/* --stamp-age: count @p n received frames' ages into @p c (fwd.c). */
-void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n);
+/* --stamp-age: count @p n received frames' ages into @p c (fwd.c); with
+ * @p tsc, each frame's stamp (0: none) goes to tsc[i], for l2fwd_sent_ages. */
+void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
+		      uint64_t *tsc);
+/* --stamp-age: the ages now of the @p n stamps l2fwd_stamp_ages gave
+ * (those not 0), into c->sent_age_ns: after their transmit call. */
+void l2fwd_sent_ages(struct l2fwd_port_counters *c, uint64_t hz, const uint64_t *tsc, uint16_t n);
 
 struct l2fwd_snap {
 	uint64_t t_ns;                              /* CLOCK_MONOTONIC */

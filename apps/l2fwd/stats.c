@@ -16,23 +16,33 @@
 
 #include "l2fwd.h"
 
-/* --stamp-age: port @p p's frames' ages so far, percentiles (ns) from its
- * histogram; @return the stamped frames. */
-static uint64_t stamp_age(const struct l2fwd_app *app, unsigned p, uint64_t *unstamped, uint64_t pct[3])
+/* --stamp-age: percentiles p50, p90, p99 (ns; the buckets' upper edges)
+ * of an age histogram; @return the frames in it. */
+static uint64_t age_pct(const struct unic_counter *h, uint64_t pct[3])
 {
 	static const double at[3] = { 0.50, 0.90, 0.99 };
 	uint64_t n = 0, seen = 0;
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
-		n += unic_counter_read(&app->cnt[p].age_ns[i]);
+		n += unic_counter_read(&h[i]);
 	for (unsigned i = 0; i < 3; i++)
 		pct[i] = 0;
 	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS && n && k < 3; i++) {
-		seen += unic_counter_read(&app->cnt[p].age_ns[i]);
+		seen += unic_counter_read(&h[i]);
 		while (k < 3 && (double)seen >= at[k] * (double)n)
 			pct[k++] = l2fwd_age_bucket_top(i);
 	}
+	return n;
+}
+
+/* --stamp-age: port @p p's frames' ages so far, at the handler (@p pct) and
+ * after their transmit call (@p sent); @return the stamped frames. */
+static uint64_t stamp_age(const struct l2fwd_app *app, unsigned p, uint64_t *unstamped, uint64_t pct[3],
+			  uint64_t sent[3])
+{
+	age_pct(app->cnt[p].age_ns, pct);
+	age_pct(app->cnt[p].sent_age_ns, sent);
 	*unstamped = unic_counter_read(&app->cnt[p].unstamped);
 	return unic_counter_read(&app->cnt[p].stamped);
 }
@@ -130,11 +140,13 @@ static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
 		} else
 			fprintf(f, "  port: gone (detached)\n");
 		if (app->opts.stamp_age) {
-			uint64_t un, pct[3], n = stamp_age(app, p, &un, pct);
+			uint64_t un, pct[3], sent[3], n = stamp_age(app, p, &un, pct, sent);
 
 			fprintf(f, "  stamp age (unic-pktgen's send -> here): %" PRIu64 " frames, p50 < %.1f us, "
 				"p90 < %.1f us, p99 < %.1f us; %" PRIu64 " without a stamp\n", n, pct[0] / 1e3,
 				pct[1] / 1e3, pct[2] / 1e3, un);
+			fprintf(f, "  stamp age once sent on (after the transmit call): p50 < %.1f us, "
+				"p90 < %.1f us, p99 < %.1f us\n", sent[0] / 1e3, sent[1] / 1e3, sent[2] / 1e3);
 		}
 		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];
 		arx += a->rx[p], atx += a->tx[p], adr += a->dropped[p];
@@ -188,11 +200,12 @@ static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			fprintf(f, ",\"hw_rx_good_packets\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRIu64,
 				b->hw_rx[p], b->hw_tx[p]);
 		if (app->opts.stamp_age) {
-			uint64_t un, pct[3], n = stamp_age(app, p, &un, pct);
+			uint64_t un, pct[3], sent[3], n = stamp_age(app, p, &un, pct, sent);
 
 			fprintf(f, ",\"stamp_age_ns\":{\"stamped\":%" PRIu64 ",\"unstamped\":%" PRIu64
-				",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 "}", n, un, pct[0],
-				pct[1], pct[2]);
+				",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"sent_p50\":%" PRIu64
+				",\"sent_p90\":%" PRIu64 ",\"sent_p99\":%" PRIu64 "}", n, un, pct[0], pct[1], pct[2],
+				sent[0], sent[1], sent[2]);
 		}
 		if (b->port_ok[p] && app->opts.nb_queues > 1) {
 			/* The port's own per-queue counts: rx queue q, tx queue q. */

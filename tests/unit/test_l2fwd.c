@@ -437,7 +437,7 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 	struct pg_frame_tmpl t = { .dst_mac = { 2, 0, 0, 0, 0, 1 }, .src_mac = { 2, 0, 0, 0, 0, 2 }, .ttl = 64 };
 	struct pg_flow f = { .src_port = 1234, .dst_port = 5678, .src_ip = { 10, 0, 0, 1 },
 			     .dst_ip = { 10, 0, 0, 2 } };
-	uint64_t hz = unic_tsc_hz(), now = unic_rdtsc(), total = 0;
+	uint64_t hz = unic_tsc_hz(), now = unic_rdtsc(), total = 0, tsc[4];
 	struct unic_pkt *pkts[4];
 
 	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 4), 0);
@@ -451,7 +451,7 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 			memset((uint8_t *)unic_pkt_data(pkts[i]) + 42, 0, 4);  /* the magic gone */
 		pkts[i]->data_len = pkts[i]->pkt_len = 64;
 	}
-	l2fwd_stamp_ages(&c, hz, pkts, 4);
+	l2fwd_stamp_ages(&c, hz, pkts, 4, tsc);
 	cr_assert_eq(unic_counter_read(&c.stamped), 2);
 	cr_assert_eq(unic_counter_read(&c.unstamped), 2);
 	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
@@ -463,6 +463,28 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 			cr_assert(l2fwd_age_bucket_top(i) > 1000000 && l2fwd_age_bucket_top(i) <= 4000000,
 				  "a 1 ms old frame in bucket %u, [%" PRIu64 ", %" PRIu64 ") ns", i,
 				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
+	/* The stamps handed back: the two timed ones, 0 for the others. */
+	cr_assert_eq(tsc[0], now - hz / 1000);
+	cr_assert_eq(tsc[1], now - hz / 1000);
+	cr_assert_eq(tsc[2], 0);
+	cr_assert_eq(tsc[3], 0);
+	/* Their ages once "sent", 9 ms later: both in a bucket of 10-13 ms
+	 * (a slow machine: up to 3 ms more), none of the others. */
+	tsc[0] -= 9 * (hz / 1000);
+	tsc[1] -= 9 * (hz / 1000);
+	tsc[2] = now + hz;  /* from the future: not counted either */
+	l2fwd_sent_ages(&c, hz, tsc, 4);
+	total = 0;
+	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++) {
+		uint64_t k = unic_counter_read(&c.sent_age_ns[i]);
+
+		total += k;
+		if (k)
+			cr_assert(l2fwd_age_bucket_top(i) > 10000000 && l2fwd_age_bucket_top(i) <= 14000000,
+				  "a 10 ms old frame in bucket %u, [%" PRIu64 ", %" PRIu64 ") ns", i,
+				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
+	}
+	cr_assert_eq(total, 2);
 	unic_pkt_free_bulk(pkts, 4);
 }
 
@@ -1064,7 +1086,7 @@ Test(l2fwd_binary, stamp_age_counts_frames_without_a_stamp, .timeout = 60)
 	cr_assert_gt(rx, 0, "%s", p0);
 	cr_assert_eq(stamped, 0, "%s", sa);
 	cr_assert_eq(unstamped, rx, "every frame counted unstamped: %s", p0);
-	HAS(sa, "\"p50\":0,\"p90\":0,\"p99\":0}");
+	HAS(sa, "\"p50\":0,\"p90\":0,\"p99\":0,\"sent_p50\":0,\"sent_p90\":0,\"sent_p99\":0}");
 	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -q 2 -T 0 -t 0.3 --stamp-age", false, buf,
 			 sizeof(buf)), 0, "%s", buf);
 	HAS(buf, "  stamp age (unic-pktgen's send -> here): 0 frames, ");
