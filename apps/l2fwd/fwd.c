@@ -138,11 +138,12 @@ void l2fwd_route_txb_free(struct l2fwd_route *r)
  * unstamped. The stamp is read before the addresses are rewritten (they are
  * not part of it either way).
  */
-void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
-		      uint64_t *tsc)
+uint16_t l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
+			  uint64_t *tsc)
 {
 	uint64_t now = unic_rdtsc();
 	uint8_t scratch[256];
+	uint16_t stamped = 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct pg_parsed pp;
@@ -158,9 +159,11 @@ void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pk
 		ns = (uint64_t)((unsigned __int128)(now - pp.stamp.tsc) * 1000000000u / hz);
 		unic_counter_add(&c->age_ns[l2fwd_age_bucket(ns)], 1);
 		unic_counter_add(&c->stamped, 1);
+		stamped++;
 		if (tsc)
 			tsc[i] = pp.stamp.tsc;
 	}
+	return stamped;
 }
 
 void l2fwd_sent_ages(struct l2fwd_port_counters *c, uint64_t hz, const uint64_t *tsc, uint16_t n)
@@ -173,6 +176,13 @@ void l2fwd_sent_ages(struct l2fwd_port_counters *c, uint64_t hz, const uint64_t 
 		unic_counter_add(&c->sent_age_ns[l2fwd_age_bucket(
 					 (uint64_t)((unsigned __int128)(now - tsc[i]) * 1000000000u / hz))], 1);
 	}
+}
+
+void l2fwd_tx_call(struct l2fwd_port_counters *c, uint64_t hz, uint64_t t0, uint64_t t1)
+{
+	if (t1 >= t0)
+		unic_counter_add(&c->tx_call_ns[l2fwd_age_bucket(
+					 (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000u / hz))], 1);
 }
 
 static void forward(struct l2fwd_route *r, uint16_t q, struct unic_pkt **pkts, uint16_t n)
@@ -204,9 +214,14 @@ static __attribute__((noinline)) void forward_stamped(struct l2fwd_route *r, uin
 	while (n > 0) {
 		uint16_t k = (uint16_t)UNIC_MIN((unsigned)n, (unsigned)UNIC_NAPI_WEIGHT_MAX);
 
-		l2fwd_stamp_ages(r->in_cnt, r->stamp_hz, pkts, k, tsc);
+		uint16_t stamped = l2fwd_stamp_ages(r->in_cnt, r->stamp_hz, pkts, k, tsc);
+		uint64_t t0 = unic_rdtsc();
+
 		forward(r, q, pkts, k);
-		l2fwd_sent_ages(r->in_cnt, r->stamp_hz, tsc, k);
+		if (stamped) {
+			l2fwd_sent_ages(r->in_cnt, r->stamp_hz, tsc, k);
+			l2fwd_tx_call(r->in_cnt, r->stamp_hz, t0, unic_rdtsc());
+		}
 		pkts += k;
 		n = (uint16_t)(n - k);
 	}

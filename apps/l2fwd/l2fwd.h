@@ -163,6 +163,9 @@ struct l2fwd_port_counters {
 	/* The same frames' ages once the thread's transmit call for them
 	 * returned (the tail write done; with --tx-drain-us, held or sent). */
 	struct unic_counter sent_age_ns[L2FWD_AGE_BUCKETS];
+	/* How long the handler's forwarding of a burst with stamped frames
+	 * took (the rewrite and the transmit call), one count a burst. */
+	struct unic_counter tx_call_ns[L2FWD_AGE_BUCKETS];
 };
 
 /* What one rx queue forwards to. */
@@ -253,12 +256,16 @@ struct l2fwd_app {
 
 /* A snapshot of every counter at one instant. */
 /* --stamp-age: count @p n received frames' ages into @p c (fwd.c); with
- * @p tsc, each frame's stamp (0: none) goes to tsc[i], for l2fwd_sent_ages. */
-void l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
+ * @p tsc, each frame's stamp (0: none) goes to tsc[i], for l2fwd_sent_ages.
+ * @return the frames with a stamp. */
+uint16_t l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
 		      uint64_t *tsc);
 /* --stamp-age: the ages now of the @p n stamps l2fwd_stamp_ages gave
  * (those not 0), into c->sent_age_ns: after their transmit call. */
 void l2fwd_sent_ages(struct l2fwd_port_counters *c, uint64_t hz, const uint64_t *tsc, uint16_t n);
+/* --stamp-age: a burst's forwarding took from TSC @p t0 to @p t1: into
+ * c->tx_call_ns. */
+void l2fwd_tx_call(struct l2fwd_port_counters *c, uint64_t hz, uint64_t t0, uint64_t t1);
 
 struct l2fwd_snap {
 	uint64_t t_ns;                              /* CLOCK_MONOTONIC */

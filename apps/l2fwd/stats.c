@@ -37,12 +37,14 @@ static uint64_t age_pct(const struct unic_counter *h, uint64_t pct[3])
 }
 
 /* --stamp-age: port @p p's frames' ages so far, at the handler (@p pct) and
- * after their transmit call (@p sent); @return the stamped frames. */
+ * after their transmit call (@p sent), and how long the forwarding of
+ * their bursts took (@p call); @return the stamped frames. */
 static uint64_t stamp_age(const struct l2fwd_app *app, unsigned p, uint64_t *unstamped, uint64_t pct[3],
-			  uint64_t sent[3])
+			  uint64_t sent[3], uint64_t call[3])
 {
 	age_pct(app->cnt[p].age_ns, pct);
 	age_pct(app->cnt[p].sent_age_ns, sent);
+	age_pct(app->cnt[p].tx_call_ns, call);
 	*unstamped = unic_counter_read(&app->cnt[p].unstamped);
 	return unic_counter_read(&app->cnt[p].stamped);
 }
@@ -140,13 +142,14 @@ static void report_text(struct l2fwd_app *app, const struct l2fwd_snap *a,
 		} else
 			fprintf(f, "  port: gone (detached)\n");
 		if (app->opts.stamp_age) {
-			uint64_t un, pct[3], sent[3], n = stamp_age(app, p, &un, pct, sent);
+			uint64_t un, pct[3], sent[3], call[3], n = stamp_age(app, p, &un, pct, sent, call);
 
 			fprintf(f, "  stamp age (unic-pktgen's send -> here): %" PRIu64 " frames, p50 < %.1f us, "
 				"p90 < %.1f us, p99 < %.1f us; %" PRIu64 " without a stamp\n", n, pct[0] / 1e3,
 				pct[1] / 1e3, pct[2] / 1e3, un);
 			fprintf(f, "  stamp age once sent on (after the transmit call): p50 < %.1f us, "
-				"p90 < %.1f us, p99 < %.1f us\n", sent[0] / 1e3, sent[1] / 1e3, sent[2] / 1e3);
+				"p90 < %.1f us, p99 < %.1f us; the forwarding a burst: p50 < %.1f us, p90 < %.1f us\n",
+				sent[0] / 1e3, sent[1] / 1e3, sent[2] / 1e3, call[0] / 1e3, call[1] / 1e3);
 		}
 		trx += b->rx[p], ttx += b->tx[p], tdr += b->dropped[p];
 		arx += a->rx[p], atx += a->tx[p], adr += a->dropped[p];
@@ -200,12 +203,13 @@ static void report_json(struct l2fwd_app *app, const struct l2fwd_snap *a,
 			fprintf(f, ",\"hw_rx_good_packets\":%" PRIu64 ",\"hw_tx_good_packets\":%" PRIu64,
 				b->hw_rx[p], b->hw_tx[p]);
 		if (app->opts.stamp_age) {
-			uint64_t un, pct[3], sent[3], n = stamp_age(app, p, &un, pct, sent);
+			uint64_t un, pct[3], sent[3], call[3], n = stamp_age(app, p, &un, pct, sent, call);
 
 			fprintf(f, ",\"stamp_age_ns\":{\"stamped\":%" PRIu64 ",\"unstamped\":%" PRIu64
 				",\"p50\":%" PRIu64 ",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"sent_p50\":%" PRIu64
-				",\"sent_p90\":%" PRIu64 ",\"sent_p99\":%" PRIu64 "}", n, un, pct[0], pct[1], pct[2],
-				sent[0], sent[1], sent[2]);
+				",\"sent_p90\":%" PRIu64 ",\"sent_p99\":%" PRIu64 ",\"tx_call_p50\":%" PRIu64
+				",\"tx_call_p90\":%" PRIu64 ",\"tx_call_p99\":%" PRIu64 "}", n, un, pct[0], pct[1],
+				pct[2], sent[0], sent[1], sent[2], call[0], call[1], call[2]);
 		}
 		if (b->port_ok[p] && app->opts.nb_queues > 1) {
 			/* The port's own per-queue counts: rx queue q, tx queue q. */

@@ -451,7 +451,7 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 			memset((uint8_t *)unic_pkt_data(pkts[i]) + 42, 0, 4);  /* the magic gone */
 		pkts[i]->data_len = pkts[i]->pkt_len = 64;
 	}
-	l2fwd_stamp_ages(&c, hz, pkts, 4, tsc);
+	cr_assert_eq(l2fwd_stamp_ages(&c, hz, pkts, 4, tsc), 2);
 	cr_assert_eq(unic_counter_read(&c.stamped), 2);
 	cr_assert_eq(unic_counter_read(&c.unstamped), 2);
 	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
@@ -485,6 +485,21 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
 	}
 	cr_assert_eq(total, 2);
+	/* A burst's forwarding of 5 us: one count, in a bucket of 5-6 us; a
+	 * clock that went back: none. */
+	l2fwd_tx_call(&c, hz, now, now + hz / 200000);
+	l2fwd_tx_call(&c, hz, now, now - 1);
+	total = 0;
+	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++) {
+		uint64_t k = unic_counter_read(&c.tx_call_ns[i]);
+
+		total += k;
+		if (k)
+			cr_assert(l2fwd_age_bucket_top(i) > 5000 && l2fwd_age_bucket_top(i) <= 6000,
+				  "5 us in bucket %u, [%" PRIu64 ", %" PRIu64 ") ns", i,
+				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
+	}
+	cr_assert_eq(total, 1);
 	unic_pkt_free_bulk(pkts, 4);
 }
 
@@ -1086,7 +1101,8 @@ Test(l2fwd_binary, stamp_age_counts_frames_without_a_stamp, .timeout = 60)
 	cr_assert_gt(rx, 0, "%s", p0);
 	cr_assert_eq(stamped, 0, "%s", sa);
 	cr_assert_eq(unstamped, rx, "every frame counted unstamped: %s", p0);
-	HAS(sa, "\"p50\":0,\"p90\":0,\"p99\":0,\"sent_p50\":0,\"sent_p90\":0,\"sent_p99\":0}");
+	HAS(sa, "\"p50\":0,\"p90\":0,\"p99\":0,\"sent_p50\":0,\"sent_p90\":0,\"sent_p99\":0,"
+		"\"tx_call_p50\":0,\"tx_call_p90\":0,\"tx_call_p99\":0}");
 	cr_assert_eq(run("--no-huge --no-pci --vdev null0 --vdev null1 -q 2 -T 0 -t 0.3 --stamp-age", false, buf,
 			 sizeof(buf)), 0, "%s", buf);
 	HAS(buf, "  stamp age (unic-pktgen's send -> here): 0 frames, ");
