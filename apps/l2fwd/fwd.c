@@ -134,9 +134,9 @@ void l2fwd_route_txb_free(struct l2fwd_route *r)
 /*
  * --stamp-age: each frame's age, from unic-pktgen's send (the TSC it put
  * in its stamp) to now, into its port's histogram; a frame without a valid
- * stamp (another sender, a chain longer than the scratch) is counted
- * unstamped. The stamp is read before the addresses are rewritten (they are
- * not part of it either way).
+ * stamp (another sender, a chain longer than the scratch, a TSC of 0 or
+ * ahead of ours) is counted unstamped. The stamp is read before the
+ * addresses are rewritten (they are not part of it either way).
  */
 uint16_t l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
 			  uint64_t *tsc)
@@ -213,7 +213,6 @@ static __attribute__((noinline)) void forward_stamped(struct l2fwd_route *r, uin
 
 	while (n > 0) {
 		uint16_t k = (uint16_t)UNIC_MIN((unsigned)n, (unsigned)UNIC_NAPI_WEIGHT_MAX);
-
 		uint16_t stamped = l2fwd_stamp_ages(r->in_cnt, r->stamp_hz, pkts, k, tsc);
 		uint64_t t0 = unic_rdtsc();
 

@@ -254,12 +254,11 @@ struct l2fwd_app {
 	struct unic_pool *pools[L2FWD_MAX_PORTS];   /* each port's packet pool, by number; NULL: unused port */
 };
 
-/* A snapshot of every counter at one instant. */
 /* --stamp-age: count @p n received frames' ages into @p c (fwd.c); with
  * @p tsc, each frame's stamp (0: none) goes to tsc[i], for l2fwd_sent_ages.
  * @return the frames with a stamp. */
 uint16_t l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
-		      uint64_t *tsc);
+			  uint64_t *tsc);
 /* --stamp-age: the ages now of the @p n stamps l2fwd_stamp_ages gave
  * (those not 0), into c->sent_age_ns: after their transmit call. */
 void l2fwd_sent_ages(struct l2fwd_port_counters *c, uint64_t hz, const uint64_t *tsc, uint16_t n);
@@ -267,6 +266,7 @@ void l2fwd_sent_ages(struct l2fwd_port_counters *c, uint64_t hz, const uint64_t 
  * c->tx_call_ns. */
 void l2fwd_tx_call(struct l2fwd_port_counters *c, uint64_t hz, uint64_t t0, uint64_t t1);
 
+/* A snapshot of every counter at one instant. */
 struct l2fwd_snap {
 	uint64_t t_ns;                              /* CLOCK_MONOTONIC */
 	uint64_t rx[L2FWD_MAX_PORTS], tx[L2FWD_MAX_PORTS], dropped[L2FWD_MAX_PORTS];
