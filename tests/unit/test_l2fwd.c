@@ -425,6 +425,24 @@ static void hteardown(void)
 	fixture_mem_pool_free(mem, pool);
 }
 
+/* The counts of an age histogram, each asserted to lie in a bucket whose
+ * upper edge is in (@p lo, @p hi] ns. */
+static uint64_t hist_within(const struct unic_counter *h, uint64_t lo, uint64_t hi, const char *what)
+{
+	uint64_t total = 0;
+
+	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++) {
+		uint64_t k = unic_counter_read(&h[i]);
+
+		total += k;
+		if (k)
+			cr_assert(l2fwd_age_bucket_top(i) > lo && l2fwd_age_bucket_top(i) <= hi,
+				  "%s in bucket %u, [%" PRIu64 ", %" PRIu64 ") ns", what, i,
+				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
+	}
+	return total;
+}
+
 /*
  * --stamp-age: frames with unic-pktgen's stamp are timed from the TSC in
  * the stamp to now, into log2 buckets of ns; a frame without a stamp, or
@@ -437,7 +455,7 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 	struct pg_frame_tmpl t = { .dst_mac = { 2, 0, 0, 0, 0, 1 }, .src_mac = { 2, 0, 0, 0, 0, 2 }, .ttl = 64 };
 	struct pg_flow f = { .src_port = 1234, .dst_port = 5678, .src_ip = { 10, 0, 0, 1 },
 			     .dst_ip = { 10, 0, 0, 2 } };
-	uint64_t hz = unic_tsc_hz(), now = unic_rdtsc(), total = 0, tsc[4];
+	uint64_t hz = unic_tsc_hz(), now = unic_rdtsc(), tsc[4];
 	struct unic_pkt *pkts[4];
 
 	cr_assert_eq(unic_pkt_alloc_bulk(pool, pkts, 4), 0);
@@ -454,15 +472,8 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 	cr_assert_eq(l2fwd_stamp_ages(&c, hz, pkts, 4, tsc), 2);
 	cr_assert_eq(unic_counter_read(&c.stamped), 2);
 	cr_assert_eq(unic_counter_read(&c.unstamped), 2);
-	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
-		total += unic_counter_read(&c.age_ns[i]);
-	cr_assert_eq(total, 2);
 	/* 1 ms and the test's own few microseconds (a slow machine: up to 3). */
-	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++)
-		if (unic_counter_read(&c.age_ns[i]))
-			cr_assert(l2fwd_age_bucket_top(i) > 1000000 && l2fwd_age_bucket_top(i) <= 4000000,
-				  "a 1 ms old frame in bucket %u, [%" PRIu64 ", %" PRIu64 ") ns", i,
-				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
+	cr_assert_eq(hist_within(c.age_ns, 1000000, 4000000, "a 1 ms old frame"), 2);
 	/* The stamps handed back: the two timed ones, 0 for the others. */
 	cr_assert_eq(tsc[0], now - hz / 1000);
 	cr_assert_eq(tsc[1], now - hz / 1000);
@@ -474,32 +485,12 @@ Test(l2fwd_handler, stamp_age_times_stamped_frames_and_counts_the_rest, .init = 
 	tsc[1] -= 9 * (hz / 1000);
 	tsc[2] = now + hz;  /* from the future: not counted either */
 	l2fwd_sent_ages(&c, hz, tsc, 4);
-	total = 0;
-	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++) {
-		uint64_t k = unic_counter_read(&c.sent_age_ns[i]);
-
-		total += k;
-		if (k)
-			cr_assert(l2fwd_age_bucket_top(i) > 10000000 && l2fwd_age_bucket_top(i) <= 14000000,
-				  "a 10 ms old frame in bucket %u, [%" PRIu64 ", %" PRIu64 ") ns", i,
-				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
-	}
-	cr_assert_eq(total, 2);
+	cr_assert_eq(hist_within(c.sent_age_ns, 10000000, 14000000, "a 10 ms old frame"), 2);
 	/* A burst's forwarding of 5 us: one count, in a bucket of 5-6 us; a
 	 * clock that went back: none. */
 	l2fwd_tx_call(&c, hz, now, now + hz / 200000);
 	l2fwd_tx_call(&c, hz, now, now - 1);
-	total = 0;
-	for (unsigned i = 0; i < L2FWD_AGE_BUCKETS; i++) {
-		uint64_t k = unic_counter_read(&c.tx_call_ns[i]);
-
-		total += k;
-		if (k)
-			cr_assert(l2fwd_age_bucket_top(i) > 5000 && l2fwd_age_bucket_top(i) <= 6000,
-				  "5 us in bucket %u, [%" PRIu64 ", %" PRIu64 ") ns", i,
-				  i ? l2fwd_age_bucket_top(i - 1) : 0, l2fwd_age_bucket_top(i));
-	}
-	cr_assert_eq(total, 1);
+	cr_assert_eq(hist_within(c.tx_call_ns, 5000, 6000, "a 5 us forwarding"), 1);
 	unic_pkt_free_bulk(pkts, 4);
 }
 
