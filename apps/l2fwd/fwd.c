@@ -149,8 +149,7 @@ uint16_t l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct uni
 		struct pg_parsed pp;
 		uint64_t ns;
 
-		if (tsc)
-			tsc[i] = 0;
+		tsc[i] = 0;
 		if (pg_pkt_parse(pkts[i], scratch, sizeof(scratch), &pp) != PG_PARSE_OK || pp.stamp.tsc > now ||
 		    pp.stamp.tsc == 0) {
 			unic_counter_add(&c->unstamped, 1);
@@ -160,8 +159,7 @@ uint16_t l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct uni
 		unic_counter_add(&c->age_ns[l2fwd_age_bucket(ns)], 1);
 		unic_counter_add(&c->stamped, 1);
 		stamped++;
-		if (tsc)
-			tsc[i] = pp.stamp.tsc;
+		tsc[i] = pp.stamp.tsc;
 	}
 	return stamped;
 }

@@ -254,8 +254,8 @@ struct l2fwd_app {
 	struct unic_pool *pools[L2FWD_MAX_PORTS];   /* each port's packet pool, by number; NULL: unused port */
 };
 
-/* --stamp-age: count @p n received frames' ages into @p c (fwd.c); with
- * @p tsc, each frame's stamp (0: none) goes to tsc[i], for l2fwd_sent_ages.
+/* --stamp-age: count @p n received frames' ages into @p c (fwd.c); each
+ * frame's stamp (0: none) goes to tsc[i], for l2fwd_sent_ages.
  * @return the frames with a stamp. */
 uint16_t l2fwd_stamp_ages(struct l2fwd_port_counters *c, uint64_t hz, struct unic_pkt **pkts, uint16_t n,
 			  uint64_t *tsc);
