@@ -214,3 +214,27 @@ size_t pg_screen_line(const struct pg_screen *s, char *buf, size_t len)
 	sb_printf(&b, ", rate %s\n", s->rate);
 	return b.used;
 }
+
+int pg_live_stats_json(struct pg_live_snap *s, char *buf, size_t len)
+{
+	struct sbuf b = { .p = buf, .len = len };
+
+	if (len)
+		buf[0] = '\0';
+	pthread_mutex_lock(&s->lock);
+	if (!s->published) {
+		pthread_mutex_unlock(&s->lock);
+		return -EAGAIN;
+	}
+	/* The rate is pg_rate_spec_format()'s: digits, '.', '%', '-' and
+	 * letters, nothing JSON must escape. */
+	sb_printf(&b, "{\"seconds\":%.3f,\"rate\":\"%s\",\"rate_changes\":%u,\"sent\":%" PRIu64
+		  ",\"rx_frames\":%" PRIu64 ",\"streams\":[", s->t_s, s->rate, s->nb_changes, s->sent_all,
+		  s->rx_frames);
+	for (unsigned i = 0; i < s->nb; i++)
+		sb_printf(&b, "%s{\"stream\":%u,\"sent\":%" PRIu64 ",\"received\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
+			  i ? "," : "", s->id[i], s->sent[i], s->received[i], s->lost[i]);
+	sb_printf(&b, "]}");
+	pthread_mutex_unlock(&s->lock);
+	return b.used > INT32_MAX ? INT32_MAX : (int)b.used;
+}

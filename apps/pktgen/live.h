@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "rate.h"
+#include "stream.h"
 
 /*
  * A rate change on its way to the sending loop: any thread stores one
@@ -91,5 +92,28 @@ size_t pg_screen_format(const struct pg_screen *s, bool home, char *buf, size_t 
  * @return the length it needed (as snprintf).
  */
 size_t pg_screen_line(const struct pg_screen *s, char *buf, size_t len);
+
+/* What /pktgen/stats answers: the loop's counts, copied every 100 ms. */
+struct pg_live_snap {
+	pthread_mutex_t lock;
+	double t_s;
+	char rate[32];
+	unsigned nb;
+	uint16_t id[PG_MAX_STREAMS];
+	uint64_t sent[PG_MAX_STREAMS], received[PG_MAX_STREAMS], lost[PG_MAX_STREAMS];
+	uint64_t sent_all, rx_frames;
+	unsigned nb_changes;
+	bool published;  /* a copy has been taken (the run set phase 1 before its loop's first copy) */
+};
+
+/*
+ * /pktgen/stats's answer from the snapshot, under its lock, as one JSON
+ * object into @p buf (@p len bytes, terminated; cut short if it does not
+ * fit). @return the length it needed (as snprintf), or -EAGAIN before the
+ * loop's first copy: the run has set its phase to sending but has no
+ * counts yet, and an answer then would be a run with no rate and no
+ * streams.
+ */
+int pg_live_stats_json(struct pg_live_snap *s, char *buf, size_t len);
 
 #endif /* PG_LIVE_H */

@@ -97,18 +97,6 @@ struct pg_rxp {
 
 #define PG_RATE_CHANGES_MAX 16  /* rate changes the report lists (all are counted) */
 
-/* What /pktgen/stats answers: the loop's counts, copied every 100 ms. */
-struct pg_live_snap {
-	pthread_mutex_t lock;
-	double t_s;
-	char rate[32];
-	unsigned nb;
-	uint64_t sent[PG_MAX_STREAMS], received[PG_MAX_STREAMS], lost[PG_MAX_STREAMS];
-	uint64_t sent_all, rx_frames;
-	unsigned nb_changes;
-	bool published;  /* a copy has been taken (the run set phase 1 before its loop's first copy) */
-};
-
 /*
  * A thread's counts as the main thread reads them while the run goes on
  * (pub_fill, every 100 ms under its lock) and their sum over the threads

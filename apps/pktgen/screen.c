@@ -121,6 +121,8 @@ static int tel_stats(const char *cmd, const char *param, struct unic_tel_out *ou
 {
 	struct pg_app *a = arg;
 	struct pg_live_snap *s = &a->snap;
+	char json[128 + PG_MAX_STREAMS * 96];  /* PG_MAX_STREAMS rows of 4 counts: never cut */
+	int n;
 
 	(void)cmd;
 	(void)param;
@@ -133,22 +135,12 @@ static int tel_stats(const char *cmd, const char *param, struct unic_tel_out *ou
 		unic_tel_out_error(out, "/pktgen/stats: the run is not sending yet (setting up)");
 		return -EAGAIN;
 	}
-	pthread_mutex_lock(&s->lock);
-	if (!s->published) {  /* sending, but the loop has not copied its counts yet */
-		pthread_mutex_unlock(&s->lock);
+	n = pg_live_stats_json(s, json, sizeof(json));
+	if (n == -EAGAIN) {  /* sending, but the loop has not copied its counts yet */
 		unic_tel_out_error(out, "/pktgen/stats: the run is not sending yet (setting up)");
 		return -EAGAIN;
 	}
-	unic_tel_out_printf(out, "{\"seconds\":%.3f,\"rate\":", s->t_s);
-	unic_tel_out_str(out, s->rate);
-	unic_tel_out_printf(out, ",\"rate_changes\":%u,\"sent\":%" PRIu64 ",\"rx_frames\":%" PRIu64 ",\"streams\":[",
-			    s->nb_changes, s->sent_all, s->rx_frames);
-	for (unsigned i = 0; i < s->nb; i++)
-		unic_tel_out_printf(out, "%s{\"stream\":%u,\"sent\":%" PRIu64 ",\"received\":%" PRIu64
-				    ",\"lost\":%" PRIu64 "}", i ? "," : "", a->sr[i].id, s->sent[i],
-				    s->received[i], s->lost[i]);
-	unic_tel_out_printf(out, "]}");
-	pthread_mutex_unlock(&s->lock);
+	unic_tel_out_printf(out, "%s", json);
 	return 0;
 }
 
@@ -172,6 +164,7 @@ void pg_snap_publish(struct pg_app *a, uint64_t now_ns)
 	pg_rate_spec_format(&a->cur_rate, s->rate, sizeof(s->rate));
 	s->nb = a->cap.nb ? 0 : a->nb_sr;
 	for (unsigned i = 0; i < s->nb; i++) {
+		s->id[i] = a->sr[i].id;
 		s->sent[i] = T->st_sent[i];
 		s->received[i] = T->st_rx[i];
 		s->lost[i] = pg_pub_lost(a, T, i);

@@ -255,6 +255,57 @@ Test(pktgen_live, a_short_buffer_is_cut_terminated_and_the_length_needed_returne
 	cr_assert_eq(strncmp(small, full, sizeof(small) - 1), 0);
 }
 
+/* ---- /pktgen/stats ----------------------------------------------------------------- */
+
+/*
+ * The answer comes from the loop's last copy. Before the first copy the run
+ * may already say it sends (it sets its phase just before its loop starts):
+ * the answer is then "not yet" (-EAGAIN), not a run with no rate and no
+ * streams, which a client would take for a run that sends nothing.
+ */
+Test(pktgen_live, stats_wait_for_the_loops_first_copy_then_give_every_stream)
+{
+	struct pg_live_snap s;
+	char buf[2048], small[40];
+	int need;
+
+	memset(&s, 0, sizeof(s));
+	pthread_mutex_init(&s.lock, NULL);
+	memset(buf, 'x', sizeof(buf));
+	cr_assert_eq(pg_live_stats_json(&s, buf, sizeof(buf)), -EAGAIN);
+	cr_assert_eq(buf[0], '\0', "nothing written before the first copy: «%.40s»", buf);
+
+	/* The loop's copy (pg_snap_publish), by hand: two streams. */
+	pthread_mutex_lock(&s.lock);
+	s.t_s = 1.25;
+	snprintf(s.rate, sizeof(s.rate), "50kpps");
+	s.nb = 2;
+	s.id[0] = 7;
+	s.id[1] = 9;
+	s.sent[0] = 100;
+	s.received[0] = 98;
+	s.lost[0] = 2;
+	s.sent[1] = 50;
+	s.received[1] = 50;
+	s.sent_all = 150;
+	s.rx_frames = 148;
+	s.nb_changes = 1;
+	s.published = true;
+	pthread_mutex_unlock(&s.lock);
+
+	need = pg_live_stats_json(&s, buf, sizeof(buf));
+	cr_assert_gt(need, 0);
+	cr_assert_eq((size_t)need, strlen(buf));
+	cr_assert_str_eq(buf, "{\"seconds\":1.250,\"rate\":\"50kpps\",\"rate_changes\":1,\"sent\":150,"
+			 "\"rx_frames\":148,\"streams\":[{\"stream\":7,\"sent\":100,\"received\":98,"
+			 "\"lost\":2},{\"stream\":9,\"sent\":50,\"received\":50,\"lost\":0}]}");
+	/* Cut short, terminated, the length needed returned. */
+	cr_assert_eq(pg_live_stats_json(&s, small, sizeof(small)), need);
+	cr_assert_eq(strncmp(small, buf, sizeof(small) - 1), 0);
+	cr_assert_eq(small[sizeof(small) - 1], '\0');
+	pthread_mutex_destroy(&s.lock);
+}
+
 /* ---- the binary ------------------------------------------------------------------- */
 
 static char rundir[64];
