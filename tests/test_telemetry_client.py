@@ -25,8 +25,9 @@ import unic_telemetry as ut  # noqa: E402
 
 ANSWERS = {
     "/ports/list": [0, 1],
-    "/ports/info,0": {"id": 0, "name": "null0", "driver": "null", "link": {"up": True}},
-    "/ports/info,1": {"id": 1, "name": 'we"ird\\name', "driver": "null", "link": {"up": False}},
+    "/ports/info,0": {"id": 0, "name": "null0", "driver": "null", "numa_node": -1, "link": {"up": True}},
+    "/ports/info,1": {"id": 1, "name": 'we"ird\\name', "driver": "null", "numa_node": 1,
+                      "link": {"up": False}},
     "/ports/stats,0": {"ipackets": 1000, "opackets": 900, "ibytes": 64000, "obytes": 57600,
                        "imissed": 3, "ierrors": 0, "oerrors": 0, "rx_nombuf": 0},
     "/ports/stats,1": {"ipackets": 900, "opackets": 1000, "ibytes": 57600, "obytes": 64000,
@@ -35,8 +36,15 @@ ANSWERS = {
     "/napi/context,0": {"id": 0, "name": "l2fwd0", "mode": "hybrid", "rounds": 50, "polls": 60,
                         "empty_polls": 10, "packets": 1000, "interrupts": 4, "sleeps": 5,
                         "wakeups": 5, "arms": 5, "asleep_ns": 2500000000, "cpu_ns": 1500000000,
+                        "adaptive": {"busy_polls_kept": 0, "moderation_set": 7},
                         "wake_latency_ns": {"p50": 2048, "p90": 4096, "p99": 8192,
-                                            "p99_9": 8192, "max": 16384}},
+                                            "p99_9": 8192, "max": 16384},
+                        "queues": [{"port": 0, "port_name": "null0", "queue": 0, "polls": 30,
+                                    "moderation": "adaptive", "moderation_us": 50,
+                                    "moderation_effect_us": 128},
+                                   {"port": 1, "port_name": 'we"ird\\name', "queue": 0, "polls": 30,
+                                    "moderation": "fixed", "moderation_us": -1,
+                                    "moderation_effect_us": -1}]},
     "/mem/pools": [{"name": "l2fwd", "size": 1344, "in_use": 100, "avail": 1244, "cache": 40,
                     "get_fail": 2}],
     "/proc/cpu": {"pid": 4242, "cpu_seconds": 3.25,
@@ -165,6 +173,23 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(samples[("unic_napi_asleep_seconds_total", frozenset(ctx.items()))], 2.5)
         q99 = dict(ctx, quantile="0.99")
         self.assertAlmostEqual(samples[("unic_napi_wake_latency_seconds", frozenset(q99.items()))], 8.192e-6)
+        # The port's NUMA node, -1 (none) included, as /ports/info says.
+        self.assertEqual(samples[("unic_port_numa_node", lab0)], -1)
+        self.assertEqual(samples[("unic_port_numa_node", lab1)], 1)
+        # Each queue's device moderation: who sets it (a state a label, 1 for
+        # the one in force), what the policy set and what the port took, in
+        # seconds; a queue with none set (-1) has no value samples.
+        self.assertEqual(samples[("unic_napi_moderation_changes_total", frozenset(ctx.items()))], 7)
+        q0 = dict(ctx, port="0", queue="0")
+        q1 = dict(ctx, port="1", queue="0")
+        self.assertEqual(samples[("unic_napi_queue_moderation_mode", frozenset(dict(q0, moderation="adaptive").items()))], 1)
+        self.assertEqual(samples[("unic_napi_queue_moderation_mode", frozenset(dict(q0, moderation="fixed").items()))], 0)
+        self.assertEqual(samples[("unic_napi_queue_moderation_mode", frozenset(dict(q1, moderation="adaptive").items()))], 0)
+        self.assertEqual(samples[("unic_napi_queue_moderation_mode", frozenset(dict(q1, moderation="fixed").items()))], 1)
+        self.assertAlmostEqual(samples[("unic_napi_queue_moderation_seconds", frozenset(q0.items()))], 50e-6)
+        self.assertAlmostEqual(samples[("unic_napi_queue_moderation_effect_seconds", frozenset(q0.items()))], 128e-6)
+        self.assertNotIn(("unic_napi_queue_moderation_seconds", frozenset(q1.items())), samples)
+        self.assertNotIn(("unic_napi_queue_moderation_effect_seconds", frozenset(q1.items())), samples)
         pool = frozenset({"pool": "l2fwd"}.items())
         self.assertEqual(samples[("unic_pool_in_use", pool)], 100)
         self.assertEqual(samples[("unic_process_cpu_seconds_total", frozenset({"pid": "4242"}.items()))], 3.25)

@@ -160,6 +160,32 @@ NAPI_COUNTERS = [
 ]
 
 
+MODERATION_MODES = ("adaptive", "fixed")
+
+
+def _napi_queues(m, ctx_lab, queues):
+    """Each rx queue's device moderation: who sets it, what was set, what the port took."""
+    for q in queues:
+        lab = dict(ctx_lab, port=str(q.get("port", "")), queue=str(q.get("queue", "")))
+        mode = q.get("moderation")
+        if mode is not None:
+            # One sample a mode, 1 for the one in force (a state set).
+            for one in MODERATION_MODES + (() if mode in MODERATION_MODES else (mode,)):
+                m.add("unic_napi_queue_moderation_mode", "gauge",
+                      "Who sets the queue's port's device moderation: adaptive (the policy) "
+                      "or fixed (the application); 1 for the one in force", dict(lab, moderation=one),
+                      1 if one == mode else 0)
+        # -1 in the answer: none set, and no sample.
+        us = q.get("moderation_us", -1)
+        if us >= 0:
+            m.add("unic_napi_queue_moderation_seconds", "gauge",
+                  "Interrupt moderation the adaptive policy last set on the queue's port", lab, us / 1e6)
+        us = q.get("moderation_effect_us", -1)
+        if us >= 0:
+            m.add("unic_napi_queue_moderation_effect_seconds", "gauge",
+                  "Interrupt moderation the queue's port reported in effect right after", lab, us / 1e6)
+
+
 def prometheus(client):
     """The application's figures in the Prometheus text exposition format."""
     m = Metrics()
@@ -176,6 +202,9 @@ def prometheus(client):
         link = info.get("link")
         if link is not None:
             m.add("unic_port_link_up", "gauge", "1 when the link is up", lab, 1 if link.get("up") else 0)
+        if "numa_node" in info:
+            m.add("unic_port_numa_node", "gauge",
+                  "NUMA node of the port's device; -1: none (a virtual device)", lab, info["numa_node"])
     for cid in client.request("/napi/list"):
         try:
             c = client.request("/napi/context,%d" % cid)
@@ -188,6 +217,11 @@ def prometheus(client):
               c.get("asleep_ns", 0) / 1e9)
         m.add("unic_napi_cpu_seconds_total", "counter", "CPU time of the context's thread", lab,
               c.get("cpu_ns", 0) / 1e9)
+        ad = c.get("adaptive", {})
+        if "moderation_set" in ad:
+            m.add("unic_napi_moderation_changes_total", "counter",
+                  "Device moderation changes the adaptive policy made", lab, ad["moderation_set"])
+        _napi_queues(m, lab, c.get("queues", []))
         for q, v in sorted(c.get("wake_latency_ns", {}).items()):
             ql = dict(lab)
             ql["quantile"] = {"p50": "0.5", "p90": "0.9", "p99": "0.99", "p99_9": "0.999",

@@ -33,7 +33,8 @@ int tp_show_device(struct tp_app *app, const char *which)
 			strcmp(info.bus_addr, "vdev") == 0 ? unic_port_name(p->port) : info.bus_addr);
 		fprintf(app->out, "Bus name: %s\n", strcmp(info.bus_addr, "vdev") == 0 ? "vdev" : "pci");
 		fprintf(app->out, "Driver name: %s\n", info.driver);
-		fprintf(app->out, "Connect to socket: %d\n", info.numa_node < 0 ? 0 : info.numa_node);
+		/* The device's own node (-1: none), as DPDK's; show port info has the port's socket. */
+		fprintf(app->out, "Connect to socket: %d\n", info.numa_node);
 		fprintf(app->out, "\n\tPort id: %-2u\n", id);
 		if (unic_port_mac_get(p->port, mac) == 0) {
 			tp_fmt_mac(b, sizeof(b), mac);

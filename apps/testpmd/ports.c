@@ -101,6 +101,13 @@ int tp_port_node(const struct tp_app *app, int port_node)
 	return app->pool_node == TP_NODE_PORT ? port_node : app->pool_node;
 }
 
+int tp_port_socket(const struct tp_app *app, int port_node)
+{
+	int node = tp_port_node(app, port_node);
+
+	return node < 0 ? 0 : node;
+}
+
 /*
  * A pool per port, as unic-l2fwd and unic-pktgen make (app_pool.h), rather
  * than DPDK testpmd's one per socket: a memif port with zero-copy=yes lends

@@ -47,7 +47,7 @@ static int show_info(struct tp_app *app, uint16_t id)
 	fprintf(app->out, "Bus address: %s\n", info.bus_addr);
 	if (info.fw_version[0])
 		fprintf(app->out, "Firmware version: %s\n", info.fw_version);
-	fprintf(app->out, "Connect to socket: %d\n", info.numa_node);
+	fprintf(app->out, "Connect to socket: %d\n", tp_port_socket(app, info.numa_node));
 	if (unic_port_link_get(p->port, &l) == 0) {
 		fprintf(app->out, "Link status: %s\n", l.up ? "up" : "down");
 		fprintf(app->out, "Link speed: %s\n", tp_fmt_speed(b, sizeof(b), l.speed_mbps));
@@ -407,13 +407,13 @@ static int cpu_node(int cpu)
 	return 0;
 }
 
-static int port_node(struct tp_app *app, uint16_t id)
+static int port_socket(struct tp_app *app, uint16_t id)
 {
 	struct unic_port_info info;
 
 	if (app->ports[id].port == NULL || unic_port_info_get(app->ports[id].port, &info) != 0)
 		return 0;
-	return info.numa_node < 0 ? 0 : info.numa_node;
+	return tp_port_socket(app, info.numa_node);
 }
 
 void tp_show_streams(struct tp_app *app)
@@ -435,8 +435,8 @@ void tp_show_streams(struct tp_app *app)
 
 			tp_fmt_mac(mac, sizeof(mac), s->eth);
 			fprintf(f, "  RX P=%u/Q=%u (socket %d) -> TX P=%u/Q=%u (socket %d) peer=%s\n", s->rx_port,
-				s->rx_q, port_node(app, s->rx_port), s->tx_port, s->tx_q,
-				port_node(app, s->tx_port), mac);
+				s->rx_q, port_socket(app, s->rx_port), s->tx_port, s->tx_q,
+				port_socket(app, s->tx_port), mac);
 		}
 	}
 }

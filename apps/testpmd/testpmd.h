@@ -346,6 +346,11 @@ void tp_pools_free(struct tp_app *app);
 /* The NUMA node of a port's pool and rings: @p port_node (the node the port
  * reports, -1: none) unless --no-numa (-1) or --socket-num N (N). */
 int tp_port_node(const struct tp_app *app, int port_node);
+/* The socket testpmd shows for a port (show port info, show config fwd), as
+ * DPDK testpmd's port socket: tp_port_node(), and 0 for none (-1), the node
+ * a pool asked for none lies on. `show device info` shows @p port_node
+ * itself, the device's own node. docs/testpmd.md "Pools and NUMA nodes". */
+int tp_port_socket(const struct tp_app *app, int port_node);
 
 /* fwd.c */
 /* icmpecho on one packet, in place: an ARP request becomes its reply (from

@@ -188,6 +188,8 @@ Test(telemetry, port_commands_answer_for_a_null_port_and_refuse_an_unknown_one)
 	HAS(a, "\"name\":\"null70\",\"driver\":\"null\"");
 	HAS(a, "\"state\":\"started\"");
 	HAS(a, "\"nb_rxq\":1");
+	/* A null port has no node; unic-telemetry's unic_port_numa_node reads this. */
+	HAS(a, "\"numa_node\":-1,");
 	snprintf(req, sizeof(req), "/ports/stats,%u", unic_port_id(port));
 	a = tel_ask(fd, req);
 	HAS(a, "{\"/ports/stats\":{\"ipackets\":8,");

@@ -3,9 +3,10 @@
  * Where unic-testpmd puts its pools and rings (apps/testpmd/ports.c,
  * tp_port_node()): each port's pool on the node the port reports (ring
  * ports report -1: none), on none with --no-numa, on N with --socket-num N;
- * and 'dump_mempool' says which node a pool lies on. This machine may have
- * one node: a node that does not exist is how a test sees the asked node
- * reach the pool.
+ * 'dump_mempool' says which node a pool lies on; 'show port info' and 'show
+ * config fwd' say the port's socket (tp_port_socket()), 'show device info'
+ * the device's own node. This machine may have one node: a node that does
+ * not exist is how a test sees the asked node reach the pool.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -29,6 +30,18 @@ Test(testpmd_numa, a_pool_goes_on_the_ports_node_unless_no_numa_or_socket_num_sa
 	cr_assert_eq(tp_port_node(&a, 1), 3);
 }
 
+Test(testpmd_numa, the_socket_shown_for_a_port_is_its_pools_node_and_0_for_none)
+{
+	struct tp_app a = { .pool_node = TP_NODE_PORT };
+
+	cr_assert_eq(tp_port_socket(&a, -1), 0, "a ring port: no node, its pool on node 0");
+	cr_assert_eq(tp_port_socket(&a, 1), 1);
+	a.pool_node = -1; /* --no-numa */
+	cr_assert_eq(tp_port_socket(&a, 1), 0);
+	a.pool_node = 3; /* --socket-num 3 */
+	cr_assert_eq(tp_port_socket(&a, -1), 3);
+}
+
 Test(testpmd_numa, the_ring_port_reports_no_node_and_its_pool_lands_on_node_0, .init = eng_setup,
      .fini = eng_teardown, .timeout = 30)
 {
@@ -46,6 +59,24 @@ Test(testpmd_numa, the_ring_port_reports_no_node_and_its_pool_lands_on_node_0, .
 	snprintf(want, sizeof(want), "mempool <%s>@", app->ports[near_id].pool->name);
 	HAS(o, want);
 	HAS(o, "\n  socket_id=0\n");
+}
+
+Test(testpmd_numa, show_port_info_says_the_ports_socket_and_show_device_info_the_devices_node,
+     .init = eng_setup, .fini = eng_teardown, .timeout = 30)
+{
+	const char *o;
+
+	/* The port's socket: where its pool lies (node 0 for a ring port), as
+	 * the streams of 'show config fwd' say; DPDK testpmd's port->socket_id. */
+	printed();
+	cr_assert_eq(execf("show port info %u", near_id), 0);
+	o = printed();
+	HAS(o, "\nConnect to socket: 0\n");
+	HASNT(o, "Connect to socket: -1");
+	/* The device's own node: none (-1), as DPDK's rte_dev_numa_node() of a vdev. */
+	cr_assert_eq(exec("show device info ring40"), 0);
+	o = printed();
+	HAS(o, "\nConnect to socket: -1\n");
 }
 
 Test(testpmd_numa, a_port_start_makes_its_pool_on_the_node_asked, .init = eng_setup, .fini = eng_teardown,
