@@ -301,6 +301,12 @@ int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src,
 	} else if (port_core(port)->state != UNIC_PORT_STARTED) {
 		UNIC_LOG(ERR, PORT, "%s: interrupt sources exist only while the port is started", port->name);
 		rc = -EINVAL;
+	} else if (port->conf.rx_mode == UNIC_RX_MODE_POLL) {
+		/* Not an error: the napi engine asks for every queue it is
+		 * given, and keeps a queue without a source polled. */
+		UNIC_LOG(DEBUG, PORT, "%s: no interrupt sources in poll rx mode (configure the port in interrupt or hybrid mode for them)",
+			 port->name);
+		rc = -ENOTSUP;
 	} else {
 		rc = port->ops->intr_sources(port, src, max);
 	}

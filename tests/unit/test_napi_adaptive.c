@@ -440,16 +440,24 @@ Test(napi_adaptive, a_pacers_catch_up_does_not_close_the_next_windows)
 	drive_catch_up(b.ctx, b.tx, n, 500000, every, 450000);
 	st = ctx_stats(b.ctx);
 	fprintf(stderr, "# adaptive, budget 100%%, target 1 us, every 500 us, every %uth 450 us late and one 20 us "
-		"after it: prewakes %" PRIu64 ", target met %" PRIu64 " missed %" PRIu64 " (woken: before the window %"
-		PRIu64 ", in it %" PRIu64 ", after it %" PRIu64 ", no window %" PRIu64 ") for %u late packets, gap %.1f us, "
-		"wake cost %.1f us\n", every, st.prewakes, st.target_met, st.target_missed, st.target_early,
+		"after it: prewakes %" PRIu64 ", found in the window %" PRIu64 ", target met %" PRIu64 " missed %" PRIu64
+		" (woken: before the window %" PRIu64 ", in it %" PRIu64 ", after it %" PRIu64 ", no window %" PRIu64
+		") for %u late packets, gap %.1f us, wake cost %.1f us\n", every, st.prewakes, st.sleeps_avoided,
+		st.target_met, st.target_missed, st.target_early,
 		st.target_late_wake, st.target_after_window, st.target_no_window, late, st.est_gap_ns / 1e3,
 		st.est_wake_ns / 1e3);
 	/* Each catch-up taken as a gap costs the pre-wakes of the next few
-	 * packets: about a third of the packets were pre-woken for then. (Met
-	 * or not depends on how long a round takes, more than the 1 us target
-	 * under a sanitizer: no share of it is asserted.) */
+	 * packets: about a third of the packets were pre-woken for then, and
+	 * a quarter found in their window (seen without the catch-up rule:
+	 * about 1010 and 810 of 3200, in the default and the ASan builds
+	 * alike; with it, 2300-3000 and 2100-2800). Found in the window is
+	 * the target met as far as the window goes: whether the 1 us target
+	 * was too depends on how long a round takes (more than that under a
+	 * sanitizer, where none is met), so no share of target_met is
+	 * asserted. */
 	cr_expect_gt(st.prewakes, n / 2, "%" PRIu64 " pre-wakes for %u packets on a grid", st.prewakes, n);
+	cr_expect_gt(st.sleeps_avoided, n / 2, "%" PRIu64 " of %u packets on a grid found in their window",
+		     st.sleeps_avoided, n);
 	cr_expect_leq(st.target_early + st.target_late_wake + st.target_after_window + st.target_no_window,
 		      st.target_missed,
 		      "the misses' causes add up to more than the misses");

@@ -414,6 +414,27 @@ Test(ring_port, there_is_one_eventfd_per_rx_queue)
 	down(a);
 }
 
+/* A port's interrupt sources exist in interrupt or hybrid mode; in poll
+ * mode it has none (-ENOTSUP, as e1000e and virtio say), quietly: the napi
+ * engine asks on every queue it is given. */
+Test(ring_port, a_port_in_poll_mode_has_no_interrupt_sources)
+{
+	struct unic_port *a = create("ring0");
+	struct unic_port *b = create("ring1,peer=ring0");
+	struct unic_intr_source src[2];
+	int n;
+
+	up(a, 2, 0, UNIC_RX_MODE_POLL);
+	up(b, 2, 0, UNIC_RX_MODE_HYBRID);
+	logcap_start(UNIC_LOG_WARNING, 0);
+	n = unic_port_intr_sources(a, src, 2);
+	cr_assert_eq(n, -ENOTSUP, "a port in poll mode: %d interrupt sources", n);
+	cr_assert_eq(logbuf[0], '\0', "a warning or an error for a port in poll mode: %s", logbuf);
+	cr_assert_eq(unic_port_intr_sources(b, src, 2), 2, "its peer, in hybrid mode: %s", logbuf);
+	down(b);
+	down(a);
+}
+
 /* A ring port's doorbell is an eventfd no kernel IRQ carries: moving it to
  * a CPU is not supported, said from the port layer's one place. */
 Test(ring_port, its_rx_interrupt_has_no_kernel_irq_to_move)

@@ -842,7 +842,8 @@ struct unic_intr_source {
 /**
  * The port's rx interrupt sources (started port in interrupt or hybrid mode).
  * With MSI-X each rx queue has its own; with INTx or one MSI vector all share
- * one. @return the count, or -ENOTSUP (no interrupts), -EINVAL.
+ * one. @return the count, or -ENOTSUP (no interrupts: the driver has none, or
+ * the port is in poll mode), -EINVAL (not started).
  */
 int unic_port_intr_sources(struct unic_port *port, struct unic_intr_source *src, unsigned max);
 /**
