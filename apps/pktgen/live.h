@@ -115,5 +115,8 @@ struct pg_live_snap {
  * streams.
  */
 int pg_live_stats_json(struct pg_live_snap *s, char *buf, size_t len);
+/* A buffer that holds the widest answer: the head's fields and every
+ * stream's row at their widest (20-digit counts, a 31-character rate). */
+#define PG_LIVE_STATS_JSON_MAX (256 + PG_MAX_STREAMS * 112)
 
 #endif /* PG_LIVE_H */

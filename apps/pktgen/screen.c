@@ -121,7 +121,7 @@ static int tel_stats(const char *cmd, const char *param, struct unic_tel_out *ou
 {
 	struct pg_app *a = arg;
 	struct pg_live_snap *s = &a->snap;
-	char json[128 + PG_MAX_STREAMS * 96];  /* PG_MAX_STREAMS rows of 4 counts: never cut */
+	char json[PG_LIVE_STATS_JSON_MAX];
 	int n;
 
 	(void)cmd;
@@ -139,6 +139,10 @@ static int tel_stats(const char *cmd, const char *param, struct unic_tel_out *ou
 	if (n == -EAGAIN) {  /* sending, but the loop has not copied its counts yet */
 		unic_tel_out_error(out, "/pktgen/stats: the run is not sending yet (setting up)");
 		return -EAGAIN;
+	}
+	if ((size_t)n >= sizeof(json)) {  /* not reached: the buffer holds the widest answer */
+		unic_tel_out_error(out, "/pktgen/stats: the answer needs %d bytes, more than its %zu", n, sizeof(json));
+		return -EOVERFLOW;
 	}
 	unic_tel_out_printf(out, "%s", json);
 	return 0;

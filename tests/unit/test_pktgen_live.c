@@ -303,6 +303,22 @@ Test(pktgen_live, stats_wait_for_the_loops_first_copy_then_give_every_stream)
 	cr_assert_eq(pg_live_stats_json(&s, small, sizeof(small)), need);
 	cr_assert_eq(strncmp(small, buf, sizeof(small) - 1), 0);
 	cr_assert_eq(small[sizeof(small) - 1], '\0');
+
+	/* The widest answer fits the buffer the telemetry command uses. */
+	pthread_mutex_lock(&s.lock);
+	s.t_s = 1e9;
+	memset(s.rate, '9', sizeof(s.rate) - 1);
+	s.rate[sizeof(s.rate) - 1] = '\0';
+	s.nb = PG_MAX_STREAMS;
+	s.sent_all = s.rx_frames = UINT64_MAX;
+	s.nb_changes = UINT32_MAX;
+	for (unsigned i = 0; i < PG_MAX_STREAMS; i++) {
+		s.id[i] = UINT16_MAX;
+		s.sent[i] = s.received[i] = s.lost[i] = UINT64_MAX;
+	}
+	pthread_mutex_unlock(&s.lock);
+	need = pg_live_stats_json(&s, NULL, 0);
+	cr_assert_lt(need, PG_LIVE_STATS_JSON_MAX, "the widest /pktgen/stats answer needs %d bytes", need);
 	pthread_mutex_destroy(&s.lock);
 }
 
